@@ -1,0 +1,25 @@
+# Every dependency is a Debian package, found with find_package.
+# scripts/install-deps.sh installs them.
+find_package(LLVM 14 CONFIG REQUIRED)
+message(STATUS "LLVM ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
+llvm_map_components_to_libnames(KILN_LLVM_LIBS support)
+add_library(kiln_llvm INTERFACE)
+target_include_directories(kiln_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
+separate_arguments(KILN_LLVM_DEFS NATIVE_COMMAND ${LLVM_DEFINITIONS})
+target_compile_definitions(kiln_llvm INTERFACE ${KILN_LLVM_DEFS})
+target_link_libraries(kiln_llvm INTERFACE ${KILN_LLVM_LIBS})
+
+find_package(Protobuf REQUIRED)
+find_package(ONNX CONFIG REQUIRED)
+find_package(CLI11 CONFIG REQUIRED)
+find_package(spdlog CONFIG REQUIRED)
+find_package(FlatBuffers CONFIG REQUIRED)
+find_package(Catch2 2 CONFIG REQUIRED)
+find_package(Threads REQUIRED)
+
+# Tools from llvm-14-tools used by the lit tests.
+find_program(KILN_LIT lit.py PATHS ${LLVM_TOOLS_BINARY_DIR}/../build/utils/lit
+             /usr/lib/llvm-14/build/utils/lit NO_DEFAULT_PATH REQUIRED)
+find_program(KILN_FILECHECK FileCheck PATHS ${LLVM_TOOLS_BINARY_DIR}
+             NO_DEFAULT_PATH REQUIRED)
+find_package(Python3 REQUIRED COMPONENTS Interpreter)

@@ -1,0 +1,133 @@
+#include "IR/ShapeInference.h"
+
+#include "IR/Tensor.h"
+#include "Support/Error.h"
+
+namespace kiln {
+
+llvm::Expected<Shape> broadcastShapes(const Shape &A, const Shape &B) {
+  size_t Rank = std::max(A.size(), B.size());
+  Shape Out(Rank);
+  for (size_t I = 0; I < Rank; ++I) {
+    const Dim *DA = I + A.size() >= Rank ? &A[I + A.size() - Rank] : nullptr;
+    const Dim *DB = I + B.size() >= Rank ? &B[I + B.size() - Rank] : nullptr;
+    if (!DA) {
+      Out[I] = *DB;
+    } else if (!DB) {
+      Out[I] = *DA;
+    } else if (DA->isStatic() && DA->size() == 1) {
+      Out[I] = *DB;
+    } else if (DB->isStatic() && DB->size() == 1) {
+      Out[I] = *DA;
+    } else if (DA->isStatic() && DB->isStatic()) {
+      if (DA->size() != DB->size())
+        return inputError("shapes {0} and {1} do not broadcast", toString(A),
+                          toString(B));
+      Out[I] = *DA;
+    } else if (*DA == *DB || DB->isUnknown()) {
+      Out[I] = DA->isUnknown() ? *DB : *DA;
+    } else if (DA->isUnknown()) {
+      Out[I] = *DB;
+    } else {
+      // A symbol against a static size or another symbol: if they differ at
+      // run time they must broadcast, so the known static size wins.
+      Out[I] = DA->isStatic() ? *DA : DB->isStatic() ? *DB : Dim();
+    }
+  }
+  return Out;
+}
+
+llvm::Optional<std::vector<int64_t>>
+broadcastSizes(llvm::ArrayRef<int64_t> A, llvm::ArrayRef<int64_t> B) {
+  size_t Rank = std::max(A.size(), B.size());
+  std::vector<int64_t> Out(Rank);
+  for (size_t I = 0; I < Rank; ++I) {
+    int64_t DA = I + A.size() >= Rank ? A[I + A.size() - Rank] : 1;
+    int64_t DB = I + B.size() >= Rank ? B[I + B.size() - Rank] : 1;
+    if (DA != DB && DA != 1 && DB != 1)
+      return llvm::None;
+    Out[I] = DA == 1 ? DB : DA;
+  }
+  return Out;
+}
+
+llvm::Expected<int64_t> normalizeAxis(int64_t Axis, int64_t Rank) {
+  if (Axis < -Rank || Axis >= std::max<int64_t>(Rank, 1))
+    return inputError("axis {0} is out of range for rank {1}", Axis, Rank);
+  return Axis < 0 ? Axis + Rank : Axis;
+}
+
+llvm::Optional<std::vector<int64_t>> constantInts(const Value *V) {
+  if (!V)
+    return llvm::None;
+  const Tensor *T = V->constant();
+  if (!T || !isIntegerType(T->type().Elem))
+    return llvm::None;
+  std::vector<int64_t> Out(size_t(T->numElements()));
+  for (size_t I = 0; I < Out.size(); ++I)
+    Out[I] = T->asInt(int64_t(I));
+  return Out;
+}
+
+llvm::Optional<std::vector<double>> constantFloats(const Value *V) {
+  if (!V)
+    return llvm::None;
+  const Tensor *T = V->constant();
+  if (!T)
+    return llvm::None;
+  std::vector<double> Out(size_t(T->numElements()));
+  for (size_t I = 0; I < Out.size(); ++I)
+    Out[I] = T->asDouble(int64_t(I));
+  return Out;
+}
+
+int64_t slidingOutputSize(int64_t In, int64_t Kernel, int64_t Stride,
+                          int64_t PadBegin, int64_t PadEnd, int64_t Dilation,
+                          bool CeilMode) {
+  int64_t Span = In + PadBegin + PadEnd - Dilation * (Kernel - 1) - 1;
+  if (Span < 0)
+    return 0;
+  int64_t Out = Span / Stride + 1;
+  if (CeilMode && Span % Stride != 0) {
+    // The extra window must start inside the input or the begin padding.
+    if ((Out)*Stride < In + PadBegin)
+      ++Out;
+  }
+  return Out;
+}
+
+llvm::Expected<std::vector<int64_t>>
+spatialAttr(const Node &N, llvm::StringRef Name, size_t NumSpatial,
+            int64_t Default) {
+  std::vector<int64_t> V = N.getInts(Name);
+  if (V.empty())
+    return std::vector<int64_t>(NumSpatial, Default);
+  if (V.size() != NumSpatial)
+    return inputError("'{0}' has {1} values, expected {2} (one per spatial "
+                      "axis)",
+                      Name, V.size(), NumSpatial);
+  return V;
+}
+
+llvm::Expected<std::vector<int64_t>> padsAttr(const Node &N,
+                                              size_t NumSpatial) {
+  std::vector<int64_t> V = N.getInts("pads");
+  if (V.empty())
+    return std::vector<int64_t>(2 * NumSpatial, 0);
+  if (V.size() != 2 * NumSpatial)
+    return inputError("'pads' has {0} values, expected {1} (begin and end per "
+                      "spatial axis)",
+                      V.size(), 2 * NumSpatial);
+  for (int64_t P : V)
+    if (P < 0)
+      return inputError("'pads' has a negative value {0}", P);
+  return V;
+}
+
+TensorType withShape(const TensorType &T, Shape S) {
+  return TensorType(T.Elem, std::move(S));
+}
+
+Shape unknownShape(int64_t Rank) { return Shape(size_t(Rank)); }
+
+} // namespace kiln

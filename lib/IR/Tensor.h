@@ -1,0 +1,97 @@
+// Constant tensor data. A Buffer is an immutable, ref-counted byte range that
+// either owns its bytes or aliases memory kept alive by an owner (an mmap of
+// the input file, a parsed protobuf), so weights are never copied to be read.
+#pragma once
+
+#include "IR/Type.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace kiln {
+
+class Buffer {
+public:
+  Buffer() = default;
+
+  /// Takes ownership of Bytes.
+  static Buffer own(std::vector<uint8_t> Bytes);
+  /// Copies Bytes into a new owned buffer.
+  static Buffer copy(llvm::ArrayRef<uint8_t> Bytes);
+  /// Aliases [Data, Data+Size); Owner keeps that memory alive.
+  static Buffer alias(std::shared_ptr<const void> Owner, const uint8_t *Data,
+                      size_t Size);
+
+  const uint8_t *data() const { return Data; }
+  size_t size() const { return Size; }
+  llvm::ArrayRef<uint8_t> bytes() const { return {Data, Size}; }
+  llvm::StringRef str() const {
+    return {reinterpret_cast<const char *>(Data), Size};
+  }
+  /// True when this buffer points into memory it does not own (an mmap...).
+  bool isAlias() const { return Aliased; }
+  bool isAligned(size_t Alignment) const {
+    return reinterpret_cast<uintptr_t>(Data) % Alignment == 0;
+  }
+
+private:
+  std::shared_ptr<const void> Owner;
+  const uint8_t *Data = nullptr;
+  size_t Size = 0;
+  bool Aliased = false;
+};
+
+/// A constant: a type (always static) and exactly numElements*elementSize bytes.
+class Tensor {
+public:
+  Tensor() = default;
+  Tensor(TensorType Type, Buffer Data)
+      : Type(std::move(Type)), Data(std::move(Data)) {}
+
+  const TensorType &type() const { return Type; }
+  const Buffer &buffer() const { return Data; }
+  int64_t numElements() const { return kiln::numElements(Type.Dims).getValueOr(0); }
+
+  /// Typed read of element I (the caller knows the element type). Uses memcpy,
+  /// so unaligned aliases are fine.
+  template <typename T> T at(int64_t I) const {
+    T V;
+    std::memcpy(&V, Data.data() + I * sizeof(T), sizeof(T));
+    return V;
+  }
+  /// Element I converted to double, whatever the element type.
+  double asDouble(int64_t I) const;
+  /// Element I converted to int64 (floats truncate toward zero).
+  int64_t asInt(int64_t I) const;
+
+  /// Builds an owned tensor from typed values.
+  template <typename T>
+  static Tensor fromValues(ElementType Elem, Shape Dims,
+                           llvm::ArrayRef<T> Values) {
+    std::vector<uint8_t> Bytes(Values.size() * sizeof(T));
+    if (!Values.empty())
+      std::memcpy(Bytes.data(), Values.data(), Bytes.size());
+    return Tensor(TensorType(Elem, std::move(Dims)), Buffer::own(std::move(Bytes)));
+  }
+
+  bool sameContents(const Tensor &O) const {
+    return Type == O.Type && Data.str() == O.Data.str();
+  }
+
+private:
+  TensorType Type;
+  Buffer Data;
+};
+
+/// IEEE half and bfloat16 conversions (round to nearest even).
+float halfToFloat(uint16_t H);
+uint16_t floatToHalf(float F);
+float bf16ToFloat(uint16_t B);
+uint16_t floatToBf16(float F);
+
+} // namespace kiln

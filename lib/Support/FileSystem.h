@@ -1,0 +1,23 @@
+// Reading files without copying them, and writing them so that nothing is
+// ever left half-written.
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <memory>
+
+namespace kiln {
+
+/// Maps Path read-only (mmap where the OS allows it). Errors name the file.
+/// Files above limits::MaxFileBytes are refused before mapping.
+llvm::Expected<std::shared_ptr<llvm::MemoryBuffer>>
+mapFile(llvm::StringRef Path);
+
+/// Writes Bytes to Path atomically: a temporary file in the same folder is
+/// written, fsynced and renamed over Path. On any failure the temporary is
+/// removed and an existing Path is left untouched.
+llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Bytes);
+
+} // namespace kiln

@@ -1,0 +1,26 @@
+// Each `kiln` subcommand lives in its own file and registers itself here: it
+// adds its options to a CLI11 subcommand and returns how to run it.
+#pragma once
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace kiln {
+
+struct Command {
+  CLI::App *Sub = nullptr;
+  std::function<llvm::Error()> Run;
+};
+
+Command addOptCommand(CLI::App &App);
+Command addPassesCommand(CLI::App &App);
+Command addOpsCommand(CLI::App &App);
+
+/// Writes V to stdout as pretty-printed JSON with a trailing newline.
+void printJson(const llvm::json::Value &V);
+
+} // namespace kiln

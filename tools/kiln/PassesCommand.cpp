@@ -1,0 +1,39 @@
+// kiln passes: lists the registered passes (name and description).
+#include "Command.h"
+#include "passes/Pass.h"
+#include "passes/Pipelines.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace kiln {
+
+Command addPassesCommand(CLI::App &App) {
+  auto Json = std::make_shared<bool>(false);
+  CLI::App *Sub = App.add_subcommand("passes", "list the optimization passes");
+  Sub->add_flag("--json", *Json, "print JSON");
+  return {Sub, [Json]() -> llvm::Error {
+            if (*Json) {
+              llvm::json::Array A;
+              for (const PassInfo &P : allPasses())
+                A.push_back(llvm::json::Object{{"name", P.Name},
+                                               {"description", P.Description}});
+              llvm::json::Object Levels;
+              for (int L = 0; L <= 2; ++L) {
+                llvm::json::Array Names;
+                for (const std::string &N : pipelineForLevel(L))
+                  Names.push_back(N);
+                Levels["O" + std::to_string(L)] = std::move(Names);
+              }
+              printJson(llvm::json::Object{{"passes", std::move(A)},
+                                           {"pipelines", std::move(Levels)}});
+              return llvm::Error::success();
+            }
+            for (const PassInfo &P : allPasses())
+              llvm::outs() << llvm::left_justify(P.Name, 24) << P.Description
+                           << '\n';
+            return llvm::Error::success();
+          }};
+}
+
+} // namespace kiln

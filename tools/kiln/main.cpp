@@ -1,0 +1,82 @@
+// kiln: the command-line driver. Parses global options, dispatches to one
+// subcommand, and turns errors into the exit codes of DESIGN.md:
+// 0 success, 1 bad input, 2 usage, 3 gate failed, 70 internal error.
+#include "Command.h"
+#include "Support/Error.h"
+#include "Support/Logging.h"
+#include "Version.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <exception>
+
+using namespace kiln;
+
+static int report(Diagnosis D) {
+  llvm::StringRef Msg = D.Message;
+  while (!Msg.empty()) {
+    auto [Line, Rest] = Msg.split('\n');
+    llvm::errs() << "kiln: error: " << Line << '\n';
+    Msg = Rest;
+  }
+  return static_cast<int>(D.Code);
+}
+
+static int runKiln(int Argc, char **Argv) {
+  CLI::App App{"kiln: compiles ONNX and TorchScript models into small, fast "
+               ".kiln files for phones and other small devices",
+               "kiln"};
+  App.set_version_flag("--version", "kiln " KILN_VERSION_STRING);
+  App.require_subcommand(1);
+  App.fallthrough();
+
+  int Verbosity = 0;
+  std::string LogLevel;
+  std::vector<std::string> DebugOnly;
+  App.add_flag("-v,--verbose", Verbosity, "more log output (repeatable)");
+  App.add_option("--log-level", LogLevel, "trace|debug|info|warn|error|off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  App.add_option("--debug-only", DebugOnly,
+                 "debug output only from these components (pass names, ...)")
+      ->delimiter(',');
+
+  std::vector<Command> Commands = {addOptCommand(App), addPassesCommand(App),
+                                   addOpsCommand(App)};
+  try {
+    App.parse(Argc, Argv);
+  } catch (const CLI::Success &E) { // --help, --version
+    return App.exit(E);
+  } catch (const CLI::ParseError &E) {
+    App.exit(E);
+    return static_cast<int>(ExitCode::Usage);
+  }
+
+  auto Level = spdlog::level::warn;
+  if (Verbosity == 1)
+    Level = spdlog::level::info;
+  else if (Verbosity >= 2)
+    Level = spdlog::level::debug;
+  if (!LogLevel.empty())
+    Level = spdlog::level::from_str(LogLevel);
+  configureLogging(Level, DebugOnly);
+
+  for (Command &C : Commands)
+    if (C.Sub->parsed()) {
+      if (llvm::Error E = C.Run())
+        return report(diagnose(std::move(E)));
+      return 0;
+    }
+  return static_cast<int>(ExitCode::Usage);
+}
+
+int main(int Argc, char **Argv) {
+  try {
+    return runKiln(Argc, Argv);
+  } catch (const std::exception &E) {
+    llvm::errs() << "kiln: internal error: " << E.what()
+                 << "\nkiln: please report this with the command line and the "
+                    "input file\n";
+    return static_cast<int>(ExitCode::Internal);
+  }
+}
