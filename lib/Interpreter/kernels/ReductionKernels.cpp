@@ -1,0 +1,2 @@
+// Placeholder: filled in by the interpreter-core work.
+#include "Interpreter/Kernel.h"
