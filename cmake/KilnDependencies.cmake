@@ -22,4 +22,6 @@ find_program(KILN_LIT lit.py PATHS ${LLVM_TOOLS_BINARY_DIR}/../build/utils/lit
              /usr/lib/llvm-14/build/utils/lit NO_DEFAULT_PATH REQUIRED)
 find_program(KILN_FILECHECK FileCheck PATHS ${LLVM_TOOLS_BINARY_DIR}
              NO_DEFAULT_PATH REQUIRED)
+# Debian's python3 (with python3-onnx/numpy), not a pyenv or venv one.
+set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Python for lit and generators")
 find_package(Python3 REQUIRED COMPONENTS Interpreter)

@@ -38,10 +38,6 @@ llvm::Error runOpt(const OptOptions &O) {
   for (const std::string &D : O.Disabled)
     if (!findPass(D))
       return usageError("--disable-pass: unknown pass '{0}'", D);
-  auto G = parseGraphFile(O.Input);
-  if (!G)
-    return G.takeError();
-
   PassManagerOptions PMO;
   PMO.VerifyEach = O.VerifyEach || verifyEachByDefault();
   PMO.PrintAfterAll = O.PrintAfterAll;
@@ -54,6 +50,10 @@ llvm::Error runOpt(const OptOptions &O) {
     if (std::find(O.Disabled.begin(), O.Disabled.end(), Name) == O.Disabled.end())
       if (llvm::Error E = PM.add(Name))
         return E;
+  // Pass names are checked before the (possibly large) model is read.
+  auto G = parseGraphFile(O.Input);
+  if (!G)
+    return G.takeError();
   if (llvm::Error E = PM.run(**G))
     return addContext(std::move(E), O.Input);
   if (llvm::Error E = verifyGraph(**G))

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian packages kiln needs, skipping those already present so a
+# second run costs seconds. Runs apt-get as root (or via sudo when available).
+set -euo pipefail
+
+PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  llvm-14-dev llvm-14-tools          # Support/ADT, FileCheck, lit
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  libcli11-dev libspdlog-dev catch2
+  libflatbuffers-dev flatbuffers-compiler
+  libeigen3-dev
+  python3 python3-numpy python3-onnx # test-data generators
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo for apt-get" >&2; exit 1; }
+  SUDO=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
