@@ -10,6 +10,7 @@ PACKAGES=(
   libcli11-dev libspdlog-dev catch2
   libflatbuffers-dev flatbuffers-compiler
   libeigen3-dev
+  libzip-dev                         # .npz archives
   python3 python3-numpy python3-onnx # test-data generators
 )
 

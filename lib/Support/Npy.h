@@ -1,0 +1,61 @@
+// NumPy .npy and .npz files: the tensor exchange format of `kiln run`,
+// calibration data and reference outputs.
+//
+// Parsing is strict because these files come from users: the header length
+// is bounded, only numeric little-endian dtypes are accepted (never pickled
+// objects), C order only, and shape x itemsize must equal the data size
+// exactly, computed with overflow checks.
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kiln {
+
+enum class NpyDType { F16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Bool };
+
+size_t npyItemSize(NpyDType T);
+/// The numpy descr, e.g. "<f4" or "|u1".
+const char *npyDescr(NpyDType T);
+
+struct NpyArray {
+  NpyDType DType = NpyDType::F32;
+  std::vector<int64_t> Shape;
+  /// The element bytes, C order, little-endian. May alias the file mapping.
+  std::shared_ptr<const void> Owner;
+  const uint8_t *Data = nullptr;
+  size_t Size = 0;
+};
+
+/// Parses the bytes of one .npy file. Name is used in messages. The result
+/// aliases Bytes; Owner must keep them alive.
+llvm::Expected<NpyArray> parseNpy(llvm::StringRef Bytes, llvm::StringRef Name,
+                                  std::shared_ptr<const void> Owner);
+llvm::Expected<NpyArray> readNpyFile(llvm::StringRef Path);
+
+/// Serializes one array as .npy version 1.0.
+std::string serializeNpy(NpyDType DType, llvm::ArrayRef<int64_t> Shape,
+                         llvm::StringRef Data);
+/// Writes a .npy file atomically.
+llvm::Error writeNpyFile(llvm::StringRef Path, NpyDType DType,
+                         llvm::ArrayRef<int64_t> Shape, llvm::StringRef Data);
+
+/// Reads every member of an .npz archive (stored or deflated), in archive
+/// order. Member names lose their ".npy" suffix. Entry count and sizes are
+/// bounded before anything is inflated.
+llvm::Expected<std::vector<std::pair<std::string, NpyArray>>>
+readNpzFile(llvm::StringRef Path);
+
+/// Writes an .npz archive (stored, as numpy.savez) atomically. Names are
+/// kept exactly; ".npy" is appended to each member name.
+llvm::Error writeNpzFile(llvm::StringRef Path,
+                         llvm::ArrayRef<std::pair<std::string, std::string>>
+                             NamedNpyBytes);
+
+} // namespace kiln
