@@ -20,7 +20,8 @@ struct InterpreterOptions {
   /// Worker threads for kernels (0: hardware concurrency).
   unsigned Threads = 0;
   /// Called with every node's results as soon as they are computed
-  /// (calibration observers, per-layer diff). May be empty.
+  /// (calibration observers, per-layer diff). May be empty. Not called for
+  /// `const` nodes: their values are known without running anything.
   std::function<void(const Node &, llvm::ArrayRef<Tensor>)> Observer;
 };
 
