@@ -1,0 +1,145 @@
+#!/usr/bin/python3
+"""Writes the malformed ONNX corpus: each file breaks exactly one rule the
+importer must enforce (truncation, garbage, sizes, dims, cycles, missing
+inputs, external-data paths and ranges, unsupported ops, attribute types,
+opsets...). Each has a lit test in test/lit/onnx/ that expects exit code 1 and
+a message naming the problem. The symlink case needs a symlink, which the lit
+test creates at run time (git and archives handle links unevenly).
+
+Run with Debian's python3 + python3-onnx:
+    /usr/bin/python3 test/onnx-malformed/generate.py [OUTDIR]
+"""
+import os
+import random
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+OPSET = [helper.make_opsetid("", 13)]
+
+
+def vi(name, dims, elem=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, elem, dims)
+
+
+def model(nodes, inits=(), inputs=None, outputs=None, opset=None, name="g"):
+    g = helper.make_graph(nodes, name,
+                          inputs if inputs is not None else [vi("x", [1, 2])],
+                          outputs if outputs is not None else [vi("y", [1, 2])],
+                          initializer=list(inits))
+    m = helper.make_model(g, opset_imports=opset or OPSET, producer_name="kiln-malformed")
+    m.ir_version = 8
+    return m
+
+
+def save(m, name):
+    path = os.path.join(OUT, name)
+    data = m if isinstance(m, bytes) else m.SerializeToString()
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def weight(name="w", dims=(1, 2)):
+    return helper.make_tensor(name, TensorProto.FLOAT, list(dims),
+                              np.arange(np.prod(dims), dtype=np.float32).tolist())
+
+
+def add_model(w):
+    return model([helper.make_node("Add", ["x", w.name], ["y"], name="add0")], [w])
+
+
+def raw(name, dims, nbytes, dtype=TensorProto.FLOAT):
+    t = TensorProto()
+    t.name = name
+    t.data_type = dtype
+    t.dims.extend(dims)
+    t.raw_data = bytes(nbytes)
+    return t
+
+
+def external(name, dims, location, offset=None, length=None):
+    t = TensorProto()
+    t.name = name
+    t.data_type = TensorProto.FLOAT
+    t.dims.extend(dims)
+    t.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", location), ("offset", offset), ("length", length)):
+        if v is not None:
+            e = t.external_data.add()
+            e.key, e.value = k, str(v)
+    return t
+
+
+def main():
+    random.seed(1234)
+    valid = add_model(weight()).SerializeToString()
+    save(valid[: len(valid) // 2], "truncated.onnx")
+    save(bytes(random.randrange(256) for _ in range(512)), "garbage.onnx")
+    save(b"", "empty.onnx")
+    save(b"\x08\x08", "no_graph.onnx")  # ir_version 8 and nothing else
+
+    save(add_model(raw("w", [1, 2], 4)), "raw_data_short.onnx")
+    save(add_model(raw("w", [1, 2], 12)), "raw_data_long.onnx")
+    save(add_model(raw("w", [-3, 2], 8)), "negative_dim.onnx")
+    save(add_model(raw("w", [1 << 50, 2], 8)), "huge_dim.onnx")
+    save(add_model(raw("w", [1 << 20, 1 << 20], 8)), "huge_element_count.onnx")
+    t = weight()
+    del t.float_data[:]
+    t.float_data.extend([1.0, 2.0, 3.0])
+    save(add_model(t), "typed_field_count.onnx")
+    t = helper.make_tensor("w", TensorProto.STRING, [1, 2], [b"a", b"b"])
+    save(add_model(t), "string_initializer.onnx")
+
+    save(model([helper.make_node("Add", ["x", "t2"], ["t1"], name="first"),
+                helper.make_node("Relu", ["t1"], ["t2"], name="second"),
+                helper.make_node("Identity", ["t1"], ["y"], name="out")]),
+         "cycle.onnx")
+    save(model([helper.make_node("Add", ["x", "nowhere"], ["y"], name="add0")]),
+         "missing_input.onnx")
+    save(model([helper.make_node("Relu", ["x"], ["y"], name="r0"),
+                helper.make_node("Relu", ["x"], ["y"], name="r1")]),
+         "duplicate_output.onnx")
+
+    # External data: a 16-byte file beside the models.
+    with open(os.path.join(OUT, "external_data.bin"), "wb") as f:
+        f.write(np.arange(4, dtype=np.float32).tobytes())
+    save(add_model(external("w", [1, 2], "../external_data.bin")), "external_dotdot.onnx")
+    save(add_model(external("w", [1, 2], "/etc/passwd")), "external_absolute.onnx")
+    save(add_model(external("w", [1, 2], "link.bin")), "external_symlink.onnx")
+    save(add_model(external("w", [1, 2], "external_data.bin", 8, 64)),
+         "external_past_end.onnx")
+    save(add_model(external("w", [1, 2], "external_data.bin", (1 << 64) - 4, 8)),
+         "external_offset_overflow.onnx")
+    save(add_model(external("w", [1, 2], "no_such_file.bin")), "external_missing.onnx")
+    save(add_model(external("w", [1, 2], "external_data.bin", 0, 12)),
+         "external_wrong_length.onnx")
+
+    save(model([helper.make_node("FooBar", ["x"], ["y"], name="foo0")]), "unknown_op.onnx")
+    save(model([helper.make_node("Sin", ["x"], ["a"], name="sin0"),
+                helper.make_node("Relu", ["a"], ["b"], name="relu0"),
+                helper.make_node("Hardmax", ["b"], ["c"], name="hardmax0"),
+                helper.make_node("Frobnicate", ["c"], ["y"], name="frob0",
+                                 domain="com.example")],
+               opset=OPSET + [helper.make_opsetid("com.example", 1)]),
+         "unsupported_ops.onnx")
+    conv = helper.make_node("Conv", ["x", "w"], ["y"], name="conv0", kernel_shape=[1, 1])
+    conv.attribute.append(helper.make_attribute("strides", 1.5))
+    save(model([conv], [weight("w", (2, 2, 1, 1))],
+               inputs=[vi("x", [1, 2, 4, 4])], outputs=[vi("y", [1, 2, 4, 4])]),
+         "bad_attribute_type.onnx")
+    save(model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv_12", group=3)],
+               [weight("w", (3, 10, 3, 3))],
+               inputs=[vi("x", [1, 32, 8, 8])], outputs=[vi("y", [1, 3, 6, 6])]),
+         "conv_group_mismatch.onnx")
+    save(model([helper.make_node("Relu", ["x"], ["y"], name="r0")],
+               opset=[helper.make_opsetid("", 99)]), "bad_opset.onnx")
+    seq = helper.make_tensor_sequence_value_info("x", TensorProto.FLOAT, [2])
+    save(model([helper.make_node("Identity", ["x"], ["y"], name="id0")],
+               inputs=[seq], outputs=[seq]), "sequence_input.onnx")
+
+
+if __name__ == "__main__":
+    main()
