@@ -196,10 +196,12 @@ llvm::Error clipKernel(KernelContext &Ctx) {
   Tensor X = widenToF32(*Ctx.input(0));
   ElementType Elem = X.type().Elem;
   std::array<Tensor, 2> Bounds;
+  std::array<bool, 2> Given = {false, false};
   for (unsigned I = 0; I < 2; ++I) {
     const Tensor *B = Ctx.input(I + 1);
     if (!B)
       continue;
+    Given[I] = true;
     Bounds[I] = widenToF32(*B);
     if (Bounds[I].type().Elem != Elem || Bounds[I].numElements() != 1)
       return inputError("clip {0} must be one element of x's type, got {1}",
@@ -208,10 +210,10 @@ llvm::Error clipKernel(KernelContext &Ctx) {
   Tensor Out = makeTensor(Elem, sizesOf(X));
   auto Body = [&](auto Tag) -> llvm::Error {
     using T = typename decltype(Tag)::type;
-    T Lo = Bounds[0].numElements() ? Bounds[0].template at<T>(0)
-                                   : saturateCast<T>(Ctx.N.getFloat("min"));
-    T Hi = Bounds[1].numElements() ? Bounds[1].template at<T>(0)
-                                   : saturateCast<T>(Ctx.N.getFloat("max"));
+    T Lo = Given[0] ? Bounds[0].template at<T>(0)
+                    : saturateCast<T>(Ctx.N.getFloat("min"));
+    T Hi = Given[1] ? Bounds[1].template at<T>(0)
+                    : saturateCast<T>(Ctx.N.getFloat("max"));
     mapElements<T>(Ctx.Pool, X, Out, [Lo, Hi](T x) {
       T Y = x < Lo ? Lo : x;
       return Y > Hi ? Hi : Y;
