@@ -103,6 +103,7 @@ private:
   const OnnxImportOptions &Opts;
   int64_t Opset = 0;
   llvm::StringSet<> InitializerNames;
+  llvm::StringMap<std::vector<int64_t>> KnownShapeValues;
 };
 
 llvm::Error ModelImporter::checkHeader() {
@@ -297,7 +298,22 @@ llvm::Error ModelImporter::runOnnxChecks() {
                       oneLine(E.what()));
   }
   try {
-    onnx::shape_inference::InferShapes(*M);
+    std::unordered_map<std::string, onnx::TensorShapeProto> Data;
+    onnx::ShapeInferenceOptions SIO(/*check_type=*/false, /*error_mode=*/0,
+                                    /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(*M, onnx::OpSchemaRegistry::Instance(),
+                                       SIO, &Data);
+    for (const auto &[Name, Shape] : Data) {
+      std::vector<int64_t> Vals;
+      bool Static = Shape.dim_size() <= limits::MaxRank;
+      for (const auto &D : Shape.dim())
+        if (D.has_dim_value())
+          Vals.push_back(D.dim_value());
+        else
+          Static = false;
+      if (Static)
+        KnownShapeValues[Name] = std::move(Vals);
+    }
   } catch (const std::exception &E) {
     return inputError("{0}: ONNX shape inference failed: {1}", File,
                       oneLine(E.what()));
@@ -407,6 +423,7 @@ llvm::Expected<std::unique_ptr<Graph>> ModelImporter::run() {
   S.Opset = Opset;
   S.Owner = M;
   S.Resolver = &Resolver;
+  S.KnownShapeValues = std::move(KnownShapeValues);
   if (llvm::Error E = buildInputs(S))
     return E;
   if (llvm::Error E = buildInitializers(S))

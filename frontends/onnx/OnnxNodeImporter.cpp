@@ -187,6 +187,18 @@ void NodeImporter::bind(unsigned I, Value *V) {
   if (!hasOutput(I))
     return;
   const std::string &Out = P.output(int(I));
+  // A shape computation whose value ONNX data propagation knows becomes a
+  // constant, so reshape/expand/... downstream get static shapes. (The nodes
+  // that computed it are left for dead-code elimination.)
+  auto Known = S.KnownShapeValues.find(Out);
+  if (Known != S.KnownShapeValues.end() && !V->constant() &&
+      V->type().Elem == ElementType::I64 && V->type().rank() <= 1) {
+    const std::vector<int64_t> &Vals = Known->second;
+    Shape Dims = V->type().rank() == 0 ? Shape() : Shape{Dim(int64_t(Vals.size()))};
+    if (isCompatible(V->type(), TensorType(ElementType::I64, Dims)) &&
+        (V->type().rank() == 1 || Vals.size() == 1))
+      V = constant(Tensor::fromValues<int64_t>(ElementType::I64, Dims, Vals));
+  }
   S.Values[Out] = V;
   if (V->name().empty())
     V->setName(Out);

@@ -37,6 +37,9 @@ struct ImportState {
   llvm::StringMap<Value *> Values; // ONNX tensor name -> IR value
   /// ONNX shape inference results, by tensor name (used to refine dims).
   llvm::StringMap<const onnx::ValueInfoProto *> Inferred;
+  /// Values of small i64 shape tensors that ONNX data propagation computed
+  /// (Shape -> Slice -> Concat chains over static dims), by tensor name.
+  llvm::StringMap<std::vector<int64_t>> KnownShapeValues;
   std::shared_ptr<const void> Owner; // keeps the ModelProto alive
   ExternalDataResolver *Resolver = nullptr;
 };

@@ -144,9 +144,11 @@ static Types inferSplit(const Node &N) {
   if (!Axis)
     return Axis.takeError();
   std::vector<int64_t> Sizes = N.getInts("split");
+  bool DynamicSizes = false;
   if (N.numOperands() > 1 && N.operand(1)) {
     auto C = constantInts(N.operand(1));
     Sizes = C ? *C : std::vector<int64_t>();
+    DynamicSizes = !C; // sizes known only at run time
   }
   const Dim &D = X.Dims[size_t(*Axis)];
   unsigned NR = N.numResults();
@@ -158,7 +160,7 @@ static Types inferSplit(const Node &N) {
         return inputError("split has {0} sizes for {1} results", Sizes.size(),
                           NR);
       S[size_t(*Axis)] = Dim(Sizes[I]);
-    } else if (D.isStatic()) {
+    } else if (D.isStatic() && !DynamicSizes) {
       int64_t Chunk = (D.size() + NR - 1) / NR; // last chunk may be smaller
       int64_t Start = Chunk * I;
       S[size_t(*Axis)] = Dim(std::max<int64_t>(0, std::min(Chunk, D.size() - Start)));
