@@ -1,9 +1,9 @@
 // kiln opt: runs passes over a .kir graph and prints or writes the result.
-//   kiln opt FILE.kir [-O0|-O1|-O2] [--passes=a,b] [--disable-pass NAME]...
+//   kiln opt MODEL [-O0|-O1|-O2] [--passes=a,b] [--disable-pass NAME]...
 //            [--print-ir-after-all] [--print-ir-after=NAME] [--stats]
 //            [--print-weights] [-o OUT.kir] [--json]
 #include "Command.h"
-#include "IR/Parser.h"
+#include "ModelLoader.h"
 #include "IR/Printer.h"
 #include "IR/Verifier.h"
 #include "Support/Error.h"
@@ -30,6 +30,7 @@ struct OptOptions {
   bool VerifyEach = false;
   bool PrintWeights = false;
   bool Json = false;
+  std::vector<std::string> InputShapes;
 };
 
 llvm::Error runOpt(const OptOptions &O) {
@@ -51,7 +52,10 @@ llvm::Error runOpt(const OptOptions &O) {
       if (llvm::Error E = PM.add(Name))
         return E;
   // Pass names are checked before the (possibly large) model is read.
-  auto G = parseGraphFile(O.Input);
+  auto LoadOpts = makeLoadOptions(O.InputShapes);
+  if (!LoadOpts)
+    return LoadOpts.takeError();
+  auto G = loadModel(O.Input, *LoadOpts);
   if (!G)
     return G.takeError();
   if (llvm::Error E = PM.run(**G))
@@ -112,8 +116,9 @@ llvm::Error runOpt(const OptOptions &O) {
 
 Command addOptCommand(CLI::App &App) {
   auto O = std::make_shared<OptOptions>();
-  CLI::App *Sub = App.add_subcommand("opt", "run optimization passes on a .kir graph");
-  Sub->add_option("input", O->Input, "the .kir file")->required();
+  CLI::App *Sub = App.add_subcommand("opt", "run optimization passes on a model and print or write its .kir");
+  Sub->add_option("input", O->Input, "the model (.kir or .onnx)")->required();
+  addInputShapeOption(*Sub, O->InputShapes);
   Sub->add_option("-o,--output", O->Output,
                   "write the result here (large weights go to OUT.weights)");
   Sub->add_option("-O", O->OptLevel, "optimization level 0, 1 or 2 (default 2)")

@@ -42,7 +42,8 @@ static int runKiln(int Argc, char **Argv) {
       ->delimiter(',');
 
   std::vector<Command> Commands = {addOptCommand(App), addPassesCommand(App),
-                                   addOpsCommand(App)};
+                                   addOpsCommand(App),
+                                   addRunCommand(App)};
   try {
     App.parse(Argc, Argv);
   } catch (const CLI::Success &E) { // --help, --version

@@ -1,0 +1,242 @@
+// kiln run: runs a model on .npy/.npz inputs with the reference interpreter.
+//   kiln run MODEL --input NAME=FILE.npy ... | --input FILE.npz
+//            [-o OUTDIR | -o FILE.npz] [--threads N] [--input-shape ...] [--json]
+// -o OUTDIR writes one NAME.npy per output (characters other than letters,
+// digits, '.', '_' and '-' become '_'); -o FILE.npz keeps the exact names.
+#include "Command.h"
+#include "ModelLoader.h"
+
+#include "IR/NpyTensor.h"
+#include "Interpreter/Interpreter.h"
+#include "Support/Error.h"
+#include "Support/FileSystem.h"
+#include "Support/Npy.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+namespace kiln {
+
+namespace {
+struct RunOptions {
+  std::string Model;
+  std::vector<std::string> Inputs;
+  std::vector<std::string> InputShapes;
+  std::string Output;
+  unsigned Threads = 0;
+  bool Json = false;
+};
+
+/// Collects input tensors by name from the --input arguments.
+llvm::Error collectInputs(const RunOptions &O, const Graph &G,
+                          llvm::StringMap<Tensor> &ByName) {
+  for (const std::string &Arg : O.Inputs) {
+    llvm::StringRef A = Arg;
+    auto [Name, Path] = A.split('=');
+    if (!A.contains('=')) {
+      Path = Name;
+      Name = "";
+    }
+    if (Path.endswith(".npz")) {
+      if (!Name.empty())
+        return usageError("--input {0}: give an .npz without NAME= (its "
+                          "members are named)",
+                          Arg);
+      auto Members = readNpzFile(Path);
+      if (!Members)
+        return Members.takeError();
+      for (auto &[Key, Arr] : *Members)
+        ByName[Key] = tensorFromNpy(Arr);
+      continue;
+    }
+    if (Name.empty()) {
+      if (G.numInputs() != 1)
+        return usageError("--input {0}: the model has {1} inputs; write "
+                          "NAME=FILE.npy",
+                          Arg, G.numInputs());
+      Name = G.input(0)->name();
+    }
+    auto Arr = readNpyFile(Path);
+    if (!Arr)
+      return Arr.takeError();
+    ByName[Name] = tensorFromNpy(*Arr);
+  }
+  return llvm::Error::success();
+}
+
+/// Orders the named tensors by graph input and checks their types.
+llvm::Expected<std::vector<Tensor>>
+bindInputs(const Graph &G, llvm::StringMap<Tensor> &ByName) {
+  std::vector<Tensor> Bound;
+  std::string Missing;
+  for (const auto &In : G.inputPtrs()) {
+    auto It = ByName.find(In->name());
+    if (It == ByName.end()) {
+      Missing += (Missing.empty() ? "" : ", ") + In->name() + " (" +
+                 toString(In->type()) + ")";
+      continue;
+    }
+    const TensorType &Want = In->type(), &Got = It->second.type();
+    if (Got.Elem != Want.Elem)
+      return inputError("input '{0}' is {1} but the model expects {2} (convert "
+                        "the array, e.g. arr.astype(np.float32))",
+                        In->name(), elementTypeName(Got.Elem),
+                        elementTypeName(Want.Elem));
+    if (!isCompatible(Want, Got))
+      return inputError("input '{0}' has shape {1} but the model expects {2}",
+                        In->name(), toString(Got.Dims), toString(Want.Dims));
+    Bound.push_back(It->second);
+    ByName.erase(It);
+  }
+  if (!Missing.empty())
+    return usageError("missing input(s): {0}; pass --input NAME=FILE.npy",
+                      Missing);
+  if (!ByName.empty()) {
+    std::string Extra;
+    for (const auto &KV : ByName)
+      Extra += (Extra.empty() ? "" : ", ") + KV.getKey().str();
+    return usageError("the model has no input(s) named {0}", Extra);
+  }
+  return Bound;
+}
+
+std::string sanitizeFileName(llvm::StringRef Name) {
+  std::string Out;
+  for (char C : Name)
+    Out += (llvm::isAlnum(C) || C == '.' || C == '_' || C == '-') ? C : '_';
+  if (Out.empty() || Out == "." || Out == "..")
+    Out = "_" + Out;
+  return Out;
+}
+
+llvm::Error writeOutputs(const std::string &Dest, const Graph &G,
+                         llvm::ArrayRef<Tensor> Outputs,
+                         llvm::json::Array &Report) {
+  std::vector<std::pair<std::string, std::string>> Members;
+  bool ToNpz = llvm::StringRef(Dest).endswith(".npz");
+  if (!ToNpz)
+    if (std::error_code EC = llvm::sys::fs::create_directories(Dest))
+      return inputError("{0}: cannot create the output folder: {1}", Dest,
+                        EC.message());
+  llvm::StringMap<bool> Used;
+  for (size_t I = 0; I < Outputs.size(); ++I) {
+    std::string Name = G.outputs()[I]->name();
+    if (Name.empty())
+      Name = "output_" + std::to_string(I);
+    auto Bytes = npyBytesOf(Outputs[I]);
+    if (!Bytes)
+      return addContext(Bytes.takeError(), "output '" + Name + "'");
+    std::string File;
+    if (ToNpz) {
+      Members.push_back({Name, std::move(*Bytes)});
+      File = Dest;
+    } else {
+      std::string Base = sanitizeFileName(Name);
+      if (Used.count(Base))
+        return inputError("outputs '{0}' and another output map to the same "
+                          "file name '{1}.npy'; use -o FILE.npz to keep exact "
+                          "names",
+                          Name, Base);
+      Used[Base] = true;
+      llvm::SmallString<256> P(Dest);
+      llvm::sys::path::append(P, Base + ".npy");
+      File = P.str().str();
+      if (llvm::Error E = writeFileAtomically(File, *Bytes))
+        return E;
+    }
+    Report.push_back(llvm::json::Object{{"name", Name}, {"file", File}});
+  }
+  if (ToNpz)
+    return writeNpzFile(Dest, Members);
+  return llvm::Error::success();
+}
+
+llvm::json::Array shapeJson(const TensorType &T) {
+  llvm::json::Array A;
+  for (const Dim &D : T.Dims)
+    A.push_back(D.size());
+  return A;
+}
+
+llvm::Error runRun(const RunOptions &O) {
+  auto LoadOpts = makeLoadOptions(O.InputShapes);
+  if (!LoadOpts)
+    return LoadOpts.takeError();
+  auto G = loadModel(O.Model, *LoadOpts);
+  if (!G)
+    return G.takeError();
+  llvm::StringMap<Tensor> ByName;
+  if (llvm::Error E = collectInputs(O, **G, ByName))
+    return E;
+  auto Inputs = bindInputs(**G, ByName);
+  if (!Inputs)
+    return addContext(Inputs.takeError(), O.Model);
+
+  InterpreterOptions IO;
+  IO.Threads = O.Threads;
+  Interpreter Interp(**G, IO);
+  auto Start = std::chrono::steady_clock::now();
+  auto Outputs = Interp.run(*Inputs);
+  double Ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - Start)
+                  .count();
+  if (!Outputs)
+    return addContext(Outputs.takeError(), O.Model);
+
+  llvm::json::Array Files;
+  if (!O.Output.empty())
+    if (llvm::Error E = writeOutputs(O.Output, **G, *Outputs, Files))
+      return E;
+
+  if (O.Json) {
+    llvm::json::Array Outs;
+    for (size_t I = 0; I < Outputs->size(); ++I) {
+      const Tensor &T = (*Outputs)[I];
+      llvm::json::Object Entry{{"name", (*G)->outputs()[I]->name()},
+                               {"dtype", elementTypeName(T.type().Elem)},
+                               {"shape", shapeJson(T.type())}};
+      if (I < Files.size())
+        Entry["file"] = *Files[I].getAsObject()->get("file");
+      Outs.push_back(std::move(Entry));
+    }
+    printJson(llvm::json::Object{
+        {"model", O.Model}, {"outputs", std::move(Outs)}, {"time_ms", Ms}});
+    return llvm::Error::success();
+  }
+  for (size_t I = 0; I < Outputs->size(); ++I) {
+    const Tensor &T = (*Outputs)[I];
+    llvm::outs() << (*G)->outputs()[I]->name() << ": " << toString(T.type());
+    int64_t N = std::min<int64_t>(T.numElements(), 6);
+    llvm::outs() << " [";
+    for (int64_t J = 0; J < N; ++J)
+      llvm::outs() << (J ? ", " : "") << llvm::format("%.6g", T.asDouble(J));
+    llvm::outs() << (T.numElements() > N ? ", ...]" : "]") << '\n';
+  }
+  if (!O.Output.empty())
+    llvm::outs() << "wrote " << Outputs->size() << " output(s) to " << O.Output
+                 << '\n';
+  return llvm::Error::success();
+}
+} // namespace
+
+Command addRunCommand(CLI::App &App) {
+  auto O = std::make_shared<RunOptions>();
+  CLI::App *Sub = App.add_subcommand(
+      "run", "run a model on .npy/.npz inputs with the reference interpreter");
+  Sub->add_option("model", O->Model, "the model (.onnx or .kir)")->required();
+  Sub->add_option("-i,--input", O->Inputs,
+                  "NAME=FILE.npy, FILE.npy (single-input models) or FILE.npz "
+                  "(repeatable)");
+  Sub->add_option("-o,--output", O->Output,
+                  "a folder (one NAME.npy per output) or FILE.npz");
+  Sub->add_option("--threads", O->Threads, "worker threads (0: all cores)");
+  addInputShapeOption(*Sub, O->InputShapes);
+  Sub->add_flag("--json", O->Json, "print a JSON report on stdout");
+  return {Sub, [O] { return runRun(*O); }};
+}
+
+} // namespace kiln
