@@ -20,7 +20,21 @@ namespace kiln::conformance {
 
 static std::string firstLine(llvm::Error E) {
   std::string S = llvm::toString(std::move(E));
+  // Drop the model path (the test name says it) and keep one line; a line
+  // that announces a list ("...:") keeps its first entry.
+  size_t P = S.find("model.onnx: ");
+  if (P != std::string::npos && P < S.find('\n'))
+    S = S.substr(P + 12);
   size_t NL = S.find('\n');
+  if (NL != std::string::npos && NL > 0 && S[NL - 1] == ':') {
+    size_t Next = S.find('\n', NL + 1);
+    std::string Entry = S.substr(NL + 1, Next - NL - 1);
+    size_t Q = Entry.find("model.onnx: ");
+    if (Q != std::string::npos)
+      Entry = Entry.substr(Q + 12);
+    S = S.substr(0, NL) + " " + Entry + (Next == std::string::npos ? "" : " [...]");
+    return S;
+  }
   return NL == std::string::npos ? S : S.substr(0, NL) + " [...]";
 }
 
