@@ -117,6 +117,8 @@ llvm::Error transposeKernel(KernelContext &Ctx) {
 }
 
 llvm::Error concatKernel(KernelContext &Ctx) {
+  if (Ctx.Inputs.empty() || !Ctx.input(0))
+    return inputError("concat needs at least one operand");
   const Tensor &First = *Ctx.input(0);
   std::vector<int64_t> Out = sizesOf(First);
   auto Axis = normalizeAxis(Ctx.N.getInt("axis"), int64_t(Out.size()));
