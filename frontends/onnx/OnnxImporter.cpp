@@ -20,17 +20,25 @@
 #include "Support/Limits.h"
 
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include <cctype>
+#include <cerrno>
 #include <climits>
+#include <cstring>
 #include <exception>
 #include <set>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace kiln {
 
@@ -58,6 +66,40 @@ llvm::Error parseLimited(MessageT &M, llvm::StringRef Bytes,
                       "or corrupt",
                       File, What);
   return llvm::Error::success();
+}
+
+/// Parses a model file through read() in small chunks rather than an mmap:
+/// protobuf copies every raw_data field into the message anyway, so mapping
+/// the file as well would hold the weights twice at the peak. This way the
+/// weights live once, in the message, and the constants alias them.
+llvm::Error parseFileLimited(onnx::ModelProto &M, llvm::StringRef Path) {
+  int FD = ::open(Path.str().c_str(), O_RDONLY | O_CLOEXEC);
+  if (FD < 0)
+    return inputError("{0}: cannot open: {1}", Path, std::strerror(errno));
+  struct stat St;
+  if (::fstat(FD, &St) != 0 || !S_ISREG(St.st_mode)) {
+    ::close(FD);
+    return inputError("{0}: not a regular file", Path);
+  }
+  llvm::Error E = llvm::Error::success();
+  if (St.st_size == 0) {
+    E = inputError("{0}: file is empty, expected ONNX model", Path);
+  } else if (uint64_t(St.st_size) > uint64_t(INT_MAX)) {
+    E = inputError("{0}: {1} bytes is above protobuf's 2 GiB limit; store the "
+                   "weights as external data",
+                   Path, uint64_t(St.st_size));
+  } else {
+    google::protobuf::io::FileInputStream Raw(FD, 1 << 20);
+    google::protobuf::io::CodedInputStream In(&Raw);
+    In.SetTotalBytesLimit(int(St.st_size));
+    In.SetRecursionLimit(limits::MaxNesting);
+    if (!M.ParseFromCodedStream(&In) || !In.ConsumedEntireMessage())
+      E = inputError("{0}: not a valid ONNX model: the protobuf data is "
+                     "truncated or corrupt",
+                     Path);
+  }
+  ::close(FD);
+  return E;
 }
 
 std::string nodeName(const onnx::NodeProto &N, int Index) {
@@ -449,13 +491,15 @@ importModel(llvm::StringRef Bytes, llvm::StringRef File, std::string Dir,
 
 llvm::Expected<std::unique_ptr<Graph>>
 importOnnxFile(llvm::StringRef Path, const OnnxImportOptions &Opts) {
-  auto Buf = mapFile(Path);
-  if (!Buf)
-    return Buf.takeError();
+  if (llvm::sys::fs::is_directory(Path))
+    return inputError("{0}: is a directory, expected a file", Path);
+  auto M = std::make_shared<onnx::ModelProto>();
+  if (llvm::Error E = parseFileLimited(*M, Path))
+    return E;
   llvm::SmallString<256> Dir(llvm::sys::path::parent_path(Path));
   if (Dir.empty())
     Dir = ".";
-  return importModel((*Buf)->getBuffer(), Path, std::string(Dir), Opts);
+  return ModelImporter(std::move(M), Path.str(), std::string(Dir), Opts).run();
 }
 
 llvm::Expected<std::unique_ptr<Graph>>

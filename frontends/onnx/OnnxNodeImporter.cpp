@@ -3,6 +3,7 @@
 #include "frontends/onnx/OnnxNodeImporter.h"
 
 #include "frontends/onnx/OnnxTensors.h"
+#include "Interpreter/NodeEvaluator.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -183,9 +184,33 @@ Value *NodeImporter::constScalar(ElementType E, double V) {
   return constant(Tensor(TensorType(E, {}), Buffer::own(std::move(Bytes))));
 }
 
+/// Small integer results computed only from constants (the shape arithmetic
+/// of exported graphs: shape -> gather -> concat -> reshape) are evaluated
+/// now with the interpreter's kernels, so the ops that consume them see
+/// static shapes. The nodes that computed them are left for dce.
+Value *NodeImporter::foldShapeArithmetic(Value *V) {
+  Node *N = V->producer();
+  if (!N || N->isOp("const") || !isIntegerType(V->type().Elem) ||
+      V->type().rank() > 1)
+    return V;
+  constexpr int64_t MaxFolded = 1024;
+  auto Count = numElements(V->type().Dims);
+  if (Count && *Count > MaxFolded)
+    return V;
+  auto R = tryEvaluateConstantNode(*N);
+  if (!R) { // not foldable here; the interpreter reports it at run time
+    llvm::consumeError(R.takeError());
+    return V;
+  }
+  if (!*R || (**R)[V->resultIndex()].numElements() > MaxFolded)
+    return V;
+  return constant(std::move((**R)[V->resultIndex()]));
+}
+
 void NodeImporter::bind(unsigned I, Value *V) {
   if (!hasOutput(I))
     return;
+  V = foldShapeArithmetic(V);
   const std::string &Out = P.output(int(I));
   // A shape computation whose value ONNX data propagation knows becomes a
   // constant, so reshape/expand/... downstream get static shapes. (The nodes

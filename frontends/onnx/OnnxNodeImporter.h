@@ -93,6 +93,7 @@ public:
   /// Binds output I of the ONNX node to V: names it and, where ONNX shape
   /// inference knows a dim that kiln left unknown, refines V's type.
   void bind(unsigned I, Value *V);
+  Value *foldShapeArithmetic(Value *V);
   /// Binds every present output to N's results in order.
   void bindAll(Node *N);
 

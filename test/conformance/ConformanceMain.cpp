@@ -39,6 +39,7 @@ struct Args {
   std::string Filter;
   bool CoreOnly = false;
   unsigned Timeout = 120;
+  Tolerance Tol;
 };
 
 /// Names from a list file: one per line, `#` starts a comment.
@@ -71,7 +72,8 @@ std::vector<std::string> listTests(const std::string &Dir) {
 }
 
 /// Runs one test in a child process; "" on success, else the reason.
-std::string runIsolated(const std::string &Folder, unsigned Timeout) {
+std::string runIsolated(const std::string &Folder, unsigned Timeout,
+                        const Tolerance &Tol) {
   int Pipe[2];
   if (::pipe(Pipe) != 0)
     return "cannot create a pipe";
@@ -81,7 +83,7 @@ std::string runIsolated(const std::string &Folder, unsigned Timeout) {
   if (Pid == 0) {
     ::close(Pipe[0]);
     ::alarm(Timeout);
-    std::string R = runNodeTest(Folder, Tolerance());
+    std::string R = runNodeTest(Folder, Tol);
     if (R.empty())
       R = "PASS";
     size_t Off = 0;
@@ -127,6 +129,7 @@ bool parseArgs(int Argc, char **Argv, Args &A) {
       A.Timeout = unsigned(std::max(1, std::atoi(Next().c_str())));
     else if (S == "--core-only")
       A.CoreOnly = true;
+
     else if (!S.empty() && S[0] != '-' && A.Suite.empty())
       A.Suite = S;
     else
@@ -181,7 +184,7 @@ int main(int Argc, char **Argv) {
     if (!A.Filter.empty() && Name.find(A.Filter) == std::string::npos)
       continue;
     CoreTotal += IsCore;
-    std::string Why = runIsolated(Folder, A.Timeout);
+    std::string Why = runIsolated(Folder, A.Timeout, A.Tol);
     bool Listed = Unsupported.count(Name) != 0;
     if (Why.empty()) {
       CorePassed += IsCore;

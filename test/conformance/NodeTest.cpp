@@ -2,7 +2,6 @@
 // reference interpreter, and comparing with the expected outputs.
 #include "NodeTest.h"
 
-#include "FrozenInputs.h"
 
 #include "Interpreter/Interpreter.h"
 #include "frontends/onnx/OnnxImporter.h"
@@ -132,36 +131,13 @@ static std::string runOnGraph(const Graph &G, const std::string &Tag,
   return "";
 }
 
-/// Runs a data set on the imported graph (G, or ImportError); when that
-/// fails and the model has integer inputs, retries with them frozen.
+/// Runs a data set on the imported graph (G, or ImportError).
 static std::string runDataSet(const Graph *G, const std::string &ImportError,
-                              const std::string &ModelPath,
-                              const std::string &Tag,
-                              const std::vector<std::string> &InputFiles,
-                              std::vector<Tensor> Inputs,
+                              const std::string &Tag, std::vector<Tensor> Inputs,
                               std::vector<Tensor> Expected,
                               const Tolerance &Tol) {
-  std::string Why = G ? runOnGraph(*G, Tag, Inputs, Expected, Tol)
-                      : ImportError;
-  if (Why.empty())
-    return Why;
-  std::vector<size_t> Frozen;
-  auto FG = importWithFrozenIntInputs(ModelPath, InputFiles, Frozen);
-  if (!FG) {
-    llvm::consumeError(FG.takeError());
-    return Why;
-  }
-  std::vector<Tensor> Rest;
-  for (size_t I = 0, F = 0; I < Inputs.size(); ++I) {
-    if (F < Frozen.size() && Frozen[F] == I) {
-      ++F;
-      continue;
-    }
-    Rest.push_back(std::move(Inputs[I]));
-  }
-  std::string Retry = runOnGraph(**FG, Tag, std::move(Rest),
-                                 std::move(Expected), Tol);
-  return Retry.empty() ? "" : Why;
+  return G ? runOnGraph(*G, Tag, std::move(Inputs), std::move(Expected), Tol)
+           : ImportError;
 }
 
 std::string runNodeTest(llvm::StringRef Folder, const Tolerance &Tol) {
@@ -198,8 +174,7 @@ std::string runNodeTest(llvm::StringRef Folder, const Tolerance &Tol) {
         return Tag + ": reading outputs: " + firstLine(T.takeError());
       Expected.push_back(std::move(*T));
     }
-    std::string Why = runDataSet(G ? G->get() : nullptr, ImportError,
-                                 std::string(ModelPath), Tag, InputFiles,
+    std::string Why = runDataSet(G ? G->get() : nullptr, ImportError, Tag,
                                  std::move(Inputs), std::move(Expected), Tol);
     if (!Why.empty())
       return Why;

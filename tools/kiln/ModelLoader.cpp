@@ -6,12 +6,15 @@
 #include "Support/Error.h"
 #include "frontends/onnx/OnnxImporter.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 namespace kiln {
 
 llvm::Expected<std::unique_ptr<Graph>> loadModel(llvm::StringRef Path,
                                                  const ModelLoadOptions &Opts) {
+  if (llvm::sys::fs::is_directory(Path))
+    return inputError("{0}: is a directory, expected a model file", Path);
   llvm::StringRef Ext = llvm::sys::path::extension(Path);
   if (Ext.equals_insensitive(".kir")) {
     auto G = parseGraphFile(Path);

@@ -13,9 +13,20 @@ static llvm::Expected<std::vector<TensorType>> inferReduce(const Node &N) {
   std::vector<bool> Reduced(size_t(X.rank()), false);
   if (AxesV) {
     auto Axes = constantInts(AxesV);
-    if (!Axes) // unknown axes: only the rank is known, and only with keepdims
-      return std::vector<TensorType>{
-          withShape(X, Keep ? unknownShape(X.rank()) : Shape())};
+    if (!Axes) { // run-time axes: the rank follows from how many there are
+      if (Keep)
+        return std::vector<TensorType>{withShape(X, unknownShape(X.rank()))};
+      const TensorType &A = AxesV->type();
+      if (A.rank() != 1 || !A.Dims[0].isStatic() || A.Dims[0].size() > X.rank())
+        return inputError("axes {0} known only at run time with keepdims=0: "
+                          "need a 1-D axes tensor of static length",
+                          toString(A));
+      int64_t Len = A.Dims[0].size();
+      if (Len == 0) // empty axes: all of them, or none with noop_with_empty_axes
+        return std::vector<TensorType>{
+            N.getInt("noop_with_empty_axes") ? X : withShape(X, Shape())};
+      return std::vector<TensorType>{withShape(X, unknownShape(X.rank() - Len))};
+    }
     if (Axes->empty() && N.getInt("noop_with_empty_axes"))
       return std::vector<TensorType>{X};
     if (Axes->empty())

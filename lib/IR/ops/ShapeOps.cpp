@@ -239,17 +239,25 @@ static Types inferSqueeze(const Node &N) {
   const Value *AxesV = N.numOperands() > 1 ? N.operand(1) : nullptr;
   Shape Out;
   if (!AxesV) {
-    for (const Dim &D : X.Dims) {
-      if (!D.isStatic())
-        return std::vector<TensorType>{withShape(X, unknownShape(0))};
-      if (D.size() != 1)
+    // Without axes every size-1 dim goes. A dim unknown here is assumed not
+    // to be 1 (a batch N, say); if it is 1 at run time the interpreter's
+    // result check reports the rank mismatch.
+    for (const Dim &D : X.Dims)
+      if (!D.isStatic() || D.size() != 1)
         Out.push_back(D);
-    }
     return std::vector<TensorType>{withShape(X, Out)};
   }
   auto Axes = constantInts(AxesV);
-  if (!Axes)
-    return inputError("squeeze axes must be a constant");
+  if (!Axes) {
+    // Run-time axes: the rank is known from how many there are; which dims
+    // remain is not.
+    auto Len = shapeOperandLength(N, 1);
+    if (!Len)
+      return Len.takeError();
+    if (*Len > X.rank())
+      return inputError("squeeze of {0} axes from rank {1}", *Len, X.rank());
+    return std::vector<TensorType>{withShape(X, unknownShape(X.rank() - *Len))};
+  }
   std::vector<bool> Drop(size_t(X.rank()), false);
   for (int64_t A : *Axes) {
     auto NA = normalizeAxis(A, X.rank());
@@ -269,8 +277,15 @@ static Types inferSqueeze(const Node &N) {
 static Types inferUnsqueeze(const Node &N) {
   const TensorType &X = in(N);
   auto Axes = constantInts(N.operand(1));
-  if (!Axes)
-    return inputError("unsqueeze axes must be a constant");
+  if (!Axes) { // run-time axes: only the rank is known
+    auto Len = shapeOperandLength(N, 1);
+    if (!Len)
+      return Len.takeError();
+    if (X.rank() + *Len > limits::MaxRank)
+      return inputError("unsqueeze gives rank {0}, above the limit {1}",
+                        X.rank() + *Len, limits::MaxRank);
+    return std::vector<TensorType>{withShape(X, unknownShape(X.rank() + *Len))};
+  }
   int64_t OutRank = X.rank() + int64_t(Axes->size());
   if (OutRank > limits::MaxRank)
     return inputError("unsqueeze gives rank {0}, above the limit {1}", OutRank,

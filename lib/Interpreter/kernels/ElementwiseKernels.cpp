@@ -7,6 +7,7 @@
 #include "Interpreter/KernelSupport.h"
 
 #include <cmath>
+#include <type_traits>
 #include <limits>
 
 namespace kiln {
@@ -86,7 +87,10 @@ struct Relu {
 struct Neg {
   static constexpr bool Ints = true;
   template <typename T> T operator()(T x) const {
-    return T(WrapType<T>(0) - WrapType<T>(x)); // wraps for ints, as numpy
+    if constexpr (std::is_floating_point_v<T>)
+      return -x; // IEEE negation: neg(0.0) is -0.0, as numpy
+    else
+      return T(WrapType<T>(0) - WrapType<T>(x)); // wraps for ints, as numpy
   }
 };
 struct Abs {

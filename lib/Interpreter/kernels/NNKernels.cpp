@@ -8,13 +8,15 @@
 //   depth_to_space DCR: y[n, c, h*b+i, w*b+j] = x[n, (i*b+j)*C' + c, h, w]
 //   depth_to_space CRD: y[n, c, h*b+i, w*b+j] = x[n, c*b*b + i*b + j, h, w]
 //   space_to_depth:     y[n, (i*b+j)*C + c, h, w] = x[n, c, h*b+i, w*b+j]
-//   dropout (inference, or ratio 0): y = x, mask = all true.
+//   dropout (inference, or ratio 0): y = x, mask = all true; training mode
+//   draws the mask like the ONNX reference (numpy's MT19937), see below.
 #include "Interpreter/kernels/NNKernels.h"
 
 #include "IR/ShapeInference.h"
 #include "Support/Error.h"
 
 #include <algorithm>
+#include <random>
 #include <cmath>
 
 namespace kiln {
@@ -241,16 +243,54 @@ static llvm::Error depthSpace(KernelContext &Ctx) {
 
 //===-- dropout ------------------------------------------------------------===//
 
+// Training mode reproduces the ONNX reference bit for bit. It draws the mask
+// with numpy's legacy generator: np.random.seed(seed) is MT19937's
+// init_genrand (exactly what std::mt19937(seed) does), and each
+// np.random.uniform(0, 1) sample is ((a >> 5) * 2^26 + (b >> 6)) / 2^53 from
+// two successive 32-bit outputs a, b. Kept elements are scaled by
+// 1 / (1 - ratio), computed in float as numpy does for a float32 ratio.
+template <typename T>
+static void trainingDropout(const Tensor &X, double Ratio, int64_t Seed,
+                            Tensor &Y, uint8_t *Mask) {
+  std::mt19937 Gen{static_cast<uint32_t>(Seed)};
+  const T *In = dataAs<T>(X);
+  T *Out = mutableData<T>(Y);
+  T Scale = T(1) / (T(1) - T(Ratio));
+  for (int64_t I = 0, E = X.numElements(); I < E; ++I) {
+    uint32_t A = Gen() >> 5, B = Gen() >> 6;
+    double U = (double(A) * 67108864.0 + double(B)) / 9007199254740992.0;
+    bool Keep = U >= Ratio;
+    Out[I] = Keep ? In[I] * Scale : T(0) * In[I];
+    if (Mask)
+      Mask[I] = Keep;
+  }
+}
+
 static llvm::Error dropout(KernelContext &Ctx) {
   const Tensor &X = *Ctx.input(0);
   double Ratio = Ctx.N.getFloat("ratio");
   if (!nn::isAbsent(Ctx.input(1)))
     Ratio = Ctx.input(1)->asDouble(0);
   bool Training = !nn::isAbsent(Ctx.input(2)) && Ctx.input(2)->asInt(0) != 0;
-  if (Training && Ratio > 0)
-    return inputError("dropout in training mode with ratio {0} is not "
-                      "supported in the reference interpreter",
-                      Ratio);
+  if (Training && Ratio > 0) {
+    if (Ratio >= 1)
+      return inputError("dropout ratio {0} must be below 1", Ratio);
+    ElementType E = X.type().Elem;
+    if (E != ElementType::F32 && E != ElementType::F64)
+      return inputError("training-mode dropout supports f32 and f64, got {0}",
+                        elementTypeName(E));
+    Tensor Y = makeTensor(E, sizesOf(X));
+    Tensor Mask = makeTensor(ElementType::Bool, sizesOf(X));
+    int64_t Seed = Ctx.N.getInt("seed");
+    if (E == ElementType::F32)
+      trainingDropout<float>(X, Ratio, Seed, Y, mutableData<uint8_t>(Mask));
+    else
+      trainingDropout<double>(X, Ratio, Seed, Y, mutableData<uint8_t>(Mask));
+    Ctx.Outputs.push_back(std::move(Y));
+    if (Ctx.N.numResults() > 1)
+      Ctx.Outputs.push_back(std::move(Mask));
+    return llvm::Error::success();
+  }
   Ctx.Outputs.push_back(Tensor(X.type(), X.buffer()));
   if (Ctx.N.numResults() > 1) {
     Tensor Mask = makeTensor(ElementType::Bool, sizesOf(X));

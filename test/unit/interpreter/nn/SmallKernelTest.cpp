@@ -96,8 +96,30 @@ TEST_CASE("dropout: identity with an all-true mask", "[nn][dropout]") {
   Tensor Training = Tensor::fromValues<uint8_t>(ElementType::Bool, {}, std::vector<uint8_t>{1});
   Y = requireValue(runOp("dropout", {&X, &Ratio, &Training}, {}, 2));
   checkClose(Y[0], {2, 2}, {1, -2, 3, -4}, 0, 0);
-  // Random training-mode dropout is refused, not faked.
-  Tensor Half = f32({}, {0.5});
-  CHECK(runError("dropout", {&X, &Half, &Training}).find("not supported") !=
+  // Ratio 1 would divide by zero.
+  Tensor One = f32({}, {1});
+  CHECK(runError("dropout", {&X, &One, &Training}).find("must be below 1") !=
         std::string::npos);
+}
+
+TEST_CASE("dropout: training mode draws numpy's legacy MT19937 sequence",
+          "[nn][dropout]") {
+  // numpy: np.random.seed(0); np.random.uniform(0, 1, 8) is the well-known
+  // [0.5488135, 0.71518937, 0.60276338, 0.54488318, 0.4236548, 0.64589411,
+  //  0.43758721, 0.891773]. With ratio 0.5 the mask (u >= 0.5) is
+  // [1,1,1,1,0,1,0,1], and kept values are scaled by 1 / (1 - 0.5) = 2.
+  Tensor X = f32({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+  Tensor Half = f32({}, {0.5});
+  Tensor Training = Tensor::fromValues<uint8_t>(ElementType::Bool, {}, std::vector<uint8_t>{1});
+  auto Y = requireValue(runOp("dropout", {&X, &Half, &Training}, {}, 2));
+  checkClose(Y[0], {2, 4}, {2, 4, 6, 8, 0, 12, 0, 16}, 0, 0);
+  checkClose(Y[1], {2, 4}, {1, 1, 1, 1, 0, 1, 0, 1}, 0, 0);
+  // Another seed, another mask: np.random.seed(1); np.random.uniform(0,1,4)
+  // is [0.417022, 0.72032449, 0.00011437, 0.30233257]; with ratio 0.4 the
+  // mask is [1,1,0,0] and the scale 1 / (1 - 0.4f) is 1.6666666f.
+  Tensor X4 = f32({4}, {3, 3, 3, 3});
+  Tensor R = f32({}, {0.4f});
+  Y = requireValue(runOp("dropout", {&X4, &R, &Training}, {{"seed", int64_t(1)}}, 2));
+  float Scale = 1.0f / (1.0f - 0.4f);
+  checkClose(Y[0], {4}, {3 * Scale, 3 * Scale, 0, 0}, 0, 0);
 }
