@@ -174,7 +174,7 @@ int main(int Argc, char **Argv) {
       Tests.push_back({"simple/" + T, A.Suite + "/simple/" + T});
 
   unsigned Passed = 0, Failed = 0, Skipped = 0, UnexpectedPass = 0;
-  unsigned CorePassed = 0, CoreTotal = 0;
+  unsigned CorePassed = 0, CoreTotal = 0, NodePassed = 0, NodeRun = 0;
   std::map<std::string, std::string> FailReasons;
   for (size_t I = 0; I < Tests.size(); ++I) {
     const auto &[Name, Folder] = Tests[I];
@@ -184,10 +184,13 @@ int main(int Argc, char **Argv) {
     if (!A.Filter.empty() && Name.find(A.Filter) == std::string::npos)
       continue;
     CoreTotal += IsCore;
+    bool IsNode = !llvm::StringRef(Name).startswith("simple/");
+    NodeRun += IsNode;
     std::string Why = runIsolated(Folder, A.Timeout, A.Tol);
     bool Listed = Unsupported.count(Name) != 0;
     if (Why.empty()) {
       CorePassed += IsCore;
+      NodePassed += IsNode;
       if (Listed) {
         ++UnexpectedPass;
         llvm::outs() << "UNEXPECTED PASS " << Name
@@ -214,6 +217,10 @@ int main(int Argc, char **Argv) {
                << (A.CoreOnly ? "" : " + simple models") << ")\n";
   llvm::outs() << "core: " << CorePassed << " of " << Core.size()
                << " core tests pass\n";
+  if (!A.CoreOnly && A.Filter.empty())
+    llvm::outs() << "node: " << NodePassed << " of " << NodeRun
+                 << " node tests pass; simple: " << (Passed + UnexpectedPass - NodePassed)
+                 << " of " << (Tests.size() - NodeRun) << " models\n";
 
   if (!A.WriteUnsupported.empty()) {
     std::error_code EC;

@@ -24,8 +24,9 @@ static int report(Diagnosis D) {
 }
 
 static int runKiln(int Argc, char **Argv) {
-  CLI::App App{"kiln: compiles ONNX and TorchScript models into small, fast "
-               ".kiln files for phones and other small devices",
+  CLI::App App{"kiln: an offline compiler that turns trained neural-network "
+               "models (ONNX) into small, fast files for phones and other "
+               "small devices",
                "kiln"};
   App.set_version_flag("--version", "kiln " KILN_VERSION_STRING);
   App.require_subcommand(1);
