@@ -136,7 +136,15 @@ void registerElementwiseOps(OpRegistry &R) {
   OpBuilder("prelu", "elementwise", "x if x >= 0 else slope * x (slope broadcasts)")
       .operand("x").operand("slope")
       .verify(requireSameElem).infer(inferArith).into(R);
-  binary(R, "add", "a + b");
+  OpBuilder("add", "elementwise", "a + b, then the fused activation (if any)")
+      .operand("a").operand("b")
+      .fusedActivation()
+      .verify([](const Node &N) -> llvm::Error {
+        if (llvm::Error E = requireSameElem(N))
+          return E;
+        return verifyFusedActivation(N);
+      })
+      .infer(inferArith).into(R);
   binary(R, "sub", "a - b");
   binary(R, "mul", "a * b");
   binary(R, "div", "a / b (integer division truncates)");

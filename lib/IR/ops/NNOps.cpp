@@ -1,5 +1,7 @@
 // Neural-network ops: convolution, normalization, pooling, resize, softmax,
-// matrix products. Layout is NCHW (N, C, spatial...) throughout.
+// matrix products. Layout is NCHW (N, C, spatial...) throughout. conv,
+// conv_transpose, matmul, gemm and linear carry a fused activation
+// (FusedActivation.h), applied to the result after any bias.
 #include "IR/Graph.h"
 #include "IR/ShapeInference.h"
 #include "IR/ops/OpBuilder.h"
@@ -286,6 +288,8 @@ void registerConvOps(OpRegistry &R) {
       .attr("pads", AttrKind::Ints, Ints{}, "begins then ends; empty = 0")
       .attr("dilations", AttrKind::Ints, Ints{}, "per spatial axis; empty = 1")
       .attr("group", AttrKind::Int, int64_t(1))
+      .fusedActivation()
+      .verify(verifyFusedActivation)
       .infer(inferConv).into(R);
   OpBuilder("conv_transpose", "nn", "N-d transposed convolution; weight [C, M/group, k...]")
       .operand("x").operand("w").optional("b")
@@ -294,6 +298,8 @@ void registerConvOps(OpRegistry &R) {
       .attr("dilations", AttrKind::Ints, Ints{})
       .attr("output_padding", AttrKind::Ints, Ints{})
       .attr("group", AttrKind::Int, int64_t(1))
+      .fusedActivation()
+      .verify(verifyFusedActivation)
       .infer(inferConvTranspose).into(R);
   OpBuilder("batch_norm", "nn", "y = (x - mean) / sqrt(var + eps) * scale + bias, per channel")
       .operand("x").operand("scale").operand("bias").operand("mean").operand("var")
@@ -366,16 +372,23 @@ void registerConvOps(OpRegistry &R) {
       .operand("x").attr("axis", AttrKind::Int, int64_t(-1))
       .infer(inferSoftmax).into(R);
   OpBuilder("matmul", "nn", "numpy matmul with batch broadcasting")
-      .operand("a").operand("b").infer(inferMatMul).into(R);
+      .operand("a").operand("b")
+      .fusedActivation()
+      .verify(verifyFusedActivation)
+      .infer(inferMatMul).into(R);
   OpBuilder("gemm", "nn", "alpha * op(a) . op(b) + beta * c, 2-D")
       .operand("a").operand("b").optional("c")
       .attr("alpha", AttrKind::Float, 1.0)
       .attr("beta", AttrKind::Float, 1.0)
       .attr("trans_a", AttrKind::Int, int64_t(0))
       .attr("trans_b", AttrKind::Int, int64_t(0))
+      .fusedActivation()
+      .verify(verifyFusedActivation)
       .infer(inferGemm).into(R);
   OpBuilder("linear", "nn", "y = x . w^T + b; w is [out, in] (PyTorch/XNNPACK layout)")
       .operand("x").operand("w").optional("b")
+      .fusedActivation()
+      .verify(verifyFusedActivation)
       .infer(inferLinear).into(R);
   OpBuilder("dropout", "nn", "identity in inference; training mode drops with 'ratio'")
       .operand("x").optional("ratio").optional("training").results(1, 2)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "IR/OpRegistry.h"
+#include "IR/ops/FusedActivation.h"
 
 namespace kiln {
 
@@ -38,6 +39,9 @@ public:
     D.Attrs.push_back({std::move(Name), Kind, llvm::None, std::move(Doc)});
     return *this;
   }
+  /// The fused-activation attributes (FusedActivation.h); the op's verifier
+  /// must call verifyFusedActivation.
+  OpBuilder &fusedActivation() { return addFusedActivationAttrs(*this); }
   OpBuilder &infer(InferFn F) {
     D.Infer = F;
     return *this;

@@ -3,8 +3,10 @@
 // walks the output in contiguous rows (IterPlan), with inner loops
 // specialized for same-shape and scalar operands so the compiler vectorizes
 // them. Integer arithmetic wraps like numpy; integer division truncates like
-// C (ONNX) and reports division by zero instead of crashing.
+// C (ONNX) and reports division by zero instead of crashing. add applies
+// its fused activation (FusedActivation.h) to the sum.
 #include "Interpreter/KernelSupport.h"
+#include "Interpreter/kernels/FusedActivation.h"
 
 #include "IR/ShapeInference.h"
 
@@ -116,6 +118,13 @@ template <typename Op> llvm::Error arithKernel(KernelContext &Ctx) {
           return inputError("integer division by zero");
     }
     broadcastBinary<T, T, T>(Ctx.Pool, A, B, *Out, Op());
+    if constexpr (std::is_same<Op, Add>::value) {
+      if constexpr (std::is_floating_point<T>::value)
+        applyFusedActivation(Ctx.N, mutableData<T>(*Out), Out->numElements(),
+                             Ctx.Pool);
+      else if (!readFusedActivation(Ctx.N).isNone())
+        return inputError("a fused activation needs a floating-point add");
+    }
     return llvm::Error::success();
   };
   if (auto E = visitNumeric(A.type().Elem, Body))

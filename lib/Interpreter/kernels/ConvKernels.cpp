@@ -1,7 +1,8 @@
 // Convolution kernels of the reference interpreter: conv and conv_transpose,
 // N-d (1-D, 2-D, 3-D...), NCHW, with groups, strides, dilations, asymmetric
-// pads and an optional bias. Both go through Eigen GEMM, because calibration
-// runs these thousands of times.
+// pads, an optional bias and a fused activation (applied after the bias).
+// Both go through Eigen GEMM, because calibration runs these thousands of
+// times.
 //
 // conv (weight [M, C/G, k...]), per batch n and group g:
 //   col[(c, k), p] = x[n, g*C/G + c, o(p)*s - padBegin + k*d]  (0 outside)
@@ -17,6 +18,7 @@
 // Different m write disjoint output channels, so (n, g, m) items run in
 // parallel without races. Output size per axis:
 //   s*(in-1) + output_padding + (k-1)*d + 1 - padBegin - padEnd.
+#include "Interpreter/kernels/FusedActivation.h"
 #include "Interpreter/kernels/NNKernels.h"
 
 #include "IR/ShapeInference.h"
@@ -218,6 +220,7 @@ template <typename T> llvm::Error conv(KernelContext &Ctx) {
               Yg.row(M).array() += Bias[size_t(G * Gm.Mg + M)];
         }
       });
+  applyFusedActivation(Ctx.N, YD, Y.numElements(), Ctx.Pool);
   Ctx.Outputs.push_back(std::move(Y));
   return llvm::Error::success();
 }
@@ -274,6 +277,7 @@ template <typename T> llvm::Error convTranspose(KernelContext &Ctx) {
       }
     }
   });
+  applyFusedActivation(Ctx.N, YD, Y.numElements(), Ctx.Pool);
   Ctx.Outputs.push_back(std::move(Y));
   return llvm::Error::success();
 }

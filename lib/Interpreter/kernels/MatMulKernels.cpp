@@ -9,9 +9,12 @@
 //     ([], [N], [1, N], [M, 1], [M, N]...).
 //   linear(x, w, b): y = x . w^T + b, w is [out, in], x is [..., in].
 //
+// All three apply the node's fused activation to the result (after c / b).
+//
 // Work is split over (batch, block of output rows): row blocks of a and of
 // the result are independent, so single-matrix products still use every
 // thread.
+#include "Interpreter/kernels/FusedActivation.h"
 #include "Interpreter/kernels/NNKernels.h"
 
 #include "IR/ShapeInference.h"
@@ -127,6 +130,7 @@ template <typename T> llvm::Error matmul(KernelContext &Ctx) {
       Ym.noalias() = Am * Bm;
     }
   });
+  applyFusedActivation(Ctx.N, YD, Y.numElements(), Ctx.Pool);
   Ctx.Outputs.push_back(std::move(Y));
   return llvm::Error::success();
 }
@@ -185,6 +189,7 @@ template <typename T> llvm::Error gemm(KernelContext &Ctx) {
                                          (CN == 1 ? 0 : J))];
     }
   });
+  applyFusedActivation(Ctx.N, YD, Y.numElements(), Ctx.Pool);
   Ctx.Outputs.push_back(std::move(Y));
   return llvm::Error::success();
 }
@@ -227,6 +232,7 @@ template <typename T> llvm::Error linear(KernelContext &Ctx) {
             Ym(I, J) += Bias[Bias.size() == 1 ? 0 : size_t(J)];
     }
   });
+  applyFusedActivation(Ctx.N, YD, Y.numElements(), Ctx.Pool);
   Ctx.Outputs.push_back(std::move(Y));
   return llvm::Error::success();
 }
