@@ -1,4 +1,5 @@
-// kiln passes: lists the registered passes (name and description).
+// kiln passes: lists the registered passes (name and description) and the
+// pass pipeline of each -O level.
 #include "Command.h"
 #include "passes/Pass.h"
 #include "passes/Pipelines.h"
@@ -32,6 +33,17 @@ Command addPassesCommand(CLI::App &App) {
             for (const PassInfo &P : allPasses())
               llvm::outs() << llvm::left_justify(P.Name, 24) << P.Description
                            << '\n';
+            llvm::outs() << "\npipelines:\n";
+            for (int L = 0; L <= 2; ++L) {
+              std::vector<std::string> Names = pipelineForLevel(L);
+              llvm::outs() << "  -O" << L << (L == 2 ? " (default)" : "")
+                           << ":";
+              if (Names.empty())
+                llvm::outs() << " (verification only)";
+              for (size_t I = 0; I < Names.size(); ++I)
+                llvm::outs() << (I ? ", " : " ") << Names[I];
+              llvm::outs() << '\n';
+            }
             return llvm::Error::success();
           }};
 }

@@ -1,0 +1,201 @@
+// canonicalize: rewrites ops into the forms fusion and backends handle.
+// conv1d becomes conv2d over a unit height (x, w unsqueezed at axis 2, result
+// squeezed back), as PyTorch does for XNNPACK. matmul with a constant 2-D RHS
+// and gemm with a constant B, alpha = beta = 1 (e.g. after flatten) become
+// linear with an [out, in] weight made at compile time; fused activations move.
+#include "passes/Pass.h"
+#include "passes/ValueReplacement.h"
+
+#include "IR/OpRegistry.h"
+#include "IR/ShapeInference.h"
+#include "IR/ops/FusedActivation.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <cstring>
+
+namespace kiln {
+
+namespace {
+
+bool isPlain(const Value *V) { return V && !V->type().Quant; }
+
+bool isConstMatrix(const Value *V) {
+  return isPlain(V) && V->constant() && V->type().rank() == 2;
+}
+
+/// [R, C] -> [C, R], element by element whatever the element type.
+Tensor transposed(const Tensor &T) {
+  std::vector<int64_t> S = staticSizes(T.type().Dims);
+  size_t E = elementSize(T.type().Elem);
+  std::vector<uint8_t> Out(T.buffer().size());
+  const uint8_t *In = T.buffer().data();
+  for (int64_t R = 0; R < S[0]; ++R)
+    for (int64_t C = 0; C < S[1]; ++C)
+      std::memcpy(&Out[size_t(C * S[0] + R) * E], In + size_t(R * S[1] + C) * E,
+                  E);
+  return Tensor(TensorType(T.type().Elem, makeShape({S[1], S[0]})),
+                Buffer::own(std::move(Out)));
+}
+
+/// A spatial ints attribute of a 1-D conv widened to 2-D: strides and
+/// dilations [a] -> [Unit, a], pads [b, e] -> [0, b, 0, e]; empty stays empty
+/// (the default).
+std::vector<int64_t> widen(std::vector<int64_t> V, int64_t Unit) {
+  if (V.size() == 1)
+    return {Unit, V[0]};
+  if (V.size() == 2)
+    return {0, V[0], 0, V[1]};
+  return V;
+}
+
+class Canonicalize : public Pass {
+public:
+  llvm::Expected<bool> run(Graph &G, PassStats &Stats) override {
+    std::vector<Node *> Matches;
+    for (Node &N : G.nodes())
+      if (isConv1d(N) || isMatMulConst(N) || isGemmAsLinear(N))
+        Matches.push_back(&N);
+    bool Changed = false;
+    for (Node *N : Matches) {
+      const char *What = N->isOp("conv") ? "conv1d-to-conv2d"
+                         : N->isOp("matmul") ? "matmul-to-linear"
+                                             : "gemm-to-linear";
+      Created.clear();
+      bool Done = N->isOp("conv") ? convToConv2d(G, *N) : toLinear(G, *N);
+      if (!Done) {
+        // Undo in reverse creation order: nothing half-rewritten remains.
+        for (auto It = Created.rbegin(); It != Created.rend(); ++It)
+          G.erase(*It);
+        continue;
+      }
+      replaceValue(G, N->result(), Created.back()->result());
+      Value *OldWeight = N->operand(1);
+      G.erase(N);
+      eraseIfDeadConstant(G, OldWeight);
+      Stats.add(What);
+      Changed = true;
+    }
+    // A weight transposed for a rewrite that was then undone.
+    for (Value *W : Transposed)
+      eraseIfDeadConstant(G, W);
+    return Changed;
+  }
+
+private:
+  std::vector<Node *> Created;
+  llvm::DenseMap<Value *, Value *> TransposedWeights;
+  std::vector<Value *> Transposed; // the values of TransposedWeights, in order
+
+  static bool isConv1d(const Node &N) {
+    return N.isOp("conv") && isPlain(N.operand(0)) && isPlain(N.operand(1)) &&
+           N.operand(0)->type().rank() == 3 && N.operand(1)->type().rank() == 3;
+  }
+  static bool isMatMulConst(const Node &N) {
+    return N.isOp("matmul") && isPlain(N.operand(0)) &&
+           isConstMatrix(N.operand(1)) &&
+           N.operand(0)->type().Elem == N.operand(1)->type().Elem;
+  }
+  static bool isGemmAsLinear(const Node &N) {
+    if (!N.isOp("gemm") || !isPlain(N.operand(0)) ||
+        !isConstMatrix(N.operand(1)) || N.getFloat("alpha") != 1.0 ||
+        N.getInt("trans_a") != 0)
+      return false;
+    const Value *C = N.numOperands() > 2 ? N.operand(2) : nullptr;
+    if (!C)
+      return true;
+    const Dim &Out = N.result()->type().Dims[1];
+    const Dim &CD = C->type().rank() == 1 ? C->type().Dims[0] : Dim();
+    return N.getFloat("beta") == 1.0 && isPlain(C) && CD.isStatic() &&
+           (CD.size() == 1 || CD == Out);
+  }
+
+  /// Creates a node (remembered for undo); null if inference fails.
+  Node *create(Graph &G, const Node &For, llvm::StringRef Op,
+               llvm::ArrayRef<Value *> Operands, AttrMap Attrs = {}) {
+    auto N = createInferred(G, Op, Operands, std::move(Attrs), 1,
+                            const_cast<Node *>(&For));
+    if (!N) {
+      llvm::consumeError(N.takeError());
+      return nullptr;
+    }
+    (*N)->setSources(For.sources());
+    Created.push_back(*N);
+    return *N;
+  }
+  Value *constant(Graph &G, const Node &For, Tensor T) {
+    Value *V = G.createConstant(std::move(T), "", const_cast<Node *>(&For));
+    Created.push_back(V->producer());
+    return V;
+  }
+  Value *axis2(Graph &G, const Node &For) {
+    return constant(G, For, Tensor::fromValues<int64_t>(
+                                ElementType::I64, makeShape({1}), {2}));
+  }
+
+  /// The last created node must compute what N did.
+  bool finish(const Node &N) {
+    Value *R = Created.back()->result();
+    if (!isCompatible(N.result()->type(), R->type()))
+      return false;
+    R->setType(N.result()->type());
+    R->setName(N.result()->name());
+    return canReplaceValue(*N.graph(), N.result(), R);
+  }
+
+  bool convToConv2d(Graph &G, Node &N) {
+    Node *X = create(G, N, "unsqueeze", {N.operand(0), axis2(G, N)});
+    Value *W = N.operand(1);
+    if (const Tensor *T = W->constant()) {
+      Shape S = T->type().Dims;
+      S.insert(S.begin() + 2, Dim(1));
+      W = constant(G, N, Tensor(TensorType(T->type().Elem, S), T->buffer()));
+    } else if (Node *WN = create(G, N, "unsqueeze", {W, axis2(G, N)})) {
+      W = WN->result();
+    } else {
+      return false;
+    }
+    if (!X)
+      return false;
+    AttrMap Attrs = N.attrs();
+    for (const char *Name : {"strides", "dilations", "pads"})
+      if (N.hasAttr(Name))
+        Attrs[Name] = widen(N.getInts(Name), 1);
+    Value *B = N.numOperands() > 2 ? N.operand(2) : nullptr;
+    Node *Conv = create(G, N, "conv", {X->result(), W, B}, std::move(Attrs));
+    if (!Conv || !create(G, N, "squeeze", {Conv->result(), axis2(G, N)}))
+      return false;
+    return finish(N);
+  }
+
+  bool toLinear(Graph &G, Node &N) {
+    Value *B = N.operand(1);
+    Value *W = B; // gemm with trans_b already holds [out, in]
+    if (N.isOp("matmul") || N.getInt("trans_b") == 0) {
+      Value *&Cached = TransposedWeights[B];
+      if (!Cached) {
+        // Before the first user: matches are rewritten in graph order.
+        Cached = G.createConstant(transposed(*B->constant()), "", &N);
+        Cached->producer()->setSources(B->producer()->sources());
+        Transposed.push_back(Cached);
+      }
+      W = Cached;
+    }
+    std::vector<Value *> Operands = {N.operand(0), W};
+    if (N.isOp("gemm") && N.numOperands() > 2 && N.operand(2))
+      Operands.push_back(N.operand(2)); // the bias
+    // A fused activation (from an earlier fuse-activation run) moves along.
+    FusedActivation Act = readFusedActivation(N);
+    return create(G, N, "linear", Operands,
+                  Act.isNone() ? AttrMap() : Act.toAttrs()) &&
+           finish(N);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createCanonicalize() {
+  return std::make_unique<Canonicalize>();
+}
+
+} // namespace kiln
