@@ -1,0 +1,43 @@
+// The -O pipelines name only registered passes, in the order their comments
+// promise.
+#include "passes/Pass.h"
+#include "passes/Pipelines.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using namespace kiln;
+
+static size_t position(const std::vector<std::string> &P, const char *Name) {
+  auto It = std::find(P.begin(), P.end(), Name);
+  REQUIRE(It != P.end());
+  return size_t(It - P.begin());
+}
+
+TEST_CASE("every pipeline names registered passes", "[passes][pipelines]") {
+  CHECK(pipelineForLevel(0).empty());
+  for (int L = 1; L <= 2; ++L)
+    for (const std::string &N : pipelineForLevel(L)) {
+      INFO("-O" << L << ": " << N);
+      CHECK(findPass(N) != nullptr);
+    }
+  CHECK(pipelineForLevel(1) ==
+        std::vector<std::string>{"remove-dropout", "eliminate-noops",
+                                 "fold-constants", "cse", "dce"});
+}
+
+TEST_CASE("-O2 orders the passes as documented", "[passes][pipelines]") {
+  std::vector<std::string> P = pipelineForLevel(2);
+  CHECK(P.front() == "remove-dropout");
+  CHECK(P.back() == "dce");
+  // canonicalize before fusion; BN and scales before activation fusion.
+  CHECK(position(P, "canonicalize") < position(P, "fuse-conv-bn"));
+  CHECK(position(P, "fuse-conv-bn") < position(P, "fuse-activation"));
+  CHECK(position(P, "fuse-conv-scale") < position(P, "fuse-activation"));
+  CHECK(position(P, "fold-pad-into-conv") < position(P, "fuse-activation"));
+  CHECK(position(P, "fuse-conv-bn") < position(P, "fuse-add-activation"));
+  // Every pass of -O1 is in -O2 too.
+  for (const std::string &N : pipelineForLevel(1))
+    CHECK(std::count(P.begin(), P.end(), N) >= 1);
+}
