@@ -4,10 +4,16 @@
 
 namespace kiln {
 
+const uint8_t *Buffer::emptyData() {
+  alignas(64) static uint8_t Empty[64] = {};
+  return Empty;
+}
+
 Buffer Buffer::own(std::vector<uint8_t> Bytes) {
   auto Storage = std::make_shared<std::vector<uint8_t>>(std::move(Bytes));
   Buffer B;
-  B.Data = Storage->data();
+  if (!Storage->empty())
+    B.Data = Storage->data();
   B.Size = Storage->size();
   B.Owner = std::move(Storage);
   return B;
@@ -21,7 +27,8 @@ Buffer Buffer::alias(std::shared_ptr<const void> Owner, const uint8_t *Data,
                      size_t Size) {
   Buffer B;
   B.Owner = std::move(Owner);
-  B.Data = Data;
+  if (Data)
+    B.Data = Data;
   B.Size = Size;
   B.Aliased = true;
   return B;

@@ -40,8 +40,12 @@ public:
   }
 
 private:
+  /// Where an empty buffer points: never null, so memcpy(dst, data(), 0) and
+  /// friends are well-defined, and suitably aligned for any element type.
+  static const uint8_t *emptyData();
+
   std::shared_ptr<const void> Owner;
-  const uint8_t *Data = nullptr;
+  const uint8_t *Data = emptyData();
   size_t Size = 0;
   bool Aliased = false;
 };
