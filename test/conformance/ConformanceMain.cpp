@@ -11,6 +11,7 @@
 // an error too, so the list stays honest. --core-only runs the tests of
 // SUITE/core-tests.txt and ignores the list: all of them must pass.
 #include "NodeTest.h"
+#include "RunInChild.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
@@ -20,12 +21,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <csignal>
-#include <cstring>
 #include <map>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <vector>
 
 using namespace kiln::conformance;
@@ -74,45 +71,16 @@ std::vector<std::string> listTests(const std::string &Dir) {
 /// Runs one test in a child process; "" on success, else the reason.
 std::string runIsolated(const std::string &Folder, unsigned Timeout,
                         const Tolerance &Tol) {
-  int Pipe[2];
-  if (::pipe(Pipe) != 0)
-    return "cannot create a pipe";
-  pid_t Pid = ::fork();
-  if (Pid < 0)
-    return "cannot fork";
-  if (Pid == 0) {
-    ::close(Pipe[0]);
-    ::alarm(Timeout);
-    std::string R = runNodeTest(Folder, Tol);
-    if (R.empty())
-      R = "PASS";
-    size_t Off = 0;
-    while (Off < R.size()) {
-      ssize_t N = ::write(Pipe[1], R.data() + Off, R.size() - Off);
-      if (N <= 0)
-        break;
-      Off += size_t(N);
-    }
-    ::_exit(0);
-  }
-  ::close(Pipe[1]);
-  std::string Out;
-  char Buf[4096];
-  ssize_t N;
-  while ((N = ::read(Pipe[0], Buf, sizeof(Buf))) > 0)
-    Out.append(Buf, size_t(N));
-  ::close(Pipe[0]);
-  int Status = 0;
-  ::waitpid(Pid, &Status, 0);
-  if (WIFSIGNALED(Status)) {
-    int Sig = WTERMSIG(Status);
-    if (Sig == SIGALRM)
-      return "timed out after " + std::to_string(Timeout) + " s";
-    return std::string("crashed: ") + strsignal(Sig);
-  }
-  if (Out == "PASS")
+  kiln::testing::ChildResult R = kiln::testing::runInChild(Timeout, [&] {
+    std::string Why = runNodeTest(Folder, Tol);
+    return Why.empty() ? std::string("PASS") : Why;
+  });
+  if (!R.Failure.empty())
+    return R.Failure;
+  if (R.Output == "PASS")
     return "";
-  return Out.empty() ? "the test process exited without a result" : Out;
+  return R.Output.empty() ? "the test process exited without a result"
+                          : R.Output;
 }
 
 bool parseArgs(int Argc, char **Argv, Args &A) {

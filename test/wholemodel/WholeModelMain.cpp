@@ -18,6 +18,7 @@
 #include "frontends/onnx/OnnxImporter.h"
 #include "passes/PassManager.h"
 #include "passes/Pipelines.h"
+#include "RunInChild.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -27,12 +28,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <csignal>
 #include <cstring>
 #include <random>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <vector>
 
 using namespace kiln;
@@ -261,36 +259,13 @@ Verdict checkExample(const std::string &Model) {
 /// Runs Check in a child process (a crash or hang is one failed model).
 template <typename Fn>
 Verdict isolated(Fn Check, unsigned Timeout) {
-  int Pipe[2];
-  if (::pipe(Pipe) != 0)
-    return {"FAIL", "cannot create a pipe"};
-  pid_t Pid = ::fork();
-  if (Pid < 0)
-    return {"FAIL", "cannot fork"};
-  if (Pid == 0) {
-    ::close(Pipe[0]);
-    ::alarm(Timeout);
+  kiln::testing::ChildResult R = kiln::testing::runInChild(Timeout, [&]() -> std::string {
     Verdict V = Check();
-    std::string Msg = llvm::formatv("{0} {1:e} {2}", V.Kind, V.Worst, V.Detail);
-    for (size_t Off = 0; Off < Msg.size();) {
-      ssize_t N = ::write(Pipe[1], Msg.data() + Off, Msg.size() - Off);
-      if (N <= 0)
-        break;
-      Off += size_t(N);
-    }
-    ::_exit(0);
-  }
-  ::close(Pipe[1]);
-  std::string Out;
-  char Buf[4096];
-  ssize_t N;
-  while ((N = ::read(Pipe[0], Buf, sizeof(Buf))) > 0)
-    Out.append(Buf, size_t(N));
-  ::close(Pipe[0]);
-  int Status = 0;
-  ::waitpid(Pid, &Status, 0);
-  if (WIFSIGNALED(Status))
-    return {"FAIL", std::string("crashed: ") + strsignal(WTERMSIG(Status))};
+    return llvm::formatv("{0} {1:e} {2}", V.Kind, V.Worst, V.Detail).str();
+  });
+  if (!R.Failure.empty())
+    return {"FAIL", R.Failure};
+  const std::string &Out = R.Output;
   size_t S1 = Out.find(' '), S2 = Out.find(' ', S1 + 1);
   if (S1 == std::string::npos || S2 == std::string::npos)
     return {"FAIL", "the check exited without a verdict"};
