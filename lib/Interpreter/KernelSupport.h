@@ -14,6 +14,14 @@
 
 namespace kiln {
 
+/// Product of sizes (element count of a shape, or of a slice of one).
+inline int64_t product(llvm::ArrayRef<int64_t> Sizes) {
+  int64_t P = 1;
+  for (int64_t S : Sizes)
+    P *= S;
+  return P;
+}
+
 //===-- Element-type dispatch ----------------------------------------------===//
 
 template <typename T> struct TypeTag { using type = T; };

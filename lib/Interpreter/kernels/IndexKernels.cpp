@@ -15,13 +15,6 @@ namespace kiln {
 
 namespace {
 
-int64_t product(llvm::ArrayRef<int64_t> Sizes) {
-  int64_t P = 1;
-  for (int64_t S : Sizes)
-    P *= S;
-  return P;
-}
-
 llvm::Error gatherKernel(KernelContext &Ctx) {
   const Tensor &X = *Ctx.input(0);
   std::vector<int64_t> In = sizesOf(X);

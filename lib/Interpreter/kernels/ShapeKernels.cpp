@@ -42,13 +42,6 @@ llvm::Expected<std::vector<int64_t>> normalizeAxes(llvm::ArrayRef<int64_t> Axes,
   return Out;
 }
 
-int64_t product(llvm::ArrayRef<int64_t> Sizes) {
-  int64_t P = 1;
-  for (int64_t S : Sizes)
-    P *= S;
-  return P;
-}
-
 llvm::Error reshapeKernel(KernelContext &Ctx) {
   const Tensor &X = *Ctx.input(0);
   auto Target = readInts(*Ctx.input(1), "reshape shape");
