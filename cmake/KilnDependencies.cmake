@@ -27,3 +27,21 @@ find_program(KILN_FILECHECK FileCheck PATHS ${LLVM_TOOLS_BINARY_DIR}
 # Debian's python3 (with python3-onnx/numpy), not a pyenv or venv one.
 set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Python for lit and generators")
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
+
+# TorchScript frontend (libtorch-dev). Optional: without it kiln still builds,
+# and `.pt` inputs get a message saying how to enable it.
+find_package(Torch CONFIG QUIET)
+option(KILN_WITH_TORCHSCRIPT "Build the TorchScript frontend (needs libtorch-dev)" ${Torch_FOUND})
+if(KILN_WITH_TORCHSCRIPT AND NOT Torch_FOUND)
+  message(FATAL_ERROR "KILN_WITH_TORCHSCRIPT=ON but libtorch was not found; install libtorch-dev")
+endif()
+message(STATUS "TorchScript frontend: ${KILN_WITH_TORCHSCRIPT}")
+
+# CPU kernels for the runtime: XNNPACK + pthreadpool have no CMake or
+# pkg-config files in Debian, so find the header and library directly.
+find_path(XNNPACK_INCLUDE_DIR xnnpack.h REQUIRED)
+find_library(XNNPACK_LIBRARY XNNPACK REQUIRED)
+find_library(PTHREADPOOL_LIBRARY pthreadpool REQUIRED)
+add_library(kiln_xnnpack INTERFACE)
+target_include_directories(kiln_xnnpack SYSTEM INTERFACE ${XNNPACK_INCLUDE_DIR})
+target_link_libraries(kiln_xnnpack INTERFACE ${XNNPACK_LIBRARY} ${PTHREADPOOL_LIBRARY} Threads::Threads)

@@ -11,7 +11,10 @@ PACKAGES=(
   libflatbuffers-dev flatbuffers-compiler
   libeigen3-dev
   libzip-dev                         # .npz archives
+  libtorch-dev                       # TorchScript frontend
+  libxnnpack-dev libpthreadpool-dev  # CPU runtime kernels
   python3 python3-numpy python3-onnx # test-data generators
+  python3-torch python3-torchvision
 )
 
 missing=()
