@@ -1,0 +1,17 @@
+// The version of schema/kiln.fbs that this source tree writes and reads
+// (rules in schema/README.md). Shared by the writer and the runtime.
+#pragma once
+
+#include <cstdint>
+
+namespace kiln::fb {
+
+/// Bumped for an incompatible change; a runtime reads only its own major.
+constexpr uint32_t SchemaMajor = 1;
+/// Bumped for every appended field, table, enum value or union member.
+constexpr uint32_t SchemaMinor = 0;
+
+/// Weight segments start at multiples of this many bytes.
+constexpr uint64_t SegmentAlignment = 64;
+
+} // namespace kiln::fb
