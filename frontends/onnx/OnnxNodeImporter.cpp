@@ -164,24 +164,7 @@ Value *NodeImporter::constInts(llvm::ArrayRef<int64_t> V) {
 }
 
 Value *NodeImporter::constScalar(ElementType E, double V) {
-  std::vector<uint8_t> Bytes(elementSize(E));
-  auto Put = [&](auto X) { std::memcpy(Bytes.data(), &X, sizeof(X)); };
-  switch (E) {
-  case ElementType::F32: Put(float(V)); break;
-  case ElementType::F64: Put(V); break;
-  case ElementType::F16: Put(floatToHalf(float(V))); break;
-  case ElementType::BF16: Put(floatToBf16(float(V))); break;
-  case ElementType::I64: Put(int64_t(V)); break;
-  case ElementType::I32: Put(int32_t(V)); break;
-  case ElementType::I16: Put(int16_t(V)); break;
-  case ElementType::I8: Put(int8_t(V)); break;
-  case ElementType::U64: Put(uint64_t(V)); break;
-  case ElementType::U32: Put(uint32_t(V)); break;
-  case ElementType::U16: Put(uint16_t(V)); break;
-  case ElementType::U8: Put(uint8_t(V)); break;
-  case ElementType::Bool: Put(uint8_t(V != 0)); break;
-  }
-  return constant(Tensor(TensorType(E, {}), Buffer::own(std::move(Bytes))));
+  return constant(Tensor::scalar(E, V));
 }
 
 /// Small integer results computed only from constants (the shape arithmetic

@@ -83,6 +83,10 @@ public:
     return Tensor(TensorType(Elem, std::move(Dims)), Buffer::own(std::move(Bytes)));
   }
 
+  /// A rank-0 tensor of element type Elem holding V (converted as by a C
+  /// cast; f16/bf16 round to nearest even).
+  static Tensor scalar(ElementType Elem, double V);
+
   bool sameContents(const Tensor &O) const {
     return Type == O.Type && Data.str() == O.Data.str();
   }

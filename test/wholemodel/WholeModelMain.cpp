@@ -9,13 +9,18 @@
 //
 //   kiln-wholemodel [--suite DIR] [--examples DIR]... [--filter S]
 //                   [--timeout SECONDS]
-// An examples folder holds NAME.onnx with NAME.input.npz, or .kir models
-// (run on seeded inputs, symbolic dims set to 2).
+// An examples folder holds NAME.onnx with NAME.input.npz, TorchScript
+// NAME.VARIANT.pt with NAME.input.npz (when built with the TorchScript
+// frontend; the input shapes come from the arrays), or .kir models (run on
+// seeded inputs, symbolic dims set to 2).
 #include "IR/NpyTensor.h"
 #include "IR/Parser.h"
 #include "IR/Printer.h"
 #include "Interpreter/Interpreter.h"
 #include "frontends/onnx/OnnxImporter.h"
+#ifdef KILN_WITH_TORCHSCRIPT
+#include "frontends/torchscript/TorchScriptImporter.h"
+#endif
 #include "passes/PassManager.h"
 #include "passes/Pipelines.h"
 #include "RunInChild.h"
@@ -123,10 +128,33 @@ std::string unfusedActivation(const Graph &G, bool Conv, bool Add) {
   return "";
 }
 
-/// Reads a model: ONNX, or .kir text (examples written by hand).
+/// The inputs file of an example: NAME.input.npz for NAME.onnx and for
+/// NAME.traced.pt / NAME.scripted.pt.
+std::string inputsFileFor(const std::string &Model) {
+  llvm::StringRef Dir = llvm::sys::path::parent_path(Model);
+  llvm::StringRef File = llvm::sys::path::filename(Model);
+  std::string Stem = File.split('.').first.str();
+  return (Dir.empty() ? "" : Dir.str() + "/") + Stem + ".input.npz";
+}
+
+/// Reads a model: ONNX, TorchScript (input shapes from its inputs file), or
+/// .kir text (examples written by hand).
 llvm::Expected<std::unique_ptr<Graph>> loadModel(const std::string &Path) {
   if (llvm::StringRef(Path).endswith(".kir"))
     return parseGraphFile(Path);
+  if (llvm::StringRef(Path).endswith(".pt")) {
+#ifdef KILN_WITH_TORCHSCRIPT
+    auto Npz = readNpzFile(inputsFileFor(Path));
+    if (!Npz)
+      return Npz.takeError();
+    TorchScriptImportOptions O;
+    for (const auto &[Name, Array] : *Npz)
+      O.InputShapes[Name] = Array.Shape;
+    return importTorchScriptFile(Path, O);
+#else
+    return inputError("{0}: built without the TorchScript frontend", Path);
+#endif
+  }
   return importOnnxFile(Path);
 }
 
@@ -235,11 +263,11 @@ Verdict checkKirExample(const std::string &Model) {
 Verdict checkExample(const std::string &Model) {
   if (llvm::StringRef(Model).endswith(".kir"))
     return checkKirExample(Model);
-  std::string NpzPath = Model.substr(0, Model.size() - 5) + ".input.npz";
+  std::string NpzPath = inputsFileFor(Model);
   auto Npz = readNpzFile(NpzPath);
   if (!Npz)
     return {"FAIL", "reading " + NpzPath + ": " + firstLine(Npz.takeError())};
-  auto G = importOnnxFile(Model);
+  auto G = loadModel(Model);
   if (!G)
     return {"FAIL", "import: " + firstLine(G.takeError())};
   std::vector<Tensor> Inputs;
@@ -301,7 +329,8 @@ int main(int Argc, char **Argv) {
   for (const std::string &Dir : Examples)
     for (const std::string &P : listDir(Dir, false))
       if (llvm::StringRef(P).endswith(".onnx") ||
-          llvm::StringRef(P).endswith(".kir"))
+          llvm::StringRef(P).endswith(".kir") ||
+          llvm::StringRef(P).endswith(".pt"))
         Models.push_back({"example/" + llvm::sys::path::filename(P).str(), P});
   size_t NumExamples = Models.size();
   if (!Suite.empty())

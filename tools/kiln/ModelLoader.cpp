@@ -1,10 +1,14 @@
 // Model loading by file extension: .kir goes to the IR parser, .onnx to the
-// ONNX frontend.
+// ONNX frontend, .pt/.pth to the TorchScript frontend (when built with it).
 #include "ModelLoader.h"
 
 #include "IR/Parser.h"
 #include "Support/Error.h"
+#include "Support/ZipCheck.h"
 #include "frontends/onnx/OnnxImporter.h"
+#ifdef KILN_WITH_TORCHSCRIPT
+#include "frontends/torchscript/TorchScriptImporter.h"
+#endif
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -29,8 +33,25 @@ llvm::Expected<std::unique_ptr<Graph>> loadModel(llvm::StringRef Path,
     O.InputShapes = Opts.InputShapes;
     return importOnnxFile(Path, O);
   }
+  if (Ext.equals_insensitive(".pt") || Ext.equals_insensitive(".pth")) {
+    // The archive is checked even when the frontend is not built, so a
+    // malformed file is reported as such rather than as a build problem.
+    if (llvm::Error E = checkZipArchive(Path))
+      return E;
+#ifdef KILN_WITH_TORCHSCRIPT
+    TorchScriptImportOptions O;
+    O.InputShapes = Opts.InputShapes;
+    return importTorchScriptFile(Path, O);
+#else
+    return inputError("{0}: this kiln was built without the TorchScript "
+                      "frontend; install libtorch-dev and reconfigure with "
+                      "-DKILN_WITH_TORCHSCRIPT=ON (or export the model to "
+                      "ONNX)",
+                      Path);
+#endif
+  }
   return inputError("{0}: unknown model kind '{1}'; kiln reads .kir (kiln IR "
-                    "text) and .onnx (ONNX) models",
+                    "text), .onnx (ONNX) and .pt (TorchScript) models",
                     Path, Ext.empty() ? "(no extension)" : Ext);
 }
 
