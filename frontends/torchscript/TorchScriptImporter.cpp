@@ -163,8 +163,9 @@ llvm::Error GraphImporter::addInputs(const jit::Method &Forward,
   std::vector<std::string> Names;
   for (size_t I = 1; I < Args.size(); ++I)
     Names.push_back(Args[I].name());
+  // A missing or misnamed shape is a command-line problem (exit 2).
   auto Missing = [&](llvm::StringRef Why) {
-    return inputError(
+    return usageError(
         "{0}: {1}; give each input its shape with --input-shape "
         "NAME=1x3x224x224 (the model's inputs: {2})",
         S.FileName, Why, llvm::join(Names, ", "));
@@ -185,7 +186,8 @@ llvm::Error GraphImporter::addInputs(const jit::Method &Forward,
     if (It == Opts.InputShapes.end() && Names.size() == 1)
       It = Opts.InputShapes.find("");
     if (It == Opts.InputShapes.end())
-      return Missing("TorchScript files record no input shapes");
+      return Missing("input '" + Name +
+                     "' has no shape (TorchScript files record none)");
     Shape Dims;
     for (int64_t D : It->second)
       Dims.push_back(Dim(D));

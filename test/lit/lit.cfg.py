@@ -15,6 +15,9 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%kiln", os.path.join(config.kiln_tools_dir, "kiln")))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%src", config.kiln_src_root))
+# `REQUIRES: torchscript` tests need the TorchScript frontend.
+if config.kiln_with_torchscript.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("torchscript")
 # ASan in the asan preset: make leaks and UB abort with a distinct exit code.
 for var in ["ASAN_OPTIONS", "UBSAN_OPTIONS"]:
     if var in os.environ:
