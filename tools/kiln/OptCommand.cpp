@@ -3,6 +3,7 @@
 //            [--print-ir-after-all] [--print-ir-after=NAME] [--stats]
 //            [--print-weights] [-o OUT.kir] [--json]
 #include "Command.h"
+
 #include "ModelLoader.h"
 #include "IR/Printer.h"
 #include "IR/Verifier.h"
@@ -14,6 +15,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <map>
 
 namespace kiln {
 
@@ -101,9 +103,17 @@ llvm::Error runOpt(const OptOptions &O) {
       Passes.push_back(llvm::json::Object{
           {"name", R.Name}, {"changed", R.Changed}, {"stats", std::move(Counts)}});
     }
+    // Op histogram of the result, constants included (sorted by name).
+    std::map<std::string, int64_t> Hist;
+    for (const Node &N : (*G)->nodes())
+      ++Hist[N.opName().str()];
+    llvm::json::Object Ops;
+    for (const auto &[Op, N] : Hist)
+      Ops[Op] = N;
     llvm::json::Object Report{{"input", O.Input},
                               {"passes", std::move(Passes)},
-                              {"nodes", int64_t((*G)->numNodes())}};
+                              {"nodes", int64_t((*G)->numNodes())},
+                              {"ops", std::move(Ops)}};
     if (!O.Output.empty())
       Report["output"] = O.Output;
     else
