@@ -20,6 +20,8 @@ Command addOptCommand(CLI::App &App);
 Command addPassesCommand(CLI::App &App);
 Command addOpsCommand(CLI::App &App);
 Command addRunCommand(CLI::App &App);
+Command addConvertCommand(CLI::App &App);
+Command addBenchCommand(CLI::App &App);
 
 /// Writes V to stdout as pretty-printed JSON with a trailing newline.
 void printJson(const llvm::json::Value &V);

@@ -1,9 +1,11 @@
-// kiln run: runs a model on .npy/.npz inputs with the reference interpreter.
+// kiln run: runs a model on .npy/.npz inputs with the reference interpreter,
+// or a compiled .kiln file in the kiln runtime.
 //   kiln run MODEL --input NAME=FILE.npy ... | --input FILE.npz
 //            [-o OUTDIR | -o FILE.npz] [--threads N] [--input-shape ...] [--json]
 // -o OUTDIR writes one NAME.npy per output (characters other than letters,
 // digits, '.', '_' and '-' become '_'); -o FILE.npz keeps the exact names.
 #include "Command.h"
+#include "CompiledModel.h"
 #include "ModelLoader.h"
 
 #include "IR/NpyTensor.h"
@@ -31,8 +33,33 @@ struct RunOptions {
   bool Json = false;
 };
 
+/// The names and types a model is bound by: an IR graph's, or a .kiln
+/// file's.
+struct Signature {
+  std::vector<std::pair<std::string, TensorType>> Inputs;
+  std::vector<std::string> Outputs;
+};
+
+Signature signatureOf(const Graph &G) {
+  Signature S;
+  for (const Value *In : G.inputs())
+    S.Inputs.push_back({In->name(), In->type()});
+  for (const Value *Out : G.outputs())
+    S.Outputs.push_back(Out->name());
+  return S;
+}
+
+Signature signatureOf(const CompiledModel &M) {
+  Signature S;
+  for (const CompiledIo &In : M.inputs())
+    S.Inputs.push_back({In.Name, In.Type});
+  for (const CompiledIo &Out : M.outputs())
+    S.Outputs.push_back(Out.Name);
+  return S;
+}
+
 /// Collects input tensors by name from the --input arguments.
-llvm::Error collectInputs(const RunOptions &O, const Graph &G,
+llvm::Error collectInputs(const RunOptions &O, const Signature &G,
                           llvm::StringMap<Tensor> &ByName) {
   for (const std::string &Arg : O.Inputs) {
     llvm::StringRef A = Arg;
@@ -54,11 +81,11 @@ llvm::Error collectInputs(const RunOptions &O, const Graph &G,
       continue;
     }
     if (Name.empty()) {
-      if (G.numInputs() != 1)
+      if (G.Inputs.size() != 1)
         return usageError("--input {0}: the model has {1} inputs; write "
                           "NAME=FILE.npy",
-                          Arg, G.numInputs());
-      Name = G.input(0)->name();
+                          Arg, G.Inputs.size());
+      Name = G.Inputs[0].first;
     }
     auto Arr = readNpyFile(Path);
     if (!Arr)
@@ -70,25 +97,25 @@ llvm::Error collectInputs(const RunOptions &O, const Graph &G,
 
 /// Orders the named tensors by graph input and checks their types.
 llvm::Expected<std::vector<Tensor>>
-bindInputs(const Graph &G, llvm::StringMap<Tensor> &ByName) {
+bindInputs(const Signature &G, llvm::StringMap<Tensor> &ByName) {
   std::vector<Tensor> Bound;
   std::string Missing;
-  for (const auto &In : G.inputPtrs()) {
-    auto It = ByName.find(In->name());
+  for (const auto &[InName, InType] : G.Inputs) {
+    auto It = ByName.find(InName);
     if (It == ByName.end()) {
-      Missing += (Missing.empty() ? "" : ", ") + In->name() + " (" +
-                 toString(In->type()) + ")";
+      Missing += (Missing.empty() ? "" : ", ") + InName + " (" +
+                 toString(InType) + ")";
       continue;
     }
-    const TensorType &Want = In->type(), &Got = It->second.type();
+    const TensorType &Want = InType, &Got = It->second.type();
     if (Got.Elem != Want.Elem)
       return inputError("input '{0}' is {1} but the model expects {2} (convert "
                         "the array, e.g. arr.astype(np.float32))",
-                        In->name(), elementTypeName(Got.Elem),
+                        InName, elementTypeName(Got.Elem),
                         elementTypeName(Want.Elem));
     if (!isCompatible(Want, Got))
       return inputError("input '{0}' has shape {1} but the model expects {2}",
-                        In->name(), toString(Got.Dims), toString(Want.Dims));
+                        InName, toString(Got.Dims), toString(Want.Dims));
     Bound.push_back(It->second);
     ByName.erase(It);
   }
@@ -113,7 +140,7 @@ std::string sanitizeFileName(llvm::StringRef Name) {
   return Out;
 }
 
-llvm::Error writeOutputs(const std::string &Dest, const Graph &G,
+llvm::Error writeOutputs(const std::string &Dest, const Signature &G,
                          llvm::ArrayRef<Tensor> Outputs,
                          llvm::json::Array &Report) {
   std::vector<std::pair<std::string, std::string>> Members;
@@ -124,7 +151,7 @@ llvm::Error writeOutputs(const std::string &Dest, const Graph &G,
                         EC.message());
   llvm::StringMap<bool> Used;
   for (size_t I = 0; I < Outputs.size(); ++I) {
-    std::string Name = G.outputs()[I]->name();
+    std::string Name = G.Outputs[I];
     if (Name.empty())
       Name = "output_" + std::to_string(I);
     auto Bytes = npyBytesOf(Outputs[I]);
@@ -162,17 +189,44 @@ llvm::json::Array shapeJson(const TensorType &T) {
   return A;
 }
 
-llvm::Error runRun(const RunOptions &O) {
+/// Runs a compiled .kiln file in the kiln runtime.
+llvm::Expected<std::vector<Tensor>>
+runCompiled(const RunOptions &O, CompiledModel &M, Signature &Sig,
+            double &Ms) {
+  if (!O.InputShapes.empty())
+    return usageError("--input-shape does not apply to a .kiln file (its "
+                      "shapes were fixed when it was converted)");
+  Sig = signatureOf(M);
+  llvm::StringMap<Tensor> ByName;
+  if (llvm::Error E = collectInputs(O, Sig, ByName))
+    return E;
+  auto Inputs = bindInputs(Sig, ByName);
+  if (!Inputs)
+    return addContext(Inputs.takeError(), O.Model);
+  if (llvm::Error E = M.createSession(O.Threads))
+    return E;
+  auto Start = std::chrono::steady_clock::now();
+  auto Outputs = M.run(*Inputs);
+  Ms = std::chrono::duration<double, std::milli>(
+           std::chrono::steady_clock::now() - Start)
+           .count();
+  return Outputs;
+}
+
+/// Runs an IR model (.onnx, .kir, ...) in the reference interpreter.
+llvm::Expected<std::vector<Tensor>> runInterpreted(const RunOptions &O,
+                                                   Signature &Sig, double &Ms) {
   auto LoadOpts = makeLoadOptions(O.InputShapes);
   if (!LoadOpts)
     return LoadOpts.takeError();
   auto G = loadModel(O.Model, *LoadOpts);
   if (!G)
     return G.takeError();
+  Sig = signatureOf(**G);
   llvm::StringMap<Tensor> ByName;
-  if (llvm::Error E = collectInputs(O, **G, ByName))
+  if (llvm::Error E = collectInputs(O, Sig, ByName))
     return E;
-  auto Inputs = bindInputs(**G, ByName);
+  auto Inputs = bindInputs(Sig, ByName);
   if (!Inputs)
     return addContext(Inputs.takeError(), O.Model);
 
@@ -181,22 +235,39 @@ llvm::Error runRun(const RunOptions &O) {
   Interpreter Interp(**G, IO);
   auto Start = std::chrono::steady_clock::now();
   auto Outputs = Interp.run(*Inputs);
-  double Ms = std::chrono::duration<double, std::milli>(
-                  std::chrono::steady_clock::now() - Start)
-                  .count();
+  Ms = std::chrono::duration<double, std::milli>(
+           std::chrono::steady_clock::now() - Start)
+           .count();
   if (!Outputs)
     return addContext(Outputs.takeError(), O.Model);
+  return Outputs;
+}
+
+llvm::Error runRun(const RunOptions &O) {
+  Signature Sig;
+  double Ms = 0;
+  llvm::Expected<std::vector<Tensor>> Outputs = std::vector<Tensor>();
+  if (llvm::StringRef(O.Model).endswith(".kiln")) {
+    auto M = CompiledModel::load(O.Model);
+    if (!M)
+      return M.takeError();
+    Outputs = runCompiled(O, *M, Sig, Ms);
+  } else {
+    Outputs = runInterpreted(O, Sig, Ms);
+  }
+  if (!Outputs)
+    return Outputs.takeError();
 
   llvm::json::Array Files;
   if (!O.Output.empty())
-    if (llvm::Error E = writeOutputs(O.Output, **G, *Outputs, Files))
+    if (llvm::Error E = writeOutputs(O.Output, Sig, *Outputs, Files))
       return E;
 
   if (O.Json) {
     llvm::json::Array Outs;
     for (size_t I = 0; I < Outputs->size(); ++I) {
       const Tensor &T = (*Outputs)[I];
-      llvm::json::Object Entry{{"name", (*G)->outputs()[I]->name()},
+      llvm::json::Object Entry{{"name", Sig.Outputs[I]},
                                {"dtype", elementTypeName(T.type().Elem)},
                                {"shape", shapeJson(T.type())}};
       if (I < Files.size())
@@ -209,7 +280,7 @@ llvm::Error runRun(const RunOptions &O) {
   }
   for (size_t I = 0; I < Outputs->size(); ++I) {
     const Tensor &T = (*Outputs)[I];
-    llvm::outs() << (*G)->outputs()[I]->name() << ": " << toString(T.type());
+    llvm::outs() << Sig.Outputs[I] << ": " << toString(T.type());
     int64_t N = std::min<int64_t>(T.numElements(), 6);
     llvm::outs() << " [";
     for (int64_t J = 0; J < N; ++J)
@@ -226,8 +297,10 @@ llvm::Error runRun(const RunOptions &O) {
 Command addRunCommand(CLI::App &App) {
   auto O = std::make_shared<RunOptions>();
   CLI::App *Sub = App.add_subcommand(
-      "run", "run a model on .npy/.npz inputs with the reference interpreter");
-  Sub->add_option("model", O->Model, "the model (.onnx or .kir)")->required();
+      "run", "run a model on .npy/.npz inputs: .onnx/.kir in the reference "
+             "interpreter, .kiln in the kiln runtime");
+  Sub->add_option("model", O->Model, "the model (.onnx, .kir or .kiln)")
+      ->required();
   Sub->add_option("-i,--input", O->Inputs,
                   "NAME=FILE.npy, FILE.npy (single-input models) or FILE.npz "
                   "(repeatable)");

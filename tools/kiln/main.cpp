@@ -44,7 +44,9 @@ static int runKiln(int Argc, char **Argv) {
 
   std::vector<Command> Commands = {addOptCommand(App), addPassesCommand(App),
                                    addOpsCommand(App),
-                                   addRunCommand(App)};
+                                   addRunCommand(App),
+                                   addConvertCommand(App),
+                                   addBenchCommand(App)};
   try {
     App.parse(Argc, Argv);
   } catch (const CLI::Success &E) { // --help, --version

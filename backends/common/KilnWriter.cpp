@@ -1,0 +1,96 @@
+// Layout: [FlatBuffer][zeros to 64][segment 0][zeros to 64][segment 1]...
+// Segment offsets live inside the FlatBuffer, so the FlatBuffer is packed
+// with offsets relative to the first segment, measured, then packed again
+// with the real base. Defaults are forced, so every offset field is present
+// and the second packing has the same size as the first.
+#include "backends/common/KilnWriter.h"
+
+#include "Support/Error.h"
+#include "Support/FileSystem.h"
+#include "schema/KilnSchemaVersion.h"
+
+namespace kiln {
+
+namespace {
+
+uint64_t alignUp(uint64_t X) {
+  return (X + fb::SegmentAlignment - 1) / fb::SegmentAlignment *
+         fb::SegmentAlignment;
+}
+
+std::string packFlatBuffer(const fb::ModelT &M) {
+  flatbuffers::FlatBufferBuilder B(1 << 16);
+  B.ForceDefaults(true);
+  B.Finish(fb::Model::Pack(B, &M), fb::ModelIdentifier());
+  return std::string(reinterpret_cast<const char *>(B.GetBufferPointer()),
+                     B.GetSize());
+}
+
+llvm::Error checkSegmentIndices(const KilnModule &M) {
+  for (size_t I = 0; I < M.Model.tensors.size(); ++I) {
+    int32_t Index = M.Model.tensors[I]->buffer;
+    if (Index < -1 || Index >= int32_t(M.Segments.size()))
+      return internalError("kiln writer: tensor {0} ('{1}') names segment {2} "
+                           "of {3}",
+                           I, M.Model.tensors[I]->name, Index,
+                           M.Segments.size());
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<std::string> serializeKilnModule(KilnModule &M) {
+  if (llvm::Error E = checkSegmentIndices(M))
+    return E;
+  M.Model.schema_major = fb::SchemaMajor;
+  M.Model.schema_minor = fb::SchemaMinor;
+
+  // Segment offsets relative to the first one.
+  std::vector<uint64_t> Relative;
+  uint64_t SegmentsEnd = 0;
+  for (const Buffer &S : M.Segments) {
+    SegmentsEnd = alignUp(SegmentsEnd);
+    Relative.push_back(SegmentsEnd);
+    SegmentsEnd += S.size();
+  }
+  M.Model.buffers.clear();
+  for (size_t I = 0; I < M.Segments.size(); ++I) {
+    auto B = std::make_unique<fb::BufferT>();
+    B->offset = Relative[I];
+    B->size = M.Segments[I].size();
+    M.Model.buffers.push_back(std::move(B));
+  }
+
+  uint64_t Base = alignUp(packFlatBuffer(M.Model).size());
+  std::string Flat;
+  for (int Attempt = 0;; ++Attempt) {
+    for (size_t I = 0; I < M.Segments.size(); ++I)
+      M.Model.buffers[I]->offset = Base + Relative[I];
+    Flat = packFlatBuffer(M.Model);
+    if (alignUp(Flat.size()) == Base)
+      break;
+    if (Attempt == 2)
+      return internalError("kiln writer: the FlatBuffer size does not settle "
+                           "({0} bytes, segments at {1})",
+                           Flat.size(), Base);
+    Base = alignUp(Flat.size());
+  }
+
+  std::string File = std::move(Flat);
+  File.reserve(Base + SegmentsEnd);
+  for (size_t I = 0; I < M.Segments.size(); ++I) {
+    File.resize(Base + Relative[I], '\0');
+    File.append(M.Segments[I].str().data(), M.Segments[I].size());
+  }
+  return File;
+}
+
+llvm::Error writeKilnFile(llvm::StringRef Path, KilnModule &M) {
+  auto Bytes = serializeKilnModule(M);
+  if (!Bytes)
+    return Bytes.takeError();
+  return writeFileAtomically(Path, *Bytes);
+}
+
+} // namespace kiln

@@ -1,0 +1,94 @@
+// compileForCpu: check every node against the capability table (listing all
+// unsupported nodes at once), then lower the nodes in order, then bind the
+// graph's inputs and outputs in the source layout.
+#include "backends/cpu/CpuRules.h"
+#include "backends/cpu/CpuTarget.h"
+
+#include "Support/Error.h"
+
+namespace kiln {
+
+namespace {
+
+llvm::Error checkWholeGraph(const Graph &G) {
+  std::string Problems;
+  unsigned Count = 0;
+  for (const Value *In : G.inputs())
+    if (!In->type().isStatic()) {
+      Problems += llvm::formatv("\n  input '{0}' has the dynamic type {1}; "
+                                "fix it with --input-shape",
+                                In->name(), toString(In->type()));
+      ++Count;
+    }
+  for (const Node &N : G.nodes()) {
+    CpuSupport S = checkCpuSupport(N);
+    if (S.Supported)
+      continue;
+    Problems += llvm::formatv("\n  node '{0}' ({1}): {2}", N.displayName(),
+                              N.opName(), S.Reason);
+    ++Count;
+  }
+  if (!Count)
+    return llvm::Error::success();
+  return inputError("the CPU target cannot run {0} part(s) of this model:{1}",
+                    Count, Problems);
+}
+
+std::unique_ptr<fb::TensorInfoT> infoOf(const fb::TensorT &T) {
+  auto I = std::make_unique<fb::TensorInfoT>();
+  I->name = T.name;
+  I->dtype = T.dtype;
+  I->shape = T.shape;
+  I->layout = T.layout;
+  return I;
+}
+
+} // namespace
+
+llvm::Expected<CpuCompileResult> compileForCpu(const Graph &G) {
+  if (llvm::Error E = checkWholeGraph(G))
+    return E;
+  CpuCompileResult R;
+  LoweringContext Ctx(R.Module);
+  for (const Value *In : G.inputs()) {
+    std::vector<int64_t> Sizes = staticSizes(In->type().Dims);
+    int32_t T = Ctx.addTensor(In->name(), In->type().Elem, Sizes,
+                              canonicalLayout(Sizes.size()));
+    Ctx.define(In, T, false);
+    R.Module.Model.inputs.push_back(T);
+  }
+  for (const Node &N : G.nodes()) {
+    if (N.isOp("const"))
+      continue;
+    Ctx.beginNode(N);
+    if (llvm::Error E = findCpuRule(N.opName())->Lower(N, Ctx))
+      return addContext(std::move(E), "node '" + N.displayName() + "' (" +
+                                          N.opName().str() + ")");
+    CpuNodeReport Report{N.displayName(), N.opName().str(), {}};
+    for (const EmittedOp &Op : Ctx.emittedForCurrentNode())
+      Report.Ops.push_back({Op.Kind, Op.Engine});
+    R.Nodes.push_back(std::move(Report));
+  }
+  // Outputs in the source layout; a transpose this needs is reported as the
+  // graph outputs' own.
+  Ctx.beginNode("(graph outputs)");
+  for (const Value *Out : G.outputs())
+    R.Module.Model.outputs.push_back(Ctx.canonical(Out));
+  if (!Ctx.emittedForCurrentNode().empty()) {
+    CpuNodeReport Report{"(graph outputs)", "layout", {}};
+    for (const EmittedOp &Op : Ctx.emittedForCurrentNode())
+      Report.Ops.push_back({Op.Kind, Op.Engine});
+    R.Nodes.push_back(std::move(Report));
+  }
+
+  auto MD = std::make_unique<fb::MetadataT>();
+  MD->target = "cpu";
+  for (int32_t T : R.Module.Model.inputs)
+    MD->inputs.push_back(infoOf(Ctx.tensor(T)));
+  for (int32_t T : R.Module.Model.outputs)
+    MD->outputs.push_back(infoOf(Ctx.tensor(T)));
+  R.Module.Model.metadata = std::move(MD);
+  return R;
+}
+
+} // namespace kiln

@@ -1,0 +1,81 @@
+// The CPU target's rules: for each IR op it runs, a check (can this node run
+// on the CPU target, and if not, why) and a lowering (the runtime operators
+// it becomes). The capability table (CpuCapabilities.cpp) is the union of
+// the families below; checks are cheap and never emit anything, so every
+// unsupported node of a model can be listed before lowering starts.
+#pragma once
+
+#include "backends/cpu/CpuTarget.h"
+#include "backends/cpu/LoweringContext.h"
+
+#include "IR/OpRegistry.h"
+#include "IR/ops/FusedActivation.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/Optional.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <string>
+
+namespace kiln {
+
+inline CpuSupport supported() { return {}; }
+template <typename... Ts>
+CpuSupport notSupported(const char *Fmt, Ts &&...Vals) {
+  return {false, llvm::formatv(Fmt, std::forward<Ts>(Vals)...).str()};
+}
+
+using CpuCheckFn = CpuSupport (*)(const Node &);
+using CpuLowerFn = llvm::Error (*)(const Node &, LoweringContext &);
+
+struct CpuOpRule {
+  const char *Op;
+  CpuCheckFn Check;
+  CpuLowerFn Lower;
+};
+
+// One list per family (SpatialLowering.cpp, LinearLowering.cpp,
+// ElementwiseLowering.cpp, ShapeLowering.cpp, ReductionLowering.cpp).
+llvm::ArrayRef<CpuOpRule> spatialRules();
+llvm::ArrayRef<CpuOpRule> linearRules();
+llvm::ArrayRef<CpuOpRule> elementwiseRules();
+llvm::ArrayRef<CpuOpRule> shapeRules();
+llvm::ArrayRef<CpuOpRule> reductionRules();
+
+/// The rule for an op, or null when the CPU target has none.
+const CpuOpRule *findCpuRule(llvm::StringRef Op);
+
+//===-- Helpers shared by the rules ---------------------------------------===//
+
+/// f32 contents of a constant (copied, so unaligned source bytes are fine).
+std::vector<float> floatsOf(const Tensor &T);
+/// A check that every listed operand (absent ones skipped) and every result
+/// is f32.
+CpuSupport requireF32(const Node &N);
+/// A check that operand I is present and constant.
+CpuSupport requireConstant(const Node &N, unsigned I, const char *What);
+
+/// The fused activation of a conv/linear/add node as the runtime stores it:
+/// a clamp range, plus a separate UNARY op for leaky_relu and hard_swish.
+struct OutputActivation {
+  float Min, Max;
+  llvm::Optional<fb::UnaryOptionsT> Extra;
+};
+OutputActivation outputActivation(const Node &N);
+
+/// Emits Emit(Out) writing Result's value, then the extra activation op if
+/// there is one. Result is defined in NHWC or canonically.
+void emitWithActivation(LoweringContext &Ctx, const Value *Result, bool Nhwc,
+                        const OutputActivation &Act,
+                        llvm::function_ref<void(int32_t Out)> Emit);
+
+template <typename T> fb::OpOptionsUnion optionsOf(T Table) {
+  fb::OpOptionsUnion U;
+  U.Set(std::move(Table));
+  return U;
+}
+
+/// XNNPACK for f32 ranks it handles (<= 6), reference otherwise.
+fb::Engine engineForF32(bool XnnpackHasIt, int64_t Rank);
+
+} // namespace kiln

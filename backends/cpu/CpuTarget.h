@@ -1,0 +1,46 @@
+// The CPU target: compiles an optimized IR graph into a KilnModule for the
+// kiln runtime's CPU executor (XNNPACK, with the runtime's reference kernels
+// for what XNNPACK does not run). Activations are NHWC between the
+// operators that want it, weights are pre-packed in XNNPACK's layouts, and
+// fused activations become clamp bounds.
+#pragma once
+
+#include "backends/common/KilnModule.h"
+
+#include "IR/Graph.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// What one IR node became, for `kiln convert --stats`.
+struct CpuNodeReport {
+  std::string Node; // display name
+  std::string Op;
+  /// Runtime operators emitted for it, with their engines (a layout
+  /// transpose counts for the node that needed it).
+  std::vector<std::pair<std::string, std::string>> Ops;
+};
+
+struct CpuCompileResult {
+  KilnModule Module;
+  std::vector<CpuNodeReport> Nodes;
+};
+
+/// Whether a node runs on the CPU target.
+struct CpuSupport {
+  bool Supported = true;
+  std::string Reason; // why not
+};
+CpuSupport checkCpuSupport(const Node &N);
+
+/// Compiles G (static shapes). Every unsupported node is listed in one
+/// bad-input error, one line per node: "node 'x' (op): reason".
+/// Metadata gets the target and the graph's inputs and outputs; the caller
+/// adds the rest (producer, pipeline, source hash).
+llvm::Expected<CpuCompileResult> compileForCpu(const Graph &G);
+
+} // namespace kiln

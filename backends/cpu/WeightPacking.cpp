@@ -1,0 +1,50 @@
+#include "backends/cpu/WeightPacking.h"
+
+#include <cstddef>
+
+namespace kiln {
+
+std::vector<float> packConvOHWI(const float *W, int64_t O, int64_t I,
+                                int64_t KH, int64_t KW) {
+  std::vector<float> Out(static_cast<std::size_t>(O * I * KH * KW));
+  for (int64_t Oc = 0; Oc < O; ++Oc)
+    for (int64_t Ic = 0; Ic < I; ++Ic)
+      for (int64_t Y = 0; Y < KH; ++Y)
+        for (int64_t X = 0; X < KW; ++X)
+          Out[static_cast<std::size_t>(((Oc * KH + Y) * KW + X) * I + Ic)] =
+              W[((Oc * I + Ic) * KH + Y) * KW + X];
+  return Out;
+}
+
+std::vector<float> packDepthwiseHWO(const float *W, int64_t OC, int64_t KH,
+                                    int64_t KW) {
+  std::vector<float> Out(static_cast<std::size_t>(OC * KH * KW));
+  for (int64_t Oc = 0; Oc < OC; ++Oc)
+    for (int64_t Y = 0; Y < KH; ++Y)
+      for (int64_t X = 0; X < KW; ++X)
+        Out[static_cast<std::size_t>((Y * KW + X) * OC + Oc)] = W[(Oc * KH + Y) * KW + X];
+  return Out;
+}
+
+std::vector<float> packDeconvOHWI(const float *W, int64_t Groups, int64_t I,
+                                  int64_t O, int64_t KH, int64_t KW) {
+  std::vector<float> Out(static_cast<std::size_t>(Groups * O * KH * KW * I));
+  for (int64_t G = 0; G < Groups; ++G)
+    for (int64_t Ic = 0; Ic < I; ++Ic)
+      for (int64_t Oc = 0; Oc < O; ++Oc)
+        for (int64_t Y = 0; Y < KH; ++Y)
+          for (int64_t X = 0; X < KW; ++X)
+            Out[static_cast<std::size_t>((((G * O + Oc) * KH + Y) * KW + X) * I + Ic)] =
+                W[(((G * I + Ic) * O + Oc) * KH + Y) * KW + X];
+  return Out;
+}
+
+std::vector<float> transposeMatrix(const float *W, int64_t Rows, int64_t Cols) {
+  std::vector<float> Out(static_cast<std::size_t>(Rows * Cols));
+  for (int64_t R = 0; R < Rows; ++R)
+    for (int64_t C = 0; C < Cols; ++C)
+      Out[static_cast<std::size_t>(C * Rows + R)] = W[R * Cols + C];
+  return Out;
+}
+
+} // namespace kiln

@@ -1,0 +1,31 @@
+// Weight layouts of the CPU target, done at compile time so that loading
+// moves no bytes: XNNPACK's operators take
+//   convolution2d_nhwc   [groups * out per group, kh, kw, in per group] (OHWI)
+//   depthwise            [1, kh, kw, channels * multiplier]   (HWO, "HWGo")
+//   deconvolution2d_nhwc [groups * out per group, kh, kw, in per group]
+//   fully_connected      [out, in]                              (OI)
+// from the IR's NCHW-style weights. All functions work on f32.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace kiln {
+
+/// conv weight [O, I, kh, kw] -> [O, kh, kw, I].
+std::vector<float> packConvOHWI(const float *W, int64_t O, int64_t I,
+                                int64_t KH, int64_t KW);
+
+/// Depthwise conv weight [C*mult, 1, kh, kw] -> [1, kh, kw, C*mult].
+std::vector<float> packDepthwiseHWO(const float *W, int64_t OC, int64_t KH,
+                                    int64_t KW);
+
+/// conv_transpose weight [groups * I, O, kh, kw] (I input channels and O
+/// output channels per group) -> [groups * O, kh, kw, I].
+std::vector<float> packDeconvOHWI(const float *W, int64_t Groups, int64_t I,
+                                  int64_t O, int64_t KH, int64_t KW);
+
+/// [Rows, Cols] -> [Cols, Rows] (gemm/matmul weights [K, N] -> [N, K]).
+std::vector<float> transposeMatrix(const float *W, int64_t Rows, int64_t Cols);
+
+} // namespace kiln

@@ -1,0 +1,174 @@
+/* kiln runtime: loads a .kiln model and runs it.
+ *
+ *   kiln_model *model;
+ *   if (kiln_model_load("net.kiln", &model) != KILN_OK)
+ *     fprintf(stderr, "%s\n", kiln_last_error());
+ *   kiln_session_options opts;
+ *   kiln_session_options_init(&opts);
+ *   opts.num_threads = 1;
+ *   kiln_session *session;
+ *   kiln_session_create(model, &opts, &session);
+ *   kiln_session_set_input(session, 0, pixels, sizeof pixels);
+ *   kiln_session_run(session);
+ *   const void *logits; size_t bytes;
+ *   kiln_session_get_output(session, 0, &logits, &bytes);
+ *   kiln_session_destroy(session);
+ *   kiln_model_destroy(model);
+ *
+ * Every function that can fail returns a kiln_status; on failure,
+ * kiln_last_error() describes the problem for the calling thread. A model is
+ * verified completely when it is loaded, so a file that loads runs without
+ * touching memory outside its own buffers. Models are immutable and may be
+ * shared between threads; a session is used by one thread at a time.
+ */
+#ifndef KILN_KILN_H
+#define KILN_KILN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define KILN_API __declspec(dllexport)
+#else
+#define KILN_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum kiln_status {
+  KILN_OK = 0,
+  /* A null pointer, an index out of range, a wrong byte count. */
+  KILN_ERROR_INVALID_ARGUMENT = 1,
+  /* The file is not a valid .kiln model (or fails verification). */
+  KILN_ERROR_INVALID_MODEL = 2,
+  /* The file cannot be opened, mapped or read. */
+  KILN_ERROR_IO = 3,
+  /* A valid model this runtime cannot run (newer schema, unknown op). */
+  KILN_ERROR_UNSUPPORTED = 4,
+  KILN_ERROR_OUT_OF_MEMORY = 5,
+  /* A kernel failed while running (e.g. a gather index out of range). */
+  KILN_ERROR_RUNTIME = 6
+} kiln_status;
+
+/* Element types; the values are the schema's (kiln.fbs DType). */
+typedef enum kiln_dtype {
+  KILN_DTYPE_UNKNOWN = 0,
+  KILN_DTYPE_F32 = 1,
+  KILN_DTYPE_F16 = 2,
+  KILN_DTYPE_BF16 = 3,
+  KILN_DTYPE_F64 = 4,
+  KILN_DTYPE_I64 = 5,
+  KILN_DTYPE_I32 = 6,
+  KILN_DTYPE_I16 = 7,
+  KILN_DTYPE_I8 = 8,
+  KILN_DTYPE_U64 = 9,
+  KILN_DTYPE_U32 = 10,
+  KILN_DTYPE_U16 = 11,
+  KILN_DTYPE_U8 = 12,
+  KILN_DTYPE_BOOL = 13
+} kiln_dtype;
+
+/* Memory layout of a graph input or output; the values are the schema's. */
+typedef enum kiln_layout {
+  KILN_LAYOUT_PLAIN = 0,
+  KILN_LAYOUT_NCHW = 1,
+  KILN_LAYOUT_NHWC = 2
+} kiln_layout;
+
+typedef struct kiln_model kiln_model;
+typedef struct kiln_session kiln_session;
+
+/* A graph input or output. Pointers stay valid as long as the model. */
+typedef struct kiln_tensor_info {
+  const char *name;
+  kiln_dtype dtype;
+  kiln_layout layout;
+  size_t rank;
+  const int64_t *shape;
+  size_t byte_size;
+} kiln_tensor_info;
+
+typedef struct kiln_session_options {
+  /* sizeof(kiln_session_options), set by kiln_session_options_init. */
+  size_t struct_size;
+  /* Worker threads: 0 uses every core, 1 runs on the calling thread. */
+  uint32_t num_threads;
+  /* Non-zero: run every operator on the reference kernels (for checking
+   * the XNNPACK path against them). */
+  uint32_t force_reference;
+} kiln_session_options;
+
+/* The runtime version ("0.1.0") and the .kiln schema version it reads. */
+KILN_API const char *kiln_version(void);
+KILN_API void kiln_schema_version(uint32_t *major, uint32_t *minor);
+
+/* The message of the calling thread's last failure ("" if none). */
+KILN_API const char *kiln_last_error(void);
+
+/* Maps the file read-only and verifies it; weights are used in place. */
+KILN_API kiln_status kiln_model_load(const char *path, kiln_model **out_model);
+/* Copies size bytes from data (into 64-byte-aligned memory) and verifies
+ * them; the caller may free data afterwards. */
+KILN_API kiln_status kiln_model_load_buffer(const void *data, size_t size,
+                                            kiln_model **out_model);
+/* Sessions keep what they need of the model alive: a model may be destroyed
+ * before its sessions. Null is ignored. */
+KILN_API void kiln_model_destroy(kiln_model *model);
+
+KILN_API size_t kiln_model_num_inputs(const kiln_model *model);
+KILN_API size_t kiln_model_num_outputs(const kiln_model *model);
+KILN_API kiln_status kiln_model_input_info(const kiln_model *model,
+                                           size_t index,
+                                           kiln_tensor_info *out_info);
+KILN_API kiln_status kiln_model_output_info(const kiln_model *model,
+                                            size_t index,
+                                            kiln_tensor_info *out_info);
+/* A metadata string: "producer", "producer_version", "target", "pipeline",
+ * "source_model", "source_hash". Null for an unknown or absent key. */
+KILN_API const char *kiln_model_metadata(const kiln_model *model,
+                                         const char *key);
+
+KILN_API void kiln_session_options_init(kiln_session_options *options);
+/* Plans memory and creates every operator (XNNPACK packs its weights here).
+ * options may be null (defaults). */
+KILN_API kiln_status kiln_session_create(const kiln_model *model,
+                                         const kiln_session_options *options,
+                                         kiln_session **out_session);
+KILN_API void kiln_session_destroy(kiln_session *session);
+
+/* Copies exactly byte_size bytes (the input's byte_size) into input index. */
+KILN_API kiln_status kiln_session_set_input(kiln_session *session, size_t index,
+                                            const void *data, size_t byte_size);
+KILN_API kiln_status kiln_session_run(kiln_session *session);
+/* Points *data at output index; valid until the next run or destroy. */
+KILN_API kiln_status kiln_session_get_output(kiln_session *session,
+                                             size_t index, const void **data,
+                                             size_t *byte_size);
+
+/* One operator of a session: what it is, which kernels run it, and how
+ * long it took in the last run (0 unless profiling is on). */
+typedef struct kiln_operator_info {
+  const char *kind; /* "CONV_2D", ... */
+  const char *name; /* the source node(s), may be "" */
+  int uses_xnnpack; /* 1: XNNPACK, 0: the reference kernels */
+  double last_run_ms;
+} kiln_operator_info;
+
+KILN_API size_t kiln_session_num_operators(const kiln_session *session);
+KILN_API kiln_status kiln_session_operator_info(const kiln_session *session,
+                                                size_t index,
+                                                kiln_operator_info *out_info);
+/* Non-zero: every run records each operator's time (a clock read per
+ * operator). */
+KILN_API kiln_status kiln_session_set_profiling(kiln_session *session,
+                                                int enable);
+/* Bytes of the activation arena, after memory planning. */
+KILN_API size_t kiln_session_arena_bytes(const kiln_session *session);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_KILN_H */

@@ -1,0 +1,66 @@
+// The kernel interface of the session: one Kernel per operator, created when
+// the session is created (with every tensor's address known, since the arena
+// is planned first) and run once per kiln_session_run.
+#pragma once
+
+#include "Status.h"
+#include "TensorDesc.h"
+
+#include <pthreadpool.h>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace kiln::rt {
+
+/// A tensor as a kernel sees it. Inputs are never written; constants point
+/// into the model's bytes.
+struct KernelTensor {
+  const TensorDesc *Desc = nullptr; // null for an absent optional input
+  uint8_t *Data = nullptr;
+
+  template <typename T> T *as() const { return reinterpret_cast<T *>(Data); }
+  const std::vector<int64_t> &shape() const { return Desc->Shape; }
+  int64_t dim(int64_t I) const { return Desc->Shape[size_t(I)]; }
+  int64_t rank() const { return Desc->rank(); }
+  uint64_t elements() const { return Desc->Elements; }
+  bool present() const { return Desc != nullptr; }
+};
+
+struct KernelArgs {
+  const fb::Operator &Op;
+  std::vector<KernelTensor> In;
+  std::vector<KernelTensor> Out;
+};
+
+class Kernel {
+public:
+  virtual ~Kernel() = default;
+  virtual Status run(pthreadpool_t Pool) = 0;
+  virtual bool usesXnnpack() const { return false; }
+};
+
+/// A reference kernel: a closure over the operator's parameters.
+class FunctionKernel : public Kernel {
+public:
+  explicit FunctionKernel(std::function<Status()> Fn) : Fn(std::move(Fn)) {}
+  Status run(pthreadpool_t) override { return Fn(); }
+
+private:
+  std::function<Status()> Fn;
+};
+
+/// The portable kernel for any validated operator.
+std::unique_ptr<Kernel> createReferenceKernel(const KernelArgs &A);
+
+/// The XNNPACK kernel, or null when XNNPACK does not take this operator
+/// (kind, type, parameters) or is unavailable; the caller falls back to the
+/// reference kernel.
+std::unique_ptr<Kernel> createXnnpackKernel(const KernelArgs &A,
+                                            pthreadpool_t Pool);
+
+/// Initializes XNNPACK once per process; false if this CPU lacks it.
+bool xnnpackAvailable();
+
+} // namespace kiln::rt

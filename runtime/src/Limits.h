@@ -1,0 +1,23 @@
+// Limits on what a .kiln file may describe. They bound the work and memory
+// the loader spends on an untrusted file before it rejects it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kiln::rt::limits {
+
+/// Tensor rank (XNNPACK's own limit is 6).
+constexpr size_t MaxRank = 8;
+constexpr size_t MaxTensors = size_t(1) << 20;
+constexpr size_t MaxOperators = size_t(1) << 20;
+constexpr size_t MaxOperatorInputs = 4096;
+/// Bytes of one tensor (1 TiB: element counts times sizes never overflow).
+constexpr uint64_t MaxTensorBytes = uint64_t(1) << 40;
+/// Kernel sizes, strides, dilations and paddings of spatial operators.
+constexpr uint32_t MaxSpatialParam = uint32_t(1) << 24;
+/// FlatBuffers verifier: nesting depth and number of tables.
+constexpr uint32_t MaxDepth = 64;
+constexpr uint32_t MaxTables = 10'000'000;
+
+} // namespace kiln::rt::limits

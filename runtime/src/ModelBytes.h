@@ -1,0 +1,35 @@
+// The bytes of a .kiln file: a read-only mmap of the file, or a 64-byte
+// aligned copy of a caller's buffer. Segments are used in place from here.
+#pragma once
+
+#include "Status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace kiln::rt {
+
+class ModelBytes {
+public:
+  ~ModelBytes();
+  ModelBytes(const ModelBytes &) = delete;
+  ModelBytes &operator=(const ModelBytes &) = delete;
+
+  /// Maps Path read-only. IO errors name the file and the reason.
+  static Status mapFile(const char *Path, std::shared_ptr<ModelBytes> &Out);
+  /// Copies [Data, Data + Size) into aligned memory.
+  static Status copyBuffer(const void *Data, size_t Size,
+                           std::shared_ptr<ModelBytes> &Out);
+
+  const uint8_t *data() const { return Data; }
+  size_t size() const { return Size; }
+
+private:
+  ModelBytes() = default;
+  const uint8_t *Data = nullptr;
+  size_t Size = 0;
+  bool Mapped = false;
+};
+
+} // namespace kiln::rt

@@ -1,0 +1,174 @@
+#include "Session.h"
+
+#include "MemoryPlanner.h"
+
+#include <xnnpack.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace kiln::rt {
+
+Session::~Session() {
+  Kernels.clear(); // XNNPACK operators before the memory they point into
+  if (Pool)
+    pthreadpool_destroy(Pool);
+  std::free(Arena);
+}
+
+Status Session::create(std::shared_ptr<const LoadedModel> Model,
+                       const SessionOptions &Opts,
+                       std::unique_ptr<Session> &Out) {
+  std::unique_ptr<Session> S(new Session());
+  S->Model = std::move(Model);
+  if (Opts.Threads != 1) {
+    S->Pool = pthreadpool_create(Opts.Threads);
+    if (!S->Pool)
+      return {KILN_ERROR_OUT_OF_MEMORY, "cannot create the thread pool"};
+  }
+  if (Status St = S->planArena())
+    return St;
+  if (Status St = S->createKernels(Opts))
+    return St;
+  S->InputSet.assign(S->Model->Inputs.size(), 0);
+  Out = std::move(S);
+  return Status::ok();
+}
+
+Status Session::planArena() {
+  const LoadedModel &M = *Model;
+  size_t NumTensors = M.Tensors.size();
+  int64_t End = int64_t(M.numOperators());
+  // Activation tensors get a slot; Slot[t] indexes Planned, -1 for constants.
+  std::vector<int64_t> Slot(NumTensors, -1);
+  std::vector<PlannedTensor> Planned;
+  for (size_t T = 0; T < NumTensors; ++T)
+    if (!M.Tensors[T].isConstant()) {
+      Slot[T] = int64_t(Planned.size());
+      Planned.push_back({M.Tensors[T].Bytes, End, 0});
+    }
+  auto Touch = [&](int32_t T, int64_t At) {
+    if (T < 0 || Slot[size_t(T)] < 0)
+      return;
+    PlannedTensor &P = Planned[size_t(Slot[size_t(T)])];
+    P.First = std::min(P.First, At);
+    P.Last = std::max(P.Last, At);
+  };
+  // Graph inputs and outputs live through the whole run, so a session can
+  // be run again without setting its inputs again.
+  for (int32_t T : M.Inputs) {
+    Touch(T, 0);
+    Touch(T, End);
+  }
+  for (size_t I = 0; I < M.numOperators(); ++I) {
+    const fb::Operator &Op = M.op(I);
+    if (Op.inputs())
+      for (int32_t T : *Op.inputs())
+        Touch(T, int64_t(I));
+    if (Op.outputs())
+      for (int32_t T : *Op.outputs())
+        Touch(T, int64_t(I));
+  }
+  for (int32_t T : M.Outputs)
+    Touch(T, End);
+  for (PlannedTensor &P : Planned)
+    if (P.First > P.Last) // never used: give it a slot of its own lifetime
+      P.First = P.Last = 0;
+
+  // XNNPACK may read (not write) up to XNN_EXTRA_BYTES past a tensor.
+  MemoryPlan Plan = planMemory(Planned, 64, XNN_EXTRA_BYTES);
+  ArenaBytes = std::max<uint64_t>(Plan.ArenaBytes, 64);
+  if (ArenaBytes > SIZE_MAX / 2 ||
+      !(Arena = static_cast<uint8_t *>(std::aligned_alloc(64, size_t(ArenaBytes)))))
+    return {KILN_ERROR_OUT_OF_MEMORY,
+            concat("cannot allocate ", ArenaBytes, " bytes for activations")};
+  TensorData.assign(NumTensors, nullptr);
+  for (size_t T = 0; T < NumTensors; ++T)
+    TensorData[T] = Slot[T] < 0
+                        ? const_cast<uint8_t *>(M.Tensors[T].ConstData)
+                        : Arena + Plan.Offsets[size_t(Slot[T])];
+  return Status::ok();
+}
+
+Status Session::createKernels(const SessionOptions &Opts) {
+  const LoadedModel &M = *Model;
+  for (size_t I = 0; I < M.numOperators(); ++I) {
+    const fb::Operator &Op = M.op(I);
+    KernelArgs A{Op, {}, {}};
+    if (Op.inputs())
+      for (int32_t T : *Op.inputs())
+        A.In.push_back(T < 0 ? KernelTensor{}
+                             : KernelTensor{&M.Tensors[size_t(T)],
+                                            TensorData[size_t(T)]});
+    if (Op.outputs())
+      for (int32_t T : *Op.outputs())
+        A.Out.push_back({&M.Tensors[size_t(T)], TensorData[size_t(T)]});
+    std::unique_ptr<Kernel> K;
+    if (!Opts.ForceReference && Op.engine() != fb::Engine::REFERENCE)
+      K = createXnnpackKernel(A, Pool);
+    if (!K)
+      K = createReferenceKernel(A);
+    if (!K)
+      return unsupported("operator ", I, ": no kernel");
+    Kernels.push_back(std::move(K));
+  }
+  return Status::ok();
+}
+
+Status Session::setInput(size_t Index, const void *Data, size_t Bytes) {
+  if (Index >= Model->Inputs.size())
+    return invalidArgument("input index ", Index, " out of range (the model has ",
+                           Model->Inputs.size(), " inputs)");
+  const TensorDesc &D = Model->Tensors[size_t(Model->Inputs[Index])];
+  if (Bytes != D.Bytes)
+    return invalidArgument("input ", Index, " '", D.Name, "' (",
+                           dtypeName(D.DType), shapeString(D.Shape), ") takes ",
+                           D.Bytes, " bytes, got ", Bytes);
+  if (!Data && Bytes)
+    return invalidArgument("input ", Index, ": null data");
+  if (Bytes)
+    std::memcpy(TensorData[size_t(Model->Inputs[Index])], Data, Bytes);
+  InputSet[Index] = 1;
+  return Status::ok();
+}
+
+Status Session::run() {
+  for (size_t I = 0; I < InputSet.size(); ++I)
+    if (!InputSet[I])
+      return invalidArgument("input ", I, " '",
+                             Model->Tensors[size_t(Model->Inputs[I])].Name,
+                             "' was not set");
+  OpTimes.assign(Profiling ? Kernels.size() : 0, 0);
+  for (size_t I = 0; I < Kernels.size(); ++I) {
+    auto Start = Profiling ? std::chrono::steady_clock::now()
+                           : std::chrono::steady_clock::time_point();
+    if (Status S = Kernels[I]->run(Pool)) {
+      const fb::Operator &Op = Model->op(I);
+      return S.withContext(concat("operator ", I, " (",
+                                  fb::EnumNameOpKind(Op.kind()),
+                                  Op.name() ? " '" + Op.name()->str() + "'" : "",
+                                  ")"));
+    }
+    if (Profiling)
+      OpTimes[I] = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::steady_clock::now() - Start)
+                                .count());
+  }
+  return Status::ok();
+}
+
+Status Session::output(size_t Index, const void **Data, size_t *Bytes) const {
+  if (Index >= Model->Outputs.size())
+    return invalidArgument("output index ", Index,
+                           " out of range (the model has ",
+                           Model->Outputs.size(), " outputs)");
+  if (!Data || !Bytes)
+    return invalidArgument("kiln_session_get_output: null argument");
+  size_t T = size_t(Model->Outputs[Index]);
+  *Data = TensorData[T];
+  *Bytes = size_t(Model->Tensors[T].Bytes);
+  return Status::ok();
+}
+
+} // namespace kiln::rt

@@ -1,0 +1,58 @@
+// A session runs one model: it owns the activation arena (planned by
+// MemoryPlanner), one kernel per operator, and the thread pool.
+#pragma once
+
+#include "Kernel.h"
+#include "LoadedModel.h"
+
+#include <chrono>
+
+namespace kiln::rt {
+
+struct SessionOptions {
+  /// 0: every core; 1: the calling thread only.
+  uint32_t Threads = 0;
+  /// Every operator on the reference kernels.
+  bool ForceReference = false;
+};
+
+class Session {
+public:
+  ~Session();
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  static Status create(std::shared_ptr<const LoadedModel> Model,
+                       const SessionOptions &Opts,
+                       std::unique_ptr<Session> &Out);
+
+  Status setInput(size_t Index, const void *Data, size_t Bytes);
+  Status run();
+  Status output(size_t Index, const void **Data, size_t *Bytes) const;
+
+  const LoadedModel &model() const { return *Model; }
+  size_t numOperators() const { return Kernels.size(); }
+  bool usesXnnpack(size_t Op) const { return Kernels[Op]->usesXnnpack(); }
+  uint64_t arenaBytes() const { return ArenaBytes; }
+  /// Per-operator time of the last run, in nanoseconds (empty unless
+  /// profiling was switched on with setProfiling).
+  const std::vector<uint64_t> &operatorTimes() const { return OpTimes; }
+  void setProfiling(bool On) { Profiling = On; }
+
+private:
+  Session() = default;
+  Status planArena();
+  Status createKernels(const SessionOptions &Opts);
+
+  std::shared_ptr<const LoadedModel> Model;
+  pthreadpool_t Pool = nullptr;
+  uint8_t *Arena = nullptr;
+  uint64_t ArenaBytes = 0;
+  std::vector<uint8_t *> TensorData;
+  std::vector<std::unique_ptr<Kernel>> Kernels;
+  std::vector<char> InputSet;
+  bool Profiling = false;
+  std::vector<uint64_t> OpTimes;
+};
+
+} // namespace kiln::rt

@@ -1,0 +1,37 @@
+// A tensor of a verified model: everything the kernels need, checked once by
+// the loader (ModelVerifier.h) so that kernels never re-check.
+#pragma once
+
+#include "schema/kiln_generated.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::rt {
+
+struct TensorDesc {
+  std::string Name;
+  fb::DType DType = fb::DType::UNKNOWN;
+  fb::Layout Layout = fb::Layout::PLAIN;
+  std::vector<int64_t> Shape;
+  uint64_t Elements = 0;
+  uint64_t Bytes = 0;
+  /// Index into Model.buffers for a constant, -1 for an activation.
+  int32_t Buffer = -1;
+  /// The constant's bytes inside the model (null for activations).
+  const uint8_t *ConstData = nullptr;
+
+  bool isConstant() const { return Buffer >= 0; }
+  int64_t rank() const { return int64_t(Shape.size()); }
+  int64_t dim(int64_t I) const { return Shape[size_t(I)]; }
+};
+
+/// Bytes per element, 0 for UNKNOWN or a value this runtime does not know.
+size_t dtypeSize(fb::DType T);
+/// "f32", "i64", ... ("dtype(N)" for unknown values).
+std::string dtypeName(fb::DType T);
+/// "[1,3,224,224]".
+std::string shapeString(const std::vector<int64_t> &Shape);
+
+} // namespace kiln::rt

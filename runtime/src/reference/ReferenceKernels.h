@@ -1,0 +1,39 @@
+// The runtime's portable kernels, one factory per operator family. Each
+// returns the closure that runs the operator on the tensors in A (shapes
+// already validated by the loader).
+#pragma once
+
+#include "Kernel.h"
+
+namespace kiln::rt::ref {
+
+using RunFn = std::function<Status()>;
+
+RunFn conv2D(const KernelArgs &A);
+RunFn deconv2D(const KernelArgs &A);
+RunFn fullyConnected(const KernelArgs &A);
+RunFn matMul(const KernelArgs &A);
+RunFn pool2D(const KernelArgs &A);
+RunFn globalPool2D(const KernelArgs &A);
+RunFn binary(const KernelArgs &A);
+RunFn unary(const KernelArgs &A);
+RunFn softmax(const KernelArgs &A);
+RunFn prelu(const KernelArgs &A);
+RunFn transpose(const KernelArgs &A);
+RunFn reshape(const KernelArgs &A);
+RunFn concat(const KernelArgs &A);
+RunFn slice(const KernelArgs &A);
+RunFn pad(const KernelArgs &A);
+RunFn reduce(const KernelArgs &A);
+RunFn broadcast(const KernelArgs &A);
+RunFn gather(const KernelArgs &A);
+
+/// min(max(x, Lo), Hi) that keeps NaN.
+inline float clampValue(float X, float Lo, float Hi) {
+  return X < Lo ? Lo : (X > Hi ? Hi : X);
+}
+
+/// Row-major strides of Shape, in elements.
+std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &Shape);
+
+} // namespace kiln::rt::ref

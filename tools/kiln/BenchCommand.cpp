@@ -1,0 +1,214 @@
+// kiln bench: times a .kiln model in the kiln runtime.
+//   kiln bench MODEL.kiln [--threads N] [--runs K] [--warmup W] [--profile]
+//              [--json]
+// Reports the load time (map + verify), the session creation time (memory
+// planning, XNNPACK operator creation and weight packing), the first run,
+// and the median / p90 / min of K further runs on seeded inputs. --profile
+// also times every operator and compares their sum with the whole-model
+// median: the executor's own overhead.
+#include "Command.h"
+#include "CompiledModel.h"
+
+#include "Support/Error.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <random>
+
+namespace kiln {
+
+namespace {
+
+struct BenchOptions {
+  std::string Model;
+  unsigned Threads = 1;
+  unsigned Runs = 50;
+  unsigned Warmup = 3;
+  bool Profile = false;
+  bool Json = false;
+};
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point Start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - Start).count();
+}
+
+double percentile(std::vector<double> V, double P) {
+  if (V.empty())
+    return 0;
+  std::sort(V.begin(), V.end());
+  size_t I = size_t(P * double(V.size() - 1) + 0.5);
+  return V[std::min(I, V.size() - 1)];
+}
+
+/// Seeded inputs: f32 in [-1, 1], other types zero.
+std::vector<Tensor> seededInputs(const std::vector<CompiledIo> &Ins) {
+  std::mt19937 Rng(1234);
+  std::uniform_real_distribution<float> U(-1.f, 1.f);
+  std::vector<Tensor> Out;
+  for (const CompiledIo &In : Ins) {
+    int64_t N = numElements(In.Type.Dims).getValueOr(0);
+    std::vector<uint8_t> Bytes(size_t(N) * elementSize(In.Type.Elem), 0);
+    if (In.Type.Elem == ElementType::F32)
+      for (int64_t I = 0; I < N; ++I) {
+        float V = U(Rng);
+        std::memcpy(&Bytes[size_t(I) * 4], &V, 4);
+      }
+    Out.emplace_back(In.Type, Buffer::own(std::move(Bytes)));
+  }
+  return Out;
+}
+
+struct OperatorProfile {
+  double MedianMsSum = 0;     // sum over operators of their median time
+  double XnnpackMs = 0, ReferenceMs = 0;
+  std::map<std::string, double> ByKind; // "CONV_2D [xnnpack]" -> ms
+};
+
+llvm::Expected<OperatorProfile> profileOperators(CompiledModel &M,
+                                                 unsigned Runs) {
+  M.setProfiling(true);
+  std::vector<std::vector<double>> Times;
+  for (unsigned R = 0; R < Runs; ++R) {
+    if (llvm::Error E = M.rerun())
+      return E;
+    auto Ops = M.operators();
+    Times.resize(Ops.size());
+    for (size_t I = 0; I < Ops.size(); ++I)
+      Times[I].push_back(Ops[I].LastRunMs);
+  }
+  M.setProfiling(false);
+  OperatorProfile P;
+  auto Ops = M.operators();
+  for (size_t I = 0; I < Ops.size() && I < Times.size(); ++I) {
+    double Median = percentile(Times[I], 0.5);
+    P.MedianMsSum += Median;
+    (Ops[I].Xnnpack ? P.XnnpackMs : P.ReferenceMs) += Median;
+    P.ByKind[Ops[I].Kind + (Ops[I].Xnnpack ? " [xnnpack]" : " [reference]")] +=
+        Median;
+  }
+  return P;
+}
+
+llvm::Error runBench(const BenchOptions &O) {
+  if (O.Runs == 0)
+    return usageError("--runs must be at least 1");
+  auto Start = Clock::now();
+  auto M = CompiledModel::load(O.Model);
+  if (!M)
+    return M.takeError();
+  double LoadMs = msSince(Start);
+  Start = Clock::now();
+  if (llvm::Error E = M->createSession(O.Threads))
+    return E;
+  double SessionMs = msSince(Start);
+
+  std::vector<Tensor> Inputs = seededInputs(M->inputs());
+  Start = Clock::now();
+  auto First = M->run(Inputs);
+  if (!First)
+    return First.takeError();
+  double FirstMs = msSince(Start);
+  for (unsigned I = 0; I < O.Warmup; ++I)
+    if (llvm::Error E = M->rerun())
+      return E;
+  std::vector<double> Times;
+  for (unsigned I = 0; I < O.Runs; ++I) {
+    Start = Clock::now();
+    if (llvm::Error E = M->rerun())
+      return E;
+    Times.push_back(msSince(Start));
+  }
+  double Median = percentile(Times, 0.5), P90 = percentile(Times, 0.9),
+         Min = *std::min_element(Times.begin(), Times.end());
+  llvm::Optional<OperatorProfile> Profile;
+  if (O.Profile) {
+    auto P = profileOperators(*M, O.Runs);
+    if (!P)
+      return P.takeError();
+    Profile = *P;
+  }
+  size_t Xnnpack = 0, Total = 0;
+  for (const auto &Op : M->operators()) {
+    ++Total;
+    Xnnpack += Op.Xnnpack;
+  }
+
+  if (O.Json) {
+    llvm::json::Object J{{"model", O.Model},
+                         {"threads", int64_t(O.Threads)},
+                         {"runs", int64_t(O.Runs)},
+                         {"load_ms", LoadMs},
+                         {"session_ms", SessionMs},
+                         {"load_total_ms", LoadMs + SessionMs},
+                         {"first_run_ms", FirstMs},
+                         {"median_ms", Median},
+                         {"p90_ms", P90},
+                         {"min_ms", Min},
+                         {"operators", int64_t(Total)},
+                         {"xnnpack_operators", int64_t(Xnnpack)},
+                         {"arena_bytes", int64_t(M->arenaBytes())}};
+    if (Profile) {
+      llvm::json::Object Kinds;
+      for (const auto &[Kind, Ms] : Profile->ByKind)
+        Kinds[Kind] = Ms;
+      J["operator_sum_ms"] = Profile->MedianMsSum;
+      J["xnnpack_ms"] = Profile->XnnpackMs;
+      J["reference_ms"] = Profile->ReferenceMs;
+      J["overhead_ms"] = Median - Profile->MedianMsSum;
+      J["by_kind_ms"] = std::move(Kinds);
+    }
+    printJson(std::move(J));
+    return llvm::Error::success();
+  }
+  llvm::raw_ostream &OS = llvm::outs();
+  OS << O.Model << " (" << O.Threads << " thread" << (O.Threads == 1 ? "" : "s")
+     << ", " << Total << " operators, " << Xnnpack << " on XNNPACK)\n";
+  OS << llvm::format("  load:      %.3f ms (map + verify)\n", LoadMs);
+  OS << llvm::format("  session:   %.3f ms (plan + create operators)\n",
+                     SessionMs);
+  OS << llvm::format("  first run: %.3f ms\n", FirstMs);
+  OS << llvm::format("  latency:   median %.3f ms, p90 %.3f ms, min %.3f ms "
+                     "(%u runs)\n",
+                     Median, P90, Min, O.Runs);
+  OS << "  arena:     " << M->arenaBytes() << " bytes\n";
+  if (Profile) {
+    OS << llvm::format("  operators: %.3f ms summed (XNNPACK %.3f, reference "
+                       "%.3f); executor overhead %.3f ms (%.1f%%)\n",
+                       Profile->MedianMsSum, Profile->XnnpackMs,
+                       Profile->ReferenceMs, Median - Profile->MedianMsSum,
+                       Profile->MedianMsSum > 0
+                           ? 100.0 * (Median - Profile->MedianMsSum) /
+                                 Profile->MedianMsSum
+                           : 0.0);
+    for (const auto &[Kind, Ms] : Profile->ByKind)
+      OS << llvm::format("    %-36s %9.3f ms\n", Kind.c_str(), Ms);
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+Command addBenchCommand(CLI::App &App) {
+  auto O = std::make_shared<BenchOptions>();
+  CLI::App *Sub = App.add_subcommand(
+      "bench", "time a .kiln model in the kiln runtime (load, first run, "
+               "median and p90 latency)");
+  Sub->add_option("model", O->Model, "the .kiln file")->required();
+  Sub->add_option("--threads", O->Threads,
+                  "worker threads (default 1; 0: every core)");
+  Sub->add_option("--runs", O->Runs, "timed runs (default 50)");
+  Sub->add_option("--warmup", O->Warmup,
+                  "untimed runs after the first (default 3)");
+  Sub->add_flag("--profile", O->Profile,
+                "also time every operator and report the executor's overhead");
+  Sub->add_flag("--json", O->Json, "print a JSON report on stdout");
+  return {Sub, [O] { return runBench(*O); }};
+}
+
+} // namespace kiln

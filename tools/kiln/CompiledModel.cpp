@@ -1,0 +1,115 @@
+#include "CompiledModel.h"
+
+#include "Support/Error.h"
+
+#include "kiln/kiln.h"
+
+#include <cstring>
+
+namespace kiln {
+
+void CompiledModel::ModelDeleter::operator()(kiln_model *M) const {
+  kiln_model_destroy(M);
+}
+void CompiledModel::SessionDeleter::operator()(kiln_session *S) const {
+  kiln_session_destroy(S);
+}
+
+CompiledModel::~CompiledModel() = default;
+
+llvm::Error CompiledModel::fail(const char *What) const {
+  return inputError("{0}: {1}: {2}", Path, What, kiln_last_error());
+}
+
+static CompiledIo ioOf(const kiln_tensor_info &I) {
+  Shape S;
+  for (size_t D = 0; D < I.rank; ++D)
+    S.push_back(Dim(I.shape[D]));
+  return {I.name, TensorType(static_cast<ElementType>(I.dtype), S)};
+}
+
+llvm::Expected<CompiledModel> CompiledModel::load(llvm::StringRef Path) {
+  CompiledModel M;
+  M.Path = Path.str();
+  kiln_model *Raw = nullptr;
+  if (kiln_model_load(M.Path.c_str(), &Raw) != KILN_OK)
+    return inputError("{0}", kiln_last_error());
+  M.Model.reset(Raw);
+  for (size_t I = 0; I < kiln_model_num_inputs(Raw); ++I) {
+    kiln_tensor_info Info;
+    if (kiln_model_input_info(Raw, I, &Info) != KILN_OK)
+      return M.fail("reading its inputs");
+    M.Inputs.push_back(ioOf(Info));
+  }
+  for (size_t I = 0; I < kiln_model_num_outputs(Raw); ++I) {
+    kiln_tensor_info Info;
+    if (kiln_model_output_info(Raw, I, &Info) != KILN_OK)
+      return M.fail("reading its outputs");
+    M.Outputs.push_back(ioOf(Info));
+  }
+  return M;
+}
+
+llvm::Error CompiledModel::createSession(unsigned Threads, bool ForceReference) {
+  kiln_session_options O;
+  kiln_session_options_init(&O);
+  O.num_threads = Threads;
+  O.force_reference = ForceReference;
+  kiln_session *Raw = nullptr;
+  if (kiln_session_create(Model.get(), &O, &Raw) != KILN_OK)
+    return fail("creating a session");
+  Session.reset(Raw);
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<Tensor>>
+CompiledModel::run(llvm::ArrayRef<Tensor> In) {
+  if (!Session)
+    if (llvm::Error E = createSession(0))
+      return E;
+  for (size_t I = 0; I < In.size(); ++I)
+    if (kiln_session_set_input(Session.get(), I, In[I].buffer().data(),
+                               In[I].buffer().size()) != KILN_OK)
+      return fail("setting an input");
+  if (llvm::Error E = rerun())
+    return E;
+  std::vector<Tensor> Out;
+  for (size_t I = 0; I < Outputs.size(); ++I) {
+    const void *Data = nullptr;
+    size_t Bytes = 0;
+    if (kiln_session_get_output(Session.get(), I, &Data, &Bytes) != KILN_OK)
+      return fail("reading an output");
+    Out.emplace_back(Outputs[I].Type,
+                     Buffer::copy({static_cast<const uint8_t *>(Data), Bytes}));
+  }
+  return Out;
+}
+
+llvm::Error CompiledModel::rerun() {
+  if (kiln_session_run(Session.get()) != KILN_OK)
+    return fail("running");
+  return llvm::Error::success();
+}
+
+std::vector<CompiledModel::OperatorInfo> CompiledModel::operators() const {
+  std::vector<OperatorInfo> Ops;
+  for (size_t I = 0; Session && I < kiln_session_num_operators(Session.get());
+       ++I) {
+    kiln_operator_info Info;
+    if (kiln_session_operator_info(Session.get(), I, &Info) == KILN_OK)
+      Ops.push_back({Info.kind, Info.name, Info.uses_xnnpack != 0,
+                     Info.last_run_ms});
+  }
+  return Ops;
+}
+
+void CompiledModel::setProfiling(bool On) {
+  if (Session)
+    (void)kiln_session_set_profiling(Session.get(), On);
+}
+
+size_t CompiledModel::arenaBytes() const {
+  return Session ? kiln_session_arena_bytes(Session.get()) : 0;
+}
+
+} // namespace kiln

@@ -1,0 +1,72 @@
+// A .kiln file as the CLI uses it: the kiln runtime's C API wrapped in
+// llvm::Error and IR Tensors, so `kiln run` and `kiln bench` share one
+// loader. Runtime failures become bad-input errors naming the file.
+#pragma once
+
+#include "IR/Tensor.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+struct kiln_model;
+struct kiln_session;
+
+namespace kiln {
+
+struct CompiledIo {
+  std::string Name;
+  TensorType Type;
+};
+
+class CompiledModel {
+public:
+  ~CompiledModel();
+  CompiledModel(CompiledModel &&) = default;
+
+  /// Maps and verifies Path.
+  static llvm::Expected<CompiledModel> load(llvm::StringRef Path);
+
+  const std::vector<CompiledIo> &inputs() const { return Inputs; }
+  const std::vector<CompiledIo> &outputs() const { return Outputs; }
+
+  /// Creates the session (memory plan, XNNPACK operators). Threads: 0 for
+  /// every core.
+  llvm::Error createSession(unsigned Threads, bool ForceReference = false);
+  /// Runs the session on Inputs (in input order, types already checked)
+  /// and returns copies of the outputs.
+  llvm::Expected<std::vector<Tensor>> run(llvm::ArrayRef<Tensor> Inputs);
+  /// Runs again on the inputs set last (benchmarks).
+  llvm::Error rerun();
+
+  /// Per operator of the session: kind, source name, XNNPACK or not, and
+  /// the time of the last run when profiling.
+  struct OperatorInfo {
+    std::string Kind, Name;
+    bool Xnnpack;
+    double LastRunMs;
+  };
+  std::vector<OperatorInfo> operators() const;
+  void setProfiling(bool On);
+  size_t arenaBytes() const;
+
+private:
+  CompiledModel() = default;
+  llvm::Error fail(const char *What) const;
+
+  struct ModelDeleter {
+    void operator()(kiln_model *M) const;
+  };
+  struct SessionDeleter {
+    void operator()(kiln_session *S) const;
+  };
+  std::string Path;
+  std::unique_ptr<kiln_model, ModelDeleter> Model;
+  std::unique_ptr<kiln_session, SessionDeleter> Session;
+  std::vector<CompiledIo> Inputs, Outputs;
+};
+
+} // namespace kiln

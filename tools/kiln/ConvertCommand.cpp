@@ -1,0 +1,255 @@
+// kiln convert: compiles a model into a .kiln file for a target.
+//   kiln convert MODEL -o OUT.kiln [--target cpu] [-O0|-O1|-O2]
+//                [--disable-pass NAME]... [--input-shape ...] [--stats] [--json]
+// Prints a short report: ops before and after the passes, the passes run,
+// the runtime operators and their kernels, and the file size. Every node the
+// target cannot run is listed in one error (exit 1). The file is verified
+// with the runtime's own loader before it replaces OUT.kiln.
+#include "Command.h"
+#include "ModelLoader.h"
+#include "Version.h"
+
+#include "IR/Verifier.h"
+#include "Support/Error.h"
+#include "Support/FileSystem.h"
+#include "Support/Hash.h"
+#include "backends/common/KilnWriter.h"
+#include "backends/cpu/CpuTarget.h"
+#include "passes/PassManager.h"
+#include "passes/Pipelines.h"
+
+#include "kiln/kiln.h"
+
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <map>
+
+namespace kiln {
+
+namespace {
+
+struct ConvertOptions {
+  std::string Input;
+  std::string Output;
+  std::string Target = "cpu";
+  int OptLevel = 2;
+  std::vector<std::string> Disabled;
+  std::vector<std::string> InputShapes;
+  bool Stats = false;
+  bool Json = false;
+};
+
+using OpHistogram = std::map<std::string, int64_t>;
+
+OpHistogram histogramOf(const Graph &G) {
+  OpHistogram H;
+  for (const Node &N : G.nodes())
+    if (!N.isOp("const"))
+      ++H[N.opName().str()];
+  return H;
+}
+
+int64_t total(const OpHistogram &H) {
+  int64_t N = 0;
+  for (const auto &KV : H)
+    N += KV.second;
+  return N;
+}
+
+std::string histogramText(const OpHistogram &H) {
+  std::vector<std::pair<std::string, int64_t>> Sorted(H.begin(), H.end());
+  std::stable_sort(Sorted.begin(), Sorted.end(),
+                   [](const auto &A, const auto &B) { return A.second > B.second; });
+  std::string S;
+  for (const auto &[Op, Count] : Sorted)
+    S += (S.empty() ? "" : ", ") + Op + " " + std::to_string(Count);
+  return S;
+}
+
+/// The source model's hash: xxHash64 of its bytes.
+llvm::Expected<std::string> sourceHash(llvm::StringRef Path) {
+  auto Bytes = mapFile(Path);
+  if (!Bytes)
+    return Bytes.takeError();
+  return hashToHex(contentHash((*Bytes)->getBuffer()));
+}
+
+/// The runtime must accept what the writer produced; if not, it is a bug.
+llvm::Error verifyWithRuntime(const std::string &Bytes, llvm::StringRef Out) {
+  kiln_model *M = nullptr;
+  if (kiln_model_load_buffer(Bytes.data(), Bytes.size(), &M) != KILN_OK)
+    return internalError("{0}: the compiled model does not pass the runtime's "
+                         "verifier ({1}); nothing was written",
+                         Out, kiln_last_error());
+  kiln_model_destroy(M);
+  return llvm::Error::success();
+}
+
+void fillMetadata(fb::MetadataT &MD, const ConvertOptions &O,
+                  const PassManager &PM, std::string Hash) {
+  MD.producer = "kiln";
+  MD.producer_version = KILN_VERSION_STRING;
+  MD.pipeline = O.Disabled.empty() ? "-O" + std::to_string(O.OptLevel) : "custom";
+  for (const PassRunRecord &R : PM.records())
+    MD.passes.push_back(R.Name);
+  MD.quantization = fb::Quantization::NONE;
+  MD.source_model = llvm::sys::path::filename(O.Input).str();
+  MD.source_hash = std::move(Hash);
+}
+
+llvm::json::Object histogramJson(const OpHistogram &H) {
+  llvm::json::Object J;
+  for (const auto &[Op, Count] : H)
+    J[Op] = Count;
+  return J;
+}
+
+llvm::Error runConvert(const ConvertOptions &O) {
+  if (O.Target != "cpu")
+    return usageError("--target {0}: unknown target; kiln builds for: cpu",
+                      O.Target);
+  for (const std::string &D : O.Disabled)
+    if (!findPass(D))
+      return usageError("--disable-pass: unknown pass '{0}'", D);
+  PassManagerOptions PMO;
+  PMO.VerifyEach = verifyEachByDefault();
+  PassManager PM(PMO);
+  for (const std::string &Name : pipelineForLevel(O.OptLevel))
+    if (std::find(O.Disabled.begin(), O.Disabled.end(), Name) == O.Disabled.end())
+      if (llvm::Error E = PM.add(Name))
+        return E;
+
+  auto LoadOpts = makeLoadOptions(O.InputShapes);
+  if (!LoadOpts)
+    return LoadOpts.takeError();
+  auto G = loadModel(O.Input, *LoadOpts);
+  if (!G)
+    return G.takeError();
+  OpHistogram Before = histogramOf(**G);
+  if (llvm::Error E = PM.run(**G))
+    return addContext(std::move(E), O.Input);
+  if (llvm::Error E = verifyGraph(**G))
+    return internalError("{0}: the optimized graph does not verify:\n{1}",
+                         O.Input, toString(std::move(E)));
+  OpHistogram After = histogramOf(**G);
+
+  auto Compiled = compileForCpu(**G);
+  if (!Compiled)
+    return addContext(Compiled.takeError(), O.Input);
+  auto Hash = sourceHash(O.Input);
+  if (!Hash)
+    return Hash.takeError();
+  fillMetadata(*Compiled->Module.Model.metadata, O, PM, *Hash);
+  auto Bytes = serializeKilnModule(Compiled->Module);
+  if (!Bytes)
+    return Bytes.takeError();
+  if (llvm::Error E = verifyWithRuntime(*Bytes, O.Output))
+    return E;
+  if (llvm::Error E = writeFileAtomically(O.Output, *Bytes))
+    return E;
+
+  size_t Xnnpack = 0, Reference = 0, WeightBytes = 0;
+  for (const CpuNodeReport &N : Compiled->Nodes)
+    for (const auto &Op : N.Ops)
+      (Op.second == "xnnpack" ? Xnnpack : Reference) += 1;
+  for (const Buffer &S : Compiled->Module.Segments)
+    WeightBytes += S.size();
+
+  if (O.Json) {
+    llvm::json::Array Passes, Nodes;
+    for (const PassRunRecord &R : PM.records()) {
+      llvm::json::Object Counts;
+      for (const auto &[What, N] : R.Stats.counts())
+        Counts[What] = N;
+      Passes.push_back(llvm::json::Object{
+          {"name", R.Name}, {"changed", R.Changed}, {"stats", std::move(Counts)}});
+    }
+    for (const CpuNodeReport &N : Compiled->Nodes) {
+      llvm::json::Array Ops;
+      for (const auto &Op : N.Ops)
+        Ops.push_back(llvm::json::Object{{"kind", Op.first}, {"engine", Op.second}});
+      Nodes.push_back(llvm::json::Object{
+          {"node", N.Node}, {"op", N.Op}, {"operators", std::move(Ops)}});
+    }
+    printJson(llvm::json::Object{
+        {"input", O.Input},
+        {"output", O.Output},
+        {"target", O.Target},
+        {"pipeline", Compiled->Module.Model.metadata->pipeline},
+        {"passes", std::move(Passes)},
+        {"ops_before", histogramJson(Before)},
+        {"ops_after", histogramJson(After)},
+        {"nodes_before", total(Before)},
+        {"nodes_after", total(After)},
+        {"operators", int64_t(Xnnpack + Reference)},
+        {"xnnpack_operators", int64_t(Xnnpack)},
+        {"reference_operators", int64_t(Reference)},
+        {"nodes", std::move(Nodes)},
+        {"file_bytes", int64_t(Bytes->size())},
+        {"weight_bytes", int64_t(WeightBytes)},
+        {"source_hash", *Hash}});
+    return llvm::Error::success();
+  }
+
+  llvm::raw_ostream &OS = llvm::outs();
+  OS << O.Input << " -> " << O.Output << " (target " << O.Target << ", "
+     << Compiled->Module.Model.metadata->pipeline << ")\n";
+  OS << "  ops before: " << total(Before) << " (" << histogramText(Before)
+     << ")\n";
+  OS << "  ops after:  " << total(After) << " (" << histogramText(After)
+     << ")\n";
+  OS << "  passes:     ";
+  for (size_t I = 0; I < PM.records().size(); ++I)
+    OS << (I ? ", " : "") << PM.records()[I].Name;
+  OS << (PM.records().empty() ? "none\n" : "\n");
+  OS << "  operators:  " << Xnnpack + Reference << " (" << Xnnpack
+     << " XNNPACK, " << Reference << " reference)\n";
+  OS << "  file:       " << Bytes->size() << " bytes (" << WeightBytes
+     << " bytes of weights in " << Compiled->Module.Segments.size()
+     << " segments)\n";
+  if (O.Stats) {
+    OS << "passes:\n";
+    for (const PassRunRecord &R : PM.records()) {
+      OS << "  " << R.Name << ":";
+      if (R.Stats.counts().empty())
+        OS << " no change";
+      for (const auto &[What, N] : R.Stats.counts())
+        OS << ' ' << N << ' ' << What;
+      OS << '\n';
+    }
+    OS << "kernels:\n";
+    for (const CpuNodeReport &N : Compiled->Nodes) {
+      OS << "  " << N.Op << " '" << N.Node << "':";
+      for (size_t I = 0; I < N.Ops.size(); ++I)
+        OS << (I ? "," : "") << ' ' << N.Ops[I].first << " ["
+           << N.Ops[I].second << "]";
+      OS << (N.Ops.empty() ? " (no operator)\n" : "\n");
+    }
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+Command addConvertCommand(CLI::App &App) {
+  auto O = std::make_shared<ConvertOptions>();
+  CLI::App *Sub = App.add_subcommand(
+      "convert", "compile a model into a .kiln file for the kiln runtime");
+  Sub->add_option("model", O->Input, "the model (.onnx, .kir, .pt)")->required();
+  Sub->add_option("-o,--output", O->Output, "the .kiln file to write")
+      ->required();
+  Sub->add_option("--target", O->Target, "the target device (cpu)");
+  Sub->add_option("-O", O->OptLevel, "optimization level 0, 1 or 2 (default 2)")
+      ->check(CLI::Range(0, 2));
+  Sub->add_option("--disable-pass", O->Disabled, "skip this pass (repeatable)");
+  addInputShapeOption(*Sub, O->InputShapes);
+  Sub->add_flag("--stats", O->Stats,
+                "also print what each pass did and which kernels (XNNPACK or "
+                "reference) run each node");
+  Sub->add_flag("--json", O->Json, "print a JSON report on stdout");
+  return {Sub, [O] { return runConvert(*O); }};
+}
+
+} // namespace kiln
