@@ -35,12 +35,12 @@ namespace kiln {
 
 namespace {
 
-constexpr uint32_t SigLocal = 0x04034b50;       // PK\3\4
-constexpr uint32_t SigCentral = 0x02014b50;     // PK\1\2
-constexpr uint32_t SigEnd = 0x06054b50;         // PK\5\6
-constexpr uint32_t SigZip64End = 0x06064b50;    // PK\6\6
+constexpr uint32_t SigLocal = 0x04034b50;        // PK\3\4
+constexpr uint32_t SigCentral = 0x02014b50;      // PK\1\2
+constexpr uint32_t SigEnd = 0x06054b50;          // PK\5\6
+constexpr uint32_t SigZip64End = 0x06064b50;     // PK\6\6
 constexpr uint32_t SigZip64Locator = 0x07064b50; // PK\6\7
-constexpr uint32_t SigDescriptor = 0x08074b50;  // PK\7\8
+constexpr uint32_t SigDescriptor = 0x08074b50;   // PK\7\8
 
 constexpr uint64_t EndSize = 22;
 constexpr uint64_t Zip64LocatorSize = 20;
@@ -241,11 +241,11 @@ llvm::Error Checker::readEnd() {
   uint64_t EndOff = 0;
   bool Found = false;
   if (B.size() >= EndSize) {
-    uint64_t Lowest =
-        B.size() > EndSize + MaxCommentLength ? B.size() - EndSize - MaxCommentLength : 0;
+    uint64_t Lowest = B.size() > EndSize + MaxCommentLength
+                          ? B.size() - EndSize - MaxCommentLength
+                          : 0;
     for (uint64_t Off = B.size() - EndSize + 1; Off-- > Lowest;) {
-      if (B.u32(Off) == SigEnd &&
-          Off + EndSize + B.u16(Off + 20) == B.size()) {
+      if (B.u32(Off) == SigEnd && Off + EndSize + B.u16(Off + 20) == B.size()) {
         EndOff = Off;
         Found = true;
         break;
@@ -302,8 +302,9 @@ llvm::Error Checker::readEnd() {
   if (Count == 0)
     return inputError("{0}: zip archive has no entries", Path);
   if (Count > Limits.MaxEntries)
-    return inputError("{0}: zip archive has {1} entries, above the limit of {2}",
-                      Path, Count, Limits.MaxEntries);
+    return inputError(
+        "{0}: zip archive has {1} entries, above the limit of {2}", Path, Count,
+        Limits.MaxEntries);
   if (CdOff > RecordsStart || CdSize > RecordsStart - CdOff)
     return inputError("{0}: the central directory (offset {1}, {2} bytes) runs "
                       "past the end of the archive (offset {3}): truncated, or "
@@ -488,7 +489,8 @@ llvm::Error Checker::checkLocalHeader(Entry &En) {
   constexpr uint16_t Compared =
       FlagEncrypted | FlagDescriptor | FlagStrongEncryption | FlagMaskedHeaders;
   if ((Flags & Compared) != (En.Flags & Compared))
-    return disagree("flags", hex32(Flags & Compared), hex32(En.Flags & Compared));
+    return disagree("flags", hex32(Flags & Compared),
+                    hex32(En.Flags & Compared));
   if (Method != En.Method)
     return disagree("compression method", std::to_string(Method),
                     std::to_string(En.Method));
@@ -505,8 +507,8 @@ llvm::Error Checker::checkLocalHeader(Entry &En) {
 
   // With a data descriptor the local header may leave CRC and sizes zero
   // (PyTorch does); the descriptor after the data must then hold them.
-  bool Deferred = (Flags & FlagDescriptor) && Crc == 0 && CompSize == 0 &&
-                  Size == 0;
+  bool Deferred =
+      (Flags & FlagDescriptor) && Crc == 0 && CompSize == 0 && Size == 0;
   if (!Deferred) {
     if (Crc != En.Crc)
       return disagree("CRC", hex32(Crc), hex32(En.Crc));
@@ -541,8 +543,7 @@ llvm::Error Checker::checkLocalHeader(Entry &En) {
                         Path, En.Shown);
     uint32_t DCrc = B.u32(At);
     uint64_t DComp = SizeBytes == 8 ? B.u64(At + 4) : B.u32(At + 4);
-    uint64_t DSize =
-        SizeBytes == 8 ? B.u64(At + 12) : B.u32(At + 8);
+    uint64_t DSize = SizeBytes == 8 ? B.u64(At + 12) : B.u32(At + 8);
     auto disagreeDesc = [&](const char *What, const std::string &Desc,
                             const std::string &Central) {
       return inputError("{0}: entry '{1}': the data descriptor says {2} {3} "
@@ -575,8 +576,8 @@ llvm::Error Checker::checkOverlaps() {
   });
   for (size_t I = 1; I < ByOffset.size(); ++I)
     if (ByOffset[I]->LocalOffset < ByOffset[I - 1]->End)
-      return inputError("{0}: entries '{1}' and '{2}' overlap in the file", Path,
-                        ByOffset[I - 1]->Shown, ByOffset[I]->Shown);
+      return inputError("{0}: entries '{1}' and '{2}' overlap in the file",
+                        Path, ByOffset[I - 1]->Shown, ByOffset[I]->Shown);
   return llvm::Error::success();
 }
 

@@ -30,9 +30,9 @@ static Diagnosis rejection(const std::string &Path, const ZipLimits &L = {}) {
 
 TEST_CASE("archives written by torch and by Python's zipfile pass",
           "[support][zip]") {
-  REQUIRE_NO_ERROR(checkZipArchive(corpus("good.pt")));        // torch.jit.save
-  REQUIRE_NO_ERROR(checkZipArchive(corpus("good-small.pt")));  // generate.py
-  REQUIRE_NO_ERROR(checkZipArchive(corpus("good-zip64.pt")));  // ZIP64 extras
+  REQUIRE_NO_ERROR(checkZipArchive(corpus("good.pt")));       // torch.jit.save
+  REQUIRE_NO_ERROR(checkZipArchive(corpus("good-small.pt"))); // generate.py
+  REQUIRE_NO_ERROR(checkZipArchive(corpus("good-zip64.pt"))); // ZIP64 extras
   REQUIRE_NO_ERROR(checkZipArchive(corpus("good-streamed.pt"))); // descriptors
 }
 
@@ -45,9 +45,11 @@ TEST_CASE("the malformed .pt corpus is rejected with a message naming the "
   };
   const Case Cases[] = {
       {"empty.pt", "file is empty, not a zip archive"},
-      {"not-a-zip.pt", "not a zip archive (no end-of-central-directory record)"},
-      {"truncated-half.pt", "truncated zip archive: the end-of-central-directory "
-                            "record is missing"},
+      {"not-a-zip.pt",
+       "not a zip archive (no end-of-central-directory record)"},
+      {"truncated-half.pt",
+       "truncated zip archive: the end-of-central-directory "
+       "record is missing"},
       {"truncated-central-directory.pt",
        "truncated zip archive: the end-of-central-directory record is missing"},
       {"empty-archive.pt", "zip archive has no entries"},
@@ -72,8 +74,9 @@ TEST_CASE("the malformed .pt corpus is rejected with a message naming the "
       {"stored-size-mismatch.pt",
        "entry 'archive/data.pkl' is stored uncompressed but declares 6 "
        "compressed and 100 uncompressed bytes"},
-      {"crc-mismatch.pt", "entry 'archive/data/0' fails its CRC check: the data "
-                          "does not match CRC 0xc667d7c1"},
+      {"crc-mismatch.pt",
+       "entry 'archive/data/0' fails its CRC check: the data "
+       "does not match CRC 0xc667d7c1"},
       {"corrupt-deflate.pt",
        "entry 'archive/data.pkl' is corrupt: Zlib error: data error"},
       {"local-header-size.pt",
