@@ -5,7 +5,9 @@
 
 Every array of REF must be in GOT with the same dtype and shape, and satisfy
 |got - ref| <= atol + rtol * |ref| elementwise. Prints one line per array with
-the largest absolute and relative differences; exits 1 on any mismatch.
+the largest absolute and relative differences, and the largest absolute
+difference relative to the largest |ref| (norm_rel, which near-zero elements
+cannot inflate); exits 1 on any mismatch.
 """
 import argparse
 import sys
@@ -36,7 +38,10 @@ def main():
         diff = np.abs(g.astype(np.float64) - r.astype(np.float64))
         rel = diff / np.maximum(np.abs(r.astype(np.float64)), np.finfo(np.float64).tiny)
         ok = bool(np.all(diff <= a.atol + a.rtol * np.abs(r)))
-        print(f"{name}: {'ok' if ok else 'MISMATCH'} max_abs={diff.max():.3g} max_rel={rel.max():.3g}")
+        scale = max(float(np.abs(r).max()), np.finfo(np.float64).tiny) if r.size else 1.0
+        norm = diff.max() / scale if r.size else 0.0
+        print(f"{name}: {'ok' if ok else 'MISMATCH'} max_abs={diff.max():.3g} "
+              f"max_rel={rel.max():.3g} norm_rel={norm:.3g}")
         bad += not ok
     return 1 if bad else 0
 
