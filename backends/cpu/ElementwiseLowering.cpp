@@ -204,6 +204,11 @@ llvm::Error lowerUnary(const Node &N, LoweringContext &Ctx) {
 CpuSupport checkIdentity(const Node &N) {
   if (N.numResults() != 1)
     return notSupported("dropout with a mask result");
+  if (N.isOp("dropout") && N.numOperands() > 2 && N.operand(2)) {
+    const Tensor *Training = N.operand(2)->constant();
+    if (!Training || Training->numElements() != 1 || Training->asInt(0) != 0)
+      return notSupported("training-mode dropout");
+  }
   return supported();
 }
 

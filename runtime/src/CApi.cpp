@@ -164,6 +164,7 @@ void kiln_session_options_init(kiln_session_options *Options) {
   Options->struct_size = sizeof(kiln_session_options);
   Options->num_threads = 0;
   Options->force_reference = 0;
+  Options->max_arena_bytes = 0;
 }
 
 kiln_status kiln_session_create(const kiln_model *Model,
@@ -180,6 +181,7 @@ kiln_status kiln_session_create(const kiln_model *Model,
     if (Options) {
       O.Threads = Options->num_threads;
       O.ForceReference = Options->force_reference != 0;
+      O.MaxArenaBytes = Options->max_arena_bytes;
     }
     auto KS = std::make_unique<kiln_session>();
     if (Status S = Session::create(Model->Model, O, KS->S))

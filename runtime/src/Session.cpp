@@ -27,7 +27,7 @@ Status Session::create(std::shared_ptr<const LoadedModel> Model,
     if (!S->Pool)
       return {KILN_ERROR_OUT_OF_MEMORY, "cannot create the thread pool"};
   }
-  if (Status St = S->planArena())
+  if (Status St = S->planArena(Opts.MaxArenaBytes))
     return St;
   if (Status St = S->createKernels(Opts))
     return St;
@@ -36,7 +36,7 @@ Status Session::create(std::shared_ptr<const LoadedModel> Model,
   return Status::ok();
 }
 
-Status Session::planArena() {
+Status Session::planArena(uint64_t MaxBytes) {
   const LoadedModel &M = *Model;
   size_t NumTensors = M.Tensors.size();
   int64_t End = int64_t(M.numOperators());
@@ -79,6 +79,10 @@ Status Session::planArena() {
   // XNNPACK may read (not write) up to XNN_EXTRA_BYTES past a tensor.
   MemoryPlan Plan = planMemory(Planned, 64, XNN_EXTRA_BYTES);
   ArenaBytes = std::max<uint64_t>(Plan.ArenaBytes, 64);
+  if (MaxBytes && ArenaBytes > MaxBytes)
+    return {KILN_ERROR_OUT_OF_MEMORY,
+            concat("the model needs ", ArenaBytes,
+                   " bytes for activations, above the limit of ", MaxBytes)};
   if (ArenaBytes > SIZE_MAX / 2 ||
       !(Arena = static_cast<uint8_t *>(std::aligned_alloc(64, size_t(ArenaBytes)))))
     return {KILN_ERROR_OUT_OF_MEMORY,

@@ -14,6 +14,8 @@ struct SessionOptions {
   uint32_t Threads = 0;
   /// Every operator on the reference kernels.
   bool ForceReference = false;
+  /// 0: no limit on the activation arena.
+  uint64_t MaxArenaBytes = 0;
 };
 
 class Session {
@@ -41,7 +43,7 @@ public:
 
 private:
   Session() = default;
-  Status planArena();
+  Status planArena(uint64_t MaxBytes);
   Status createKernels(const SessionOptions &Opts);
 
   std::shared_ptr<const LoadedModel> Model;

@@ -98,6 +98,9 @@ typedef struct kiln_session_options {
   /* Non-zero: run every operator on the reference kernels (for checking
    * the XNNPACK path against them). */
   uint32_t force_reference;
+  /* Non-zero: kiln_session_create fails (KILN_ERROR_OUT_OF_MEMORY) rather
+   * than allocate more than this many bytes for activations. */
+  uint64_t max_arena_bytes;
 } kiln_session_options;
 
 /* The runtime version ("0.1.0") and the .kiln schema version it reads. */

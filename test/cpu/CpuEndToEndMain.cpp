@@ -1,0 +1,334 @@
+// kiln-cpu-e2e: the CPU target end to end. Every ONNX conformance model
+// (SUITE/node/*, SUITE/simple/*, test_data_set_0) and every example
+// (EXAMPLES/*.onnx with NAME.input.npz) is imported, run unoptimized in the
+// reference interpreter (the reference), optimized at -O2, compiled for the
+// CPU target, written to .kiln bytes, loaded by the runtime and run twice:
+// with XNNPACK and with the runtime's reference kernels only. Both must match
+// the reference within 1e-4 relative (plus 1e-6 absolute); integer outputs
+// exactly. Models with an op the CPU target does not support are counted as
+// UNSUPPORTED (with the reason), models that do not import or run in the
+// interpreter as SKIP. Examples must pass, and convert byte-identically
+// twice.
+//
+//   kiln-cpu-e2e [--suite DIR] [--examples DIR]... [--filter S] [--verbose]
+#include "IR/NpyTensor.h"
+#include "Interpreter/Interpreter.h"
+#include "RunInChild.h"
+#include "Support/Npy.h"
+#include "backends/common/KilnWriter.h"
+#include "backends/cpu/CpuTarget.h"
+#include "frontends/onnx/OnnxImporter.h"
+#include "passes/PassManager.h"
+#include "passes/Pipelines.h"
+
+#include "kiln/kiln.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+using namespace kiln;
+
+namespace {
+
+constexpr double RelTol = 1e-4;
+constexpr double AbsTol = 1e-6;
+
+struct Verdict {
+  std::string Kind, Detail; // PASS, UNSUPPORTED, SKIP or FAIL
+};
+
+std::string firstLine(llvm::Error E) {
+  std::string S = llvm::toString(std::move(E));
+  return S.substr(0, S.find('\n'));
+}
+
+/// The first unsupported node's reason (the error lists one per line).
+std::string firstReason(llvm::Error E) {
+  std::string S = llvm::toString(std::move(E));
+  size_t Line = S.find("\n  ");
+  if (Line == std::string::npos)
+    return S;
+  S = S.substr(Line + 3);
+  return S.substr(0, S.find('\n'));
+}
+
+std::vector<std::string> listDir(const std::string &Dir, bool Dirs) {
+  std::vector<std::string> Out;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC))
+    if (llvm::sys::fs::is_directory(It->path()) == Dirs)
+      Out.push_back(It->path());
+  std::sort(Out.begin(), Out.end());
+  return Out;
+}
+
+std::string compare(const Tensor &Got, const Tensor &Ref) {
+  if (Got.type().Elem != Ref.type().Elem || Got.type().Dims != Ref.type().Dims)
+    return "type " + toString(Got.type()) + ", expected " + toString(Ref.type());
+  bool IsFloat = isFloatType(Ref.type().Elem);
+  size_t Size = elementSize(Ref.type().Elem);
+  for (int64_t I = 0; I < Ref.numElements(); ++I) {
+    if (!IsFloat) {
+      if (std::memcmp(Got.buffer().data() + I * Size,
+                      Ref.buffer().data() + I * Size, Size) != 0)
+        return llvm::formatv("integer value differs at {0}", I);
+      continue;
+    }
+    double A = Got.asDouble(I), B = Ref.asDouble(I);
+    if (std::isnan(A) || std::isnan(B) || std::isinf(A) || std::isinf(B)) {
+      if (!(std::isnan(A) && std::isnan(B)) && A != B)
+        return llvm::formatv("at {0}: {1} vs {2}", I, A, B);
+      continue;
+    }
+    if (std::fabs(A - B) > AbsTol + RelTol * std::fabs(B))
+      return llvm::formatv("at {0}: {1} vs reference {2}", I, A, B);
+  }
+  return "";
+}
+
+/// Loads Bytes in the runtime and runs them on Inputs; "" or what failed.
+std::string runCompiled(const std::string &Bytes, llvm::ArrayRef<Tensor> Inputs,
+                        bool ForceReference, std::vector<Tensor> &Out) {
+  kiln_model *M = nullptr;
+  if (kiln_model_load_buffer(Bytes.data(), Bytes.size(), &M) != KILN_OK)
+    return std::string("load: ") + kiln_last_error();
+  kiln_session_options O;
+  kiln_session_options_init(&O);
+  O.num_threads = 1;
+  O.force_reference = ForceReference;
+  kiln_session *S = nullptr;
+  std::string Why;
+  if (kiln_session_create(M, &O, &S) != KILN_OK) {
+    Why = std::string("session: ") + kiln_last_error();
+  } else {
+    for (size_t I = 0; I < Inputs.size() && Why.empty(); ++I)
+      if (kiln_session_set_input(S, I, Inputs[I].buffer().data(),
+                                 Inputs[I].buffer().size()) != KILN_OK)
+        Why = std::string("input: ") + kiln_last_error();
+    if (Why.empty() && kiln_session_run(S) != KILN_OK)
+      Why = std::string("run: ") + kiln_last_error();
+    for (size_t I = 0; Why.empty() && I < kiln_model_num_outputs(M); ++I) {
+      kiln_tensor_info Info;
+      const void *Data;
+      size_t Size;
+      if (kiln_model_output_info(M, I, &Info) != KILN_OK ||
+          kiln_session_get_output(S, I, &Data, &Size) != KILN_OK) {
+        Why = std::string("output: ") + kiln_last_error();
+        break;
+      }
+      std::vector<int64_t> Dims(Info.shape, Info.shape + Info.rank);
+      Out.emplace_back(
+          TensorType(static_cast<ElementType>(Info.dtype), makeShape(Dims)),
+          Buffer::copy({static_cast<const uint8_t *>(Data), Size}));
+    }
+  }
+  kiln_session_destroy(S);
+  kiln_model_destroy(M);
+  return Why;
+}
+
+llvm::Expected<std::string> compileToBytes(Graph &G) {
+  auto C = compileForCpu(G);
+  if (!C)
+    return C.takeError();
+  return serializeKilnModule(C->Module);
+}
+
+llvm::Error optimize(Graph &G) {
+  PassManagerOptions PMO;
+  PMO.VerifyEach = true;
+  PassManager PM(PMO);
+  for (const std::string &P : pipelineForLevel(2))
+    if (llvm::Error E = PM.add(P))
+      return E;
+  return PM.run(G);
+}
+
+/// ONNX 1.12 stores bfloat16 test data as UINT16 bit patterns.
+Tensor asDeclared(Tensor T, ElementType Wanted) {
+  if (Wanted == ElementType::BF16 && T.type().Elem == ElementType::U16)
+    return Tensor(TensorType(ElementType::BF16, T.type().Dims), T.buffer());
+  return T;
+}
+
+Verdict checkModel(const std::string &Path, std::vector<Tensor> Inputs,
+                   bool IsExample) {
+  auto G = importOnnxFile(Path);
+  if (!G)
+    return {"SKIP", "import: " + firstLine(G.takeError())};
+  if (Inputs.size() != (*G)->numInputs())
+    return {"SKIP", "input count"};
+  for (unsigned I = 0; I < Inputs.size(); ++I)
+    Inputs[I] = asDeclared(std::move(Inputs[I]), (*G)->input(I)->type().Elem);
+  InterpreterOptions IO;
+  IO.Threads = 1;
+  auto Ref = Interpreter(**G, IO).run(Inputs);
+  if (!Ref)
+    return {"SKIP", "interpreter: " + firstLine(Ref.takeError())};
+  if (llvm::Error E = optimize(**G))
+    return {"FAIL", "-O2: " + firstLine(std::move(E))};
+  auto Bytes = compileToBytes(**G);
+  if (!Bytes) {
+    std::string Why = llvm::toString(Bytes.takeError());
+    if (Why.find("the CPU target cannot run") != std::string::npos)
+      return {"UNSUPPORTED", firstReason(llvm::make_error<llvm::StringError>(
+                                 Why, llvm::inconvertibleErrorCode()))};
+    return {"FAIL", "compile: " + Why.substr(0, Why.find('\n'))};
+  }
+  for (bool ForceReference : {false, true}) {
+    std::vector<Tensor> Got;
+    std::string Why = runCompiled(*Bytes, Inputs, ForceReference, Got);
+    const char *Engine = ForceReference ? "reference kernels" : "xnnpack";
+    if (!Why.empty())
+      return {"FAIL", std::string(Engine) + ": " + Why};
+    if (Got.size() != Ref->size())
+      return {"FAIL", std::string(Engine) + ": output count"};
+    for (size_t I = 0; I < Got.size(); ++I) {
+      std::string Diff = compare(Got[I], (*Ref)[I]);
+      if (!Diff.empty())
+        return {"FAIL",
+                llvm::formatv("{0}: output {1}: {2}", Engine, I, Diff).str()};
+    }
+  }
+  if (IsExample) {
+    auto G2 = importOnnxFile(Path);
+    if (!G2)
+      return {"FAIL", "re-import"};
+    if (llvm::Error E = optimize(**G2))
+      return {"FAIL", "-O2 again: " + firstLine(std::move(E))};
+    auto Bytes2 = compileToBytes(**G2);
+    if (!Bytes2)
+      return {"FAIL", "compile again: " + firstLine(Bytes2.takeError())};
+    if (*Bytes2 != *Bytes)
+      return {"FAIL", "two conversions differ"};
+  }
+  return {"PASS", llvm::formatv("{0} bytes", Bytes->size()).str()};
+}
+
+Verdict checkNodeTest(const std::string &Folder) {
+  std::vector<Tensor> Inputs;
+  for (unsigned I = 0;; ++I) {
+    std::string P =
+        Folder + "/test_data_set_0/input_" + std::to_string(I) + ".pb";
+    if (!llvm::sys::fs::exists(P))
+      break;
+    auto T = readTensorProtoFile(P);
+    if (!T)
+      return {"SKIP", "reading inputs: " + firstLine(T.takeError())};
+    Inputs.push_back(std::move(*T));
+  }
+  return checkModel(Folder + "/model.onnx", std::move(Inputs), false);
+}
+
+Verdict checkExample(const std::string &Model) {
+  std::string NpzPath = Model.substr(0, Model.size() - 5) + ".input.npz";
+  auto Npz = readNpzFile(NpzPath);
+  if (!Npz)
+    return {"FAIL", "reading " + NpzPath + ": " + firstLine(Npz.takeError())};
+  auto G = importOnnxFile(Model);
+  if (!G)
+    return {"FAIL", "import: " + firstLine(G.takeError())};
+  std::vector<Tensor> Inputs;
+  for (const Value *In : (*G)->inputs()) {
+    auto It = std::find_if(Npz->begin(), Npz->end(),
+                           [&](const auto &E) { return E.first == In->name(); });
+    if (It == Npz->end())
+      return {"FAIL", "no array '" + In->name() + "' in " + NpzPath};
+    Inputs.push_back(tensorFromNpy(It->second));
+  }
+  Verdict V = checkModel(Model, std::move(Inputs), true);
+  if (V.Kind != "PASS") // the examples are what the CPU target is for
+    V = {"FAIL", V.Kind + ": " + V.Detail};
+  return V;
+}
+
+template <typename Fn> Verdict isolated(Fn Check) {
+  kiln::testing::ChildResult R =
+      kiln::testing::runInChild(120, [&]() -> std::string {
+        Verdict V = Check();
+        return V.Kind + " " + V.Detail;
+      });
+  if (!R.Failure.empty())
+    return {"FAIL", R.Failure};
+  size_t Space = R.Output.find(' ');
+  if (Space == std::string::npos)
+    return {"FAIL", "the check exited without a verdict"};
+  return {R.Output.substr(0, Space), R.Output.substr(Space + 1)};
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  std::string Suite, Filter;
+  std::vector<std::string> Examples;
+  bool Verbose = false;
+  for (int I = 1; I < Argc; ++I) {
+    std::string S = Argv[I], Next = I + 1 < Argc ? Argv[I + 1] : "";
+    if (S == "--verbose") {
+      Verbose = true;
+      continue;
+    }
+    if (S == "--suite")
+      Suite = Next;
+    else if (S == "--examples")
+      Examples.push_back(Next);
+    else if (S == "--filter")
+      Filter = Next;
+    else {
+      llvm::errs() << "usage: kiln-cpu-e2e [--suite DIR] [--examples DIR]... "
+                      "[--filter S] [--verbose]\n";
+      return 2;
+    }
+    ++I;
+  }
+  std::vector<std::pair<std::string, std::string>> Models;
+  for (const std::string &Dir : Examples)
+    for (const std::string &P : listDir(Dir, false))
+      if (llvm::StringRef(P).endswith(".onnx"))
+        Models.push_back({"example/" + llvm::sys::path::filename(P).str(), P});
+  size_t NumExamples = Models.size();
+  if (!Suite.empty())
+    for (const char *Sub : {"node", "simple"})
+      for (const std::string &P : listDir(Suite + "/" + Sub, true))
+        Models.push_back(
+            {std::string(Sub) + "/" + llvm::sys::path::filename(P).str(), P});
+  if (Models.empty()) {
+    llvm::errs() << "kiln-cpu-e2e: no models found; skipping\n";
+    return 77;
+  }
+  std::map<std::string, unsigned> Counts;
+  std::map<std::string, unsigned> Reasons;
+  for (size_t I = 0; I < Models.size(); ++I) {
+    const std::string &Name = Models[I].first, &Path = Models[I].second;
+    if (!Filter.empty() && Name.find(Filter) == std::string::npos)
+      continue;
+    bool Example = I < NumExamples;
+    Verdict V = isolated(
+        [&] { return Example ? checkExample(Path) : checkNodeTest(Path); });
+    ++Counts[V.Kind];
+    if (V.Kind == "UNSUPPORTED") {
+      std::string Reason = V.Detail.substr(V.Detail.find("): ") + 3);
+      ++Reasons[Reason.substr(0, 60)];
+    }
+    if (V.Kind == "FAIL" || Example || Verbose)
+      llvm::outs() << V.Kind << ' ' << Name << ": " << V.Detail << '\n';
+  }
+  if (Verbose)
+    for (const auto &[Reason, N] : Reasons)
+      llvm::outs() << llvm::formatv("{0,4} unsupported: {1}\n", N, Reason);
+  llvm::outs() << Counts["PASS"]
+               << " models match the interpreter on the CPU target (XNNPACK "
+                  "and reference kernels), "
+               << Counts["FAIL"] << " failed, " << Counts["UNSUPPORTED"]
+               << " use ops the CPU target does not support, " << Counts["SKIP"]
+               << " skipped (do not import or run in the interpreter)\n";
+  return Counts["FAIL"] == 0 ? 0 : 1;
+}

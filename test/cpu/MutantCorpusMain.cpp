@@ -1,0 +1,280 @@
+// kiln-mutants: at least 1000 broken .kiln files, generated from valid ones
+// by a seeded generator, must each be rejected by the loader or run to the
+// end without a crash (under ASan in the asan preset). The valid seeds are
+// compiled here from the example models and a few conformance models.
+//
+// Mutations, in rotation:
+//   bit flips       1 to 8 random bits anywhere, or inside the FlatBuffer
+//   truncation      the file cut at a random length
+//   offset lies     a segment's offset or size set to a wrong value
+//   index lies      an operator's input/output or a graph I/O index changed
+//   cycles          two operators swapped, or an input taken from later on
+//   shape lies      a tensor dim, dtype or a convolution option changed
+//
+//   kiln-mutants [--count N] [--seed S] [--write DIR] MODEL.onnx...
+// --write keeps the corpus (seeds and mutants) as files, e.g. for libFuzzer.
+#include "LoaderFuzzTarget.h"
+
+#include "Support/FileSystem.h"
+#include "backends/common/KilnWriter.h"
+#include "backends/cpu/CpuTarget.h"
+#include "frontends/onnx/OnnxImporter.h"
+#include "passes/PassManager.h"
+#include "passes/Pipelines.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <random>
+
+using namespace kiln;
+
+namespace {
+
+llvm::Expected<std::string> compileSeed(const std::string &Path) {
+  auto G = importOnnxFile(Path);
+  if (!G)
+    return G.takeError();
+  PassManager PM;
+  for (const std::string &P : pipelineForLevel(2))
+    if (llvm::Error E = PM.add(P))
+      return E;
+  if (llvm::Error E = PM.run(**G))
+    return E;
+  auto C = compileForCpu(**G);
+  if (!C)
+    return C.takeError();
+  return serializeKilnModule(C->Module);
+}
+
+class Mutator {
+public:
+  explicit Mutator(uint64_t Seed) : Rng(Seed) {}
+
+  /// Applies mutation Kind (0..5) to a copy of Seed; Name says what it did.
+  std::string mutate(const std::string &Seed, unsigned Kind, std::string &Name) {
+    std::string B = Seed;
+    fb::Model *M = fb::GetMutableModel(B.data());
+    switch (Kind) {
+    case 0:
+      return flipBits(B, Name);
+    case 1: {
+      size_t Len = pick(B.size());
+      Name = llvm::formatv("truncate to {0}", Len);
+      return B.substr(0, Len);
+    }
+    case 2:
+      if (lieAboutSegment(*M, B.size(), Name))
+        return B;
+      return flipBits(B, Name);
+    case 3:
+      if (lieAboutIndex(*M, Name))
+        return B;
+      return flipBits(B, Name);
+    case 4:
+      if (makeCycle(*M, Name))
+        return B;
+      return flipBits(B, Name);
+    default:
+      if (lieAboutShape(*M, Name))
+        return B;
+      return flipBits(B, Name);
+    }
+  }
+
+private:
+  size_t pick(size_t N) { return N ? size_t(Rng() % N) : 0; }
+
+  int64_t wild() {
+    static const int64_t Values[] = {-1, -2, 0, 1, 2, 3, 63, 64, 65, 255,
+                                     1 << 20, INT32_MAX, INT32_MIN,
+                                     int64_t(1) << 40, INT64_MAX, INT64_MIN};
+    return Values[pick(sizeof(Values) / sizeof(Values[0]))];
+  }
+
+  std::string flipBits(std::string &B, std::string &Name) {
+    // Half of the flips land in the FlatBuffer (the first segment's offset
+    // bounds it), where they matter most.
+    const fb::Model *M = fb::GetModel(B.data());
+    size_t Limit = B.size();
+    if (Rng() % 2 && M->buffers() && M->buffers()->size())
+      Limit = std::min<size_t>(Limit, M->buffers()->Get(0)->offset());
+    unsigned Flips = 1 + unsigned(Rng() % 8);
+    Name = llvm::formatv("{0} bit flip(s) in the first {1} bytes", Flips, Limit);
+    for (unsigned I = 0; I < Flips; ++I)
+      B[pick(Limit)] ^= char(1u << (Rng() % 8));
+    return B;
+  }
+
+  bool lieAboutSegment(fb::Model &M, size_t FileSize, std::string &Name) {
+    auto *Buffers = M.mutable_buffers();
+    if (!Buffers || !Buffers->size())
+      return false;
+    fb::Buffer *Buf = Buffers->GetMutableObject(unsigned(pick(Buffers->size())));
+    uint64_t V = Rng() % 3 == 0 ? FileSize - Rng() % 64 : uint64_t(wild());
+    bool Offset = Rng() % 2;
+    Name = llvm::formatv("segment {0} = {1}", Offset ? "offset" : "size", V);
+    return Offset ? Buf->mutate_offset(V) : Buf->mutate_size(V);
+  }
+
+  bool lieAboutIndex(fb::Model &M, std::string &Name) {
+    int32_t V = int32_t(wild());
+    if (Rng() % 4 == 0) {
+      auto *IO = Rng() % 2 ? M.mutable_inputs() : M.mutable_outputs();
+      if (!IO || !IO->size())
+        return false;
+      Name = llvm::formatv("graph I/O index = {0}", V);
+      IO->Mutate(unsigned(pick(IO->size())), V);
+      return true;
+    }
+    auto *Ops = M.mutable_operators();
+    if (!Ops || !Ops->size())
+      return false;
+    fb::Operator *Op = Ops->GetMutableObject(unsigned(pick(Ops->size())));
+    auto *List = Rng() % 2 ? Op->mutable_inputs() : Op->mutable_outputs();
+    if (!List || !List->size())
+      return false;
+    if (Rng() % 2 && M.tensors())
+      V = int32_t(pick(M.tensors()->size())); // in range, wrong tensor
+    Name = llvm::formatv("operator index = {0}", V);
+    List->Mutate(unsigned(pick(List->size())), V);
+    return true;
+  }
+
+  bool makeCycle(fb::Model &M, std::string &Name) {
+    auto *Ops = M.mutable_operators();
+    if (!Ops || Ops->size() < 2)
+      return false;
+    unsigned A = unsigned(pick(Ops->size() - 1));
+    unsigned B = A + 1 + unsigned(pick(Ops->size() - A - 1));
+    fb::Operator *Early = Ops->GetMutableObject(A);
+    const fb::Operator *Late = Ops->Get(B);
+    if (!Early->mutable_inputs() || !Early->inputs()->size() ||
+        !Late->outputs() || !Late->outputs()->size())
+      return false;
+    Name = llvm::formatv("operator {0} reads operator {1}'s output", A, B);
+    Early->mutable_inputs()->Mutate(unsigned(pick(Early->inputs()->size())),
+                                    Late->outputs()->Get(0));
+    return true;
+  }
+
+  bool lieAboutShape(fb::Model &M, std::string &Name) {
+    auto *Tensors = M.mutable_tensors();
+    if (Rng() % 3 == 0) {
+      auto *Ops = M.mutable_operators();
+      if (!Ops || !Ops->size())
+        return false;
+      fb::Operator *Op = Ops->GetMutableObject(unsigned(pick(Ops->size())));
+      if (Op->options_type() == fb::OpOptions::Conv2DOptions) {
+        auto *C = static_cast<fb::Conv2DOptions *>(Op->mutable_options());
+        uint32_t V = uint32_t(wild());
+        Name = llvm::formatv("conv option = {0}", V);
+        switch (Rng() % 4) {
+        case 0: return C->mutate_kernel_height(V);
+        case 1: return C->mutate_padding_left(V);
+        case 2: return C->mutate_groups(V);
+        default: return C->mutate_stride_width(V);
+        }
+      }
+    }
+    if (!Tensors || !Tensors->size())
+      return false;
+    fb::Tensor *T = Tensors->GetMutableObject(unsigned(pick(Tensors->size())));
+    if (Rng() % 4 == 0) {
+      Name = "dtype";
+      return T->mutate_dtype(static_cast<fb::DType>(Rng() % 16));
+    }
+    if (Rng() % 4 == 0) {
+      int32_t V = int32_t(wild());
+      Name = llvm::formatv("tensor buffer = {0}", V);
+      return T->mutate_buffer(V);
+    }
+    auto *Shape = T->mutable_shape();
+    if (!Shape || !Shape->size())
+      return false;
+    int64_t V = Rng() % 2 ? wild() : int64_t(Rng() % 8);
+    Name = llvm::formatv("tensor dim = {0}", V);
+    Shape->Mutate(unsigned(pick(Shape->size())), V);
+    return true;
+  }
+
+  std::mt19937_64 Rng;
+};
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  unsigned Count = 1200;
+  uint64_t Seed = 20240611;
+  std::string WriteDir;
+  std::vector<std::string> Models;
+  for (int I = 1; I < Argc; ++I) {
+    std::string S = Argv[I];
+    if ((S == "--count" || S == "--seed" || S == "--write") && I + 1 < Argc) {
+      std::string V = Argv[++I];
+      if (S == "--count")
+        Count = unsigned(std::stoul(V));
+      else if (S == "--seed")
+        Seed = std::stoull(V);
+      else
+        WriteDir = V;
+      continue;
+    }
+    Models.push_back(S);
+  }
+  std::vector<std::string> Seeds;
+  for (const std::string &M : Models) {
+    auto Bytes = compileSeed(M);
+    if (!Bytes) {
+      llvm::errs() << "kiln-mutants: " << M << ": "
+                   << llvm::toString(Bytes.takeError()) << '\n';
+      return 1;
+    }
+    Seeds.push_back(std::move(*Bytes));
+  }
+  if (Seeds.empty()) {
+    llvm::errs() << "usage: kiln-mutants [--count N] [--seed S] [--write DIR] "
+                    "MODEL.onnx...\n";
+    return 2;
+  }
+  // Every seed must load and run: otherwise the test checks nothing.
+  for (size_t I = 0; I < Seeds.size(); ++I)
+    if (kiln::fuzz::runOne(Seeds[I]) != kiln::fuzz::Outcome::Ran) {
+      llvm::errs() << "kiln-mutants: seed " << Models[I]
+                   << " does not load and run\n";
+      return 1;
+    }
+  if (!WriteDir.empty())
+    llvm::sys::fs::create_directories(WriteDir);
+
+  Mutator Mut(Seed);
+  std::map<kiln::fuzz::Outcome, unsigned> Outcomes;
+  std::map<unsigned, std::pair<unsigned, unsigned>> ByKind; // rejected, ran
+  for (unsigned I = 0; I < Count; ++I) {
+    unsigned Kind = I % 6;
+    std::string Name;
+    std::string Mutant = Mut.mutate(Seeds[I % Seeds.size()], Kind, Name);
+    if (!WriteDir.empty())
+      (void)writeFileAtomically(
+          llvm::formatv("{0}/mutant-{1:D4}.kiln", WriteDir, I).str(), Mutant);
+    kiln::fuzz::Outcome O = kiln::fuzz::runOne(Mutant);
+    ++Outcomes[O];
+    (O == kiln::fuzz::Outcome::Ran ? ByKind[Kind].second : ByKind[Kind].first)++;
+  }
+  static const char *KindNames[] = {"bit flips", "truncation", "offset lies",
+                                    "index lies", "cycles", "shape lies"};
+  for (const auto &[Kind, RR] : ByKind)
+    llvm::outs() << llvm::formatv("{0,-12} {1,4} rejected, {2,4} ran cleanly\n",
+                                  KindNames[Kind], RR.first, RR.second);
+  llvm::outs() << llvm::formatv(
+      "{0} mutants of {1} seeds: {2} rejected when loaded, {3} rejected when "
+      "the session was created, {4} failed cleanly while running, {5} ran; "
+      "0 crashes\n",
+      Count, Seeds.size(), Outcomes[kiln::fuzz::Outcome::RejectedAtLoad],
+      Outcomes[kiln::fuzz::Outcome::RejectedAtSession],
+      Outcomes[kiln::fuzz::Outcome::FailedRun],
+      Outcomes[kiln::fuzz::Outcome::Ran]);
+  return 0;
+}

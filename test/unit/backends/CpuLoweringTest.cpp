@@ -1,0 +1,166 @@
+// What the CPU target makes of small graphs: NHWC between spatial ops with
+// one transpose at the input, pre-packed weights, fused activations as clamp
+// bounds (or an extra operator), depthwise detection, and one error listing
+// every unsupported node.
+#include "backends/cpu/CpuTarget.h"
+
+#include "IR/Parser.h"
+#include "LlvmErrorChecks.h"
+#include "Support/Error.h"
+
+#include <catch2/catch.hpp>
+
+using namespace kiln;
+
+namespace {
+
+CpuCompileResult compile(const std::string &Kir) {
+  auto G = requireValue(parseGraph(Kir, "test.kir"));
+  return requireValue(compileForCpu(*G));
+}
+
+std::vector<std::string> kinds(const fb::ModelT &M) {
+  std::vector<std::string> K;
+  for (const auto &Op : M.operators)
+    K.push_back(fb::EnumNameOpKind(Op->kind));
+  return K;
+}
+
+const fb::TensorT &tensor(const fb::ModelT &M, int32_t I) {
+  return *M.tensors[size_t(I)];
+}
+
+} // namespace
+
+TEST_CASE("conv + relu + global pool + flatten + linear", "[cpu]") {
+  CpuCompileResult R = compile(R"(graph @g(%x: f32[1,2,4,4]) -> (%y: f32[1,3]) {
+  %w = const f32[3,2,1,1] dense[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+  %c = conv(%x, %w) {activation="relu"} : f32[1,3,4,4]
+  %p = global_avg_pool(%c) : f32[1,3,1,1]
+  %f = flatten(%p) {axis=1} : f32[1,3]
+  %fw = const f32[3,3] dense[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+  %y = linear(%f, %fw) : f32[1,3]
+  return %y
+})");
+  const fb::ModelT &M = R.Module.Model;
+  // The input is transposed once; the pool's [1,1,1,3] NHWC result has the
+  // same bytes as [1,3,1,1], so it goes back to NCHW with a reshape.
+  REQUIRE(kinds(M) == std::vector<std::string>{"TRANSPOSE", "CONV_2D",
+                                               "GLOBAL_AVERAGE_POOL_2D",
+                                               "RESHAPE", "RESHAPE",
+                                               "FULLY_CONNECTED"});
+  REQUIRE(M.operators[0]->options.AsTransposeOptions()->perm ==
+          std::vector<int32_t>{0, 2, 3, 1});
+  const fb::Conv2DOptionsT &Conv = *M.operators[1]->options.AsConv2DOptions();
+  REQUIRE(Conv.output_min == 0.0f);
+  REQUIRE(Conv.output_max == std::numeric_limits<float>::infinity());
+  REQUIRE(Conv.group_input_channels == 2);
+  REQUIRE(Conv.group_output_channels == 3);
+  REQUIRE(!Conv.depthwise);
+  const fb::TensorT &W = tensor(M, M.operators[1]->inputs[1]);
+  REQUIRE(W.layout == fb::Layout::OHWI);
+  REQUIRE(W.shape == std::vector<int64_t>{3, 1, 1, 2});
+  REQUIRE(tensor(M, M.operators[1]->inputs[0]).layout == fb::Layout::NHWC);
+  REQUIRE(M.operators[1]->inputs[2] == -1); // no bias
+  REQUIRE(M.operators[1]->engine == fb::Engine::XNNPACK);
+  REQUIRE(M.operators[0]->engine == fb::Engine::REFERENCE);
+  // Graph I/O keep the source layout; metadata describes them.
+  REQUIRE(tensor(M, M.inputs[0]).layout == fb::Layout::NCHW);
+  REQUIRE(M.metadata->target == "cpu");
+  REQUIRE(M.metadata->inputs[0]->name == "x");
+  REQUIRE(M.metadata->outputs[0]->shape == std::vector<int64_t>{1, 3});
+  // The report attributes the transpose to the conv that needed it.
+  REQUIRE(R.Nodes[0].Op == "conv");
+  REQUIRE(R.Nodes[0].Ops.size() == 2);
+  REQUIRE(R.Nodes[0].Ops[1] ==
+          std::pair<std::string, std::string>{"CONV_2D", "xnnpack"});
+}
+
+TEST_CASE("a depthwise conv gets HWO weights", "[cpu]") {
+  CpuCompileResult R = compile(R"(graph @g(%x: f32[1,2,3,3]) -> (%y: f32[1,4,3,3]) {
+  %w = const f32[4,1,1,1] dense[1.0, 2.0, 3.0, 4.0]
+  %y = conv(%x, %w) {group=2, activation="clip", activation_min=0.0, activation_max=6.0} : f32[1,4,3,3]
+  return %y
+})");
+  const fb::ModelT &M = R.Module.Model;
+  const fb::OperatorT &Conv = *M.operators[1];
+  const fb::Conv2DOptionsT &O = *Conv.options.AsConv2DOptions();
+  REQUIRE(O.depthwise);
+  REQUIRE(O.groups == 2);
+  REQUIRE(O.group_output_channels == 2);
+  REQUIRE(O.output_max == 6.0f);
+  const fb::TensorT &W = tensor(M, Conv.inputs[1]);
+  REQUIRE(W.layout == fb::Layout::HWO);
+  REQUIRE(W.shape == std::vector<int64_t>{1, 1, 1, 4});
+  // The output goes back to NCHW for the caller.
+  REQUIRE(kinds(M).back() == "TRANSPOSE");
+  REQUIRE(M.operators.back()->options.AsTransposeOptions()->perm ==
+          std::vector<int32_t>{0, 3, 1, 2});
+}
+
+TEST_CASE("leaky_relu and hard_swish become an operator after the producer",
+          "[cpu]") {
+  CpuCompileResult R = compile(R"(graph @g(%x: f32[2,3]) -> (%y: f32[2,2]) {
+  %w = const f32[2,3] dense[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+  %y = linear(%x, %w) {activation="leaky_relu", activation_alpha=0.2} : f32[2,2]
+  return %y
+})");
+  const fb::ModelT &M = R.Module.Model;
+  REQUIRE(kinds(M) == std::vector<std::string>{"FULLY_CONNECTED", "UNARY"});
+  const fb::UnaryOptionsT &U = *M.operators[1]->options.AsUnaryOptions();
+  REQUIRE(U.op == fb::UnaryOp::LEAKY_RELU);
+  REQUIRE(U.alpha == 0.2f);
+  REQUIRE(M.operators[1]->outputs[0] == M.outputs[0]);
+}
+
+TEST_CASE("elementwise ops stay in NHWC after a conv", "[cpu]") {
+  CpuCompileResult R = compile(R"(graph @g(%x: f32[1,2,2,2]) -> (%y: f32[1,2,2,2]) {
+  %w = const f32[2,2,1,1] dense[1.0, 0.0, 0.0, 1.0]
+  %c = conv(%x, %w) : f32[1,2,2,2]
+  %s = const f32[2,1,1] dense[10.0, 20.0]
+  %a = add(%c, %s) : f32[1,2,2,2]
+  %y = sigmoid(%a) : f32[1,2,2,2]
+  return %y
+})");
+  const fb::ModelT &M = R.Module.Model;
+  REQUIRE(kinds(M) == std::vector<std::string>{"TRANSPOSE", "CONV_2D", "BINARY",
+                                               "UNARY", "TRANSPOSE"});
+  // The per-channel constant is permuted at compile time: [1,1,1,2].
+  const fb::TensorT &S = tensor(M, M.operators[2]->inputs[1]);
+  REQUIRE(S.shape == std::vector<int64_t>{1, 1, 1, 2});
+  REQUIRE(S.layout == fb::Layout::NHWC);
+  REQUIRE(M.operators[3]->options.AsUnaryOptions()->op == fb::UnaryOp::SIGMOID);
+}
+
+TEST_CASE("every unsupported node is listed in one error", "[cpu]") {
+  auto G = requireValue(parseGraph(R"(graph @g(%x: f32[2,3], %i: i64[2]) -> (%y: f32[2,3], %z: f32[2,3], %v: i64[2]) {
+  %y = instance_norm(%x, %x, %x) : f32[2,3]
+  %z = lrn(%x) {size=3} : f32[2,3]
+  %v = abs(%i) : i64[2]
+  return %y, %z, %v
+})",
+                                   "test.kir"));
+  auto R = compileForCpu(*G);
+  REQUIRE(!R);
+  Diagnosis D = diagnose(R.takeError());
+  REQUIRE(D.Code == ExitCode::BadInput);
+  REQUIRE(D.Message ==
+          "the CPU target cannot run 3 part(s) of this model:\n"
+          "  node '%y' (instance_norm): the CPU target has no kernel for "
+          "'instance_norm'\n"
+          "  node '%z' (lrn): the CPU target has no kernel for 'lrn'\n"
+          "  node '%v' (abs): f32 operands only (got i64)");
+}
+
+TEST_CASE("dynamic shapes are reported with the fix", "[cpu]") {
+  auto G = requireValue(parseGraph(R"(graph @g(%x: f32[N,3]) -> (%y: f32[N,3]) {
+  %y = relu(%x) : f32[N,3]
+  return %y
+})",
+                                   "test.kir"));
+  auto R = compileForCpu(*G);
+  REQUIRE(!R);
+  std::string Message = llvm::toString(R.takeError());
+  REQUIRE(Message.find("input 'x' has the dynamic type f32[N,3]; fix it with "
+                       "--input-shape") != std::string::npos);
+}

@@ -1,0 +1,126 @@
+// The writer: byte-identical output for the same module, 64-byte aligned
+// segments after the FlatBuffer with zero padding, the schema version and
+// identifier, atomic replacement, and an internal error for a module that
+// names a missing segment.
+#include "backends/common/KilnWriter.h"
+#include "backends/cpu/CpuTarget.h"
+
+#include "IR/Parser.h"
+#include "LlvmErrorChecks.h"
+#include "Support/Error.h"
+#include "passes/PassManager.h"
+#include "passes/Pipelines.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <catch2/catch.hpp>
+
+using namespace kiln;
+
+namespace {
+
+/// A small CNN (examples/tiny_cnn.kir at batch 2, without its batch_norm),
+/// optimized at -O2 and compiled for the CPU target: a fresh module on every
+/// call.
+KilnModule tinyCnnModule() {
+  std::unique_ptr<Graph> Fixed = requireValue(parseGraph(
+      R"(graph @g(%x: f32[2,3,8,8]) -> (%y: f32[2,4]) {
+  %w0 = const f32[4,3,1,1] dense[0.5, -0.25, 1.0, 0.125, 0.75, -0.5, 0.25, 1.5, -1.0, 2.0, 0.0, 0.5]
+  %b0 = const f32[4] dense[0.0, 0.1, -0.1, 0.2]
+  %conv = conv(%x, %w0, %b0) {strides=[1,1], pads=[0,0,0,0], group=1} : f32[2,4,8,8]
+  %act = clip(%conv) {min=0.0, max=6.0} : f32[2,4,8,8]
+  %pool = global_avg_pool(%act) : f32[2,4,1,1]
+  %flat = flatten(%pool) {axis=1} : f32[2,4]
+  %fc_w = const f32[4,4] dense[1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+  %y = linear(%flat, %fc_w) : f32[2,4]
+  return %y
+})",
+      "tiny.kir"));
+  PassManager PM;
+  for (const std::string &P : pipelineForLevel(2))
+    REQUIRE_NO_ERROR(PM.add(P));
+  REQUIRE_NO_ERROR(PM.run(*Fixed));
+  return requireValue(compileForCpu(*Fixed)).Module;
+}
+
+} // namespace
+
+TEST_CASE("the same module gives byte-identical files", "[writer]") {
+  KilnModule A = tinyCnnModule(), B = tinyCnnModule();
+  std::string BytesA = requireValue(serializeKilnModule(A));
+  std::string BytesB = requireValue(serializeKilnModule(B));
+  REQUIRE(BytesA == BytesB);
+  // Serializing the same module again changes nothing either.
+  REQUIRE(requireValue(serializeKilnModule(A)) == BytesA);
+}
+
+TEST_CASE("the file layout", "[writer]") {
+  KilnModule M = tinyCnnModule();
+  std::string Bytes = requireValue(serializeKilnModule(M));
+  REQUIRE(Bytes.substr(4, 4) == "KILN");
+  REQUIRE(fb::ModelBufferHasIdentifier(Bytes.data()));
+  const fb::Model *Root = fb::GetModel(Bytes.data());
+  REQUIRE(Root->schema_major() == 1);
+  REQUIRE(Root->schema_minor() == 0);
+  REQUIRE(Root->buffers()->size() == M.Segments.size());
+  REQUIRE(M.Segments.size() >= 2);
+  uint64_t Previous = 0;
+  for (unsigned I = 0; I < Root->buffers()->size(); ++I) {
+    const fb::Buffer *B = Root->buffers()->Get(I);
+    REQUIRE(B->offset() % 64 == 0);
+    REQUIRE(B->offset() >= Previous);
+    REQUIRE(B->size() == M.Segments[I].size());
+    REQUIRE(Bytes.compare(B->offset(), B->size(), M.Segments[I].str().str()) == 0);
+    // Padding between the end of the previous segment and this one is zero.
+    for (uint64_t P = Previous; P < B->offset(); ++P)
+      if (I > 0)
+        REQUIRE(Bytes[P] == '\0');
+    Previous = B->offset() + B->size();
+  }
+  REQUIRE(Previous == Bytes.size());
+  // The first segment starts after the FlatBuffer: its offset is the
+  // FlatBuffer's size rounded up, so nothing before it is weights.
+  REQUIRE(Root->buffers()->Get(0)->offset() < 64 * 64);
+}
+
+TEST_CASE("writing replaces the file atomically", "[writer]") {
+  llvm::SmallString<128> Dir;
+  REQUIRE(!llvm::sys::fs::createUniqueDirectory("kiln-writer", Dir));
+  std::string Path = (Dir + "/m.kiln").str();
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Path, EC);
+    OS << "old contents";
+  }
+  KilnModule M = tinyCnnModule();
+  REQUIRE_NO_ERROR(writeKilnFile(Path, M));
+  auto Written = llvm::MemoryBuffer::getFile(Path);
+  REQUIRE(Written);
+  REQUIRE((*Written)->getBuffer() == requireValue(serializeKilnModule(M)));
+  // Nothing else is left in the folder (no temporary files).
+  std::error_code EC;
+  int Entries = 0;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC))
+    ++Entries;
+  REQUIRE(Entries == 1);
+  // A folder that does not exist: an error, and no file.
+  std::string Bad = (Dir + "/missing/m.kiln").str();
+  llvm::Error E = writeKilnFile(Bad, M);
+  REQUIRE(static_cast<bool>(E));
+  llvm::consumeError(std::move(E));
+  REQUIRE(!llvm::sys::fs::exists(Bad));
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+TEST_CASE("a tensor naming a missing segment is an internal error",
+          "[writer]") {
+  KilnModule M = tinyCnnModule();
+  M.Model.tensors[0]->buffer = 1000;
+  auto Bytes = serializeKilnModule(M);
+  REQUIRE(!Bytes);
+  Diagnosis D = diagnose(Bytes.takeError());
+  REQUIRE(D.Code == ExitCode::Internal);
+  REQUIRE(D.Message.find("names segment 1000 of") != std::string::npos);
+}

@@ -1,0 +1,202 @@
+// The C API: loading from a file and a buffer, I/O descriptions, metadata,
+// running with hand-computed results, and argument errors with their
+// messages.
+#include "RuntimeTestModels.h"
+
+#include "Support/FileSystem.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+using namespace kiln;
+using namespace kiln::testmodels;
+
+namespace {
+
+struct Loaded {
+  kiln_model *Model = nullptr;
+  kiln_session *Session = nullptr;
+  ~Loaded() {
+    kiln_session_destroy(Session);
+    kiln_model_destroy(Model);
+  }
+};
+
+void load(const std::string &Bytes, Loaded &L, bool ForceReference = false) {
+  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &L.Model) ==
+          KILN_OK);
+  kiln_session_options O;
+  kiln_session_options_init(&O);
+  O.num_threads = 1;
+  O.force_reference = ForceReference;
+  REQUIRE(kiln_session_create(L.Model, &O, &L.Session) == KILN_OK);
+}
+
+std::vector<float> outputFloats(kiln_session *S, size_t Index) {
+  const void *Data = nullptr;
+  size_t Bytes = 0;
+  REQUIRE(kiln_session_get_output(S, Index, &Data, &Bytes) == KILN_OK);
+  std::vector<float> V(Bytes / 4);
+  std::memcpy(V.data(), Data, Bytes);
+  return V;
+}
+
+} // namespace
+
+TEST_CASE("a model runs and gives hand-computed values", "[capi]") {
+  for (bool Reference : {false, true}) {
+    Loaded L;
+    load(bytesOf(addMulModule()), L, Reference);
+    // z = max((x + [1,2,3]) * 2, 0)
+    float X[6] = {0, 1, -5, 2.5f, -1, 0.5f};
+    REQUIRE(kiln_session_set_input(L.Session, 0, X, sizeof X) == KILN_OK);
+    REQUIRE(kiln_session_run(L.Session) == KILN_OK);
+    REQUIRE(outputFloats(L.Session, 0) ==
+            std::vector<float>{2, 6, 0, 7, 2, 7});
+    // A second run reuses the inputs.
+    REQUIRE(kiln_session_run(L.Session) == KILN_OK);
+    REQUIRE(outputFloats(L.Session, 0)[1] == 6);
+  }
+}
+
+TEST_CASE("XNNPACK and the reference kernels agree on a convolution",
+          "[capi]") {
+  Loaded X, R;
+  std::string Bytes = bytesOf(convModule());
+  load(Bytes, X, false);
+  load(Bytes, R, true);
+  kiln_operator_info Info;
+  REQUIRE(kiln_session_operator_info(X.Session, 0, &Info) == KILN_OK);
+  REQUIRE(std::string(Info.kind) == "CONV_2D");
+  REQUIRE(Info.uses_xnnpack == 1);
+  REQUIRE(kiln_session_operator_info(R.Session, 0, &Info) == KILN_OK);
+  REQUIRE(Info.uses_xnnpack == 0);
+  std::vector<float> In(32);
+  for (size_t I = 0; I < In.size(); ++I)
+    In[I] = float(I % 5) - 2.0f;
+  for (Loaded *L : {&X, &R}) {
+    REQUIRE(kiln_session_set_input(L->Session, 0, In.data(), 128) == KILN_OK);
+    REQUIRE(kiln_session_run(L->Session) == KILN_OK);
+  }
+  std::vector<float> A = outputFloats(X.Session, 0), B = outputFloats(R.Session, 0);
+  REQUIRE(A.size() == 48);
+  for (size_t I = 0; I < A.size(); ++I)
+    REQUIRE(A[I] == Approx(B[I]).margin(1e-5));
+  // Output pixel (0,0), channel 0, computed by hand from the weights
+  // w[o][ky][kx][i] = ((o*18 + ky*6 + kx*2 + i) % 7 - 3) / 4 over the 2x2
+  // window that the padding leaves.
+  double Want = 0.5;
+  for (int KY = 1; KY < 3; ++KY)
+    for (int KX = 1; KX < 3; ++KX)
+      for (int Ic = 0; Ic < 2; ++Ic) {
+        int Pixel = ((KY - 1) * 4 + (KX - 1)) * 2 + Ic;
+        double W = double((KY * 6 + KX * 2 + Ic) % 7 - 3) * 0.25;
+        Want += W * (double(Pixel % 5) - 2.0);
+      }
+  REQUIRE(B[0] == Approx(Want).margin(1e-6));
+}
+
+TEST_CASE("inputs, outputs and metadata are described", "[capi]") {
+  KilnModule M = addMulModule();
+  auto MD = std::make_unique<fb::MetadataT>();
+  MD->target = "cpu";
+  MD->source_hash = "0123456789abcdef";
+  M.Model.metadata = std::move(MD);
+  Loaded L;
+  load(bytesOf(std::move(M)), L);
+  REQUIRE(kiln_model_num_inputs(L.Model) == 1);
+  REQUIRE(kiln_model_num_outputs(L.Model) == 1);
+  kiln_tensor_info I;
+  REQUIRE(kiln_model_input_info(L.Model, 0, &I) == KILN_OK);
+  REQUIRE(std::string(I.name) == "x");
+  REQUIRE(I.dtype == KILN_DTYPE_F32);
+  REQUIRE(I.rank == 2);
+  REQUIRE(I.shape[0] == 2);
+  REQUIRE(I.shape[1] == 3);
+  REQUIRE(I.byte_size == 24);
+  REQUIRE(std::string(kiln_model_metadata(L.Model, "target")) == "cpu");
+  REQUIRE(std::string(kiln_model_metadata(L.Model, "source_hash")) ==
+          "0123456789abcdef");
+  REQUIRE(kiln_model_metadata(L.Model, "no such key") == nullptr);
+  uint32_t Major = 0, Minor = 99;
+  kiln_schema_version(&Major, &Minor);
+  REQUIRE(Major == 1);
+  REQUIRE(Minor == 0);
+}
+
+TEST_CASE("argument errors are reported", "[capi]") {
+  Loaded L;
+  load(bytesOf(addMulModule()), L);
+  float X[6] = {};
+  REQUIRE(kiln_session_set_input(L.Session, 0, X, 20) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+  REQUIRE(std::string(kiln_last_error()) ==
+          "input 0 'x' (f32[2,3]) takes 24 bytes, got 20");
+  REQUIRE(kiln_session_set_input(L.Session, 1, X, 24) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+  REQUIRE(std::string(kiln_last_error()) ==
+          "input index 1 out of range (the model has 1 inputs)");
+  REQUIRE(kiln_session_run(L.Session) == KILN_ERROR_INVALID_ARGUMENT);
+  REQUIRE(std::string(kiln_last_error()) == "input 0 'x' was not set");
+  const void *Data;
+  size_t Size;
+  REQUIRE(kiln_session_get_output(L.Session, 3, &Data, &Size) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+  REQUIRE(kiln_model_load_buffer(nullptr, 0, &L.Model) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+  REQUIRE(kiln_session_create(nullptr, nullptr, nullptr) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+  kiln_session_options O = {}; // not initialized: struct_size is 0
+  kiln_session *S = nullptr;
+  kiln_model *M = nullptr;
+  std::string Bytes = bytesOf(addMulModule());
+  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &M) == KILN_OK);
+  REQUIRE(kiln_session_create(M, &O, &S) == KILN_ERROR_INVALID_ARGUMENT);
+  REQUIRE(S == nullptr);
+  kiln_model_destroy(M);
+}
+
+TEST_CASE("the last error is per thread", "[capi]") {
+  REQUIRE(kiln_model_load_buffer("x", 1, nullptr) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+  std::string Other = "unset";
+  std::thread T([&] { Other = kiln_last_error(); });
+  T.join();
+  REQUIRE(Other.empty());
+  REQUIRE(std::string(kiln_last_error()) ==
+          "kiln_model_load_buffer: null argument");
+}
+
+TEST_CASE("a session outlives its model", "[capi]") {
+  Loaded L;
+  load(bytesOf(addMulModule()), L);
+  kiln_model_destroy(L.Model);
+  L.Model = nullptr;
+  float X[6] = {1, 1, 1, 1, 1, 1};
+  REQUIRE(kiln_session_set_input(L.Session, 0, X, sizeof X) == KILN_OK);
+  REQUIRE(kiln_session_run(L.Session) == KILN_OK);
+  REQUIRE(outputFloats(L.Session, 0) == std::vector<float>{4, 6, 8, 4, 6, 8});
+}
+
+TEST_CASE("kiln_model_load maps a file and names it in errors", "[capi]") {
+  llvm::SmallString<128> Dir;
+  REQUIRE(!llvm::sys::fs::createUniqueDirectory("kiln-capi", Dir));
+  std::string Path = (Dir + "/m.kiln").str();
+  REQUIRE(!writeFileAtomically(Path, bytesOf(addMulModule())));
+  kiln_model *M = nullptr;
+  REQUIRE(kiln_model_load(Path.c_str(), &M) == KILN_OK);
+  kiln_model_destroy(M);
+  std::string Missing = (Dir + "/missing.kiln").str();
+  REQUIRE(kiln_model_load(Missing.c_str(), &M) == KILN_ERROR_IO);
+  REQUIRE(std::string(kiln_last_error()) ==
+          Missing + ": cannot open: No such file or directory");
+  REQUIRE(!writeFileAtomically(Path, "not a model"));
+  REQUIRE(kiln_model_load(Path.c_str(), &M) == KILN_ERROR_INVALID_MODEL);
+  REQUIRE(std::string(kiln_last_error()) ==
+          Path + ": not a .kiln file (no \"KILN\" identifier)");
+  llvm::sys::fs::remove_directories(Dir);
+}

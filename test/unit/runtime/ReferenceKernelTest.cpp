@@ -1,0 +1,177 @@
+// Reference kernels with hand-computed results where XNNPACK has no say:
+// integer division by zero, slicing backwards, reflect padding, gather with
+// a bad index (a run-time error, not a crash) and reductions.
+#include "RuntimeTestModels.h"
+
+#include <catch2/catch.hpp>
+
+using namespace kiln;
+using namespace kiln::testmodels;
+
+namespace {
+
+template <typename T>
+int32_t addConstant(KilnModule &M, fb::DType DT, std::vector<int64_t> Shape,
+                    std::vector<T> Values) {
+  int32_t Index = addTensor(M, "c", DT, std::move(Shape));
+  std::vector<uint8_t> Bytes(Values.size() * sizeof(T));
+  std::memcpy(Bytes.data(), Values.data(), Bytes.size());
+  M.Model.tensors[size_t(Index)]->buffer = M.addSegment(Buffer::own(Bytes));
+  return Index;
+}
+
+/// Runs a one-input model on In; returns the status and fills Out.
+template <typename T, typename U>
+kiln_status run(KilnModule M, const std::vector<T> &In, std::vector<U> &Out,
+                std::string &Error) {
+  std::string Bytes = bytesOf(std::move(M));
+  kiln_model *Model = nullptr;
+  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &Model) == KILN_OK);
+  kiln_session *S = nullptr;
+  REQUIRE(kiln_session_create(Model, nullptr, &S) == KILN_OK);
+  REQUIRE(kiln_session_set_input(S, 0, In.data(), In.size() * sizeof(T)) ==
+          KILN_OK);
+  kiln_status Status = kiln_session_run(S);
+  Error = Status == KILN_OK ? "" : kiln_last_error();
+  if (Status == KILN_OK) {
+    const void *Data;
+    size_t Size;
+    REQUIRE(kiln_session_get_output(S, 0, &Data, &Size) == KILN_OK);
+    Out.resize(Size / sizeof(U));
+    std::memcpy(Out.data(), Data, Size);
+  }
+  kiln_session_destroy(S);
+  kiln_model_destroy(Model);
+  return Status;
+}
+
+} // namespace
+
+TEST_CASE("integer division truncates and never traps", "[reference]") {
+  KilnModule M;
+  int32_t X = addTensor(M, "x", fb::DType::I32, {5});
+  int32_t D = addConstant<int32_t>(M, fb::DType::I32, {5}, {2, 0, -1, 3, -2});
+  int32_t Y = addTensor(M, "y", fb::DType::I32, {5});
+  fb::BinaryOptionsT O;
+  O.op = fb::BinaryOp::DIV;
+  addOp(M, fb::OpKind::BINARY, {X, D}, {Y}, O);
+  M.Model.inputs = {X};
+  M.Model.outputs = {Y};
+  std::vector<int32_t> Out;
+  std::string Error;
+  REQUIRE(run(std::move(M), std::vector<int32_t>{7, 5, INT32_MIN, -7, 9}, Out,
+              Error) == KILN_OK);
+  REQUIRE(Out == std::vector<int32_t>{3, 0, INT32_MIN, -2, -4});
+}
+
+TEST_CASE("slice with a negative step", "[reference]") {
+  KilnModule M;
+  int32_t X = addTensor(M, "x", fb::DType::F32, {2, 4});
+  int32_t Y = addTensor(M, "y", fb::DType::F32, {2, 2});
+  fb::SliceOptionsT O;
+  O.starts = {0, 3};
+  O.steps = {1, -2}; // columns 3 and 1
+  addOp(M, fb::OpKind::SLICE, {X}, {Y}, O);
+  M.Model.inputs = {X};
+  M.Model.outputs = {Y};
+  std::vector<float> Out;
+  std::string Error;
+  REQUIRE(run(std::move(M), std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7}, Out,
+              Error) == KILN_OK);
+  REQUIRE(Out == std::vector<float>{3, 1, 7, 5});
+}
+
+TEST_CASE("reflect and edge padding", "[reference]") {
+  for (auto [Mode, Want] :
+       {std::pair{fb::PadMode::REFLECT, std::vector<float>{3, 2, 1, 2, 3, 2}},
+        std::pair{fb::PadMode::EDGE, std::vector<float>{1, 1, 1, 2, 3, 3}},
+        std::pair{fb::PadMode::CONSTANT,
+                  std::vector<float>{9, 9, 1, 2, 3, 9}}}) {
+    KilnModule M;
+    int32_t X = addTensor(M, "x", fb::DType::F32, {3});
+    int32_t Y = addTensor(M, "y", fb::DType::F32, {6});
+    fb::PadOptionsT O;
+    O.pads = {2, 1};
+    O.mode = Mode;
+    O.value = 9;
+    addOp(M, fb::OpKind::PAD, {X}, {Y}, O);
+    M.Model.inputs = {X};
+    M.Model.outputs = {Y};
+    std::vector<float> Out;
+    std::string Error;
+    REQUIRE(run(std::move(M), std::vector<float>{1, 2, 3}, Out, Error) ==
+            KILN_OK);
+    REQUIRE(Out == Want);
+  }
+}
+
+TEST_CASE("a gather index out of range is a run-time error", "[reference]") {
+  KilnModule M;
+  int32_t X = addTensor(M, "x", fb::DType::I64, {2});
+  int32_t Data = addConstant<float>(M, fb::DType::F32, {3}, {10, 20, 30});
+  int32_t Y = addTensor(M, "y", fb::DType::F32, {2});
+  fb::GatherOptionsT O;
+  addOp(M, fb::OpKind::GATHER, {Data, X}, {Y}, O);
+  M.Model.inputs = {X};
+  M.Model.outputs = {Y};
+  std::vector<float> Out;
+  std::string Error;
+  REQUIRE(run(KilnModule(std::move(M)), std::vector<int64_t>{-1, 0}, Out,
+              Error) == KILN_OK);
+  REQUIRE(Out == std::vector<float>{30, 10});
+}
+
+TEST_CASE("gather reports a bad index", "[reference]") {
+  KilnModule M;
+  int32_t X = addTensor(M, "x", fb::DType::I64, {1});
+  int32_t Data = addConstant<float>(M, fb::DType::F32, {3}, {10, 20, 30});
+  int32_t Y = addTensor(M, "y", fb::DType::F32, {1});
+  addOp(M, fb::OpKind::GATHER, {Data, X}, {Y}, fb::GatherOptionsT());
+  M.Model.inputs = {X};
+  M.Model.outputs = {Y};
+  std::vector<float> Out;
+  std::string Error;
+  REQUIRE(run(std::move(M), std::vector<int64_t>{3}, Out, Error) ==
+          KILN_ERROR_RUNTIME);
+  REQUIRE(Error == "operator 0 (GATHER 'GATHER'): gather index 3 is out of "
+                   "range for an axis of size 3");
+}
+
+TEST_CASE("reductions over chosen axes", "[reference]") {
+  for (auto [Op, Want] :
+       {std::pair{fb::ReduceOp::SUM, std::vector<float>{6, 15}},
+        std::pair{fb::ReduceOp::MEAN, std::vector<float>{2, 5}},
+        std::pair{fb::ReduceOp::MAXIMUM, std::vector<float>{3, 6}},
+        std::pair{fb::ReduceOp::MINIMUM, std::vector<float>{1, 4}}}) {
+    KilnModule M;
+    int32_t X = addTensor(M, "x", fb::DType::F32, {2, 3});
+    int32_t Y = addTensor(M, "y", fb::DType::F32, {2, 1});
+    fb::ReduceOptionsT O;
+    O.op = Op;
+    O.axes = {1};
+    addOp(M, fb::OpKind::REDUCE, {X}, {Y}, O);
+    M.Model.inputs = {X};
+    M.Model.outputs = {Y};
+    std::vector<float> Out;
+    std::string Error;
+    REQUIRE(run(std::move(M), std::vector<float>{1, 2, 3, 6, 5, 4}, Out,
+                Error) == KILN_OK);
+    REQUIRE(Out == Want);
+  }
+}
+
+TEST_CASE("transpose moves bytes of any element type", "[reference]") {
+  KilnModule M;
+  int32_t X = addTensor(M, "x", fb::DType::I64, {2, 3});
+  int32_t Y = addTensor(M, "y", fb::DType::I64, {3, 2});
+  fb::TransposeOptionsT O;
+  O.perm = {1, 0};
+  addOp(M, fb::OpKind::TRANSPOSE, {X}, {Y}, O);
+  M.Model.inputs = {X};
+  M.Model.outputs = {Y};
+  std::vector<int64_t> Out;
+  std::string Error;
+  REQUIRE(run(std::move(M), std::vector<int64_t>{1, 2, 3, 4, 5, 6}, Out,
+              Error) == KILN_OK);
+  REQUIRE(Out == std::vector<int64_t>{1, 4, 2, 5, 3, 6});
+}
