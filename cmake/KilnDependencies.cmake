@@ -18,6 +18,8 @@ find_package(Catch2 2 CONFIG REQUIRED)
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
+# stb_image (libstb-dev) decodes JPEG/PNG calibration images.
+pkg_check_modules(STB REQUIRED IMPORTED_TARGET stb)
 
 # Tools from llvm-14-tools used by the lit tests.
 find_program(KILN_LIT lit.py PATHS ${LLVM_TOOLS_BINARY_DIR}/../build/utils/lit

@@ -11,6 +11,7 @@ PACKAGES=(
   libflatbuffers-dev flatbuffers-compiler
   libeigen3-dev
   libzip-dev                         # .npz archives
+  libstb-dev                         # JPEG/PNG calibration images
   libtorch-dev                       # TorchScript frontend
   libxnnpack-dev libpthreadpool-dev  # CPU runtime kernels
   python3 python3-numpy python3-onnx # test-data generators

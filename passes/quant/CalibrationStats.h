@@ -1,0 +1,71 @@
+// Calibration statistics of one graph: an observer per float tensor, and
+// which shards of the dataset they cover. Shards computed on different
+// machines merge exactly (TensorObserver), so the merged statistics give the
+// same scales, bit for bit, as one run over the whole dataset.
+//
+// Tensors are identified by their ordinal in valuesInOrder(), which is only
+// meaningful for the very graph that was calibrated: the statistics carry
+// that graph's fingerprint, and using them on another graph is an error.
+#pragma once
+
+#include "passes/quant/TensorObserver.h"
+
+#include "IR/Graph.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+struct ObservedValue {
+  uint32_t Ordinal = 0;
+  /// For reports: the value's name, or its producer's display name.
+  std::string Name;
+  TensorObserver Observer;
+};
+
+struct CalibrationStats {
+  uint64_t GraphHash = 0;
+  uint32_t Bins = TensorObserver::DefaultBins;
+  /// The dataset was split into ShardCount shards; Shards lists the ones
+  /// these statistics include (sorted, distinct).
+  uint32_t ShardCount = 1;
+  std::vector<uint32_t> Shards = {0};
+  /// Samples in the whole dataset (every shard), and observed here.
+  uint64_t DatasetSamples = 0;
+  uint64_t Samples = 0;
+  /// Sorted by ordinal.
+  std::vector<ObservedValue> Values;
+
+  const ObservedValue *find(uint32_t Ordinal) const;
+  bool complete() const { return Shards.size() == ShardCount; }
+};
+
+/// Graph inputs, then every node result, in graph order: index = ordinal.
+std::vector<const Value *> valuesInOrder(const Graph &G);
+/// The name reports use for V.
+std::string reportName(const Value &V);
+
+/// Content hash of G's text form (structure, types, names, weight hashes).
+uint64_t graphFingerprint(const Graph &G);
+
+/// Adds From (read from FromName) into Into. Both must come from the same
+/// graph, bin count and shard split, with no shard in common.
+llvm::Error mergeStats(CalibrationStats &Into, const CalibrationStats &From,
+                       llvm::StringRef FromName);
+
+/// The .kcal file: a small, versioned, checksummed binary form (see
+/// StatsFile.cpp). Serialization is deterministic.
+constexpr uint32_t StatsFileVersion = 1;
+std::string serializeStats(const CalibrationStats &S);
+llvm::Expected<CalibrationStats> parseStats(llvm::StringRef Bytes,
+                                            llvm::StringRef Name);
+llvm::Expected<CalibrationStats> readStatsFile(llvm::StringRef Path);
+/// Written atomically (temporary file, fsync, rename).
+llvm::Error writeStatsFile(llvm::StringRef Path, const CalibrationStats &S);
+
+} // namespace kiln

@@ -1,0 +1,76 @@
+// What calibration records about one tensor: min, max and a fixed-size
+// histogram, so memory never grows with the dataset, and two observers merge
+// EXACTLY (the merged observer equals one that saw all the data, whatever the
+// order or the split).
+//
+// The histogram covers [-2^E, 2^E) with Bins equal bins (Bins a power of
+// two), E the smallest exponent with max|x| < 2^E. With those power-of-two
+// edges, a value's bin is floor(x * Bins / 2^(E+1)) + Bins/2, an exact
+// computation in double; and doubling the range maps bin i to
+// floor((i - Bins/2) / 2) + Bins/2, which is exactly the bin the value would
+// have had at the wider range. So re-binning when the range grows, and
+// merging observers with different ranges, only add integer counts.
+// Non-finite values (NaN, inf) are counted apart and never binned.
+#pragma once
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace kiln {
+
+class TensorObserver {
+public:
+  static constexpr uint32_t DefaultBins = 2048;
+  static constexpr uint32_t MinBins = 64;
+  static constexpr uint32_t MaxBins = 65536;
+  /// The smallest range exponent: ranges are never narrower than 2^-126.
+  static constexpr int32_t MinExponent = -126;
+  static constexpr int32_t MaxExponent = 128;
+
+  /// Bins must be a power of two in [MinBins, MaxBins] (see validBinCount).
+  explicit TensorObserver(uint32_t Bins = DefaultBins);
+  static bool validBinCount(uint64_t Bins);
+
+  void observe(const float *Data, size_t N);
+  /// Adds O's data; O must have the same bin count.
+  void merge(const TensorObserver &O);
+
+  uint32_t bins() const { return uint32_t(Counts.size()); }
+  /// Finite values seen.
+  uint64_t count() const { return Finite; }
+  uint64_t nonFiniteCount() const { return NonFinite; }
+  /// Smallest and largest finite value (0 when count() is 0).
+  float min() const { return Min; }
+  float max() const { return Max; }
+  /// The histogram covers [-2^exponent, 2^exponent).
+  int32_t exponent() const { return Exponent; }
+  double binWidth() const;
+  /// Lower edge of bin I (I may be bins(): the upper edge of the last bin).
+  double binEdge(int64_t I) const;
+  const std::vector<uint64_t> &counts() const { return Counts; }
+
+  /// Rebuilds an observer from its parts (a .kcal file): checks that they are
+  /// consistent (counts sum to Finite, min <= max, the range holds max|x|).
+  static llvm::Expected<TensorObserver>
+  fromParts(uint32_t Bins, float Min, float Max, uint64_t Finite,
+            uint64_t NonFinite, int32_t Exponent, std::vector<uint64_t> Counts);
+
+  bool operator==(const TensorObserver &O) const;
+
+private:
+  /// Re-bins to the range exponent E >= exponent().
+  void widenTo(int32_t E);
+
+  std::vector<uint64_t> Counts;
+  float Min = 0, Max = 0;
+  uint64_t Finite = 0, NonFinite = 0;
+  int32_t Exponent = MinExponent;
+  int Log2Bins = 0;
+};
+
+/// The smallest E >= MinExponent with |V| < 2^E.
+int32_t rangeExponentFor(double AbsMax);
+
+} // namespace kiln

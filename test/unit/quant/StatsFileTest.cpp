@@ -1,0 +1,123 @@
+// .kcal files: exact round trip, deterministic bytes, and clear errors (never
+// a crash) for every truncation, a flipped byte, a wrong version, and merges
+// of shards that do not belong together.
+#include "passes/quant/CalibrationStats.h"
+
+#include "LlvmErrorChecks.h"
+
+#include <catch2/catch.hpp>
+
+#include <random>
+
+using namespace kiln;
+
+namespace {
+CalibrationStats sampleStats(uint32_t Shard, uint32_t Count, unsigned Seed) {
+  CalibrationStats S;
+  S.GraphHash = 0x1234abcd5678ef00ull;
+  S.Bins = 64;
+  S.ShardCount = Count;
+  S.Shards = {Shard};
+  S.DatasetSamples = 10;
+  S.Samples = 3;
+  std::mt19937 Rng(Seed);
+  std::normal_distribution<float> G(0.0f, 2.0f);
+  for (uint32_t Ord : {0u, 3u, 7u}) {
+    ObservedValue V;
+    V.Ordinal = Ord;
+    V.Name = "t" + std::to_string(Ord);
+    V.Observer = TensorObserver(64);
+    std::vector<float> X(100);
+    for (float &F : X)
+      F = G(Rng);
+    V.Observer.observe(X.data(), X.size());
+    S.Values.push_back(std::move(V));
+  }
+  return S;
+}
+
+std::string errorOf(llvm::Expected<CalibrationStats> S) {
+  REQUIRE(!S);
+  return llvm::toString(S.takeError());
+}
+} // namespace
+
+TEST_CASE("stats round-trip exactly and serialize deterministically",
+          "[quant][kcal]") {
+  CalibrationStats S = sampleStats(1, 4, 1);
+  std::string Bytes = serializeStats(S);
+  CalibrationStats R = requireValue(parseStats(Bytes, "a.kcal"));
+  CHECK(R.GraphHash == S.GraphHash);
+  CHECK(R.Shards == S.Shards);
+  CHECK(R.ShardCount == 4);
+  CHECK(R.Samples == 3);
+  REQUIRE(R.Values.size() == 3);
+  for (size_t I = 0; I < 3; ++I) {
+    CHECK(R.Values[I].Name == S.Values[I].Name);
+    CHECK(R.Values[I].Observer == S.Values[I].Observer);
+  }
+  CHECK(serializeStats(R) == Bytes);
+  CHECK(Bytes.substr(0, 4) == "KCAL");
+}
+
+TEST_CASE("every truncation and a flipped byte are clear errors",
+          "[quant][kcal]") {
+  std::string Bytes = serializeStats(sampleStats(0, 1, 2));
+  for (size_t N = 0; N < Bytes.size(); ++N) {
+    auto S = parseStats(llvm::StringRef(Bytes).take_front(N), "t.kcal");
+    CHECK(!S);
+    if (!S)
+      llvm::consumeError(S.takeError());
+  }
+  std::string Flipped = Bytes;
+  Flipped[40] ^= 0x10;
+  CHECK(errorOf(parseStats(Flipped, "t.kcal")) ==
+        "t.kcal: calibration file checksum mismatch (the file is damaged or "
+        "truncated)");
+  std::string Version = Bytes;
+  Version[4] = 9;
+  CHECK(errorOf(parseStats(Version, "t.kcal")) ==
+        "t.kcal: calibration file version 9; this kiln reads version 1 "
+        "(recalibrate with this kiln)");
+  CHECK(errorOf(parseStats("PK\x03\x04 not a kcal", "t.kcal")) ==
+        "t.kcal: not a kiln calibration file (no KCAL header); make one with "
+        "'kiln calibrate'");
+}
+
+TEST_CASE("merges check graph, bins, split and overlap", "[quant][kcal]") {
+  CalibrationStats A = sampleStats(0, 2, 1);
+  CalibrationStats B = sampleStats(1, 2, 2);
+  CalibrationStats Other = sampleStats(1, 2, 3);
+  Other.GraphHash = 1;
+  auto MergeError = [&](CalibrationStats Into, const CalibrationStats &From) {
+    llvm::Error E = mergeStats(Into, From, "b.kcal");
+    if (!E)
+      FAIL("the merge succeeded");
+    return llvm::toString(std::move(E));
+  };
+  CHECK(MergeError(A, Other) ==
+        "b.kcal: statistics of a different graph (fingerprint "
+        "0000000000000001, expected 1234abcd5678ef00); calibrate every shard "
+        "with the same model and options");
+  CHECK(MergeError(A, A) == "b.kcal: shard 0/2 is already in the merge; each "
+                            "shard may be merged once");
+  CalibrationStats Bins = B;
+  Bins.Bins = 128;
+  CHECK(MergeError(A, Bins) == "b.kcal: histograms of 128 bins, expected 64; "
+                               "calibrate every shard with the same "
+                               "--calib-bins");
+  CalibrationStats Split = sampleStats(1, 3, 2);
+  CHECK(MergeError(A, Split) ==
+        "b.kcal: shard of a 3-way split of 10 samples, expected a 2-way split "
+        "of 10; use the same --calib, --calib-limit and --shard i/N for every "
+        "shard");
+  CalibrationStats M = A;
+  REQUIRE_NO_ERROR(mergeStats(M, B, "b.kcal"));
+  CHECK(M.complete());
+  CHECK(M.Samples == 6);
+  CHECK(M.Shards == std::vector<uint32_t>{0, 1});
+  // Merge order does not matter, down to the bytes.
+  CalibrationStats N = B;
+  REQUIRE_NO_ERROR(mergeStats(N, A, "a.kcal"));
+  CHECK(serializeStats(N) == serializeStats(M));
+}

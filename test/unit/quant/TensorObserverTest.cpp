@@ -1,0 +1,129 @@
+// Observers: hand-computed bins, and the property the sharded workflow rests
+// on: however data is split and merged, the result is the observer that saw
+// everything at once, exactly.
+#include "passes/quant/TensorObserver.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace kiln;
+
+TEST_CASE("observer bins hand-computed values", "[quant][observer]") {
+  TensorObserver O(64);
+  // max|x| = 2.5 < 2^2: range [-4, 4), 64 bins of 0.125; bin = floor(x/0.125)+32.
+  std::vector<float> X = {-1.5f, -0.25f, 0.0f, 0.3f, 1.0f, 2.5f};
+  O.observe(X.data(), X.size());
+  CHECK(O.exponent() == 2);
+  CHECK(O.binWidth() == 0.125);
+  CHECK(O.count() == 6);
+  CHECK(O.min() == -1.5f);
+  CHECK(O.max() == 2.5f);
+  std::vector<uint64_t> Want(64, 0);
+  for (int B : {20, 30, 32, 34, 40, 52})
+    Want[size_t(B)] = 1;
+  CHECK(O.counts() == Want);
+  CHECK(O.binEdge(0) == -4.0);
+  CHECK(O.binEdge(64) == 4.0);
+}
+
+TEST_CASE("observer widens its range by exact re-binning", "[quant][observer]") {
+  TensorObserver O(64);
+  std::vector<float> A = {0.3f, -0.7f}; // max|x| < 1: range [-1, 1), w = 1/32
+  O.observe(A.data(), A.size());
+  CHECK(O.exponent() == 0);
+  CHECK(O.counts()[size_t(std::floor(0.3 * 32) + 32)] == 1);  // 41
+  CHECK(O.counts()[size_t(std::floor(-0.7 * 32) + 32)] == 1); // 9
+  std::vector<float> B = {5.0f}; // range [-8, 8), w = 0.25
+  O.observe(B.data(), B.size());
+  CHECK(O.exponent() == 3);
+  std::vector<uint64_t> Want(64, 0);
+  Want[32 + 1] = 1;  // 0.3 -> floor(1.2)
+  Want[32 - 3] = 1;  // -0.7 -> floor(-2.8)
+  Want[32 + 20] = 1; // 5.0 -> 20
+  CHECK(O.counts() == Want);
+}
+
+TEST_CASE("non-finite values are counted, not binned", "[quant][observer]") {
+  TensorObserver O(64);
+  std::vector<float> X = {1.0f, NAN, INFINITY, -INFINITY};
+  O.observe(X.data(), X.size());
+  CHECK(O.count() == 1);
+  CHECK(O.nonFiniteCount() == 3);
+  CHECK(O.max() == 1.0f);
+  CHECK(O.exponent() == 1);
+}
+
+TEST_CASE("all-zero and empty observers", "[quant][observer]") {
+  TensorObserver O(64);
+  CHECK(O.count() == 0);
+  std::vector<float> Z(10, 0.0f);
+  O.observe(Z.data(), Z.size());
+  CHECK(O.exponent() == TensorObserver::MinExponent);
+  CHECK(O.counts()[32] == 10);
+  TensorObserver Empty(64);
+  O.merge(Empty);
+  CHECK(O.count() == 10);
+}
+
+namespace {
+/// Data spanning many magnitudes, so shards have very different ranges.
+std::vector<float> mixedData(std::mt19937 &Rng, size_t N) {
+  std::normal_distribution<float> G(0.0f, 1.0f);
+  std::uniform_int_distribution<int> Exp(-20, 12);
+  std::vector<float> X(N);
+  for (float &V : X)
+    V = std::ldexp(G(Rng), Exp(Rng));
+  return X;
+}
+} // namespace
+
+TEST_CASE("merging shards equals one observer over everything, exactly",
+          "[quant][observer]") {
+  std::mt19937 Rng(7);
+  for (uint32_t Bins : {64u, 2048u}) {
+    std::vector<float> X = mixedData(Rng, 5000);
+    TensorObserver Whole(Bins);
+    Whole.observe(X.data(), X.size());
+    for (int Split : {2, 3, 7, 50}) {
+      // Contiguous pieces observed in reverse, merged in a shuffled order.
+      std::vector<TensorObserver> Parts;
+      size_t Step = X.size() / size_t(Split) + 1;
+      for (size_t B = 0; B < X.size(); B += Step) {
+        TensorObserver P(Bins);
+        size_t E = std::min(X.size(), B + Step);
+        for (size_t I = E; I-- > B;)
+          P.observe(&X[I], 1);
+        Parts.push_back(P);
+      }
+      std::shuffle(Parts.begin(), Parts.end(), Rng);
+      TensorObserver Merged(Bins);
+      for (const TensorObserver &P : Parts)
+        Merged.merge(P);
+      CHECK(Merged == Whole);
+    }
+  }
+}
+
+TEST_CASE("fromParts rejects inconsistent parts", "[quant][observer]") {
+  std::vector<uint64_t> C(64, 0);
+  C[40] = 2;
+  CHECK(bool(TensorObserver::fromParts(64, 0.5f, 0.9f, 2, 0, 0, C)));
+  auto Check = [](llvm::Expected<TensorObserver> O, const std::string &Msg) {
+    REQUIRE(!O);
+    CHECK(llvm::toString(O.takeError()) == Msg);
+  };
+  Check(TensorObserver::fromParts(64, 0.5f, 0.9f, 3, 0, 0, C),
+        "histogram counts sum to 2, but 3 values were observed");
+  Check(TensorObserver::fromParts(64, 0.9f, 0.5f, 2, 0, 0, C),
+        "min 0.9 / max 0.5 are not an ordered finite pair");
+  Check(TensorObserver::fromParts(64, 0.5f, 3.0f, 2, 0, 0, C),
+        "histogram range 2^0 does not hold max |x| = 3.0");
+  Check(TensorObserver::fromParts(63, 0.5f, 0.9f, 2, 0, 0,
+                                  std::vector<uint64_t>(63)),
+        "histogram has 63 bins; expected a power of two in [64, 65536]");
+  Check(TensorObserver::fromParts(64, 0.5f, 0.9f, 2, 0, 500, C),
+        "histogram range exponent 500 is outside [-126, 128]");
+}
