@@ -20,6 +20,7 @@
 
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -80,7 +81,15 @@ struct ImportState {
       : G(G), FileName(std::move(FileName)) {}
   Graph &G;
   std::string FileName;
+  /// Source names handed out so far (to keep them unique).
+  std::unordered_map<std::string, unsigned> NameUses;
 };
+
+/// A stable, readable source name for N: the module path TorchScript kept
+/// when it inlined the submodules' forward() ("features.3.conv.1") and the
+/// op ("features.3.conv.1/batch_norm"); made unique with "#2", "#3"...
+/// Falls back to the output's debug name.
+std::string sourceName(ImportState &S, const torch::jit::Node *N);
 
 class NodeConverter {
 public:

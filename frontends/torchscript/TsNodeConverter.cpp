@@ -9,8 +9,29 @@ namespace kiln::ts_import {
 NodeConverter::NodeConverter(ImportState &S, const torch::jit::Node *N,
                              std::vector<TsValue> Inputs)
     : S(S), N(N), Inputs(std::move(Inputs)), Outputs(N->outputs().size()) {
-  Name = N->outputs().empty() ? std::string(N->kind().toQualString())
-                              : N->output(0)->debugName();
+  Name = sourceName(S, N);
+}
+
+std::string sourceName(ImportState &S, const torch::jit::Node *N) {
+  std::string Path;
+  if (auto CS = N->callstack())
+    for (const auto &Entry : (*CS)->vec())
+      if (const auto &Info = std::get<2>(Entry)) {
+        // "SELF" marks a method calling another method of the same module.
+        if (Info->instance_name() == "SELF")
+          continue;
+        if (!Path.empty())
+          Path += ".";
+        Path += Info->instance_name();
+      }
+  std::string Base;
+  if (Path.empty())
+    Base = N->outputs().empty() ? std::string(N->kind().toUnqualString())
+                                : N->output(0)->debugName();
+  else
+    Base = Path + "/" + N->kind().toUnqualString();
+  unsigned Uses = ++S.NameUses[Base];
+  return Uses == 1 ? Base : Base + "#" + std::to_string(Uses);
 }
 
 std::string NodeConverter::context() const {

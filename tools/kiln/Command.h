@@ -20,6 +20,7 @@ Command addOptCommand(CLI::App &App);
 Command addPassesCommand(CLI::App &App);
 Command addOpsCommand(CLI::App &App);
 Command addRunCommand(CLI::App &App);
+Command addInspectCommand(CLI::App &App);
 Command addConvertCommand(CLI::App &App);
 Command addBenchCommand(CLI::App &App);
 

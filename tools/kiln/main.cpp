@@ -46,7 +46,8 @@ static int runKiln(int Argc, char **Argv) {
                                    addOpsCommand(App),
                                    addRunCommand(App),
                                    addConvertCommand(App),
-                                   addBenchCommand(App)};
+                                   addBenchCommand(App),
+                                   addInspectCommand(App)};
   try {
     App.parse(Argc, Argv);
   } catch (const CLI::Success &E) { // --help, --version
