@@ -75,6 +75,8 @@ Status describeTensor(const fb::Model &M, unsigned I, const ModelBytes &Bytes,
     return invalidModel("tensor ", I, " '", D.Name, "' has an unknown layout ",
                         static_cast<int>(D.Layout));
   uint64_t Elements = 1;
+  if (Status S = checkAligned(T->shape(), "the shape"))
+    return S.withContext(concat("tensor ", I, " '", D.Name, "'"));
   if (const auto *Shape = T->shape()) {
     if (Shape->size() > limits::MaxRank)
       return invalidModel("tensor ", I, " '", D.Name, "' has rank ",

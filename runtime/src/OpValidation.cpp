@@ -117,6 +117,12 @@ Status checkClampRange(float Min, float Max) {
   return Status::ok();
 }
 
+Status checkAligned(const flatbuffers::Vector<int64_t> *V, const char *What) {
+  if (V && reinterpret_cast<uintptr_t>(V->data()) % alignof(int64_t) != 0)
+    return invalidModel(What, " is not 8-byte aligned");
+  return Status::ok();
+}
+
 Status broadcastShapes(const std::vector<int64_t> &A,
                        const std::vector<int64_t> &B,
                        std::vector<int64_t> &Out) {

@@ -59,6 +59,9 @@ Status checkRank(const TensorDesc &T, int64_t Rank, const char *What);
 Status checkConstant(const TensorDesc &T, const char *What);
 /// output_min <= output_max, neither NaN.
 Status checkClampRange(float Min, float Max);
+/// FlatBuffers 2.0 checks the alignment of a vector's length only; a vector
+/// of 64-bit values must also have 8-byte aligned elements before it is read.
+Status checkAligned(const flatbuffers::Vector<int64_t> *V, const char *What);
 /// Numpy broadcasting of A and B into Out; error when they do not broadcast.
 Status broadcastShapes(const std::vector<int64_t> &A,
                        const std::vector<int64_t> &B,

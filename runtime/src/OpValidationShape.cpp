@@ -92,6 +92,10 @@ Status validateSlice(const OpView &V) {
   if (!O.starts() || !O.steps() || O.starts()->size() != Rank ||
       O.steps()->size() != Rank)
     return invalidModel("starts and steps must have ", Rank, " entries");
+  if (Status S = checkAligned(O.starts(), "starts"))
+    return S;
+  if (Status S = checkAligned(O.steps(), "steps"))
+    return S;
   for (size_t I = 0; I < Rank; ++I) {
     int64_t Count = Y.Shape[I], Start = O.starts()->Get(unsigned(I)),
             Step = O.steps()->Get(unsigned(I));
@@ -120,6 +124,8 @@ Status validatePad(const OpView &V) {
   size_t Rank = X.Shape.size();
   if (!O.pads() || O.pads()->size() != 2 * Rank)
     return invalidModel("pads must have ", 2 * Rank, " entries");
+  if (Status S = checkAligned(O.pads(), "pads"))
+    return S;
   if (O.mode() > fb::PadMode::MAX)
     return unsupported("unknown pad mode ", static_cast<int>(O.mode()));
   if (O.mode() == fb::PadMode::CONSTANT && O.value() != 0.0f &&

@@ -12,7 +12,8 @@
 //   shape lies      a tensor dim, dtype or a convolution option changed
 //
 //   kiln-mutants [--count N] [--seed S] [--write DIR] MODEL.onnx...
-// --write keeps the corpus (seeds and mutants) as files, e.g. for libFuzzer.
+// --write keeps the corpus (seed-N.kiln and mutant-N.kiln) as files, e.g.
+// for libFuzzer.
 #include "LoaderFuzzTarget.h"
 
 #include "Support/FileSystem.h"
@@ -246,8 +247,12 @@ int main(int Argc, char **Argv) {
                    << " does not load and run\n";
       return 1;
     }
-  if (!WriteDir.empty())
+  if (!WriteDir.empty()) {
     llvm::sys::fs::create_directories(WriteDir);
+    for (size_t I = 0; I < Seeds.size(); ++I)
+      (void)writeFileAtomically(
+          llvm::formatv("{0}/seed-{1}.kiln", WriteDir, I).str(), Seeds[I]);
+  }
 
   Mutator Mut(Seed);
   std::map<kiln::fuzz::Outcome, unsigned> Outcomes;

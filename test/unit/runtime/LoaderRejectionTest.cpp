@@ -6,6 +6,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
+
 using namespace kiln;
 using namespace kiln::testmodels;
 
@@ -259,4 +262,16 @@ TEST_CASE("operator contracts are checked", "[loader]") {
     requireRejected(bytesOf(std::move(M)), KILN_ERROR_INVALID_MODEL,
                     "input 1 is required");
   }
+}
+
+TEST_CASE("a vector of 64-bit values must be 8-byte aligned", "[loader]") {
+  // Found by the fuzzer: FlatBuffers 2.0 verifies the alignment of a
+  // vector's length, not of its 8-byte elements.
+  std::ifstream In(KILN_SOURCE_DIR "/test/fuzz/regressions/misaligned-shape.kiln",
+                   std::ios::binary);
+  std::string Bytes((std::istreambuf_iterator<char>(In)),
+                    std::istreambuf_iterator<char>());
+  REQUIRE(Bytes.size() == 911);
+  requireRejected(Bytes, KILN_ERROR_INVALID_MODEL,
+                  "tensor 3 'y.nchw': the shape is not 8-byte aligned");
 }

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""kiln against ONNX Runtime and PyTorch Mobile, on one machine, in one run.
+
+    /usr/bin/python3 bench/compare.py KILN ORT_DIR WORKDIR [--models a,b]
+                     [--runs N] [--rounds R]
+
+For MobileNetV2, ResNet-18 and ResNet-50 (torchvision architectures, seeded
+random weights, nothing downloaded; 1x3x224x224) and a single 3x3 64->64
+convolution at 56x56 (the kernel ceiling), at 1 thread:
+
+  conversion  `kiln convert` (a process: parse ONNX, -O2, lower, write)
+              vs torch.utils.mobile_optimizer.optimize_for_mobile on the
+              scripted module plus saving it for the lite interpreter
+  load        kiln: map + verify + session creation (XNNPACK packs weights)
+              vs ONNX Runtime session creation (onnxruntime-node in ORT_DIR,
+              installed with `npm install onnxruntime-node --ignore-scripts`)
+  latency     median of N runs: kiln bench vs ONNX Runtime vs the lite
+              interpreter (_load_for_lite_interpreter)
+
+Engines are measured in alternating rounds (R of them) and the medians over
+rounds are compared, since these machines are shared and noisy. kiln's and
+ORT's outputs on the same input are compared as a sanity check, and
+`kiln bench --profile` gives kiln's executor overhead over the sum of its
+operators. Prints a table of ratios (kiln / peer: below 1.0 means kiln is
+faster or smaller).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import torch
+import torchvision
+from torch.utils.mobile_optimizer import optimize_for_mobile
+from torch.jit.mobile import _load_for_lite_interpreter
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Conv3x3(torch.nn.Module):
+    """The kernel-ceiling layer: 3x3, 64 -> 64 channels, padding 1."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(64, 64, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv(x)
+
+
+MODELS = {
+    "mobilenet_v2": (lambda: torchvision.models.mobilenet_v2(), (1, 3, 224, 224)),
+    "resnet18": (lambda: torchvision.models.resnet18(), (1, 3, 224, 224)),
+    "resnet50": (lambda: torchvision.models.resnet50(), (1, 3, 224, 224)),
+    "conv3x3_64_56": (Conv3x3, (1, 64, 56, 56)),
+}
+CONV_FLOPS = 2 * 56 * 56 * 64 * 64 * 9
+
+
+def ramp(shape):
+    n = int(np.prod(shape))
+    return ((np.arange(n) % 17) / 16.0 - 0.5).astype(np.float32).reshape(shape)
+
+
+def prepare(name, workdir):
+    """Builds the model, exports ONNX and keeps the scripted module."""
+    make, shape = MODELS[name]
+    torch.manual_seed(0)
+    model = make().eval()
+    onnx_path = os.path.join(workdir, name + ".onnx")
+    if not os.path.exists(onnx_path):
+        torch.onnx.export(model, torch.zeros(shape), onnx_path, opset_version=13,
+                          input_names=["input"], output_names=["output"])
+    return model, shape, onnx_path
+
+
+def time_kiln_convert(kiln, onnx_path, out):
+    t0 = time.perf_counter()
+    subprocess.run([kiln, "convert", onnx_path, "-o", out], check=True,
+                   stdout=subprocess.DEVNULL)
+    return (time.perf_counter() - t0) * 1e3
+
+
+def time_optimize_for_mobile(model, out):
+    scripted = torch.jit.script(model)
+    t0 = time.perf_counter()
+    optimized = optimize_for_mobile(scripted)
+    optimized._save_for_lite_interpreter(out)
+    return (time.perf_counter() - t0) * 1e3
+
+
+def kiln_bench(kiln, path, runs, profile=False):
+    cmd = [kiln, "bench", path, "--threads", "1", "--runs", str(runs), "--json"]
+    if profile:
+        cmd.append("--profile")
+    return json.loads(subprocess.run(cmd, check=True, capture_output=True,
+                                     text=True).stdout)
+
+
+def ort_bench(ort_dir, onnx_path, shape, runs, sessions=3):
+    out = subprocess.run(
+        ["node", os.path.join(HERE, "ort_bench.js"), ort_dir, onnx_path, "input",
+         "x".join(map(str, shape)), str(runs), str(sessions)],
+        check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def lite_bench(ptl_path, shape, runs):
+    torch.set_num_threads(1)
+    t0 = time.perf_counter()
+    m = _load_for_lite_interpreter(ptl_path)
+    load_ms = (time.perf_counter() - t0) * 1e3
+    x = torch.from_numpy(ramp(shape))
+    with torch.no_grad():
+        m(x)
+        times = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            m(x)
+            times.append((time.perf_counter() - t0) * 1e3)
+    return load_ms, statistics.median(times)
+
+
+def kiln_output_head(kiln, kiln_path, shape, workdir):
+    x_path = os.path.join(workdir, "ramp_%s.npy" % "x".join(map(str, shape)))
+    np.save(x_path, ramp(shape))
+    out = os.path.join(workdir, "kiln_out.npz")
+    subprocess.run([kiln, "run", kiln_path, "--input", x_path, "-o", out,
+                    "--threads", "1"], check=True, stdout=subprocess.DEVNULL)
+    z = np.load(out)
+    return z[z.files[0]].ravel()[:10]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("kiln")
+    ap.add_argument("ort_dir", help="folder holding node_modules/onnxruntime-node")
+    ap.add_argument("workdir")
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    torch.set_num_threads(1)
+
+    rows = []
+    for name in args.models.split(","):
+        model, shape, onnx_path = prepare(name, args.workdir)
+        kiln_path = os.path.join(args.workdir, name + ".kiln")
+        ptl_path = os.path.join(args.workdir, name + ".ptl")
+        m = {k: [] for k in ["kiln_convert", "ofm", "kiln_load", "ort_session",
+                             "lite_load", "kiln_lat", "ort_lat", "lite_lat",
+                             "kiln_first", "ort_first"]}
+        for _ in range(args.rounds):
+            m["kiln_convert"].append(time_kiln_convert(args.kiln, onnx_path, kiln_path))
+            m["ofm"].append(time_optimize_for_mobile(model, ptl_path))
+            k = kiln_bench(args.kiln, kiln_path, args.runs)
+            m["kiln_load"].append(k["load_total_ms"])
+            m["kiln_lat"].append(k["median_ms"])
+            m["kiln_first"].append(k["first_run_ms"])
+            o = ort_bench(args.ort_dir, onnx_path, shape, args.runs)
+            m["ort_session"].append(statistics.median(o["session_ms"]))
+            m["ort_lat"].append(statistics.median(o["run_ms"]))
+            m["ort_first"].append(o["first_run_ms"])
+            lite_load, lite_lat = lite_bench(ptl_path, shape, args.runs)
+            m["lite_load"].append(lite_load)
+            m["lite_lat"].append(lite_lat)
+        med = {k: statistics.median(v) for k, v in m.items()}
+        profile = kiln_bench(args.kiln, kiln_path, args.runs, profile=True)
+        head = kiln_output_head(args.kiln, kiln_path, shape, args.workdir)
+        ort_head = np.array(o["output_head"], dtype=np.float32)
+        err = float(np.max(np.abs(head - ort_head)) / max(1e-12, np.max(np.abs(ort_head))))
+        rows.append((name, med, profile, err))
+
+    print("\nkiln vs ONNX Runtime %s (onnxruntime-node) and PyTorch %s lite "
+          "interpreter, 1 thread, median of %d rounds x %d runs\n"
+          % (json.load(open(os.path.join(args.ort_dir, "node_modules",
+                                         "onnxruntime-node", "package.json")))["version"],
+             torch.__version__, args.rounds, args.runs))
+    hdr = ("model", "convert ms", "ofm ms", "ratio", "load ms", "ORT sess ms",
+           "ratio", "kiln ms", "ORT ms", "ratio", "lite ms", "ratio")
+    fmt = "%-14s %10s %9s %6s %8s %11s %6s %8s %8s %6s %8s %6s"
+    print(fmt % hdr)
+    for name, d, _, _ in rows:
+        print(fmt % (name, "%.1f" % d["kiln_convert"], "%.1f" % d["ofm"],
+                     "%.2f" % (d["kiln_convert"] / d["ofm"]),
+                     "%.2f" % d["kiln_load"], "%.2f" % d["ort_session"],
+                     "%.3f" % (d["kiln_load"] / d["ort_session"]),
+                     "%.2f" % d["kiln_lat"], "%.2f" % d["ort_lat"],
+                     "%.2f" % (d["kiln_lat"] / d["ort_lat"]),
+                     "%.2f" % d["lite_lat"],
+                     "%.2f" % (d["kiln_lat"] / d["lite_lat"])))
+    print("\nkiln executor overhead (whole-model median vs the sum of operator "
+          "medians) and output check against ORT:")
+    for name, d, p, err in rows:
+        line = ("  %-14s operators %.3f ms (XNNPACK %.3f, reference %.3f), "
+                "whole model %.3f ms: overhead %+.1f%%; first run kiln %.2f / "
+                "ORT %.2f ms; max |kiln-ORT| / max|ORT| = %.1e"
+                % (name, p["operator_sum_ms"], p["xnnpack_ms"], p["reference_ms"],
+                   p["median_ms"],
+                   100.0 * (p["median_ms"] - p["operator_sum_ms"]) / p["operator_sum_ms"],
+                   d["kiln_first"], d["ort_first"], err))
+        print(line)
+        if name == "conv3x3_64_56":
+            print("  kernel ceiling: 3x3 64->64 conv at 56x56: kiln/XNNPACK "
+                  "%.2f ms = %.0f GFLOP/s, ORT %.2f ms = %.0f GFLOP/s"
+                  % (d["kiln_lat"], CONV_FLOPS / d["kiln_lat"] / 1e6,
+                     d["ort_lat"], CONV_FLOPS / d["ort_lat"] / 1e6))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
