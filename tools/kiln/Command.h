@@ -21,6 +21,7 @@ Command addPassesCommand(CLI::App &App);
 Command addOpsCommand(CLI::App &App);
 Command addRunCommand(CLI::App &App);
 Command addInspectCommand(CLI::App &App);
+Command addDiffCommand(CLI::App &App);
 Command addConvertCommand(CLI::App &App);
 Command addBenchCommand(CLI::App &App);
 

@@ -47,7 +47,8 @@ static int runKiln(int Argc, char **Argv) {
                                    addRunCommand(App),
                                    addConvertCommand(App),
                                    addBenchCommand(App),
-                                   addInspectCommand(App)};
+                                   addInspectCommand(App),
+                                   addDiffCommand(App)};
   try {
     App.parse(Argc, Argv);
   } catch (const CLI::Success &E) { // --help, --version

@@ -1,0 +1,474 @@
+// kiln diff: how model B differs from model A, structurally and numerically,
+// with gates for CI.
+//   kiln diff A B [--inputs FILE.npz | --samples N --seed S] [--per-layer]
+//                 [--max-abs-err X] [--min-cosine X] [--min-sqnr DB]
+//                 [--input-shape ...] [--top K] [--json]
+// Structural: ops added and removed by type, and every node of B that
+// stands for several nodes of A (provenance), with the pass that explains
+// it (a batch_norm absorbed into a conv is fuse-conv-bn...). Numeric: both
+// run in the reference interpreter on the same inputs; per output the max
+// absolute error, the max error relative to max |A|, cosine similarity and
+// SQNR. --per-layer matches B's intermediate tensors to A's through
+// provenance and lists each layer's SQNR, worst first. A failed gate exits 3
+// and names the offending output or layer.
+#include "Command.h"
+#include "ErrorMetrics.h"
+#include "GraphStats.h"
+#include "ModelLoader.h"
+
+#include "IR/NpyTensor.h"
+#include "Interpreter/Interpreter.h"
+#include "Support/Error.h"
+#include "Support/Npy.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+
+namespace kiln {
+
+namespace {
+
+struct DiffOptions {
+  std::string A, B, Inputs;
+  std::vector<std::string> InputShapes;
+  unsigned Samples = 1, Seed = 0, Top = 20;
+  bool PerLayer = false, Json = false;
+  std::optional<double> MaxAbsErr, MinCosine, MinSqnr;
+};
+
+/// The pass that explains node Base (in B) having absorbed a node of op
+/// Absorbed (in A).
+std::string explainAbsorbed(llvm::StringRef Base, llvm::StringRef Absorbed) {
+  bool Compute = Base == "conv" || Base == "conv_transpose" || Base == "linear" ||
+                 Base == "gemm" || Base == "matmul";
+  if (Absorbed == "batch_norm")
+    return "fuse-conv-bn";
+  if (Absorbed == "relu" || Absorbed == "clip" || Absorbed == "leaky_relu" ||
+      Absorbed == "hard_swish")
+    return Base == "add" ? "fuse-add-activation" : "fuse-activation";
+  if (Absorbed == "pad" && Base == "conv")
+    return "fold-pad-into-conv";
+  if ((Absorbed == "mul" || Absorbed == "add") && Compute)
+    return "fuse-conv-scale";
+  if (Absorbed == "flatten" || Absorbed == "gemm" || Absorbed == "matmul" ||
+      Absorbed == "reshape")
+    return "canonicalize";
+  if (Absorbed == "quantize" || Absorbed == "dequantize")
+    return "quantize";
+  return "merged";
+}
+
+std::string explainRemoved(llvm::StringRef Op) {
+  if (Op == "dropout")
+    return "remove-dropout";
+  if (Op == "identity" || Op == "cast" || Op == "reshape" || Op == "transpose" ||
+      Op == "slice" || Op == "pad")
+    return "eliminate-noops";
+  return "fold-constants/dce";
+}
+
+struct Fusion {
+  const Node *BNode;
+  std::vector<std::pair<std::string, std::string>> Absorbed; // (name, A op)
+};
+
+struct Structure {
+  std::map<std::string, int64_t> OpsA, OpsB;
+  std::vector<Fusion> Fusions;
+  /// "fuse-conv-bn" -> ("batch_norm into conv" -> count)
+  std::map<std::string, std::map<std::string, int64_t>> ByPass;
+};
+
+Structure compareStructure(const Graph &A, const Graph &B) {
+  Structure S;
+  S.OpsA = computeGraphStats(A).OpHistogram;
+  S.OpsB = computeGraphStats(B).OpHistogram;
+  llvm::StringMap<const Node *> AByName;
+  for (const Node &N : A.nodes())
+    if (!N.isOp("const"))
+      for (const std::string &Src : N.sources())
+        AByName.try_emplace(Src, &N);
+  std::set<std::string> Seen;
+  for (const Node &N : B.nodes()) {
+    if (N.isOp("const"))
+      continue;
+    for (const std::string &Src : N.sources())
+      Seen.insert(Src);
+    if (N.sources().size() < 2)
+      continue;
+    Fusion F{&N, {}};
+    for (size_t I = 1; I < N.sources().size(); ++I) {
+      const std::string &Src = N.sources()[I];
+      auto It = AByName.find(Src);
+      std::string Op = It == AByName.end() ? "?" : It->second->opName().str();
+      F.Absorbed.push_back({Src, Op});
+      ++S.ByPass[explainAbsorbed(N.opName(), Op)][Op + " folded into " +
+                                                  N.opName().str()];
+    }
+    S.Fusions.push_back(std::move(F));
+  }
+  for (const Node &N : A.nodes()) {
+    if (N.isOp("const") || N.sources().empty() || Seen.count(N.sources()[0]))
+      continue;
+    ++S.ByPass[explainRemoved(N.opName())][N.opName().str() + " removed"];
+  }
+  return S;
+}
+
+/// Inputs: from an .npz (by name, or the only array for a single input), or
+/// seeded uniform [-1, 1] samples for every static float input.
+llvm::Expected<std::vector<std::vector<Tensor>>>
+makeSamples(const DiffOptions &O, const Graph &G) {
+  std::vector<std::vector<Tensor>> Samples;
+  if (!O.Inputs.empty()) {
+    auto Npz = readNpzFile(O.Inputs);
+    if (!Npz)
+      return Npz.takeError();
+    std::vector<Tensor> In;
+    for (const Value *V : G.inputs()) {
+      const NpyArray *Found = nullptr;
+      for (const auto &[Name, Arr] : *Npz)
+        if (Name == V->name() || (G.numInputs() == 1 && Npz->size() == 1))
+          Found = &Arr;
+      if (!Found)
+        return inputError("{0}: no array named '{1}'", O.Inputs, V->name());
+      In.push_back(tensorFromNpy(*Found));
+    }
+    Samples.push_back(std::move(In));
+    return Samples;
+  }
+  std::mt19937 Rng(O.Seed);
+  std::uniform_real_distribution<float> Dist(-1.0f, 1.0f);
+  for (unsigned S = 0; S < O.Samples; ++S) {
+    std::vector<Tensor> In;
+    for (const Value *V : G.inputs()) {
+      const TensorType &T = V->type();
+      if (!T.isStatic() || T.Elem != ElementType::F32)
+        return usageError("input '{0}' is {1}: random samples need static f32 "
+                          "inputs; fix the shape with --input-shape or give "
+                          "--inputs FILE.npz",
+                          V->name(), toString(T));
+      std::vector<float> Vals(size_t(numElements(T.Dims).getValueOr(0)));
+      for (float &X : Vals)
+        X = Dist(Rng);
+      In.push_back(Tensor::fromValues<float>(ElementType::F32, T.Dims, Vals));
+    }
+    Samples.push_back(std::move(In));
+  }
+  return Samples;
+}
+
+struct LayerError {
+  std::string Name, Op, AName;
+  ErrorMetrics M;
+  size_t Order = 0; // position of the B node in B
+};
+
+/// Runs A and B on one sample; compares outputs and, with PerLayer, every
+/// B node whose provenance reaches a node of A.
+llvm::Error runSample(const Graph &A, const Graph &B,
+                      llvm::ArrayRef<Tensor> In, bool PerLayer,
+                      std::vector<ErrorMetrics> &Outputs,
+                      std::map<std::string, LayerError> &Layers) {
+  llvm::StringMap<Tensor> AValues; // A source name -> its node's result 0
+  llvm::StringMap<size_t> AOrder;
+  size_t Index = 0;
+  for (const Node &N : A.nodes())
+    for (const std::string &Src : N.sources())
+      AOrder.try_emplace(Src, Index++);
+  InterpreterOptions AO;
+  if (PerLayer)
+    AO.Observer = [&](const Node &N, llvm::ArrayRef<Tensor> R) {
+      if (!R.empty())
+        for (const std::string &Src : N.sources())
+          AValues[Src] = R[0];
+    };
+  Interpreter IA(A, AO);
+  auto RA = IA.run(In);
+  if (!RA)
+    return addContext(RA.takeError(), "running A");
+  std::map<std::string, LayerError> Current; // by A name: last B node wins
+  llvm::DenseMap<const Node *, size_t> BOrder;
+  for (const Node &N : B.nodes())
+    BOrder[&N] = BOrder.size();
+  InterpreterOptions BO;
+  if (PerLayer)
+    BO.Observer = [&](const Node &N, llvm::ArrayRef<Tensor> R) {
+      if (R.empty())
+        return;
+      const std::string *Best = nullptr;
+      for (const std::string &Src : N.sources()) {
+        auto It = AOrder.find(Src);
+        if (It != AOrder.end() && (!Best || It->second > AOrder[*Best]))
+          Best = &Src;
+      }
+      if (!Best || !AValues.count(*Best))
+        return;
+      auto M = compareTensors(R[0], AValues[*Best]);
+      if (!M)
+        return;
+      Current[*Best] = {N.displayName(), N.opName().str(), *Best, *M, BOrder[&N]};
+    };
+  Interpreter IB(B, BO);
+  auto RB = IB.run(In);
+  if (!RB)
+    return addContext(RB.takeError(), "running B");
+  if (RA->size() != RB->size())
+    return inputError("A has {0} outputs and B has {1}", RA->size(), RB->size());
+  for (size_t I = 0; I < RA->size(); ++I) {
+    auto M = compareTensors((*RB)[I], (*RA)[I]);
+    if (!M)
+      return inputError("output {0} has {1} elements in A and {2} in B", I,
+                        (*RA)[I].numElements(), (*RB)[I].numElements());
+    if (Outputs.size() <= I)
+      Outputs.push_back(*M);
+    else
+      Outputs[I].mergeWorst(*M);
+  }
+  for (auto &[Name, L] : Current) {
+    auto It = Layers.find(Name);
+    if (It == Layers.end())
+      Layers[Name] = L;
+    else
+      It->second.M.mergeWorst(L.M);
+  }
+  return llvm::Error::success();
+}
+
+std::string fmtDb(double D) {
+  if (std::isinf(D))
+    return D > 0 ? "inf" : "-inf";
+  return llvm::formatv("{0:f1}", D).str();
+}
+
+llvm::json::Value metricsJson(const ErrorMetrics &M) {
+  auto Num = [](double D) -> llvm::json::Value {
+    if (std::isinf(D))
+      return D > 0 ? "inf" : "-inf";
+    return D;
+  };
+  return llvm::json::Object{{"max_abs", M.MaxAbs},
+                            {"max_rel", Num(M.MaxRel)},
+                            {"cosine", M.Cosine},
+                            {"sqnr_db", Num(M.SqnrDb)}};
+}
+
+/// The first gate M violates, as text, or "".
+std::string violatedGate(const DiffOptions &O, const ErrorMetrics &M) {
+  if (O.MaxAbsErr && M.MaxAbs > *O.MaxAbsErr)
+    return llvm::formatv("max abs error {0:e2} > {1:e2}", M.MaxAbs, *O.MaxAbsErr).str();
+  if (O.MinCosine && M.Cosine < *O.MinCosine)
+    return llvm::formatv("cosine {0:f6} < {1:f6}", M.Cosine, *O.MinCosine).str();
+  if (O.MinSqnr && M.SqnrDb < *O.MinSqnr)
+    return llvm::formatv("SQNR {0} dB < {1} dB", fmtDb(M.SqnrDb), *O.MinSqnr).str();
+  return "";
+}
+
+llvm::Error runDiff(const DiffOptions &O) {
+  auto LoadOpts = makeLoadOptions(O.InputShapes);
+  if (!LoadOpts)
+    return LoadOpts.takeError();
+  auto A = loadModel(O.A, *LoadOpts);
+  if (!A)
+    return A.takeError();
+  auto B = loadModel(O.B, *LoadOpts);
+  if (!B)
+    return B.takeError();
+  Structure S = compareStructure(**A, **B);
+  auto Samples = makeSamples(O, **A);
+  if (!Samples)
+    return Samples.takeError();
+  std::vector<ErrorMetrics> Outputs;
+  std::map<std::string, LayerError> LayerMap;
+  for (const auto &In : *Samples)
+    if (llvm::Error E = runSample(**A, **B, In, O.PerLayer, Outputs, LayerMap))
+      return E;
+  std::vector<LayerError> Layers;
+  for (auto &[Name, L] : LayerMap)
+    Layers.push_back(L);
+  // Worst first; within 0.1 dB the earlier layer first, since an error
+  // that enters at one layer and propagates unchanged ties with its users.
+  std::stable_sort(Layers.begin(), Layers.end(), [](const auto &X, const auto &Y) {
+    double SX = X.M.SqnrDb, SY = Y.M.SqnrDb;
+    bool Tie = SX == SY || (std::isfinite(SX) && std::isfinite(SY) &&
+                          std::fabs(SX - SY) < 0.1);
+    return Tie ? X.Order < Y.Order : SX < SY;
+  });
+
+  // Gates. Layers in B's order come first: the first one to fail is where
+  // the error enters (the layers after it mostly inherit it); then outputs.
+  std::vector<std::string> Failures;
+  std::vector<const LayerError *> InOrder;
+  for (const LayerError &L : Layers)
+    InOrder.push_back(&L);
+  std::stable_sort(InOrder.begin(), InOrder.end(),
+                   [](const auto *X, const auto *Y) { return X->Order < Y->Order; });
+  for (const LayerError *L : InOrder) {
+    std::string G = violatedGate(O, L->M);
+    if (!G.empty())
+      Failures.push_back("layer '" + L->Name + "' (" + L->Op + "): " + G);
+  }
+  for (size_t I = 0; I < Outputs.size(); ++I) {
+    std::string G = violatedGate(O, Outputs[I]);
+    if (!G.empty())
+      Failures.push_back("output '" + (*B)->outputs()[I]->name() + "': " + G);
+  }
+
+  std::string SampleText =
+      O.Inputs.empty()
+          ? llvm::formatv("{0} seeded random sample(s), seed {1}", O.Samples, O.Seed).str()
+          : "inputs from " + O.Inputs;
+  if (O.Json) {
+    llvm::json::Object Added, Removed;
+    std::set<std::string> AllOps;
+    for (const auto &[Op, N] : S.OpsA)
+      AllOps.insert(Op);
+    for (const auto &[Op, N] : S.OpsB)
+      AllOps.insert(Op);
+    for (const std::string &Op : AllOps) {
+      int64_t D = (S.OpsB.count(Op) ? S.OpsB.at(Op) : 0) -
+                  (S.OpsA.count(Op) ? S.OpsA.at(Op) : 0);
+      if (D > 0)
+        Added[Op] = D;
+      else if (D < 0)
+        Removed[Op] = -D;
+    }
+    llvm::json::Object Passes;
+    for (const auto &[Pass, What] : S.ByPass) {
+      llvm::json::Object W;
+      for (const auto &[K, N] : What)
+        W[K] = N;
+      Passes[Pass] = std::move(W);
+    }
+    llvm::json::Array Fusions;
+    for (const Fusion &F : S.Fusions) {
+      llvm::json::Array Abs;
+      for (const auto &[Name, Op] : F.Absorbed)
+        Abs.push_back(llvm::json::Object{{"name", Name}, {"op", Op}});
+      Fusions.push_back(llvm::json::Object{{"node", F.BNode->displayName()},
+                                           {"op", F.BNode->opName()},
+                                           {"absorbed", std::move(Abs)}});
+    }
+    llvm::json::Array Outs, LayerArr, Fail;
+    for (size_t I = 0; I < Outputs.size(); ++I) {
+      llvm::json::Object M = *metricsJson(Outputs[I]).getAsObject();
+      M["name"] = (*B)->outputs()[I]->name();
+      Outs.push_back(std::move(M));
+    }
+    for (const LayerError &L : Layers) {
+      llvm::json::Object M = *metricsJson(L.M).getAsObject();
+      M["name"] = L.Name;
+      M["op"] = L.Op;
+      M["matches"] = L.AName;
+      LayerArr.push_back(std::move(M));
+    }
+    for (const std::string &F : Failures)
+      Fail.push_back(F);
+    llvm::json::Object R{{"a", O.A}, {"b", O.B}, {"samples", SampleText},
+                         {"ops_added", std::move(Added)},
+                         {"ops_removed", std::move(Removed)},
+                         {"passes", std::move(Passes)},
+                         {"fusions", std::move(Fusions)},
+                         {"outputs", std::move(Outs)},
+                         {"gate_failures", std::move(Fail)}};
+    if (O.PerLayer)
+      R["layers"] = std::move(LayerArr);
+    printJson(std::move(R));
+  } else {
+    llvm::raw_ostream &OS = llvm::outs();
+    int64_t NA = 0, NB = 0;
+    for (const auto &[Op, N] : S.OpsA)
+      NA += N;
+    for (const auto &[Op, N] : S.OpsB)
+      NB += N;
+    OS << "structure: A has " << NA << " ops, B has " << NB
+       << " (constants not counted)\n";
+    std::set<std::string> AllOps;
+    for (const auto &[Op, N] : S.OpsA)
+      AllOps.insert(Op);
+    for (const auto &[Op, N] : S.OpsB)
+      AllOps.insert(Op);
+    for (const std::string &Op : AllOps) {
+      int64_t CA = S.OpsA.count(Op) ? S.OpsA.at(Op) : 0;
+      int64_t CB = S.OpsB.count(Op) ? S.OpsB.at(Op) : 0;
+      if (CA != CB)
+        OS << llvm::formatv("  {0,-18} {1,5} -> {2,-5} ({3}{4})\n", Op, CA, CB,
+                            CB > CA ? "+" : "", CB - CA);
+    }
+    if (!S.ByPass.empty())
+      OS << "how A became B:\n";
+    for (const auto &[Pass, What] : S.ByPass)
+      for (const auto &[K, N] : What)
+        OS << "  " << Pass << ": " << N << " " << K << "\n";
+    if (!S.Fusions.empty())
+      OS << "fused nodes:\n";
+    for (const Fusion &F : S.Fusions) {
+      OS << "  " << F.BNode->opName() << " '" << F.BNode->displayName() << "' absorbed";
+      for (const auto &[Name, Op] : F.Absorbed)
+        OS << " " << Op << " '" << Name << "'";
+      OS << "\n";
+    }
+    OS << "numeric (" << SampleText << "):\n";
+    OS << llvm::formatv("  {0,-24} {1,10} {2,10} {3,10} {4,9}\n", "output",
+                        "max_abs", "max_rel", "cosine", "SQNR dB");
+    for (size_t I = 0; I < Outputs.size(); ++I)
+      OS << llvm::formatv("  {0,-24} {1,10:e2} {2,10:e2} {3,10:f6} {4,9}\n",
+                          (*B)->outputs()[I]->name(), Outputs[I].MaxAbs,
+                          Outputs[I].MaxRel, Outputs[I].Cosine,
+                          fmtDb(Outputs[I].SqnrDb));
+    if (O.PerLayer) {
+      OS << "per layer, worst SQNR first (" << Layers.size()
+         << " layers matched through provenance):\n";
+      OS << llvm::formatv("  {0,-40} {1,-14} {2,10} {3,10} {4,9}\n", "layer (B)",
+                          "op", "max_abs", "cosine", "SQNR dB");
+      for (size_t I = 0; I < Layers.size() && I < O.Top; ++I)
+        OS << llvm::formatv("  {0,-40} {1,-14} {2,10:e2} {3,10:f6} {4,9}\n",
+                            Layers[I].Name, Layers[I].Op, Layers[I].M.MaxAbs,
+                            Layers[I].M.Cosine, fmtDb(Layers[I].M.SqnrDb));
+      if (!Layers.empty())
+        OS << "worst layer: '" << Layers[0].Name << "' (" << Layers[0].Op
+           << "), SQNR " << fmtDb(Layers[0].M.SqnrDb) << " dB\n";
+    }
+  }
+  if (!Failures.empty()) {
+    std::string Msg = "gate failed: " + Failures[0];
+    for (size_t I = 1; I < Failures.size(); ++I)
+      Msg += "\ngate failed: " + Failures[I];
+    return llvm::make_error<KilnError>(ExitCode::GateFailed, Msg);
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+Command addDiffCommand(CLI::App &App) {
+  auto O = std::make_shared<DiffOptions>();
+  CLI::App *Sub = App.add_subcommand(
+      "diff", "compare two models: ops added/removed, fusions and the passes "
+              "behind them, output and per-layer error, with CI gates (exit 3)");
+  Sub->add_option("a", O->A, "the reference model (.onnx, .pt, .kir)")->required();
+  Sub->add_option("b", O->B, "the model to check against it")->required();
+  addInputShapeOption(*Sub, O->InputShapes);
+  Sub->add_option("--inputs", O->Inputs, "run on the arrays of this .npz");
+  Sub->add_option("--samples", O->Samples,
+                  "else run on N seeded uniform [-1, 1] samples (default 1)")
+      ->check(CLI::Range(1u, 10000u));
+  Sub->add_option("--seed", O->Seed, "seed of the random samples (default 0)");
+  Sub->add_flag("--per-layer", O->PerLayer,
+                "compare every intermediate tensor matched through provenance");
+  Sub->add_option("--top", O->Top, "layers listed with --per-layer (default 20)");
+  Sub->add_option("--max-abs-err", O->MaxAbsErr, "gate: max absolute error");
+  Sub->add_option("--min-cosine", O->MinCosine, "gate: minimum cosine similarity");
+  Sub->add_option("--min-sqnr", O->MinSqnr, "gate: minimum SQNR in dB");
+  Sub->add_flag("--json", O->Json, "print the full report as JSON");
+  return {Sub, [O]() { return runDiff(*O); }};
+}
+
+} // namespace kiln

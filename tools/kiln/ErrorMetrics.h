@@ -1,0 +1,26 @@
+// How far a tensor is from a reference: the numbers `kiln diff` reports and
+// gates on.
+#pragma once
+
+#include "IR/Tensor.h"
+
+#include <optional>
+
+namespace kiln {
+
+struct ErrorMetrics {
+  double MaxAbs = 0;     // max |x - ref|
+  double MaxRel = 0;     // MaxAbs / max |ref| (0 when ref is all zeros)
+  double Cosine = 1;     // <x, ref> / (|x| |ref|); 1 when both are zero
+  double SqnrDb = 0;     // 10 log10(sum ref^2 / sum (x - ref)^2); +inf if equal
+  int64_t Elements = 0;
+
+  /// Folds another sample's metrics in (worst of each).
+  void mergeWorst(const ErrorMetrics &O);
+};
+
+/// Compares floating-point or integer tensors elementwise (as doubles).
+/// nullopt when the element counts differ.
+std::optional<ErrorMetrics> compareTensors(const Tensor &X, const Tensor &Ref);
+
+} // namespace kiln
