@@ -16,6 +16,7 @@ PACKAGES=(
   libxnnpack-dev libpthreadpool-dev  # CPU runtime kernels
   python3 python3-numpy python3-onnx # test-data generators
   python3-torch python3-torchvision
+  graphviz                           # kiln inspect --format svg
 )
 
 missing=()
