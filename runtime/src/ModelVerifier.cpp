@@ -142,6 +142,8 @@ Status checkOperator(const LoadedModel &LM, unsigned I,
   if (Op.options_type() != expectedOptions(Kind))
     return invalidModel(Where, ": wrong options table (type ",
                         static_cast<int>(Op.options_type()), ")");
+  if (Op.options_type() != fb::OpOptions::NONE && !Op.options())
+    return invalidModel(Where, ": the options table is missing");
   size_t NumTensors = LM.Tensors.size();
   OpView View{Op, {}, {}};
   if (Op.inputs()) {

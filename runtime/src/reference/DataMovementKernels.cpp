@@ -3,6 +3,7 @@
 // words; GATHER checks every index when it runs (the indices may be data).
 #include "reference/ReferenceKernels.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace kiln::rt::ref {
@@ -58,6 +59,78 @@ void stridedCopy(const uint8_t *In, uint8_t *Out, size_t ElemSize,
   }
 }
 
+/// A transpose reduced to its essence: size-1 dims dropped, and input dims
+/// that stay adjacent and in order merged. NCHW -> NHWC becomes [N, C, HW]
+/// with perm [0, 2, 1].
+void simplifyTranspose(const std::vector<int64_t> &Shape,
+                       const std::vector<int32_t> &Perm,
+                       std::vector<int64_t> &OutShape,
+                       std::vector<int32_t> &OutPerm) {
+  // Input dims larger than 1, numbered in input order.
+  std::vector<int32_t> Rank(Shape.size(), -1);
+  int32_t Next = 0;
+  for (size_t D = 0; D < Shape.size(); ++D)
+    if (Shape[D] != 1)
+      Rank[D] = Next++;
+  // Output order of those dims; runs of consecutive numbers become one dim.
+  std::vector<std::pair<int32_t, int64_t>> Runs; // first number, size
+  int32_t Last = -2;
+  for (int32_t P : Perm) {
+    int32_t R = Rank[size_t(P)];
+    if (R < 0)
+      continue;
+    if (R == Last + 1 && !Runs.empty())
+      Runs.back().second *= Shape[size_t(P)];
+    else
+      Runs.push_back({R, Shape[size_t(P)]});
+    Last = R;
+  }
+  // Renumber the runs by their input order.
+  std::vector<size_t> Order(Runs.size());
+  for (size_t I = 0; I < Runs.size(); ++I)
+    Order[I] = I;
+  std::sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+    return Runs[A].first < Runs[B].first;
+  });
+  OutShape.assign(Runs.size(), 1);
+  OutPerm.assign(Runs.size(), 0);
+  for (size_t I = 0; I < Order.size(); ++I) {
+    OutShape[I] = Runs[Order[I]].second;
+    OutPerm[Order[I]] = int32_t(I);
+  }
+}
+
+/// Out[b][c][r] = In[b][r][c] for Batch matrices of Rows x Cols, in tiles
+/// that stay in cache.
+template <typename Word>
+void transposeMatrices(const uint8_t *In, uint8_t *Out, int64_t Batch,
+                       int64_t Rows, int64_t Cols) {
+  constexpr int64_t Tile = 32;
+  const Word *Src = reinterpret_cast<const Word *>(In);
+  Word *Dst = reinterpret_cast<Word *>(Out);
+  for (int64_t B = 0; B < Batch; ++B) {
+    const Word *S = Src + B * Rows * Cols;
+    Word *D = Dst + B * Rows * Cols;
+    for (int64_t R0 = 0; R0 < Rows; R0 += Tile)
+      for (int64_t C0 = 0; C0 < Cols; C0 += Tile) {
+        int64_t R1 = std::min(Rows, R0 + Tile), C1 = std::min(Cols, C0 + Tile);
+        for (int64_t R = R0; R < R1; ++R)
+          for (int64_t C = C0; C < C1; ++C)
+            D[C * Rows + R] = S[R * Cols + C];
+      }
+  }
+}
+
+void transposeMatrices(const uint8_t *In, uint8_t *Out, size_t ElemSize,
+                       int64_t Batch, int64_t Rows, int64_t Cols) {
+  switch (ElemSize) {
+  case 1: return transposeMatrices<uint8_t>(In, Out, Batch, Rows, Cols);
+  case 2: return transposeMatrices<uint16_t>(In, Out, Batch, Rows, Cols);
+  case 4: return transposeMatrices<uint32_t>(In, Out, Batch, Rows, Cols);
+  default: return transposeMatrices<uint64_t>(In, Out, Batch, Rows, Cols);
+  }
+}
+
 /// The fill element of a constant pad, as ElemSize bytes.
 std::vector<uint8_t> padFill(fb::DType T, float Value) {
   std::vector<uint8_t> Bytes(dtypeSize(T), 0);
@@ -76,14 +149,35 @@ std::vector<uint8_t> padFill(fb::DType T, float Value) {
 } // namespace
 
 RunFn transpose(const KernelArgs &A) {
-  const auto *Perm = A.Op.options_as_TransposeOptions()->perm();
-  std::vector<int64_t> InStrides = contiguousStrides(A.In[0].shape()), S;
-  for (int32_t P : *Perm)
-    S.push_back(InStrides[size_t(P)]);
+  const auto *PermV = A.Op.options_as_TransposeOptions()->perm();
+  std::vector<int32_t> Perm(PermV->begin(), PermV->end()), P;
+  std::vector<int64_t> Dims;
+  simplifyTranspose(A.In[0].shape(), Perm, Dims, P);
   const uint8_t *X = A.In[0].Data;
   uint8_t *Y = A.Out[0].Data;
   size_t Size = elementSizeOf(A.In[0]);
-  std::vector<int64_t> Shape = A.Out[0].shape();
+  size_t Bytes = size_t(A.In[0].Desc->Bytes);
+  // No data moves, or a (batched) matrix transpose: the common cases
+  // (layout changes between NCHW and NHWC) get a tiled copy.
+  if (P.size() <= 1)
+    return [=]() {
+      if (Bytes)
+        std::memcpy(Y, X, Bytes);
+      return Status::ok();
+    };
+  if (P == std::vector<int32_t>{1, 0} || P == std::vector<int32_t>{0, 2, 1}) {
+    int64_t Batch = P.size() == 3 ? Dims[0] : 1;
+    int64_t Rows = Dims[P.size() - 2], Cols = Dims[P.size() - 1];
+    return [=]() {
+      transposeMatrices(X, Y, Size, Batch, Rows, Cols);
+      return Status::ok();
+    };
+  }
+  std::vector<int64_t> InStrides = contiguousStrides(Dims), S, Shape;
+  for (int32_t D : P) {
+    S.push_back(InStrides[size_t(D)]);
+    Shape.push_back(Dims[size_t(D)]);
+  }
   return [=]() {
     stridedCopy(X, Y, Size, Shape, S);
     return Status::ok();
