@@ -36,8 +36,11 @@ llvm::Optional<std::vector<int32_t>> reducedAxes(const Node &N) {
 }
 
 CpuSupport checkReduce(const Node &N) {
-  if (CpuSupport S = requireF32(N); !S.Supported)
-    return S;
+  // The data is f32; the axes operand is i64.
+  if (N.operand(0)->type().Elem != ElementType::F32 ||
+      N.result()->type().Elem != ElementType::F32)
+    return notSupported("{0} on {1}", N.opName(),
+                        elementTypeName(N.operand(0)->type().Elem));
   auto Axes = reducedAxes(N);
   if (!Axes)
     return notSupported("the axes must be a constant (run -O1 or higher)");
