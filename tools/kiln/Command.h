@@ -24,6 +24,7 @@ Command addInspectCommand(CLI::App &App);
 Command addDiffCommand(CLI::App &App);
 Command addConvertCommand(CLI::App &App);
 Command addBenchCommand(CLI::App &App);
+Command addCalibrateCommand(CLI::App &App);
 
 /// Writes V to stdout as pretty-printed JSON with a trailing newline.
 void printJson(const llvm::json::Value &V);

@@ -2,9 +2,12 @@
 //   kiln opt MODEL [-O0|-O1|-O2] [--passes=a,b] [--disable-pass NAME]...
 //            [--print-ir-after-all] [--print-ir-after=NAME] [--stats]
 //            [--print-weights] [-o OUT.kir] [--json]
+//            [--quantize none|fp16|int8-dynamic|int8 ...] (QuantizeFlags.h):
+//            the graph is quantized after the passes
 #include "Command.h"
 
 #include "ModelLoader.h"
+#include "QuantizeFlags.h"
 #include "IR/Printer.h"
 #include "IR/Verifier.h"
 #include "Support/Error.h"
@@ -33,6 +36,7 @@ struct OptOptions {
   bool PrintWeights = false;
   bool Json = false;
   std::vector<std::string> InputShapes;
+  QuantizeFlags Quantize;
 };
 
 llvm::Error runOpt(const OptOptions &O) {
@@ -53,6 +57,9 @@ llvm::Error runOpt(const OptOptions &O) {
     if (std::find(O.Disabled.begin(), O.Disabled.end(), Name) == O.Disabled.end())
       if (llvm::Error E = PM.add(Name))
         return E;
+  auto QuantOpts = makeQuantizeOptions(O.Quantize);
+  if (!QuantOpts)
+    return QuantOpts.takeError();
   // Pass names are checked before the (possibly large) model is read.
   auto LoadOpts = makeLoadOptions(O.InputShapes);
   if (!LoadOpts)
@@ -61,6 +68,11 @@ llvm::Error runOpt(const OptOptions &O) {
   if (!G)
     return G.takeError();
   if (llvm::Error E = PM.run(**G))
+    return addContext(std::move(E), O.Input);
+  // Quantization comes after every pass, fusion included (conv+relu
+  // quantizes as one op).
+  QuantizeReport QReport;
+  if (llvm::Error E = quantizeGraph(**G, *QuantOpts, QReport))
     return addContext(std::move(E), O.Input);
   if (llvm::Error E = verifyGraph(**G))
     return internalError("{0}: the optimized graph does not verify:\n{1}",
@@ -75,6 +87,8 @@ llvm::Error runOpt(const OptOptions &O) {
         llvm::errs() << ' ' << N << ' ' << What;
       llvm::errs() << '\n';
     }
+  if (O.Stats && QuantOpts->Mode != QuantizeMode::None)
+    printQuantizeReport(QReport, llvm::errs());
 
   PrintOptions PO;
   PO.PrintAllWeights = O.PrintWeights;
@@ -114,6 +128,8 @@ llvm::Error runOpt(const OptOptions &O) {
                               {"passes", std::move(Passes)},
                               {"nodes", int64_t((*G)->numNodes())},
                               {"ops", std::move(Ops)}};
+    if (QuantOpts->Mode != QuantizeMode::None)
+      Report["quantize"] = quantizeReportToJson(QReport);
     if (!O.Output.empty())
       Report["output"] = O.Output;
     else
@@ -144,6 +160,7 @@ Command addOptCommand(CLI::App &App) {
   Sub->add_flag("--verify-each", O->VerifyEach, "verify the IR after every pass");
   Sub->add_flag("--print-weights", O->PrintWeights, "print every weight inline");
   Sub->add_flag("--json", O->Json, "print a JSON report on stdout");
+  addQuantizeFlags(*Sub, O->Quantize);
   return {Sub, [O] { return runOpt(*O); }};
 }
 

@@ -48,7 +48,8 @@ static int runKiln(int Argc, char **Argv) {
                                    addConvertCommand(App),
                                    addBenchCommand(App),
                                    addInspectCommand(App),
-                                   addDiffCommand(App)};
+                                   addDiffCommand(App),
+                                   addCalibrateCommand(App)};
   try {
     App.parse(Argc, Argv);
   } catch (const CLI::Success &E) { // --help, --version

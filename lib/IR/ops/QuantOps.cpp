@@ -1,5 +1,7 @@
 // QDQ ops: quantize (float -> i8/u8) and dequantize (i8/u8/i32 -> float),
-// per tensor or per axis: q = saturate(round(x / scale) + zero_point).
+// per tensor or per axis: q = saturate(round(x / scale) + zero_point);
+// dynamic_quantize computes a per-tensor scale and zero point from its input
+// at run time (ONNX DynamicQuantizeLinear, for u8 or i8).
 #include "IR/Graph.h"
 #include "IR/ShapeInference.h"
 #include "IR/ops/OpBuilder.h"
@@ -36,6 +38,24 @@ void registerQuantOps(OpRegistry &R) {
         else if (auto P = parseElementType(N.getString("to")))
           E = *P;
         return std::vector<TensorType>{TensorType(E, N.operand(0)->type().Dims)};
+      }).into(R);
+  OpBuilder("dynamic_quantize", "quant",
+            "scale = (max(x,0) - min(x,0)) / (qmax - qmin), "
+            "zp = saturate(round(qmin - min(x,0) / scale)), "
+            "y = saturate(round(x / scale) + zp)")
+      .operand("x").results(3, 3)
+      .attr("to", AttrKind::String, std::string("u8"), "u8 (as ONNX) or i8")
+      .verify([](const Node &N) -> llvm::Error {
+        llvm::StringRef To = N.getString("to");
+        if (To != "u8" && To != "i8")
+          return inputError("to must be u8 or i8, got '{0}'", To);
+        return llvm::Error::success();
+      })
+      .infer([](const Node &N) -> llvm::Expected<std::vector<TensorType>> {
+        ElementType E = N.getString("to") == "i8" ? ElementType::I8 : ElementType::U8;
+        return std::vector<TensorType>{
+            TensorType(E, N.operand(0)->type().Dims),
+            TensorType(ElementType::F32, {}), TensorType(E, {})};
       }).into(R);
   OpBuilder("dequantize", "quant", "x = (q - zp) * scale")
       .operand("q").operand("scale").optional("zero_point")

@@ -5,6 +5,8 @@
 // The quantized type is the zero point's, or `to` when it is absent. x / scale
 // is computed in x's precision (f32 for f32 input, as the ONNX reference
 // does), so ties round the same way. NaN quantizes to the zero point.
+// dynamic_quantize follows the ONNX DynamicQuantizeLinear reference (f32
+// arithmetic); an all-zero input, where that scale would be 0, gets scale 1.
 #include "Interpreter/KernelSupport.h"
 
 #include "IR/ShapeInference.h"
@@ -149,11 +151,53 @@ llvm::Error dequantizeKernel(KernelContext &Ctx) {
   return llvm::Error::success();
 }
 
+llvm::Error dynamicQuantizeKernel(KernelContext &Ctx) {
+  Tensor X = widenToF32(*Ctx.input(0));
+  if (X.type().Elem != ElementType::F32)
+    return unsupportedType(X.type().Elem);
+  bool Signed = Ctx.N.getString("to") == "i8";
+  const float QMin = Signed ? -128.f : 0.f, QMax = Signed ? 127.f : 255.f;
+  const float *In = dataAs<float>(X);
+  float Lo = 0, Hi = 0; // the range always holds 0
+  for (int64_t I = 0; I < X.numElements(); ++I)
+    if (!isNaN(In[I])) {
+      Lo = std::min(Lo, In[I]);
+      Hi = std::max(Hi, In[I]);
+    }
+  float Scale = (Hi - Lo) / (QMax - QMin);
+  if (!(Scale > 0) || !std::isfinite(Scale))
+    Scale = 1.0f;
+  float Zp = std::nearbyint(std::min(std::max(QMin - Lo / Scale, QMin), QMax));
+  ElementType QE = Signed ? ElementType::I8 : ElementType::U8;
+  Tensor Out = makeTensor(QE, sizesOf(X));
+  auto Store = [&](auto QTag) -> llvm::Error {
+    using Q = typename decltype(QTag)::type;
+    Q *O = mutableData<Q>(Out);
+    for (int64_t I = 0; I < X.numElements(); ++I) {
+      float V = std::nearbyint(In[I] / Scale) + Zp;
+      O[I] = isNaN(V) ? Q(Zp) : Q(std::min(std::max(V, QMin), QMax));
+    }
+    return llvm::Error::success();
+  };
+  if (llvm::Error E = visitInt(QE, Store))
+    return E;
+  Tensor ZpT = makeTensor(QE, {});
+  if (Signed)
+    *mutableData<int8_t>(ZpT) = int8_t(Zp);
+  else
+    *mutableData<uint8_t>(ZpT) = uint8_t(Zp);
+  Ctx.Outputs.push_back(std::move(Out));
+  Ctx.Outputs.push_back(Tensor::scalar(ElementType::F32, double(Scale)));
+  Ctx.Outputs.push_back(std::move(ZpT));
+  return llvm::Error::success();
+}
+
 } // namespace
 
 void registerQuantKernels() {
   registerKernel("quantize", quantizeKernel);
   registerKernel("dequantize", dequantizeKernel);
+  registerKernel("dynamic_quantize", dynamicQuantizeKernel);
 }
 
 } // namespace kiln

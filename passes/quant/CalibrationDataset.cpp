@@ -1,0 +1,327 @@
+#include "passes/quant/CalibrationDataset.h"
+
+#include "passes/quant/CalibrationFiles.h"
+
+#include "IR/NpyTensor.h"
+#include "Support/Error.h"
+#include "Support/Image.h"
+#include "Support/Npy.h"
+
+#include <algorithm>
+
+namespace kiln {
+
+namespace {
+/// One input's array in one file, cut into samples along axis 0.
+struct ArrayPart {
+  NpyArray Array;
+  std::vector<int64_t> SampleShape;
+  size_t SampleBytes = 0;
+};
+
+struct DataFile {
+  CalibrationFile File;
+  uint64_t Samples = 0;
+  std::vector<ArrayPart> Parts; // one per graph input; empty for images
+};
+
+/// How images map onto the single image input.
+struct ImageInput {
+  int Channels = 3;
+  int64_t Height = -1, Width = -1; // -1: not static
+};
+
+std::string listInputs(const Graph &G) {
+  std::string S;
+  for (const Value *V : G.inputs())
+    S += (S.empty() ? "" : ", ") + V->name() + " " + toString(V->type());
+  return S;
+}
+} // namespace
+
+struct CalibrationDataset::Impl {
+  std::vector<TensorType> InputTypes;
+  CalibrationDataOptions Opts;
+  std::vector<DataFile> Files;
+  std::vector<uint64_t> Starts; // first global sample of each file
+  uint64_t Total = 0;
+  ImageInput Img;
+
+  llvm::Error addArrays(const Graph &G, DataFile &F);
+  llvm::Error setUpImages(const Graph &G);
+  llvm::Error checkImageSizes() const;
+  llvm::Expected<std::vector<Tensor>> loadImage(const DataFile &F) const;
+  /// File index and sample within it for global sample Global.
+  std::pair<size_t, uint64_t> locate(uint64_t Global) const {
+    size_t F = size_t(std::upper_bound(Starts.begin(), Starts.end(), Global) -
+                      Starts.begin()) - 1;
+    return {F, Global - Starts[F]};
+  }
+};
+
+llvm::Error CalibrationDataset::Impl::addArrays(const Graph &G, DataFile &F) {
+  const std::string &Path = F.File.Path;
+  std::vector<std::pair<std::string, NpyArray>> Members;
+  if (F.File.Kind == CalibrationFileKind::Npy) {
+    if (G.numInputs() != 1)
+      return inputError("{0}: the model has {1} inputs ({2}); give an .npz "
+                        "with one member per input",
+                        Path, G.numInputs(), listInputs(G));
+    auto A = readNpyFile(Path);
+    if (!A)
+      return A.takeError();
+    Members.push_back({G.input(0)->name(), std::move(*A)});
+  } else {
+    auto M = readNpzFile(Path);
+    if (!M)
+      return M.takeError();
+    Members = std::move(*M);
+    if (G.numInputs() == 1 && Members.size() == 1)
+      Members[0].first = G.input(0)->name();
+  }
+  F.Parts.resize(G.numInputs());
+  std::vector<bool> Seen(G.numInputs(), false);
+  bool HaveCount = false;
+  for (auto &[Name, Array] : Members) {
+    unsigned I = 0;
+    while (I < G.numInputs() && G.input(I)->name() != Name)
+      ++I;
+    if (I == G.numInputs())
+      return inputError("{0}: member '{1}' is not a model input (inputs: {2})",
+                        Path, Name, listInputs(G));
+    const TensorType &Want = InputTypes[I];
+    if (elementTypeOf(Array.DType) != Want.Elem)
+      return inputError("{0}: '{1}' is {2} but the model input is {3} "
+                        "(convert it, e.g. arr.astype(np.float32))",
+                        Path, Name, npyDescr(Array.DType),
+                        elementTypeName(Want.Elem));
+    const std::vector<int64_t> &S = Array.Shape;
+    size_t R = Want.Dims.size();
+    uint64_t Count = 0;
+    std::vector<int64_t> Sample;
+    if (S.size() == R + 1) {
+      Count = uint64_t(S[0]);
+      Sample.assign(S.begin() + 1, S.end());
+    } else if (S.size() == R && R > 0) {
+      int64_t Batch = Want.Dims[0].isStatic() ? Want.Dims[0].size() : 1;
+      if (Batch <= 0 || S[0] % Batch != 0)
+        return inputError("{0}: '{1}' has {2} rows along the batch axis, not a "
+                          "multiple of the model's batch {3}",
+                          Path, Name, S[0], Batch);
+      Count = uint64_t(S[0] / Batch);
+      Sample = S;
+      Sample[0] = Batch;
+    } else {
+      Sample = {-1};
+    }
+    bool Fits = Sample.size() == R;
+    for (size_t D = 0; Fits && D < R; ++D)
+      Fits = !Want.Dims[D].isStatic() || Want.Dims[D].size() == Sample[D];
+    if (!Fits) {
+      TensorType Got(Want.Elem, makeShape(S));
+      return inputError("{0}: '{1}' has shape {2}, which does not match the "
+                        "model input {3}: give [count, ...input dims] or the "
+                        "input's shape with samples along the batch axis",
+                        Path, Name, toString(Got.Dims), toString(Want));
+    }
+    if (Seen[I])
+      return inputError("{0}: input '{1}' is given twice", Path, Name);
+    if (HaveCount && F.Samples != Count)
+      return inputError("{0}: '{1}' has {2} samples, other members {3}", Path,
+                        Name, Count, F.Samples);
+    Seen[I] = HaveCount = true;
+    F.Samples = Count;
+    size_t Bytes = npyItemSize(Array.DType);
+    for (int64_t D : Sample)
+      Bytes *= size_t(D);
+    F.Parts[I] = {std::move(Array), Sample, Bytes};
+  }
+  for (unsigned I = 0; I < G.numInputs(); ++I)
+    if (!Seen[I])
+      return inputError("{0}: no member for model input '{1}' (an .npz needs "
+                        "one member per input: {2})",
+                        Path, G.input(I)->name(), listInputs(G));
+  return llvm::Error::success();
+}
+
+llvm::Error CalibrationDataset::Impl::setUpImages(const Graph &G) {
+  const ImagePreprocess &P = Opts.Preprocess;
+  if (G.numInputs() != 1 || InputTypes[0].rank() != 4 ||
+      InputTypes[0].Elem != ElementType::F32)
+    return inputError("calibration images need a model with one 4-D f32 "
+                      "image input, this one has: {0}; give .npy/.npz data",
+                      listInputs(G));
+  const Shape &D = InputTypes[0].Dims;
+  const Dim &Batch = D[0], &C = P.ChannelsLast ? D[3] : D[1];
+  const Dim &H = P.ChannelsLast ? D[1] : D[2], &W = P.ChannelsLast ? D[2] : D[3];
+  if (Batch.isStatic() && Batch.size() != 1)
+    return inputError("model input '{0}' {1} has a fixed batch of {2}; images "
+                      "are fed one at a time (export the model with batch 1 "
+                      "or a dynamic batch, or give .npy data)",
+                      G.input(0)->name(), toString(InputTypes[0]), Batch.size());
+  if (C.isStatic() && C.size() != 1 && C.size() != 3)
+    return inputError("model input '{0}' {1} has {2} channels in {3} layout; "
+                      "images have 1 or 3 (is the input {4}? then give "
+                      "--calib-layout {5})",
+                      G.input(0)->name(), toString(InputTypes[0]), C.size(),
+                      P.ChannelsLast ? "NHWC" : "NCHW",
+                      P.ChannelsLast ? "NCHW" : "NHWC",
+                      P.ChannelsLast ? "nchw" : "nhwc");
+  Img.Channels = C.isStatic() ? int(C.size()) : 3;
+  Img.Height = H.isStatic() ? H.size() : -1;
+  Img.Width = W.isStatic() ? W.size() : -1;
+  if (llvm::Error E = validatePreprocess(P, Img.Channels))
+    return E;
+  // A crop or an exact resize fixes the output size: check it right away.
+  int64_t OutH = 0, OutW = 0;
+  if (P.crops() || P.ResizeHeight > 0) {
+    preprocessedSize(P, 1, 1, OutH, OutW);
+    if ((Img.Height >= 0 && OutH != Img.Height) ||
+        (Img.Width >= 0 && OutW != Img.Width))
+      return usageError("calibration preprocessing gives {0}x{1} (HxW) images "
+                        "but the model input '{2}' is {3}",
+                        OutH, OutW, G.input(0)->name(), toString(InputTypes[0]));
+  }
+  if (!P.resizes() && !P.crops())
+    return checkImageSizes();
+  return llvm::Error::success();
+}
+
+/// Without a resize or crop, every image must have the same size, and the
+/// input's size if it is static.
+llvm::Error CalibrationDataset::Impl::checkImageSizes() const {
+  const DataFile *First = nullptr;
+  ImageSize FirstSize;
+  for (const DataFile &F : Files) {
+    if (F.File.Kind != CalibrationFileKind::Image)
+      continue;
+    auto S = readImageSize(F.File.Path);
+    if (!S)
+      return S.takeError();
+    if (!First) {
+      First = &F;
+      FirstSize = *S;
+      if ((Img.Height >= 0 && S->Height != Img.Height) ||
+          (Img.Width >= 0 && S->Width != Img.Width))
+        return inputError("{0}: the image is {1}x{2} (HxW) but the model "
+                          "input is {3}; give --calib-resize and/or "
+                          "--calib-crop",
+                          F.File.Path, S->Height, S->Width,
+                          toString(InputTypes[0]));
+    } else if (S->Height != FirstSize.Height || S->Width != FirstSize.Width) {
+      return inputError("calibration images have different sizes ({0} is "
+                        "{1}x{2}, {3} is {4}x{5}) and no resize is given; add "
+                        "--calib-resize and/or --calib-crop",
+                        First->File.Path, FirstSize.Height, FirstSize.Width,
+                        F.File.Path, S->Height, S->Width);
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<Tensor>>
+CalibrationDataset::Impl::loadImage(const DataFile &F) const {
+  auto Image = readImageFile(F.File.Path, Img.Channels);
+  if (!Image)
+    return Image.takeError();
+  int64_t H = 0, W = 0;
+  auto Pixels = preprocessImage(*Image, Opts.Preprocess, F.File.Path, H, W);
+  if (!Pixels)
+    return Pixels.takeError();
+  if ((Img.Height >= 0 && H != Img.Height) || (Img.Width >= 0 && W != Img.Width))
+    return inputError("{0}: preprocessing gives a {1}x{2} (HxW) image but the "
+                      "model input is {3}; give --calib-crop (or an exact "
+                      "--calib-resize HxW)",
+                      F.File.Path, H, W, toString(InputTypes[0]));
+  int64_t C = Img.Channels;
+  Shape Dims = Opts.Preprocess.ChannelsLast ? makeShape({1, H, W, C})
+                                            : makeShape({1, C, H, W});
+  return std::vector<Tensor>{
+      Tensor::fromValues<float>(ElementType::F32, Dims, *Pixels)};
+}
+
+CalibrationDataset::CalibrationDataset(std::unique_ptr<Impl> P)
+    : P(std::move(P)) {}
+CalibrationDataset::~CalibrationDataset() = default;
+
+llvm::Expected<std::unique_ptr<CalibrationDataset>>
+CalibrationDataset::open(const Graph &G, const CalibrationDataOptions &Opts) {
+  if (Opts.ShardCount == 0 || Opts.ShardIndex >= Opts.ShardCount)
+    return usageError("--shard {0}/{1}: the index must be below the count",
+                      Opts.ShardIndex, Opts.ShardCount);
+  auto Listed = listCalibrationFiles(Opts.Path);
+  if (!Listed)
+    return Listed.takeError();
+  if (Listed->empty())
+    return inputError("{0}: no calibration data found (expected .jpg, .jpeg, "
+                      ".png, .npy or .npz files)",
+                      Opts.Path);
+  auto I = std::make_unique<Impl>();
+  I->Opts = Opts;
+  for (const Value *V : G.inputs())
+    I->InputTypes.push_back(V->type());
+  bool HaveImages = false;
+  for (CalibrationFile &F : *Listed) {
+    DataFile D;
+    D.File = std::move(F);
+    if (D.File.Kind == CalibrationFileKind::Image) {
+      D.Samples = 1;
+      HaveImages = true;
+    } else if (llvm::Error E = I->addArrays(G, D)) {
+      return E;
+    }
+    I->Starts.push_back(I->Total);
+    I->Total += D.Samples;
+    I->Files.push_back(std::move(D));
+  }
+  if (HaveImages)
+    if (llvm::Error E = I->setUpImages(G))
+      return E;
+  if (I->Total == 0)
+    return inputError("{0}: the calibration arrays hold no samples", Opts.Path);
+  if (Opts.Limit > 0)
+    I->Total = std::min(I->Total, Opts.Limit);
+  return std::unique_ptr<CalibrationDataset>(new CalibrationDataset(std::move(I)));
+}
+
+uint64_t CalibrationDataset::totalSamples() const { return P->Total; }
+
+uint64_t CalibrationDataset::size() const {
+  uint64_t I = P->Opts.ShardIndex, N = P->Opts.ShardCount;
+  return I < P->Total ? (P->Total - I + N - 1) / N : 0;
+}
+
+llvm::Expected<std::vector<Tensor>> CalibrationDataset::load(uint64_t I) const {
+  auto [F, Slice] = P->locate(P->Opts.ShardIndex + I * P->Opts.ShardCount);
+  const DataFile &D = P->Files[F];
+  if (D.File.Kind == CalibrationFileKind::Image)
+    return P->loadImage(D);
+  std::vector<Tensor> Out;
+  for (const ArrayPart &A : D.Parts) {
+    TensorType T(elementTypeOf(A.Array.DType), makeShape(A.SampleShape));
+    Buffer B = Buffer::alias(A.Array.Owner, A.Array.Data + Slice * A.SampleBytes,
+                             A.SampleBytes);
+    Out.push_back(Tensor(std::move(T), std::move(B)));
+  }
+  return Out;
+}
+
+std::string CalibrationDataset::describe(uint64_t I) const {
+  auto [F, Slice] = P->locate(P->Opts.ShardIndex + I * P->Opts.ShardCount);
+  const DataFile &D = P->Files[F];
+  if (D.File.Kind == CalibrationFileKind::Image)
+    return D.File.Path;
+  return D.File.Path + "[" + std::to_string(Slice) + "]";
+}
+
+llvm::Error parseShardSpec(llvm::StringRef Spec, uint32_t &Index,
+                           uint32_t &Count) {
+  auto [I, N] = Spec.split('/');
+  if (I.trim().getAsInteger(10, Index) || N.trim().getAsInteger(10, Count) ||
+      Count == 0 || Count > 65536 || Index >= Count)
+    return usageError("--shard '{0}': expected i/n with 0 <= i < n <= 65536",
+                      Spec);
+  return llvm::Error::success();
+}
+
+} // namespace kiln

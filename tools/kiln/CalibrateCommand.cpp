@@ -1,0 +1,190 @@
+// kiln calibrate: calibration statistics for int8 quantization, computable in
+// shards on many machines and merged exactly.
+//   kiln calibrate MODEL --calib DATA [preprocessing] [--calib-limit N]
+//                  [--shard i/n] [--calib-bins B] [--threads N] [-O L]
+//                  [--passes a,b] [--input-shape ...] -o STATS.kcal [--json]
+//   kiln calibrate --merge A.kcal B.kcal ... -o ALL.kcal [--json]
+// The model goes through the same pipeline as `kiln opt`/`convert` (-O2 by
+// default) before it is observed, since quantization works on that graph;
+// the statistics carry its fingerprint. --json prints every tensor's range,
+// histogram and the range each calibration method would choose.
+#include "Command.h"
+#include "ModelLoader.h"
+#include "ProgressBar.h"
+#include "QuantizeFlags.h"
+
+#include "Support/Error.h"
+#include "Support/Hash.h"
+#include "passes/PassManager.h"
+#include "passes/Pipelines.h"
+#include "passes/quant/Calibrator.h"
+#include "passes/quant/Int8Scheme.h"
+
+namespace kiln {
+
+namespace {
+struct CalibrateOptions {
+  std::string Model;
+  std::vector<std::string> Merge;
+  std::string Output;
+  std::string Shard;
+  CalibrationFlags Calib;
+  double Percentile = 99.99;
+  int OptLevel = -1;
+  std::vector<std::string> Passes;
+  std::vector<std::string> InputShapes;
+  bool Json = false;
+};
+
+llvm::json::Value rangeJson(const TensorObserver &O, CalibrationMethod M,
+                            double Percentile) {
+  CalibrationMethodOptions MO;
+  MO.Method = M;
+  MO.Percentile = Percentile;
+  ActivationRange R = chooseRange(O, MO);
+  AffineQuant Q = activationQuant(R.Lo, R.Hi);
+  return llvm::json::Object{{"range", llvm::json::Array{R.Lo, R.Hi}},
+                            {"scale", double(Q.Scale)},
+                            {"zero_point", Q.ZeroPoint}};
+}
+
+llvm::json::Value statsJson(const CalibrationStats &S, double Percentile) {
+  llvm::json::Array Tensors;
+  for (const ObservedValue &V : S.Values) {
+    const TensorObserver &O = V.Observer;
+    llvm::json::Array Bins;
+    for (size_t I = 0; I < O.counts().size(); ++I)
+      if (O.counts()[I])
+        Bins.push_back(llvm::json::Array{int64_t(I), int64_t(O.counts()[I])});
+    llvm::json::Object Methods;
+    for (CalibrationMethod M :
+         {CalibrationMethod::MinMax, CalibrationMethod::Percentile,
+          CalibrationMethod::Entropy, CalibrationMethod::Mse})
+      Methods[calibrationMethodName(M)] = rangeJson(O, M, Percentile);
+    Tensors.push_back(llvm::json::Object{
+        {"name", V.Name},
+        {"ordinal", int64_t(V.Ordinal)},
+        {"count", int64_t(O.count())},
+        {"non_finite", int64_t(O.nonFiniteCount())},
+        {"min", double(O.min())},
+        {"max", double(O.max())},
+        {"exponent", O.exponent()},
+        {"bins", std::move(Bins)},
+        {"methods", std::move(Methods)}});
+  }
+  llvm::json::Array Shards;
+  for (uint32_t Sh : S.Shards)
+    Shards.push_back(int64_t(Sh));
+  return llvm::json::Object{{"fingerprint", hashToHex(S.GraphHash)},
+                            {"bins", int64_t(S.Bins)},
+                            {"shard_count", int64_t(S.ShardCount)},
+                            {"shards", std::move(Shards)},
+                            {"dataset_samples", int64_t(S.DatasetSamples)},
+                            {"samples", int64_t(S.Samples)},
+                            {"tensors", std::move(Tensors)}};
+}
+
+llvm::Error runMerge(const CalibrateOptions &O, CalibrationStats &Out) {
+  auto First = readStatsFile(O.Merge[0]);
+  if (!First)
+    return First.takeError();
+  Out = std::move(*First);
+  for (size_t I = 1; I < O.Merge.size(); ++I) {
+    auto Next = readStatsFile(O.Merge[I]);
+    if (!Next)
+      return Next.takeError();
+    if (llvm::Error E = mergeStats(Out, *Next, O.Merge[I]))
+      return E;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error runCalibration(const CalibrateOptions &O, CalibrationStats &Out) {
+  if (O.OptLevel >= 0 && !O.Passes.empty())
+    return usageError("give either -O<level> or --passes, not both");
+  if (O.Calib.Path.empty())
+    return usageError("kiln calibrate needs --calib DATA (or --merge FILES)");
+  auto DataOpts = makeCalibrationDataOptions(O.Calib);
+  if (!DataOpts)
+    return DataOpts.takeError();
+  if (!O.Shard.empty())
+    if (llvm::Error E = parseShardSpec(O.Shard, DataOpts->ShardIndex,
+                                       DataOpts->ShardCount))
+      return E;
+  PassManagerOptions PMO;
+  PMO.VerifyEach = verifyEachByDefault();
+  PassManager PM(PMO);
+  for (const std::string &Name :
+       O.Passes.empty() ? pipelineForLevel(O.OptLevel < 0 ? 2 : O.OptLevel)
+                        : O.Passes)
+    if (llvm::Error E = PM.add(Name))
+      return E;
+  auto LoadOpts = makeLoadOptions(O.InputShapes);
+  if (!LoadOpts)
+    return LoadOpts.takeError();
+  auto G = loadModel(O.Model, *LoadOpts);
+  if (!G)
+    return G.takeError();
+  if (llvm::Error E = PM.run(**G))
+    return addContext(std::move(E), O.Model);
+  auto Data = CalibrationDataset::open(**G, *DataOpts);
+  if (!Data)
+    return Data.takeError();
+  CalibrationRunOptions RO;
+  RO.Threads = O.Calib.Threads;
+  RO.Bins = O.Calib.Bins;
+  RO.Progress = makeProgressBar("calibrating");
+  auto S = calibrateGraph(**G, **Data, *DataOpts, RO);
+  if (!S)
+    return S.takeError();
+  Out = std::move(*S);
+  return llvm::Error::success();
+}
+
+llvm::Error runCalibrate(const CalibrateOptions &O) {
+  if (O.Output.empty())
+    return usageError("kiln calibrate needs -o OUT.kcal");
+  if (O.Merge.empty() == O.Model.empty())
+    return usageError("give either a MODEL to calibrate or --merge FILES");
+  CalibrationStats S;
+  if (llvm::Error E = O.Merge.empty() ? runCalibration(O, S) : runMerge(O, S))
+    return E;
+  if (llvm::Error E = writeStatsFile(O.Output, S))
+    return E;
+  if (O.Json) {
+    llvm::json::Value V = statsJson(S, O.Percentile);
+    V.getAsObject()->try_emplace("output", O.Output);
+    printJson(V);
+  }
+  return llvm::Error::success();
+}
+} // namespace
+
+Command addCalibrateCommand(CLI::App &App) {
+  auto O = std::make_shared<CalibrateOptions>();
+  CLI::App *Sub = App.add_subcommand(
+      "calibrate", "compute int8 calibration statistics (.kcal), in shards if "
+                   "need be, or merge shards");
+  Sub->add_option("model", O->Model, "the model (.kir, .onnx or .pt)");
+  Sub->add_option("--merge", O->Merge, "merge these .kcal shards instead")
+      ->expected(1, -1);
+  Sub->add_option("-o,--output", O->Output, "the statistics file to write");
+  Sub->add_option("--shard", O->Shard,
+                  "calibrate only shard i of n: samples i, i+n, i+2n, ...");
+  addCalibrationFlags(*Sub, O->Calib);
+  Sub->add_option("--calib-percentile", O->Percentile,
+                  "percentile shown by --json (default 99.99)")
+      ->check(CLI::Range(50.0, 100.0));
+  Sub->add_option("-O", O->OptLevel,
+                  "optimization level the model is calibrated at (default 2; "
+                  "use the one you convert with)")
+      ->check(CLI::Range(0, 2));
+  Sub->add_option("--passes", O->Passes,
+                  "calibrate after exactly these passes")
+      ->delimiter(',');
+  addInputShapeOption(*Sub, O->InputShapes);
+  Sub->add_flag("--json", O->Json, "print the statistics as JSON on stdout");
+  return {Sub, [O] { return runCalibrate(*O); }};
+}
+
+} // namespace kiln
