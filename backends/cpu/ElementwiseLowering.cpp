@@ -71,6 +71,9 @@ fb::BinaryOp binaryOpOf(const Node &N) {
   if (Op == "div") return fb::BinaryOp::DIV;
   if (Op == "max") return fb::BinaryOp::MAXIMUM;
   if (Op == "min") return fb::BinaryOp::MINIMUM;
+  if (Op == "equal") return fb::BinaryOp::EQUAL;
+  if (Op == "greater") return fb::BinaryOp::GREATER;
+  if (Op == "less") return fb::BinaryOp::LESS;
   return fb::BinaryOp::POW;
 }
 
@@ -95,8 +98,9 @@ llvm::Error lowerBinary(const Node &N, LoweringContext &Ctx) {
                              ? outputActivation(N)
                              : OutputActivation{-INFINITY, INFINITY, llvm::None};
   O.output_min = Act.Min, O.output_max = Act.Max;
-  bool Float = N.result()->type().Elem == ElementType::F32;
-  bool XnnpackHasIt = Float && O.op != fb::BinaryOp::POW;
+  bool Float = N.operand(0)->type().Elem == ElementType::F32;
+  bool XnnpackHasIt = Float && O.op != fb::BinaryOp::POW &&
+                      O.op < fb::BinaryOp::EQUAL;
   fb::Engine E = engineForF32(XnnpackHasIt, N.result()->type().rank());
   emitWithActivation(Ctx, N.result(), Nhwc, Act, [&](int32_t Out) {
     Ctx.addOp(fb::OpKind::BINARY, {A, B}, {Out}, optionsOf(O), E);
@@ -199,6 +203,39 @@ llvm::Error lowerUnary(const Node &N, LoweringContext &Ctx) {
   Ctx.define(N.result(), Out, Nhwc);
   return llvm::Error::success();
 }
+
+CpuSupport checkWhere(const Node &N) {
+  if (N.operand(0)->type().Elem != ElementType::Bool)
+    return notSupported("the condition must be bool");
+  if (N.operand(1)->type().Elem != N.operand(2)->type().Elem)
+    return notSupported("branches of different types");
+  return supported();
+}
+
+llvm::Error lowerWhere(const Node &N, LoweringContext &Ctx) {
+  std::vector<int32_t> In;
+  for (const Value *V : N.operands())
+    In.push_back(Ctx.canonical(V));
+  int32_t Out = Ctx.resultTensor(N.result(), false);
+  Ctx.addOp(fb::OpKind::SELECT, In, {Out}, optionsOf(fb::SelectOptionsT()),
+            fb::Engine::REFERENCE);
+  Ctx.define(N.result(), Out, false);
+  return llvm::Error::success();
+}
+
+/// cast: elementwise, so it keeps its input's layout.
+llvm::Error lowerCast(const Node &N, LoweringContext &Ctx) {
+  const Value *X = N.operand(0);
+  bool Nhwc = Ctx.hasNhwc(X);
+  int32_t In = Nhwc ? Ctx.nhwc(X) : Ctx.canonical(X);
+  int32_t Out = Ctx.resultTensor(N.result(), Nhwc);
+  Ctx.addOp(fb::OpKind::CAST, {In}, {Out}, optionsOf(fb::CastOptionsT()),
+            fb::Engine::REFERENCE);
+  Ctx.define(N.result(), Out, Nhwc);
+  return llvm::Error::success();
+}
+
+CpuSupport checkCast(const Node &) { return supported(); }
 
 /// identity and inference dropout: the result is the operand's tensor.
 CpuSupport checkIdentity(const Node &N) {
@@ -352,6 +389,11 @@ const CpuOpRule Rules[] = {
     {"max", checkBinary, lowerBinary},
     {"min", checkBinary, lowerBinary},
     {"pow", checkBinary, lowerBinary},
+    {"equal", checkBinary, lowerBinary},
+    {"greater", checkBinary, lowerBinary},
+    {"less", checkBinary, lowerBinary},
+    {"where", checkWhere, lowerWhere},
+    {"cast", checkCast, lowerCast},
     {"relu", checkUnary, lowerUnary},
     {"clip", checkUnary, lowerUnary},
     {"abs", checkUnary, lowerUnary},

@@ -96,11 +96,62 @@ llvm::Error lowerReduce(const Node &N, LoweringContext &Ctx) {
   return llvm::Error::success();
 }
 
+CpuSupport checkArg(const Node &N) {
+  ElementType E = N.operand(0)->type().Elem;
+  if (E != ElementType::F32 && E != ElementType::I32 && E != ElementType::I64)
+    return notSupported("{0} on {1}", N.opName(), elementTypeName(E));
+  auto Axis = normalizeAxis(N.getInt("axis"), N.operand(0)->type().rank());
+  if (!Axis) {
+    llvm::consumeError(Axis.takeError());
+    return notSupported("bad axis");
+  }
+  if (N.operand(0)->type().Dims[size_t(*Axis)].size() == 0)
+    return notSupported("{0} of an empty axis", N.opName());
+  return supported();
+}
+
+llvm::Error lowerArg(const Node &N, LoweringContext &Ctx) {
+  fb::ArgReduceOptionsT O;
+  O.axis = int32_t(*normalizeAxis(N.getInt("axis"), N.operand(0)->type().rank()));
+  O.min = N.isOp("argmin");
+  O.select_last_index = N.getInt("select_last_index") != 0;
+  int32_t In = Ctx.canonical(N.operand(0));
+  int32_t Out = Ctx.resultTensor(N.result(), false);
+  Ctx.addOp(fb::OpKind::ARG_REDUCE, {In}, {Out}, optionsOf(O),
+            fb::Engine::REFERENCE);
+  Ctx.define(N.result(), Out, false);
+  return llvm::Error::success();
+}
+
+CpuSupport checkLayerNorm(const Node &N) {
+  if (N.numResults() != 1)
+    return notSupported("layer_norm with mean/inv_std results");
+  return requireF32(N);
+}
+
+llvm::Error lowerLayerNorm(const Node &N, LoweringContext &Ctx) {
+  fb::LayerNormOptionsT O;
+  O.axis = int32_t(*normalizeAxis(N.getInt("axis"), N.operand(0)->type().rank()));
+  O.epsilon = float(N.getFloat("epsilon"));
+  std::vector<int32_t> In = {Ctx.canonical(N.operand(0)),
+                             Ctx.canonical(N.operand(1))};
+  if (N.numOperands() > 2 && N.operand(2))
+    In.push_back(Ctx.canonical(N.operand(2)));
+  int32_t Out = Ctx.resultTensor(N.result(), false);
+  Ctx.addOp(fb::OpKind::LAYER_NORM, In, {Out}, optionsOf(O),
+            fb::Engine::REFERENCE);
+  Ctx.define(N.result(), Out, false);
+  return llvm::Error::success();
+}
+
 const CpuOpRule Rules[] = {
     {"reduce_sum", checkReduce, lowerReduce},
     {"reduce_mean", checkReduce, lowerReduce},
     {"reduce_max", checkReduce, lowerReduce},
     {"reduce_min", checkReduce, lowerReduce},
+    {"argmax", checkArg, lowerArg},
+    {"argmin", checkArg, lowerArg},
+    {"layer_norm", checkLayerNorm, lowerLayerNorm},
 };
 
 } // namespace

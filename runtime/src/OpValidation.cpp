@@ -29,6 +29,10 @@ fb::OpOptions expectedOptions(fb::OpKind Kind) {
   case K::MATMUL: return O::MatMulOptions;
   case K::BROADCAST: return O::BroadcastOptions;
   case K::GATHER: return O::GatherOptions;
+  case K::CAST: return O::CastOptions;
+  case K::SELECT: return O::SelectOptions;
+  case K::ARG_REDUCE: return O::ArgReduceOptions;
+  case K::LAYER_NORM: return O::LayerNormOptions;
   case K::UNKNOWN: break;
   }
   return O::NONE;
@@ -63,6 +67,10 @@ Status validateOperator(const OpView &V) {
   case K::MATMUL: return validateMatMul(V);
   case K::BROADCAST: return validateBroadcast(V);
   case K::GATHER: return validateGather(V);
+  case K::CAST: return validateCast(V);
+  case K::SELECT: return validateSelect(V);
+  case K::ARG_REDUCE: return validateArgReduce(V);
+  case K::LAYER_NORM: return validateLayerNorm(V);
   case K::UNKNOWN: break;
   }
   return unsupported("unknown operator kind");

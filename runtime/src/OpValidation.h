@@ -46,6 +46,10 @@ Status validateReduce(const OpView &V);
 Status validateMatMul(const OpView &V);
 Status validateBroadcast(const OpView &V);
 Status validateGather(const OpView &V);
+Status validateCast(const OpView &V);
+Status validateSelect(const OpView &V);
+Status validateArgReduce(const OpView &V);
+Status validateLayerNorm(const OpView &V);
 
 //===-- Helpers shared by the validators ----------------------------------===//
 

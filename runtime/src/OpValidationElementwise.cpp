@@ -22,7 +22,8 @@ Status validateBinary(const OpView &V) {
                         dtypeName(A.DType), " is not supported");
   if (Status S = checkDType(B, A.DType, "second operand"))
     return S;
-  if (Status S = checkDType(Y, A.DType, "output"))
+  bool Compare = O.op() >= fb::BinaryOp::EQUAL;
+  if (Status S = checkDType(Y, Compare ? DType::BOOL : A.DType, "output"))
     return S;
   std::vector<int64_t> Want;
   if (Status S = broadcastShapes(A.Shape, B.Shape, Want))
@@ -59,6 +60,30 @@ Status validateSoftmax(const OpView &V) {
   if (O.axis() < 0 || O.axis() >= X.rank())
     return invalidModel("axis ", O.axis(), " out of range for rank ", X.rank());
   return checkShape(Y, X.Shape, "output");
+}
+
+Status validateSelect(const OpView &V) {
+  if (Status S = checkArity(V, 3, 3, 1))
+    return S;
+  const TensorDesc &C = *V.In[0], &A = *V.In[1], &B = *V.In[2], &Y = *V.Out[0];
+  if (Status S = checkDType(C, DType::BOOL, "condition"))
+    return S;
+  if (Status S = checkDType(B, A.DType, "second branch"))
+    return S;
+  if (Status S = checkDType(Y, A.DType, "output"))
+    return S;
+  std::vector<int64_t> CA, Want;
+  if (Status S = broadcastShapes(C.Shape, A.Shape, CA))
+    return S;
+  if (Status S = broadcastShapes(CA, B.Shape, Want))
+    return S;
+  return checkShape(Y, Want, "output");
+}
+
+Status validateCast(const OpView &V) {
+  if (Status S = checkArity(V, 1, 1, 1))
+    return S;
+  return checkShape(*V.Out[0], V.In[0]->Shape, "output");
 }
 
 Status validatePRelu(const OpView &V) {

@@ -190,6 +190,61 @@ Status validateReduce(const OpView &V) {
   return Status::ok();
 }
 
+Status validateArgReduce(const OpView &V) {
+  if (Status S = checkArity(V, 1, 1, 1))
+    return S;
+  const TensorDesc &X = *V.In[0], &Y = *V.Out[0];
+  if (X.DType != DType::F32 && X.DType != DType::I32 && X.DType != DType::I64)
+    return invalidModel("arg-reduce on ", dtypeName(X.DType),
+                        " is not supported");
+  if (Status S = checkDType(Y, DType::I64, "output"))
+    return S;
+  int32_t Axis = V.Op.options_as_ArgReduceOptions()->axis();
+  if (Axis < 0 || Axis >= X.rank())
+    return invalidModel("axis ", Axis, " out of range for rank ", X.rank());
+  if (X.dim(Axis) == 0)
+    return invalidModel("arg-reduce of an empty axis");
+  std::vector<int64_t> Kept = X.Shape, Dropped = X.Shape;
+  Kept[size_t(Axis)] = 1;
+  Dropped.erase(Dropped.begin() + Axis);
+  if (Y.Shape != Kept && Y.Shape != Dropped)
+    return invalidModel("output '", Y.Name, "' has shape ",
+                        shapeString(Y.Shape), ", expected ", shapeString(Kept),
+                        " or ", shapeString(Dropped));
+  return Status::ok();
+}
+
+Status validateLayerNorm(const OpView &V) {
+  if (Status S = checkArity(V, 2, 3, 1))
+    return S;
+  const TensorDesc &X = *V.In[0], &Y = *V.Out[0];
+  if (Status S = checkDType(X, DType::F32, "input"))
+    return S;
+  if (Status S = checkDType(Y, DType::F32, "output"))
+    return S;
+  if (Status S = checkShape(Y, X.Shape, "output"))
+    return S;
+  const auto &O = *V.Op.options_as_LayerNormOptions();
+  if (O.axis() < 0 || O.axis() >= X.rank())
+    return invalidModel("axis ", O.axis(), " out of range for rank ", X.rank());
+  if (!(O.epsilon() >= 0))
+    return invalidModel("epsilon must be >= 0");
+  uint64_t Cols = 1;
+  for (int64_t D = O.axis(); D < X.rank(); ++D)
+    Cols *= uint64_t(X.dim(D));
+  for (size_t I = 1; I < V.In.size(); ++I) {
+    if (!V.In[I])
+      continue;
+    if (Status S = checkDType(*V.In[I], DType::F32, I == 1 ? "scale" : "bias"))
+      return S;
+    if (V.In[I]->Elements != Cols && V.In[I]->Elements != 1)
+      return invalidModel(I == 1 ? "scale" : "bias", " has ",
+                          V.In[I]->Elements, " values for ", Cols,
+                          " normalized elements");
+  }
+  return Status::ok();
+}
+
 Status validateMatMul(const OpView &V) {
   if (Status S = checkArity(V, 2, 2, 1))
     return S;

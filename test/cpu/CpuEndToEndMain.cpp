@@ -166,8 +166,14 @@ Verdict checkModel(const std::string &Path, std::vector<Tensor> Inputs,
     return {"SKIP", "import: " + firstLine(G.takeError())};
   if (Inputs.size() != (*G)->numInputs())
     return {"SKIP", "input count"};
-  for (unsigned I = 0; I < Inputs.size(); ++I)
+  for (unsigned I = 0; I < Inputs.size(); ++I) {
     Inputs[I] = asDeclared(std::move(Inputs[I]), (*G)->input(I)->type().Elem);
+    // The interpreter tolerates unused inputs of another shape; a compiled
+    // model binds exactly what it declares.
+    if (!isCompatible((*G)->input(I)->type(), Inputs[I].type()))
+      return {"SKIP", "input " + std::to_string(I) + " does not match its "
+                      "declared type"};
+  }
   InterpreterOptions IO;
   IO.Threads = 1;
   auto Ref = Interpreter(**G, IO).run(Inputs);

@@ -1,7 +1,7 @@
 // Reference elementwise kernels: BINARY with numpy broadcasting (f32, and
 // i32/i64 with wrapping arithmetic and division by zero giving 0, never a
-// trap), UNARY on f32 (the IR interpreter's formulas), SOFTMAX along any
-// axis, and PRELU along the last axis.
+// trap; comparisons give BOOL), SELECT, UNARY on f32 (the IR interpreter's
+// formulas), SOFTMAX along any axis, and PRELU along the last axis.
 #include "reference/ReferenceKernels.h"
 
 #include <cmath>
@@ -61,18 +61,16 @@ template <typename T> T applyBinary(fb::BinaryOp Op, T A, T B) {
   }
 }
 
-template <typename T>
-RunFn binaryOf(const KernelArgs &A, fb::BinaryOp Op, float Lo, float Hi) {
+/// Y[i] = F(A[a(i)], B[b(i)]) with numpy broadcasting, for result type U.
+template <typename T, typename U, typename Fn>
+RunFn broadcastBinary(const KernelArgs &A, Fn F) {
   const std::vector<int64_t> &YShape = A.Out[0].shape();
   size_t Rank = YShape.size();
   std::vector<int64_t> SA = broadcastStrides(A.In[0].shape(), Rank),
                        SB = broadcastStrides(A.In[1].shape(), Rank);
   const T *Pa = A.In[0].as<const T>(), *Pb = A.In[1].as<const T>();
-  T *Py = A.Out[0].as<T>();
+  U *Py = A.Out[0].as<U>();
   uint64_t Total = A.Out[0].elements();
-  bool Clamp = std::is_floating_point_v<T> &&
-               (Lo != -std::numeric_limits<float>::infinity() ||
-                Hi != std::numeric_limits<float>::infinity());
   return [=]() {
     if (Total == 0)
       return Status::ok();
@@ -81,14 +79,9 @@ RunFn binaryOf(const KernelArgs &A, fb::BinaryOp Op, float Lo, float Hi) {
     std::vector<int64_t> Index(Rank ? Rank - 1 : 0, 0);
     int64_t OffA = 0, OffB = 0;
     for (uint64_t Done = 0; Done < Total; Done += uint64_t(Inner)) {
-      T *Out = Py + Done;
-      for (int64_t J = 0; J < Inner; ++J) {
-        T V = applyBinary<T>(Op, Pa[OffA + J * IA], Pb[OffB + J * IB]);
-        if constexpr (std::is_floating_point_v<T>)
-          if (Clamp)
-            V = clampValue(V, Lo, Hi);
-        Out[J] = V;
-      }
+      U *Out = Py + Done;
+      for (int64_t J = 0; J < Inner; ++J)
+        Out[J] = F(Pa[OffA + J * IA], Pb[OffB + J * IB]);
       // Next row: odometer over the outer dims.
       for (size_t D = Index.size(); D-- > 0;) {
         OffA += SA[D];
@@ -97,6 +90,59 @@ RunFn binaryOf(const KernelArgs &A, fb::BinaryOp Op, float Lo, float Hi) {
           break;
         OffA -= SA[D] * YShape[D];
         OffB -= SB[D] * YShape[D];
+        Index[D] = 0;
+      }
+    }
+    return Status::ok();
+  };
+}
+
+template <typename T>
+RunFn binaryOf(const KernelArgs &A, fb::BinaryOp Op, float Lo, float Hi) {
+  switch (Op) {
+  case fb::BinaryOp::EQUAL:
+    return broadcastBinary<T, uint8_t>(A, [](T X, T Y) { return uint8_t(X == Y); });
+  case fb::BinaryOp::GREATER:
+    return broadcastBinary<T, uint8_t>(A, [](T X, T Y) { return uint8_t(X > Y); });
+  case fb::BinaryOp::LESS:
+    return broadcastBinary<T, uint8_t>(A, [](T X, T Y) { return uint8_t(X < Y); });
+  default:
+    break;
+  }
+  bool Clamp = std::is_floating_point_v<T> &&
+               (Lo != -std::numeric_limits<float>::infinity() ||
+                Hi != std::numeric_limits<float>::infinity());
+  return broadcastBinary<T, T>(A, [=](T X, T Y) {
+    T V = applyBinary<T>(Op, X, Y);
+    if constexpr (std::is_floating_point_v<T>)
+      if (Clamp)
+        V = clampValue(V, Lo, Hi);
+    return V;
+  });
+}
+
+/// Y = Cond ? A : B with three-way broadcasting, moving Word-sized elements.
+template <typename Word> RunFn selectOf(const KernelArgs &A) {
+  const std::vector<int64_t> &YShape = A.Out[0].shape();
+  size_t Rank = YShape.size();
+  std::vector<int64_t> SC = broadcastStrides(A.In[0].shape(), Rank),
+                       SA = broadcastStrides(A.In[1].shape(), Rank),
+                       SB = broadcastStrides(A.In[2].shape(), Rank);
+  const uint8_t *Pc = A.In[0].as<const uint8_t>();
+  const Word *Pa = A.In[1].as<const Word>(), *Pb = A.In[2].as<const Word>();
+  Word *Py = A.Out[0].as<Word>();
+  uint64_t Total = A.Out[0].elements();
+  return [=]() {
+    std::vector<int64_t> Index(Rank, 0);
+    int64_t Oc = 0, Oa = 0, Ob = 0;
+    for (uint64_t I = 0; I < Total; ++I) {
+      Py[I] = Pc[Oc] ? Pa[Oa] : Pb[Ob];
+      for (size_t D = Rank; D-- > 0;) {
+        Oc += SC[D], Oa += SA[D], Ob += SB[D];
+        if (++Index[D] < YShape[D])
+          break;
+        Oc -= SC[D] * YShape[D], Oa -= SA[D] * YShape[D],
+            Ob -= SB[D] * YShape[D];
         Index[D] = 0;
       }
     }
@@ -160,6 +206,15 @@ RunFn binary(const KernelArgs &A) {
     return binaryOf<int64_t>(A, O.op(), O.output_min(), O.output_max());
   default:
     return binaryOf<float>(A, O.op(), O.output_min(), O.output_max());
+  }
+}
+
+RunFn select(const KernelArgs &A) {
+  switch (dtypeSize(A.Out[0].Desc->DType)) {
+  case 1: return selectOf<uint8_t>(A);
+  case 2: return selectOf<uint16_t>(A);
+  case 4: return selectOf<uint32_t>(A);
+  default: return selectOf<uint64_t>(A);
   }
 }
 

@@ -4,6 +4,7 @@
 #include "reference/ReferenceKernels.h"
 
 #include <limits>
+#include <type_traits>
 
 namespace kiln::rt::ref {
 
@@ -56,6 +57,62 @@ RunFn reduce(const KernelArgs &A) {
         Y[I] /= Count;
     return Status::ok();
   };
+}
+
+namespace {
+
+template <typename T> bool isNaN(T V) {
+  if constexpr (std::is_floating_point_v<T>)
+    return V != V;
+  else
+    return false;
+}
+
+template <typename T>
+RunFn argReduceOf(const KernelArgs &A, int64_t Outer, int64_t N,
+                  int64_t Inner, bool IsMin, bool Last) {
+  const T *X = A.In[0].as<const T>();
+  int64_t *Y = A.Out[0].as<int64_t>();
+  return [=]() {
+    // The first NaN wins; otherwise the first (or last) extreme value.
+    auto Better = [&](T Cand, T Best) {
+      if (isNaN(Best))
+        return false;
+      if (isNaN(Cand))
+        return true;
+      if (Last)
+        return IsMin ? Cand <= Best : Cand >= Best;
+      return IsMin ? Cand < Best : Cand > Best;
+    };
+    for (int64_t O = 0; O < Outer; ++O)
+      for (int64_t In = 0; In < Inner; ++In) {
+        const T *Row = X + O * N * Inner + In;
+        int64_t BestI = 0;
+        for (int64_t I = 1; I < N; ++I)
+          if (Better(Row[I * Inner], Row[BestI * Inner]))
+            BestI = I;
+        Y[O * Inner + In] = BestI;
+      }
+    return Status::ok();
+  };
+}
+
+} // namespace
+
+RunFn argReduce(const KernelArgs &A) {
+  const auto &O = *A.Op.options_as_ArgReduceOptions();
+  int64_t Axis = O.axis(), Outer = 1, Inner = 1, N = A.In[0].dim(Axis);
+  for (int64_t D = 0; D < A.In[0].rank(); ++D)
+    if (D != Axis)
+      (D < Axis ? Outer : Inner) *= A.In[0].dim(D);
+  switch (A.In[0].Desc->DType) {
+  case fb::DType::I32:
+    return argReduceOf<int32_t>(A, Outer, N, Inner, O.min(), O.select_last_index());
+  case fb::DType::I64:
+    return argReduceOf<int64_t>(A, Outer, N, Inner, O.min(), O.select_last_index());
+  default:
+    return argReduceOf<float>(A, Outer, N, Inner, O.min(), O.select_last_index());
+  }
 }
 
 } // namespace kiln::rt::ref

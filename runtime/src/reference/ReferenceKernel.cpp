@@ -27,6 +27,10 @@ std::unique_ptr<Kernel> createReferenceKernel(const KernelArgs &A) {
   case K::MATMUL: Fn = ref::matMul(A); break;
   case K::BROADCAST: Fn = ref::broadcast(A); break;
   case K::GATHER: Fn = ref::gather(A); break;
+  case K::CAST: Fn = ref::cast(A); break;
+  case K::SELECT: Fn = ref::select(A); break;
+  case K::ARG_REDUCE: Fn = ref::argReduce(A); break;
+  case K::LAYER_NORM: Fn = ref::layerNorm(A); break;
   case K::UNKNOWN: return nullptr; // rejected by the loader
   }
   return std::make_unique<FunctionKernel>(std::move(Fn));

@@ -27,6 +27,10 @@ RunFn pad(const KernelArgs &A);
 RunFn reduce(const KernelArgs &A);
 RunFn broadcast(const KernelArgs &A);
 RunFn gather(const KernelArgs &A);
+RunFn select(const KernelArgs &A);
+RunFn cast(const KernelArgs &A);
+RunFn argReduce(const KernelArgs &A);
+RunFn layerNorm(const KernelArgs &A);
 
 /// min(max(x, Lo), Hi) that keeps NaN.
 inline float clampValue(float X, float Lo, float Hi) {

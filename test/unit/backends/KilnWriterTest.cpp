@@ -62,7 +62,7 @@ TEST_CASE("the file layout", "[writer]") {
   REQUIRE(fb::ModelBufferHasIdentifier(Bytes.data()));
   const fb::Model *Root = fb::GetModel(Bytes.data());
   REQUIRE(Root->schema_major() == 1);
-  REQUIRE(Root->schema_minor() == 0);
+  REQUIRE(Root->schema_minor() == 1);
   REQUIRE(Root->buffers()->size() == M.Segments.size());
   REQUIRE(M.Segments.size() >= 2);
   uint64_t Previous = 0;

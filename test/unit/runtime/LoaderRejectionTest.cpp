@@ -47,6 +47,7 @@ TEST_CASE("a truncated FlatBuffer fails verification", "[loader]") {
 
 TEST_CASE("another schema major version is rejected", "[loader]") {
   std::string Bytes = bytesOf(addMulModule());
+  REQUIRE(mutableRoot(Bytes)->mutate_schema_minor(0));
   REQUIRE(mutableRoot(Bytes)->mutate_schema_major(2));
   requireRejected(Bytes, KILN_ERROR_UNSUPPORTED,
                   "schema 2.0 is newer than this runtime's 1.x; update the "

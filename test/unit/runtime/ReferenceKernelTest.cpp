@@ -215,3 +215,95 @@ TEST_CASE("4-D transposes match the definition", "[reference]") {
           }
   }
 }
+
+TEST_CASE("cast truncates, saturates and maps NaN to 0", "[reference]") {
+  KilnModule M;
+  int32_t X = addTensor(M, "x", fb::DType::F32, {6});
+  int32_t Y = addTensor(M, "y", fb::DType::I8, {6});
+  addOp(M, fb::OpKind::CAST, {X}, {Y}, fb::CastOptionsT());
+  M.Model.inputs = {X};
+  M.Model.outputs = {Y};
+  std::vector<int8_t> Out;
+  std::string Error;
+  REQUIRE(run(std::move(M),
+              std::vector<float>{1.9f, -1.9f, 300.0f, -300.0f, NAN, 0.0f}, Out,
+              Error) == KILN_OK);
+  REQUIRE(Out == std::vector<int8_t>{1, -1, 127, -128, 0, 0});
+}
+
+TEST_CASE("cast to f16 rounds to nearest even", "[reference]") {
+  KilnModule M;
+  int32_t X = addTensor(M, "x", fb::DType::F32, {3});
+  int32_t Y = addTensor(M, "y", fb::DType::F16, {3});
+  addOp(M, fb::OpKind::CAST, {X}, {Y}, fb::CastOptionsT());
+  M.Model.inputs = {X};
+  M.Model.outputs = {Y};
+  std::vector<uint16_t> Out;
+  std::string Error;
+  // 1 + 2^-11 is halfway between 1 and the next half (1 + 2^-10): even wins.
+  REQUIRE(run(std::move(M), std::vector<float>{1.0f, 1.0f + 1.0f / 2048, 65536.0f},
+              Out, Error) == KILN_OK);
+  REQUIRE(Out == std::vector<uint16_t>{0x3c00, 0x3c00, 0x7c00});
+}
+
+TEST_CASE("select with broadcasting and comparisons", "[reference]") {
+  // y = (x > c) ? x : c, i.e. max(x, c), with c broadcast.
+  KilnModule M;
+  int32_t X = addTensor(M, "x", fb::DType::F32, {2, 2});
+  int32_t C = addFloats(M, "c", {2}, {0.5f, 1.5f});
+  int32_t G = addTensor(M, "g", fb::DType::BOOL, {2, 2});
+  int32_t Y = addTensor(M, "y", fb::DType::F32, {2, 2});
+  fb::BinaryOptionsT Gt;
+  Gt.op = fb::BinaryOp::GREATER;
+  addOp(M, fb::OpKind::BINARY, {X, C}, {G}, Gt);
+  addOp(M, fb::OpKind::SELECT, {G, X, C}, {Y}, fb::SelectOptionsT());
+  M.Model.inputs = {X};
+  M.Model.outputs = {Y};
+  std::vector<float> Out;
+  std::string Error;
+  REQUIRE(run(std::move(M), std::vector<float>{0, 2, 1, 1}, Out, Error) ==
+          KILN_OK);
+  REQUIRE(Out == std::vector<float>{0.5f, 2, 1, 1.5f});
+}
+
+TEST_CASE("arg-reduce ties and NaN", "[reference]") {
+  for (auto [Last, Want] : {std::pair{false, std::vector<int64_t>{1, 0}},
+                            std::pair{true, std::vector<int64_t>{2, 0}}}) {
+    KilnModule M;
+    int32_t X = addTensor(M, "x", fb::DType::F32, {2, 3});
+    int32_t Y = addTensor(M, "y", fb::DType::I64, {2});
+    fb::ArgReduceOptionsT O;
+    O.axis = 1;
+    O.select_last_index = Last;
+    addOp(M, fb::OpKind::ARG_REDUCE, {X}, {Y}, O);
+    M.Model.inputs = {X};
+    M.Model.outputs = {Y};
+    std::vector<int64_t> Out;
+    std::string Error;
+    REQUIRE(run(std::move(M), std::vector<float>{1, 5, 5, NAN, 9, NAN}, Out,
+                Error) == KILN_OK);
+    REQUIRE(Out == Want);
+  }
+}
+
+TEST_CASE("layer norm over the last axis", "[reference]") {
+  KilnModule M;
+  int32_t X = addTensor(M, "x", fb::DType::F32, {2, 2});
+  int32_t S = addFloats(M, "scale", {2}, {2, 1});
+  int32_t B = addFloats(M, "bias", {1}, {0.5f});
+  int32_t Y = addTensor(M, "y", fb::DType::F32, {2, 2});
+  fb::LayerNormOptionsT O;
+  O.axis = 1;
+  O.epsilon = 0;
+  addOp(M, fb::OpKind::LAYER_NORM, {X, S, B}, {Y}, O);
+  M.Model.inputs = {X};
+  M.Model.outputs = {Y};
+  std::vector<float> Out;
+  std::string Error;
+  // Row [1, 3]: mean 2, std 1 -> [-1, 1] -> [-2, 1] + 0.5.
+  REQUIRE(run(std::move(M), std::vector<float>{1, 3, 5, 5}, Out, Error) ==
+          KILN_OK);
+  REQUIRE(Out[0] == Approx(-1.5f));
+  REQUIRE(Out[1] == Approx(1.5f));
+  REQUIRE(std::isnan(Out[2])); // zero variance with epsilon 0
+}
