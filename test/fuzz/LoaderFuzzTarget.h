@@ -14,7 +14,7 @@ enum class Outcome { RejectedAtLoad, RejectedAtSession, FailedRun, Ran };
 
 /// Activations above this are refused when the session is created, so a
 /// file cannot make the harness allocate without bound.
-constexpr uint64_t MaxArenaBytes = uint64_t(256) << 20;
+constexpr uint64_t MaxArenaBytes = uint64_t(32) << 20;
 
 Outcome runOne(const uint8_t *Data, size_t Size);
 inline Outcome runOne(const std::string &Bytes) {
