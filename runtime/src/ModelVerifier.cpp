@@ -74,7 +74,9 @@ Status describeTensor(const fb::Model &M, unsigned I, const ModelBytes &Bytes,
       D.Layout > fb::Layout::MAX)
     return invalidModel("tensor ", I, " '", D.Name, "' has an unknown layout ",
                         static_cast<int>(D.Layout));
-  uint64_t Elements = 1;
+  // The product of the non-zero dims is bounded too, so that no stride a
+  // kernel computes can overflow, even for an empty tensor.
+  uint64_t Elements = 1, NonZero = 1;
   if (Status S = checkAligned(T->shape(), "the shape"))
     return S.withContext(concat("tensor ", I, " '", D.Name, "'"));
   if (const auto *Shape = T->shape()) {
@@ -86,10 +88,15 @@ Status describeTensor(const fb::Model &M, unsigned I, const ModelBytes &Bytes,
         return invalidModel("tensor ", I, " '", D.Name, "' has a negative dim ",
                             Dim);
       D.Shape.push_back(Dim);
-      if (__builtin_mul_overflow(Elements, uint64_t(Dim), &Elements) ||
-          Elements > limits::MaxTensorBytes)
+      if (Dim == 0) {
+        Elements = 0;
+        continue;
+      }
+      if (__builtin_mul_overflow(NonZero, uint64_t(Dim), &NonZero) ||
+          NonZero > limits::MaxTensorBytes)
         return invalidModel("tensor ", I, " '", D.Name, "' is too large ",
                             shapeString(D.Shape), "...");
+      Elements *= uint64_t(Dim);
     }
   }
   D.Elements = Elements;

@@ -272,7 +272,10 @@ TEST_CASE("inputs the fuzzer found are rejected", "[loader]") {
       {"misaligned-shape.kiln",
        "tensor 3 'y.nchw': the shape is not 8-byte aligned"},
       {"missing-options-table.kiln",
-       "operator 0 (REDUCE 'ReduceMean_0'): the options table is missing"}};
+       "operator 0 (REDUCE 'ReduceMean_0'): the options table is missing"},
+      // An empty tensor whose other dims multiply past 64 bits.
+      {"huge-dims-beside-zero.kiln",
+       "tensor 0 '' is too large [0,5963776,125842541772800]"}};
   for (auto [File, Message] : Cases) {
     std::ifstream In(std::string(KILN_SOURCE_DIR "/test/fuzz/regressions/") + File,
                      std::ios::binary);
