@@ -1,4 +1,5 @@
 // Layout: [FlatBuffer][zeros to 64][segment 0][zeros to 64][segment 1]...
+// [last segment][zeros to 64][64 zeros].
 // Segment offsets live inside the FlatBuffer, so the FlatBuffer is packed
 // with offsets relative to the first segment, measured, then packed again
 // with the real base. Defaults are forced, so every offset field is present
@@ -78,11 +79,15 @@ llvm::Expected<std::string> serializeKilnModule(KilnModule &M) {
   }
 
   std::string File = std::move(Flat);
-  File.reserve(Base + SegmentsEnd);
+  File.reserve(Base + SegmentsEnd + fb::SegmentAlignment);
   for (size_t I = 0; I < M.Segments.size(); ++I) {
     File.resize(Base + Relative[I], '\0');
     File.append(M.Segments[I].str().data(), M.Segments[I].size());
   }
+  // Zeros after the last segment, so that kernels which read a little past
+  // their inputs (XNNPACK: 16 bytes) stay inside the file.
+  if (!M.Segments.empty())
+    File.resize(alignUp(File.size()) + fb::SegmentAlignment, '\0');
   return File;
 }
 

@@ -89,10 +89,22 @@ Status Session::planArena(uint64_t MaxBytes) {
             concat("cannot allocate ", ArenaBytes, " bytes for activations")};
   TensorData.assign(NumTensors, nullptr);
   for (size_t T = 0; T < NumTensors; ++T)
-    TensorData[T] = Slot[T] < 0
-                        ? const_cast<uint8_t *>(M.Tensors[T].ConstData)
-                        : Arena + Plan.Offsets[size_t(Slot[T])];
+    TensorData[T] = Slot[T] < 0 ? constantData(T)
+                                : Arena + Plan.Offsets[size_t(Slot[T])];
   return Status::ok();
+}
+
+uint8_t *Session::constantData(size_t T) {
+  const TensorDesc &D = Model->Tensors[T];
+  const uint8_t *End = Model->Bytes->data() + Model->Bytes->size();
+  // The writer leaves room after the last segment; a file that does not is
+  // served from a padded copy, since XNNPACK reads up to XNN_EXTRA_BYTES
+  // past its inputs.
+  if (size_t(End - D.ConstData) >= D.Bytes + XNN_EXTRA_BYTES)
+    return const_cast<uint8_t *>(D.ConstData);
+  PaddedConstants.emplace_back(D.Bytes + XNN_EXTRA_BYTES, 0);
+  std::memcpy(PaddedConstants.back().data(), D.ConstData, size_t(D.Bytes));
+  return PaddedConstants.back().data();
 }
 
 Status Session::createKernels(const SessionOptions &Opts) {

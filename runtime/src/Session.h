@@ -44,6 +44,9 @@ public:
 private:
   Session() = default;
   Status planArena(uint64_t MaxBytes);
+  /// Where kernels read constant T: in place, or a padded copy when it ends
+  /// too close to the end of the model's bytes.
+  uint8_t *constantData(size_t T);
   Status createKernels(const SessionOptions &Opts);
 
   std::shared_ptr<const LoadedModel> Model;
@@ -53,6 +56,7 @@ private:
   std::vector<uint8_t *> TensorData;
   std::vector<std::unique_ptr<Kernel>> Kernels;
   std::vector<char> InputSet;
+  std::vector<std::vector<uint8_t>> PaddedConstants;
   bool Profiling = false;
   std::vector<uint64_t> OpTimes;
 };

@@ -78,7 +78,12 @@ TEST_CASE("the file layout", "[writer]") {
         REQUIRE(Bytes[P] == '\0');
     Previous = B->offset() + B->size();
   }
-  REQUIRE(Previous == Bytes.size());
+  // After the last segment: zeros to a multiple of 64, then 64 more.
+  REQUIRE(Bytes.size() % 64 == 0);
+  REQUIRE(Bytes.size() >= Previous + 64);
+  REQUIRE(Bytes.size() < Previous + 128);
+  for (uint64_t P = Previous; P < Bytes.size(); ++P)
+    REQUIRE(Bytes[P] == '\0');
   // The first segment starts after the FlatBuffer: its offset is the
   // FlatBuffer's size rounded up, so nothing before it is weights.
   REQUIRE(Root->buffers()->Get(0)->offset() < 64 * 64);

@@ -200,3 +200,22 @@ TEST_CASE("kiln_model_load maps a file and names it in errors", "[capi]") {
           Path + ": not a .kiln file (no \"KILN\" identifier)");
   llvm::sys::fs::remove_directories(Dir);
 }
+
+TEST_CASE("a constant that ends the file is read through a padded copy",
+          "[capi]") {
+  // Without the writer's trailing zeros, the last constant ('two') ends
+  // exactly at the end of the bytes, where XNNPACK's 16-byte over-read of a
+  // binary operand would leave the buffer.
+  std::string Bytes = bytesOf(addMulModule());
+  const fb::Model *Root = fb::GetModel(Bytes.data());
+  const fb::Buffer *Last = Root->buffers()->Get(Root->buffers()->size() - 1);
+  Bytes.resize(size_t(Last->offset() + Last->size()));
+  for (bool Reference : {false, true}) {
+    Loaded L;
+    load(Bytes, L, Reference);
+    float X[6] = {0, 1, -5, 2.5f, -1, 0.5f};
+    REQUIRE(kiln_session_set_input(L.Session, 0, X, sizeof X) == KILN_OK);
+    REQUIRE(kiln_session_run(L.Session) == KILN_OK);
+    REQUIRE(outputFloats(L.Session, 0) == std::vector<float>{2, 6, 0, 7, 2, 7});
+  }
+}
