@@ -281,14 +281,31 @@ chooseLayersToKeepFloat(const Graph &G, const CalibrationStats &Stats,
       return Db.takeError();
     HiDb = *Db;
   }
-  R.FinalSqnrDb = HiDb;
+  // Then give back to int8, least sensitive first, every kept layer the
+  // target can spare: no single layer left in float could be int8.
+  std::vector<const Node *> Kept(Ranked.begin(), Ranked.begin() + long(Hi));
+  std::vector<double> KeptDb;
   for (size_t K = 0; K < Hi; ++K)
-    R.Keep[Ranked[K]] =
-        "--keep-float auto: layer SQNR " + formatDb(R.Ranking[K].LayerSqnrDb) +
-        " dB, among the " + std::to_string(Hi) +
-        " most sensitive layers kept float to reach " + formatDb(TargetDb) +
-        " dB (output SQNR " + formatDb(HiDb) + " dB, all-int8 " +
-        formatDb(R.AllInt8SqnrDb) + " dB)";
+    KeptDb.push_back(R.Ranking[K].LayerSqnrDb);
+  for (size_t K = Kept.size(); K-- > 0;) {
+    std::vector<const Node *> Fewer = Kept;
+    Fewer.erase(Fewer.begin() + long(K));
+    auto Db = measureInt8(G, Stats, Base, Fewer, S, Threads);
+    if (!Db)
+      return Db.takeError();
+    if (*Db >= TargetDb) {
+      Kept = std::move(Fewer);
+      KeptDb.erase(KeptDb.begin() + long(K));
+      HiDb = *Db;
+    }
+  }
+  R.FinalSqnrDb = HiDb;
+  for (size_t K = 0; K < Kept.size(); ++K)
+    R.Keep[Kept[K]] =
+        "--keep-float auto: layer SQNR " + formatDb(KeptDb[K]) + " dB; " +
+        std::to_string(Kept.size()) + " layer(s) kept float reach " +
+        formatDb(HiDb) + " dB (target " + formatDb(TargetDb) + ", all int8 " +
+        formatDb(R.AllInt8SqnrDb) + ")";
   return R;
 }
 

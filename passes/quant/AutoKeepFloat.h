@@ -7,6 +7,9 @@
 //   2. Measure the whole int8 graph (insert-qdq on a copy) with the k worst
 //      layers kept float, and binary-search the smallest k whose output SQNR
 //      (the lowest over the graph outputs) reaches DB.
+//   3. Try each kept layer back in int8, least sensitive first, and leave it
+//      there when the target still holds: the result is minimal in that no
+//      single kept layer can go back to int8.
 // SQNR = 10 log10(sum ref^2 / sum (ref - int8)^2) over every sample.
 #pragma once
 
