@@ -5,7 +5,9 @@
 // CPU target, written to .kiln bytes, loaded by the runtime and run twice:
 // with XNNPACK and with the runtime's reference kernels only. Both must match
 // the reference within 1e-4 relative (plus 1e-6 absolute); integer outputs
-// exactly. Models with an op the CPU target does not support are counted as
+// exactly. When kiln is built with the TorchScript frontend, the examples
+// also include TorchScript fixtures (NAME.traced.pt / NAME.scripted.pt with
+// NAME.input.npz). Models with an op the CPU target does not support are counted as
 // UNSUPPORTED (with the reason), models that do not import or run in the
 // interpreter as SKIP. Examples must pass, and convert byte-identically
 // twice.
@@ -18,6 +20,9 @@
 #include "backends/common/KilnWriter.h"
 #include "backends/cpu/CpuTarget.h"
 #include "frontends/onnx/OnnxImporter.h"
+#ifdef KILN_WITH_TORCHSCRIPT
+#include "frontends/torchscript/TorchScriptImporter.h"
+#endif
 #include "passes/PassManager.h"
 #include "passes/Pipelines.h"
 
@@ -135,6 +140,31 @@ std::string runCompiled(const std::string &Bytes, llvm::ArrayRef<Tensor> Inputs,
   return Why;
 }
 
+/// NAME.input.npz beside NAME.onnx, NAME.traced.pt or NAME.scripted.pt.
+std::string inputsFileFor(const std::string &Model) {
+  llvm::StringRef Dir = llvm::sys::path::parent_path(Model);
+  std::string Stem = llvm::sys::path::filename(Model).split('.').first.str();
+  return (Dir.empty() ? "" : Dir.str() + "/") + Stem + ".input.npz";
+}
+
+/// ONNX, or TorchScript with the input shapes of its inputs file.
+llvm::Expected<std::unique_ptr<Graph>> importModel(const std::string &Path) {
+  if (!llvm::StringRef(Path).endswith(".pt"))
+    return importOnnxFile(Path);
+#ifdef KILN_WITH_TORCHSCRIPT
+  auto Npz = readNpzFile(inputsFileFor(Path));
+  if (!Npz)
+    return Npz.takeError();
+  TorchScriptImportOptions O;
+  for (const auto &[Name, Array] : *Npz)
+    O.InputShapes[Name] = Array.Shape;
+  return importTorchScriptFile(Path, O);
+#else
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "built without the TorchScript frontend");
+#endif
+}
+
 llvm::Expected<std::string> compileToBytes(Graph &G) {
   auto C = compileForCpu(G);
   if (!C)
@@ -161,7 +191,7 @@ Tensor asDeclared(Tensor T, ElementType Wanted) {
 
 Verdict checkModel(const std::string &Path, std::vector<Tensor> Inputs,
                    bool IsExample) {
-  auto G = importOnnxFile(Path);
+  auto G = importModel(Path);
   if (!G)
     return {"SKIP", "import: " + firstLine(G.takeError())};
   if (Inputs.size() != (*G)->numInputs())
@@ -205,7 +235,7 @@ Verdict checkModel(const std::string &Path, std::vector<Tensor> Inputs,
     }
   }
   if (IsExample) {
-    auto G2 = importOnnxFile(Path);
+    auto G2 = importModel(Path);
     if (!G2)
       return {"FAIL", "re-import"};
     if (llvm::Error E = optimize(**G2))
@@ -235,11 +265,11 @@ Verdict checkNodeTest(const std::string &Folder) {
 }
 
 Verdict checkExample(const std::string &Model) {
-  std::string NpzPath = Model.substr(0, Model.size() - 5) + ".input.npz";
+  std::string NpzPath = inputsFileFor(Model);
   auto Npz = readNpzFile(NpzPath);
   if (!Npz)
     return {"FAIL", "reading " + NpzPath + ": " + firstLine(Npz.takeError())};
-  auto G = importOnnxFile(Model);
+  auto G = importModel(Model);
   if (!G)
     return {"FAIL", "import: " + firstLine(G.takeError())};
   std::vector<Tensor> Inputs;
@@ -298,7 +328,8 @@ int main(int Argc, char **Argv) {
   std::vector<std::pair<std::string, std::string>> Models;
   for (const std::string &Dir : Examples)
     for (const std::string &P : listDir(Dir, false))
-      if (llvm::StringRef(P).endswith(".onnx"))
+      if (llvm::StringRef(P).endswith(".onnx") ||
+          llvm::StringRef(P).endswith(".pt"))
         Models.push_back({"example/" + llvm::sys::path::filename(P).str(), P});
   size_t NumExamples = Models.size();
   if (!Suite.empty())
