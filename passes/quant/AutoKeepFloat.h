@@ -31,8 +31,4 @@ chooseLayersToKeepFloat(const Graph &G, const CalibrationStats &Stats,
                         const CalibrationDataset &Data, double TargetDb,
                         uint64_t Samples, unsigned Threads);
 
-/// SQNR in dB of a signal with energy Signal and error energy Noise, capped
-/// at 200 dB (exact results).
-double sqnrDb(double Signal, double Noise);
-
 } // namespace kiln
