@@ -78,15 +78,19 @@ void TensorObserver::observe(const float *Data, size_t N) {
   }
   Finite += N - Bad;
   widenTo(rangeExponentFor(std::max(std::fabs(double(Lo)), std::fabs(double(Hi)))));
-  // x * 2^(Log2Bins - 1 - E) is exact in double for every float x.
-  int Shift = Log2Bins - 1 - Exponent;
-  int64_t Half = int64_t(bins() / 2), Last = int64_t(bins()) - 1;
+  // x * 2^(Log2Bins - 1 - E) is exact in double for every float x: the
+  // factor is a power of two between 2^-118 and 2^143, so the product stays
+  // a normal double with x's 24-bit significand.
+  const double Scale = std::ldexp(1.0, Log2Bins - 1 - Exponent);
+  const int64_t Half = int64_t(bins() / 2);
+  uint64_t *C = Counts.data();
   for (size_t I = 0; I < N; ++I) {
     float V = Data[I];
     if (!std::isfinite(V))
       continue;
-    int64_t Bin = int64_t(std::floor(std::ldexp(double(V), Shift))) + Half;
-    Counts[size_t(std::clamp<int64_t>(Bin, 0, Last))] += 1;
+    // |x| < 2^E puts the bin in [0, bins). Half is added after the floor: a
+    // tiny negative x plus Half would round up to Half in double.
+    C[size_t(int64_t(std::floor(double(V) * Scale)) + Half)] += 1;
   }
 }
 

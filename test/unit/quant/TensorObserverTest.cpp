@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 using namespace kiln;
@@ -126,4 +127,15 @@ TEST_CASE("fromParts rejects inconsistent parts", "[quant][observer]") {
         "histogram has 63 bins; expected a power of two in [64, 65536]");
   Check(TensorObserver::fromParts(64, 0.5f, 0.9f, 2, 0, 500, C),
         "histogram range exponent 500 is outside [-126, 128]");
+}
+
+TEST_CASE("tiny values land on their side of zero", "[quant][observer]") {
+  // -1e-30 is in [-w, 0), bin 31; a sum with the offset 32 before flooring
+  // would round to 32.
+  TensorObserver O(64);
+  std::vector<float> X = {-1e-30f, 1e-30f, 1.0f, -std::numeric_limits<float>::denorm_min()};
+  O.observe(X.data(), X.size());
+  CHECK(O.counts()[31] == 2);
+  CHECK(O.counts()[32] == 1);
+  CHECK(O.counts()[48] == 1); // 1.0 with w = 2/32
 }
