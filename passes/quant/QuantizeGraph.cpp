@@ -206,6 +206,11 @@ llvm::Error quantizeGraph(Graph &G, const QuantizeOptions &O,
     return usageError("--keep-float auto needs --quantize int8");
   if (O.Mode == QuantizeMode::None)
     return llvm::Error::success();
+  for (const Node &N : G.nodes())
+    if (N.isOp("quantize") || N.isOp("dequantize") || N.isOp("dynamic_quantize"))
+      return inputError("the graph is already quantized (node '{0}' is {1}); "
+                        "quantize the float model instead",
+                        N.displayName(), N.opName());
   auto Kept = resolveKeepFloat(G, O.KeepFloat);
   if (!Kept)
     return Kept.takeError();
