@@ -17,6 +17,7 @@
 #include "IR/Parser.h"
 #include "IR/Printer.h"
 #include "Interpreter/Interpreter.h"
+#include "Support/Error.h"
 #include "frontends/onnx/OnnxImporter.h"
 #ifdef KILN_WITH_TORCHSCRIPT
 #include "frontends/torchscript/TorchScriptImporter.h"
