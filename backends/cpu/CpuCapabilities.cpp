@@ -12,7 +12,7 @@ namespace kiln {
 
 const CpuOpRule *findCpuRule(llvm::StringRef Op) {
   for (auto Family : {spatialRules(), linearRules(), elementwiseRules(),
-                      shapeRules(), reductionRules()})
+                      shapeRules(), reductionRules(), resizeRules()})
     for (const CpuOpRule &R : Family)
       if (Op == R.Op)
         return &R;
@@ -24,6 +24,15 @@ std::vector<float> floatsOf(const Tensor &T) {
   if (!V.empty())
     std::memcpy(V.data(), T.buffer().data(), V.size() * sizeof(float));
   return V;
+}
+
+FloatData::FloatData(const Tensor &T) {
+  if (T.buffer().isAligned(alignof(float))) {
+    Ptr = reinterpret_cast<const float *>(T.buffer().data());
+    return;
+  }
+  Copy = floatsOf(T);
+  Ptr = Copy.data();
 }
 
 CpuSupport requireF32(const Node &N) {
@@ -39,9 +48,16 @@ CpuSupport requireF32(const Node &N) {
 }
 
 CpuSupport requireConstant(const Node &N, unsigned I, const char *What) {
-  if (I >= N.numOperands() || !N.operand(I) || !N.operand(I)->constant())
+  if (I >= N.numOperands() || !N.operand(I))
     return notSupported("the {0} must be a constant", What);
-  return supported();
+  const Value *V = N.operand(I);
+  if (constantOf(V))
+    return supported();
+  if (const Node *P = V->producer())
+    return notSupported("the {0} must be a constant, but '{1}' computes it "
+                        "(-O1 and above fold constant computations)",
+                        What, P->opName());
+  return notSupported("the {0} must be a constant, not a graph input", What);
 }
 
 OutputActivation outputActivation(const Node &N) {

@@ -35,12 +35,14 @@ struct CpuOpRule {
 };
 
 // One list per family (SpatialLowering.cpp, LinearLowering.cpp,
-// ElementwiseLowering.cpp, ShapeLowering.cpp, ReductionLowering.cpp).
+// ElementwiseLowering.cpp, ShapeLowering.cpp, ReductionLowering.cpp,
+// ResizeLowering.cpp).
 llvm::ArrayRef<CpuOpRule> spatialRules();
 llvm::ArrayRef<CpuOpRule> linearRules();
 llvm::ArrayRef<CpuOpRule> elementwiseRules();
 llvm::ArrayRef<CpuOpRule> shapeRules();
 llvm::ArrayRef<CpuOpRule> reductionRules();
+llvm::ArrayRef<CpuOpRule> resizeRules();
 
 /// The rule for an op, or null when the CPU target has none.
 const CpuOpRule *findCpuRule(llvm::StringRef Op);
@@ -49,6 +51,18 @@ const CpuOpRule *findCpuRule(llvm::StringRef Op);
 
 /// f32 contents of a constant (copied, so unaligned source bytes are fine).
 std::vector<float> floatsOf(const Tensor &T);
+
+/// The f32 contents of a constant, read in place when its bytes are
+/// aligned (the usual case) and from a copy otherwise.
+class FloatData {
+public:
+  explicit FloatData(const Tensor &T);
+  const float *data() const { return Ptr; }
+
+private:
+  std::vector<float> Copy;
+  const float *Ptr;
+};
 /// A check that every listed operand (absent ones skipped) and every result
 /// is f32.
 CpuSupport requireF32(const Node &N);

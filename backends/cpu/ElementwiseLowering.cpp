@@ -28,7 +28,7 @@ bool preferNhwc(const Node &N, const LoweringContext &Ctx) {
   for (const Value *V : N.operands()) {
     if (!V)
       continue;
-    if (V->constant()) {
+    if (constantOf(V)) {
       if (V->type().rank() > 4)
         return false;
       continue;
@@ -47,7 +47,7 @@ int32_t constantInNhwc(LoweringContext &Ctx, const Value *V) {
     return Ctx.nhwc(V);
   std::vector<int64_t> S = sizesOf(V);
   S.insert(S.begin(), 4 - S.size(), 1);
-  const Tensor &T = *V->constant();
+  const Tensor &T = *constantOf(V);
   size_t ElemSize = elementSize(T.type().Elem);
   std::string Name = (V->name().empty() ? "const" : V->name()) + ".nhwc";
   return Ctx.addConstant(Name, T.type().Elem, toNhwcShape(S), fb::Layout::NHWC,
@@ -58,7 +58,7 @@ int32_t constantInNhwc(LoweringContext &Ctx, const Value *V) {
 int32_t operandIn(LoweringContext &Ctx, const Value *V, bool Nhwc) {
   if (!Nhwc)
     return Ctx.canonical(V);
-  return V->constant() ? constantInNhwc(Ctx, V) : Ctx.nhwc(V);
+  return constantOf(V) ? constantInNhwc(Ctx, V) : Ctx.nhwc(V);
 }
 
 //===-- Binary ------------------------------------------------------------===//
@@ -154,8 +154,8 @@ CpuSupport checkUnary(const Node &N) {
     return S;
   if (N.isOp("clip"))
     for (unsigned I = 1; I < N.numOperands(); ++I)
-      if (N.operand(I) && (!N.operand(I)->constant() ||
-                           N.operand(I)->constant()->numElements() != 1))
+      if (N.operand(I) && (!constantOf(N.operand(I)) ||
+                           constantOf(N.operand(I))->numElements() != 1))
         return notSupported("clip bounds must be constant scalars");
   if (N.isOp("celu") && N.getFloat("alpha") == 0)
     return notSupported("celu with alpha 0");
@@ -172,9 +172,9 @@ void clampBounds(const Node &N, fb::UnaryOptionsT &O) {
   }
   double Lo = N.getFloat("min"), Hi = N.getFloat("max");
   if (N.numOperands() > 1 && N.operand(1))
-    Lo = N.operand(1)->constant()->asDouble(0);
+    Lo = constantOf(N.operand(1))->asDouble(0);
   if (N.numOperands() > 2 && N.operand(2))
-    Hi = N.operand(2)->constant()->asDouble(0);
+    Hi = constantOf(N.operand(2))->asDouble(0);
   if (Lo > Hi)
     Lo = Hi;
   O.min = float(Lo), O.max = float(Hi);
@@ -242,7 +242,7 @@ CpuSupport checkIdentity(const Node &N) {
   if (N.numResults() != 1)
     return notSupported("dropout with a mask result");
   if (N.isOp("dropout") && N.numOperands() > 2 && N.operand(2)) {
-    const Tensor *Training = N.operand(2)->constant();
+    const Tensor *Training = constantOf(N.operand(2));
     if (!Training || Training->numElements() != 1 || Training->asInt(0) != 0)
       return notSupported("training-mode dropout");
   }
@@ -253,7 +253,7 @@ llvm::Error lowerIdentity(const Node &N, LoweringContext &Ctx) {
   const Value *X = N.operand(0);
   if (Ctx.hasNhwc(X))
     Ctx.define(N.result(), Ctx.nhwc(X), true);
-  if (Ctx.hasCanonical(X) || X->constant() || !Ctx.hasNhwc(X))
+  if (Ctx.hasCanonical(X) || constantOf(X) || !Ctx.hasNhwc(X))
     Ctx.define(N.result(), Ctx.canonical(X), false);
   return llvm::Error::success();
 }
@@ -293,7 +293,7 @@ llvm::Error lowerPRelu(const Node &N, LoweringContext &Ctx) {
   bool Nhwc = Rank == 4 && (Axis == 1 || (Axis == -1 && Ctx.hasNhwc(X)));
   std::vector<int64_t> Sizes = sizesOf(X);
   int64_t Channels = Nhwc ? Sizes[1] : Sizes.back();
-  std::vector<float> Slope = floatsOf(*N.operand(1)->constant());
+  std::vector<float> Slope = floatsOf(*constantOf(N.operand(1)));
   if (Slope.size() == 1)
     Slope.assign(size_t(Channels), Slope[0]);
   std::string Name = N.operand(1)->name().empty() ? "slope" : N.operand(1)->name();
@@ -345,10 +345,10 @@ CpuSupport checkBatchNorm(const Node &N) {
 
 llvm::Error lowerBatchNorm(const Node &N, LoweringContext &Ctx) {
   const Value *X = N.operand(0);
-  std::vector<float> Gamma = floatsOf(*N.operand(1)->constant()),
-                     Beta = floatsOf(*N.operand(2)->constant()),
-                     Mean = floatsOf(*N.operand(3)->constant()),
-                     Var = floatsOf(*N.operand(4)->constant());
+  std::vector<float> Gamma = floatsOf(*constantOf(N.operand(1))),
+                     Beta = floatsOf(*constantOf(N.operand(2))),
+                     Mean = floatsOf(*constantOf(N.operand(3))),
+                     Var = floatsOf(*constantOf(N.operand(4)));
   double Eps = N.getFloat("epsilon");
   size_t C = Gamma.size();
   std::vector<float> Scale(C), Shift(C);

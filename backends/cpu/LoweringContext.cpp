@@ -11,6 +11,13 @@ static_assert(static_cast<int>(ElementType::F32) == static_cast<int>(fb::DType::
 
 fb::DType toDType(ElementType T) { return static_cast<fb::DType>(T); }
 
+const Tensor *constantOf(const Value *V) {
+  while (V && !V->constant() && V->producer() &&
+         V->producer()->isOp("identity"))
+    V = V->producer()->operand(0);
+  return V ? V->constant() : nullptr;
+}
+
 fb::Layout canonicalLayout(size_t Rank) {
   return Rank == 4 ? fb::Layout::NCHW : fb::Layout::PLAIN;
 }
@@ -62,12 +69,12 @@ int32_t LoweringContext::addConstant(std::string Name, ElementType Elem,
 int32_t LoweringContext::addFloatConstant(std::string Name,
                                           const std::vector<int64_t> &Shape,
                                           fb::Layout Layout,
-                                          const std::vector<float> &Values) {
-  std::vector<uint8_t> Bytes(Values.size() * sizeof(float));
-  if (!Values.empty())
-    std::memcpy(Bytes.data(), Values.data(), Bytes.size());
+                                          std::vector<float> Values) {
+  auto Owner = std::make_shared<std::vector<float>>(std::move(Values));
+  const auto *Data = reinterpret_cast<const uint8_t *>(Owner->data());
+  size_t Size = Owner->size() * sizeof(float);
   return addConstant(std::move(Name), ElementType::F32, Shape, Layout,
-                     Buffer::own(std::move(Bytes)));
+                     Size ? Buffer::alias(Owner, Data, Size) : Buffer());
 }
 
 void LoweringContext::define(const Value *V, int32_t Index, bool Nhwc) {
@@ -90,7 +97,7 @@ static std::string valueName(const Value *V) {
 }
 
 int32_t LoweringContext::constantTensor(const Value *V, bool Nhwc) {
-  const Tensor &T = *V->constant();
+  const Tensor &T = *constantOf(V);
   std::vector<int64_t> Sizes = sizesOf(V);
   ElementType Elem = T.type().Elem;
   if (!Nhwc)
@@ -106,7 +113,7 @@ int32_t LoweringContext::canonical(const Value *V) {
   Placement &P = Where[V];
   if (P.Canonical >= 0)
     return P.Canonical;
-  if (V->constant())
+  if (constantOf(V))
     return Where[V].Canonical = constantTensor(V, false);
   assert(P.Nhwc >= 0 && "value used before it is lowered");
   int32_t T = transpose(P.Nhwc, {0, 3, 1, 2}, valueName(V) + ".nchw",
@@ -118,7 +125,7 @@ int32_t LoweringContext::nhwc(const Value *V) {
   Placement &P = Where[V];
   if (P.Nhwc >= 0)
     return P.Nhwc;
-  if (V->constant())
+  if (constantOf(V))
     return Where[V].Nhwc = constantTensor(V, true);
   assert(P.Canonical >= 0 && "value used before it is lowered");
   int32_t T = transpose(P.Canonical, {0, 2, 3, 1}, valueName(V) + ".nhwc",

@@ -36,9 +36,9 @@ public:
   int32_t addConstant(std::string Name, ElementType Elem,
                       const std::vector<int64_t> &Shape, fb::Layout Layout,
                       Buffer Bytes);
-  /// A new f32 constant.
+  /// A new f32 constant; the values move into the segment (no copy).
   int32_t addFloatConstant(std::string Name, const std::vector<int64_t> &Shape,
-                           fb::Layout Layout, const std::vector<float> &Values);
+                           fb::Layout Layout, std::vector<float> Values);
   const fb::TensorT &tensor(int32_t Index) const {
     return *M.Model.tensors[size_t(Index)];
   }
@@ -95,6 +95,10 @@ private:
   std::string CurrentName;
   std::vector<EmittedOp> Current;
 };
+
+/// The constant behind V: its own, or the one an identity chain passes on
+/// (exporters wrap shared weights in Identity); null if V is computed.
+const Tensor *constantOf(const Value *V);
 
 /// IR element type -> schema dtype (the values are the same by design).
 fb::DType toDType(ElementType T);

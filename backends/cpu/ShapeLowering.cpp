@@ -25,7 +25,7 @@ CpuSupport checkAny(const Node &) { return supported(); }
 
 CpuSupport checkConstantOperands(const Node &N, unsigned From) {
   for (unsigned I = From; I < N.numOperands(); ++I)
-    if (N.operand(I) && !N.operand(I)->constant())
+    if (N.operand(I) && !constantOf(N.operand(I)))
       return notSupported("operand {0} must be a constant (run -O1 or higher "
                           "to fold it)",
                           I);
@@ -192,7 +192,7 @@ CpuSupport checkPad(const Node &N) {
                  E == ElementType::I64 || E == ElementType::I8 ||
                  E == ElementType::U8;
   if (Mode == "constant" && N.numOperands() > 2 && N.operand(2) &&
-      N.operand(2)->constant()->asDouble(0) != 0 && !ValueOk)
+      constantOf(N.operand(2))->asDouble(0) != 0 && !ValueOk)
     return notSupported("a non-zero pad value on {0}", elementTypeName(E));
   return supported();
 }
@@ -214,7 +214,7 @@ llvm::Error lowerPad(const Node &N, LoweringContext &Ctx) {
            : Mode == "edge"  ? fb::PadMode::EDGE
                              : fb::PadMode::CONSTANT;
   if (N.numOperands() > 2 && N.operand(2))
-    O.value = float(N.operand(2)->constant()->asDouble(0));
+    O.value = float(constantOf(N.operand(2))->asDouble(0));
   int32_t In = Nhwc ? Ctx.nhwc(X) : Ctx.canonical(X);
   int32_t Out = Ctx.resultTensor(N.result(), Nhwc);
   Ctx.addOp(fb::OpKind::PAD, {In}, {Out}, optionsOf(O), fb::Engine::REFERENCE);

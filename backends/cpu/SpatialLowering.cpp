@@ -67,7 +67,7 @@ llvm::Error lowerConv(const Node &N, LoweringContext &Ctx) {
           KH = dimOf(Wv, 2), KW = dimOf(Wv, 3), Groups = N.getInt("group");
   Window2D W = windowOf(N, KH, KW);
   bool Depthwise = Groups > 1 && GroupIn == 1 && Groups == C;
-  std::vector<float> Weights = floatsOf(*Wv->constant());
+  FloatData Weights(*constantOf(Wv));
   fb::Conv2DOptionsT O;
   O.padding_top = uint32_t(W.PT), O.padding_left = uint32_t(W.PL);
   O.padding_bottom = uint32_t(W.PB), O.padding_right = uint32_t(W.PR);
@@ -124,7 +124,7 @@ llvm::Error lowerConvTranspose(const Node &N, LoweringContext &Ctx) {
   auto Adjust = spatialAttr(N, "output_padding", 2, 0);
   if (!Adjust)
     return Adjust.takeError();
-  std::vector<float> Weights = floatsOf(*Wv->constant());
+  FloatData Weights(*constantOf(Wv));
   fb::Deconv2DOptionsT O;
   O.padding_top = uint32_t(W.PT), O.padding_left = uint32_t(W.PL);
   O.padding_bottom = uint32_t(W.PB), O.padding_right = uint32_t(W.PR);

@@ -7,12 +7,15 @@ namespace kiln {
 std::vector<float> packConvOHWI(const float *W, int64_t O, int64_t I,
                                 int64_t KH, int64_t KW) {
   std::vector<float> Out(static_cast<std::size_t>(O * I * KH * KW));
-  for (int64_t Oc = 0; Oc < O; ++Oc)
-    for (int64_t Ic = 0; Ic < I; ++Ic)
-      for (int64_t Y = 0; Y < KH; ++Y)
-        for (int64_t X = 0; X < KW; ++X)
-          Out[static_cast<std::size_t>(((Oc * KH + Y) * KW + X) * I + Ic)] =
-              W[((Oc * I + Ic) * KH + Y) * KW + X];
+  float *Dst = Out.data();
+  int64_t Taps = KH * KW;
+  // Written in order; the reads stay inside one output channel's block.
+  for (int64_t Oc = 0; Oc < O; ++Oc) {
+    const float *Src = W + Oc * I * Taps;
+    for (int64_t T = 0; T < Taps; ++T)
+      for (int64_t Ic = 0; Ic < I; ++Ic)
+        *Dst++ = Src[Ic * Taps + T];
+  }
   return Out;
 }
 

@@ -121,6 +121,17 @@ kiln_status kiln_model_load_buffer(const void *Data, size_t Size,
   });
 }
 
+kiln_status kiln_verify_buffer(const void *Data, size_t Size) {
+  if (!Data || Size == 0)
+    return failArgument("kiln_verify_buffer: empty or null buffer");
+  return guarded([&] {
+    std::shared_ptr<const LoadedModel> LM;
+    if (Status S = loadVerifiedModel(ModelBytes::borrow(Data, Size), LM))
+      return fail(S);
+    return KILN_OK;
+  });
+}
+
 void kiln_model_destroy(kiln_model *Model) { delete Model; }
 
 size_t kiln_model_num_inputs(const kiln_model *Model) {

@@ -13,8 +13,16 @@ namespace kiln::rt {
 ModelBytes::~ModelBytes() {
   if (Mapped)
     munmap(const_cast<uint8_t *>(Data), Size);
-  else
+  else if (!Borrowed)
     std::free(const_cast<uint8_t *>(Data));
+}
+
+std::shared_ptr<ModelBytes> ModelBytes::borrow(const void *Data, size_t Size) {
+  std::shared_ptr<ModelBytes> B(new ModelBytes());
+  B->Data = static_cast<const uint8_t *>(Data);
+  B->Size = Size;
+  B->Borrowed = true;
+  return B;
 }
 
 Status ModelBytes::mapFile(const char *Path, std::shared_ptr<ModelBytes> &Out) {

@@ -21,6 +21,8 @@ public:
   /// Copies [Data, Data + Size) into aligned memory.
   static Status copyBuffer(const void *Data, size_t Size,
                            std::shared_ptr<ModelBytes> &Out);
+  /// Refers to [Data, Data + Size) without owning it (verification only).
+  static std::shared_ptr<ModelBytes> borrow(const void *Data, size_t Size);
 
   const uint8_t *data() const { return Data; }
   size_t size() const { return Size; }
@@ -30,6 +32,7 @@ private:
   const uint8_t *Data = nullptr;
   size_t Size = 0;
   bool Mapped = false;
+  bool Borrowed = false;
 };
 
 } // namespace kiln::rt

@@ -33,6 +33,7 @@ fb::OpOptions expectedOptions(fb::OpKind Kind) {
   case K::SELECT: return O::SelectOptions;
   case K::ARG_REDUCE: return O::ArgReduceOptions;
   case K::LAYER_NORM: return O::LayerNormOptions;
+  case K::RESIZE: return O::ResizeOptions;
   case K::UNKNOWN: break;
   }
   return O::NONE;
@@ -71,6 +72,7 @@ Status validateOperator(const OpView &V) {
   case K::SELECT: return validateSelect(V);
   case K::ARG_REDUCE: return validateArgReduce(V);
   case K::LAYER_NORM: return validateLayerNorm(V);
+  case K::RESIZE: return validateResize(V);
   case K::UNKNOWN: break;
   }
   return unsupported("unknown operator kind");

@@ -50,6 +50,7 @@ Status validateCast(const OpView &V);
 Status validateSelect(const OpView &V);
 Status validateArgReduce(const OpView &V);
 Status validateLayerNorm(const OpView &V);
+Status validateResize(const OpView &V);
 
 //===-- Helpers shared by the validators ----------------------------------===//
 

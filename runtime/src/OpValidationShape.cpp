@@ -245,6 +245,53 @@ Status validateLayerNorm(const OpView &V) {
   return Status::ok();
 }
 
+Status validateResize(const OpView &V) {
+  if (V.In.empty() || !V.In[0])
+    return invalidModel("input 0 is required");
+  const TensorDesc &X = *V.In[0];
+  size_t Rank = X.Shape.size();
+  if (Status S = checkArity(V, 1, 1 + 2 * Rank, 1))
+    return S;
+  if (V.In.size() != 1 + 2 * Rank)
+    return invalidModel("expects an index and a weight table per axis");
+  const TensorDesc &Y = *V.Out[0];
+  if (Status S = checkDType(X, DType::F32, "input"))
+    return S;
+  if (Status S = checkDType(Y, DType::F32, "output"))
+    return S;
+  if (Status S = checkRank(Y, X.rank(), "output"))
+    return S;
+  for (size_t D = 0; D < Rank; ++D) {
+    const TensorDesc *Idx = V.In[1 + 2 * D], *W = V.In[2 + 2 * D];
+    if (!Idx || !W) {
+      if (Idx || W)
+        return invalidModel("axis ", D, " has only one of its tables");
+      if (Y.Shape[D] != X.Shape[D])
+        return invalidModel("axis ", D, " changes size without tables");
+      continue;
+    }
+    if (Status S = checkDType(*Idx, DType::I32, "index table"))
+      return S;
+    if (Status S = checkDType(*W, DType::F32, "weight table"))
+      return S;
+    if (Status S = checkConstant(*Idx, "index table"))
+      return S;
+    if (Status S = checkConstant(*W, "weight table"))
+      return S;
+    if (Idx->rank() != 2 || Idx->dim(0) != Y.Shape[D] || Idx->dim(1) < 1 ||
+        Idx->dim(1) > 16 || W->Shape != Idx->Shape)
+      return invalidModel("axis ", D, ": tables ", shapeString(Idx->Shape),
+                          " and ", shapeString(W->Shape), " do not give ",
+                          Y.Shape[D], " outputs");
+    const int32_t *P = reinterpret_cast<const int32_t *>(Idx->ConstData);
+    for (uint64_t I = 0; I < Idx->Elements; ++I)
+      if (P[I] < 0 || P[I] >= X.Shape[D])
+        return invalidModel("axis ", D, ": index ", P[I],
+                            " out of range for size ", X.Shape[D]);
+  }
+  return Status::ok();
+}
+
 Status validateMatMul(const OpView &V) {
   if (Status S = checkArity(V, 2, 2, 1))
     return S;

@@ -116,6 +116,10 @@ KILN_API kiln_status kiln_model_load(const char *path, kiln_model **out_model);
  * them; the caller may free data afterwards. */
 KILN_API kiln_status kiln_model_load_buffer(const void *data, size_t size,
                                             kiln_model **out_model);
+/* Runs every check kiln_model_load_buffer runs, in place (nothing is copied
+ * or kept): for tools and CI that want to know whether a file would load.
+ * data should be 8-byte aligned, as the bytes of a mapped file are. */
+KILN_API kiln_status kiln_verify_buffer(const void *data, size_t size);
 /* Sessions keep what they need of the model alive: a model may be destroyed
  * before its sessions. Null is ignored. */
 KILN_API void kiln_model_destroy(kiln_model *model);

@@ -31,6 +31,7 @@ std::unique_ptr<Kernel> createReferenceKernel(const KernelArgs &A) {
   case K::SELECT: Fn = ref::select(A); break;
   case K::ARG_REDUCE: Fn = ref::argReduce(A); break;
   case K::LAYER_NORM: Fn = ref::layerNorm(A); break;
+  case K::RESIZE: Fn = ref::resize(A); break;
   case K::UNKNOWN: return nullptr; // rejected by the loader
   }
   return std::make_unique<FunctionKernel>(std::move(Fn));

@@ -31,6 +31,7 @@ RunFn select(const KernelArgs &A);
 RunFn cast(const KernelArgs &A);
 RunFn argReduce(const KernelArgs &A);
 RunFn layerNorm(const KernelArgs &A);
+RunFn resize(const KernelArgs &A);
 
 /// min(max(x, Lo), Hi) that keeps NaN.
 inline float clampValue(float X, float Lo, float Hi) {

@@ -219,3 +219,12 @@ TEST_CASE("a constant that ends the file is read through a padded copy",
     REQUIRE(outputFloats(L.Session, 0) == std::vector<float>{2, 6, 0, 7, 2, 7});
   }
 }
+
+TEST_CASE("kiln_verify_buffer checks in place", "[capi]") {
+  std::string Bytes = bytesOf(addMulModule());
+  REQUIRE(kiln_verify_buffer(Bytes.data(), Bytes.size()) == KILN_OK);
+  REQUIRE(kiln_verify_buffer(Bytes.data(), 40) == KILN_ERROR_INVALID_MODEL);
+  REQUIRE(std::string(kiln_last_error()) ==
+          "the file is corrupt (FlatBuffers verification failed)");
+  REQUIRE(kiln_verify_buffer(nullptr, 0) == KILN_ERROR_INVALID_ARGUMENT);
+}
