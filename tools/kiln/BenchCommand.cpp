@@ -65,25 +65,47 @@ std::vector<Tensor> seededInputs(const std::vector<CompiledIo> &Ins) {
 }
 
 struct OperatorProfile {
+  /// Per profiled run, the whole run minus the sum of its operators' times
+  /// (the executor's own work), as a median over runs and relative to the
+  /// operators' sum: measured in the same runs, so noise between runs does
+  /// not enter it.
+  double OverheadMs = 0, OverheadFraction = 0;
   double MedianMsSum = 0;     // sum over operators of their median time
   double XnnpackMs = 0, ReferenceMs = 0;
   std::map<std::string, double> ByKind; // "CONV_2D [xnnpack]" -> ms
+  /// Every operator: index, kind, source name, engine, median ms.
+  struct Layer {
+    size_t Index;
+    std::string Kind, Name;
+    bool Xnnpack;
+    double Ms;
+  };
+  std::vector<Layer> Layers;
 };
 
 llvm::Expected<OperatorProfile> profileOperators(CompiledModel &M,
                                                  unsigned Runs) {
   M.setProfiling(true);
   std::vector<std::vector<double>> Times;
+  std::vector<double> Overheads, Fractions;
   for (unsigned R = 0; R < Runs; ++R) {
+    auto Start = Clock::now();
     if (llvm::Error E = M.rerun())
       return E;
+    double Whole = msSince(Start), Sum = 0;
     auto Ops = M.operators();
     Times.resize(Ops.size());
-    for (size_t I = 0; I < Ops.size(); ++I)
+    for (size_t I = 0; I < Ops.size(); ++I) {
       Times[I].push_back(Ops[I].LastRunMs);
+      Sum += Ops[I].LastRunMs;
+    }
+    Overheads.push_back(Whole - Sum);
+    Fractions.push_back(Sum > 0 ? (Whole - Sum) / Sum : 0);
   }
   M.setProfiling(false);
   OperatorProfile P;
+  P.OverheadMs = percentile(Overheads, 0.5);
+  P.OverheadFraction = percentile(Fractions, 0.5);
   auto Ops = M.operators();
   for (size_t I = 0; I < Ops.size() && I < Times.size(); ++I) {
     double Median = percentile(Times[I], 0.5);
@@ -91,6 +113,7 @@ llvm::Expected<OperatorProfile> profileOperators(CompiledModel &M,
     (Ops[I].Xnnpack ? P.XnnpackMs : P.ReferenceMs) += Median;
     P.ByKind[Ops[I].Kind + (Ops[I].Xnnpack ? " [xnnpack]" : " [reference]")] +=
         Median;
+    P.Layers.push_back({I, Ops[I].Kind, Ops[I].Name, Ops[I].Xnnpack, Median});
   }
   return P;
 }
@@ -160,8 +183,18 @@ llvm::Error runBench(const BenchOptions &O) {
       J["operator_sum_ms"] = Profile->MedianMsSum;
       J["xnnpack_ms"] = Profile->XnnpackMs;
       J["reference_ms"] = Profile->ReferenceMs;
-      J["overhead_ms"] = Median - Profile->MedianMsSum;
+      J["overhead_ms"] = Profile->OverheadMs;
+      J["overhead_fraction"] = Profile->OverheadFraction;
       J["by_kind_ms"] = std::move(Kinds);
+      llvm::json::Array Layers;
+      for (const auto &L : Profile->Layers)
+        Layers.push_back(llvm::json::Object{
+            {"index", int64_t(L.Index)},
+            {"kind", L.Kind},
+            {"name", L.Name},
+            {"engine", L.Xnnpack ? "xnnpack" : "reference"},
+            {"ms", L.Ms}});
+      J["operators_ms"] = std::move(Layers);
     }
     printJson(std::move(J));
     return llvm::Error::success();
@@ -179,15 +212,23 @@ llvm::Error runBench(const BenchOptions &O) {
   OS << "  arena:     " << M->arenaBytes() << " bytes\n";
   if (Profile) {
     OS << llvm::format("  operators: %.3f ms summed (XNNPACK %.3f, reference "
-                       "%.3f); executor overhead %.3f ms (%.1f%%)\n",
+                       "%.3f); executor overhead %.3f ms per run (%.2f%%)\n",
                        Profile->MedianMsSum, Profile->XnnpackMs,
-                       Profile->ReferenceMs, Median - Profile->MedianMsSum,
-                       Profile->MedianMsSum > 0
-                           ? 100.0 * (Median - Profile->MedianMsSum) /
-                                 Profile->MedianMsSum
-                           : 0.0);
+                       Profile->ReferenceMs, Profile->OverheadMs,
+                       100.0 * Profile->OverheadFraction);
     for (const auto &[Kind, Ms] : Profile->ByKind)
       OS << llvm::format("    %-36s %9.3f ms\n", Kind.c_str(), Ms);
+    // Where the time goes, layer by layer: the slowest operators.
+    auto Slowest = Profile->Layers;
+    std::stable_sort(Slowest.begin(), Slowest.end(),
+                     [](const auto &A, const auto &B) { return A.Ms > B.Ms; });
+    if (Slowest.size() > 10)
+      Slowest.resize(10);
+    OS << "  slowest operators:\n";
+    for (const auto &L : Slowest)
+      OS << llvm::format("    #%-4zu %-24s %-11s %9.3f ms  %s\n", L.Index,
+                         L.Kind.c_str(), L.Xnnpack ? "[xnnpack]" : "[reference]",
+                         L.Ms, L.Name.c_str());
   }
   return llvm::Error::success();
 }
