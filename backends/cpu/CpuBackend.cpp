@@ -3,6 +3,7 @@
 // graph's inputs and outputs in the source layout.
 #include "backends/cpu/CpuRules.h"
 #include "backends/cpu/CpuTarget.h"
+#include "backends/cpu/QuantLowering.h"
 
 #include "Support/Error.h"
 
@@ -21,6 +22,8 @@ llvm::Error checkWholeGraph(const Graph &G) {
       ++Count;
     }
   for (const Node &N : G.nodes()) {
+    if (isNarrowingNode(N))
+      continue; // a narrow weight, read by its users
     CpuSupport S = checkCpuSupport(N);
     if (S.Supported)
       continue;
@@ -46,6 +49,7 @@ std::unique_ptr<fb::TensorInfoT> infoOf(const fb::TensorT &T) {
 } // namespace
 
 llvm::Expected<CpuCompileResult> compileForCpu(const Graph &G) {
+  FoldedConstantScope Folds;
   if (llvm::Error E = checkWholeGraph(G))
     return E;
   CpuCompileResult R;
@@ -58,13 +62,16 @@ llvm::Expected<CpuCompileResult> compileForCpu(const Graph &G) {
     R.Module.Model.inputs.push_back(T);
   }
   for (const Node &N : G.nodes()) {
-    if (N.isOp("const"))
+    if (N.isOp("const") || isNarrowingNode(N))
       continue;
     Ctx.beginNode(N);
-    if (llvm::Error E = findCpuRule(N.opName())->Lower(N, Ctx))
+    bool Int8Move = isReshapeLike(N) && isInt8Pattern(N);
+    if (llvm::Error E = Int8Move ? lowerInt8Reshape(N, Ctx)
+                                 : findCpuRule(N.opName())->Lower(N, Ctx))
       return addContext(std::move(E), "node '" + N.displayName() + "' (" +
                                           N.opName().str() + ")");
     CpuNodeReport Report{N.displayName(), N.opName().str(), {}};
+    Report.Int8 = isInt8Pattern(N);
     for (const EmittedOp &Op : Ctx.emittedForCurrentNode())
       Report.Ops.push_back({Op.Kind, Op.Engine});
     R.Nodes.push_back(std::move(Report));

@@ -12,7 +12,8 @@ namespace kiln {
 
 const CpuOpRule *findCpuRule(llvm::StringRef Op) {
   for (auto Family : {spatialRules(), linearRules(), elementwiseRules(),
-                      shapeRules(), reductionRules(), resizeRules()})
+                      shapeRules(), reductionRules(), resizeRules(),
+                      quantRules()})
     for (const CpuOpRule &R : Family)
       if (Op == R.Op)
         return &R;

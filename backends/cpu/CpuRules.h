@@ -43,6 +43,7 @@ llvm::ArrayRef<CpuOpRule> elementwiseRules();
 llvm::ArrayRef<CpuOpRule> shapeRules();
 llvm::ArrayRef<CpuOpRule> reductionRules();
 llvm::ArrayRef<CpuOpRule> resizeRules();
+llvm::ArrayRef<CpuOpRule> quantRules(); // QuantLowering.cpp
 
 /// The rule for an op, or null when the CPU target has none.
 const CpuOpRule *findCpuRule(llvm::StringRef Op);

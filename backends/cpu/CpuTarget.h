@@ -23,6 +23,8 @@ struct CpuNodeReport {
   /// Runtime operators emitted for it, with their engines (a layout
   /// transpose counts for the node that needed it).
   std::vector<std::pair<std::string, std::string>> Ops;
+  /// It runs as int8 operators (a QDQ pattern, QuantLowering.h).
+  bool Int8 = false;
 };
 
 struct CpuCompileResult {

@@ -5,6 +5,7 @@
 // constants are permuted at compile time). Inference batch_norm that no
 // pass folded becomes a multiply and an add by per-channel constants:
 // scale = gamma / sqrt(var + eps), shift = beta - mean * scale.
+#include "backends/cpu/QuantLowering.h"
 #include "backends/cpu/CpuRules.h"
 
 #include <array>
@@ -89,6 +90,22 @@ CpuSupport checkBinary(const Node &N) {
 }
 
 llvm::Error lowerBinary(const Node &N, LoweringContext &Ctx) {
+  if (isInt8Pattern(N)) { // qs8 add, in the layout of its first operand
+    const Value *A0 = N.operand(0)->producer()->operand(0);
+    bool Nhwc = N.result()->type().rank() == 4 && Ctx.hasNhwc(A0);
+    int32_t A = int8Operand(Ctx, N.operand(0), Nhwc);
+    int32_t B = int8Operand(Ctx, N.operand(1), Nhwc);
+    OutputActivation Act = N.def().findAttr("activation")
+                               ? outputActivation(N)
+                               : OutputActivation{-INFINITY, INFINITY, llvm::None};
+    fb::BinaryOptionsT O;
+    O.op = fb::BinaryOp::ADD;
+    O.output_min = Act.Min, O.output_max = Act.Max;
+    int32_t Out = int8Result(Ctx, N, Nhwc);
+    Ctx.addOp(fb::OpKind::BINARY, {A, B}, {Out}, optionsOf(O),
+              fb::Engine::XNNPACK);
+    return llvm::Error::success();
+  }
   bool Nhwc = preferNhwc(N, Ctx);
   int32_t A = operandIn(Ctx, N.operand(0), Nhwc);
   int32_t B = operandIn(Ctx, N.operand(1), Nhwc);

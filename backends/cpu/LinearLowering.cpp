@@ -3,6 +3,7 @@
 // alpha at compile time), otherwise MATMUL (reference). gemm's C becomes the
 // bias when it broadcasts along the output features, else an ADD after the
 // product, which then carries the fused activation.
+#include "backends/cpu/QuantLowering.h"
 #include "backends/cpu/CpuRules.h"
 #include "backends/cpu/WeightPacking.h"
 
@@ -43,6 +44,30 @@ CpuSupport checkLinear(const Node &N) {
 
 llvm::Error lowerLinear(const Node &N, LoweringContext &Ctx) {
   const Value *W = N.operand(1);
+  // Int8 (qc8) or a narrow (f16/int8) weight the runtime widens at load;
+  // linear's [out, in] weight is already OI.
+  if (auto Narrow = narrowWeightOf(W)) {
+    int32_t Weight = narrowConstant(Ctx, W, *Narrow, fb::Layout::OI);
+    int32_t Bias = -1;
+    if (N.numOperands() > 2 && N.operand(2)) {
+      auto NB = narrowWeightOf(N.operand(2));
+      Bias = NB ? narrowConstant(Ctx, N.operand(2), *NB, fb::Layout::PLAIN)
+                : Ctx.canonical(N.operand(2));
+    }
+    if (isInt8Pattern(N)) {
+      OutputActivation Act = outputActivation(N);
+      fb::FullyConnectedOptionsT O;
+      O.output_min = Act.Min, O.output_max = Act.Max;
+      int32_t In = int8Operand(Ctx, N.operand(0), false);
+      int32_t Out = int8Result(Ctx, N, false);
+      Ctx.addOp(fb::OpKind::FULLY_CONNECTED, {In, Weight, Bias}, {Out},
+                optionsOf(O), fb::Engine::XNNPACK);
+      return llvm::Error::success();
+    }
+    emitFullyConnected(Ctx, N.result(), Ctx.canonical(N.operand(0)), Weight,
+                       Bias, outputActivation(N));
+    return llvm::Error::success();
+  }
   int32_t Weight = Ctx.addConstant(nameOf(W, "weight"), ElementType::F32,
                                    sizesOf(W), fb::Layout::OI,
                                    constantOf(W)->buffer());

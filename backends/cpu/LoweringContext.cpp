@@ -1,4 +1,5 @@
 #include "backends/cpu/LoweringContext.h"
+#include "backends/cpu/QuantLowering.h"
 
 #include <cstring>
 
@@ -15,7 +16,16 @@ const Tensor *constantOf(const Value *V) {
   while (V && !V->constant() && V->producer() &&
          V->producer()->isOp("identity"))
     V = V->producer()->operand(0);
+  if (V && !V->constant())
+    return foldedConstantOf(V); // cast/dequantize of a constant
   return V ? V->constant() : nullptr;
+}
+
+/// Copies the QuantParams of tensor From (if any) to tensor To.
+static void copyQuant(KilnModule &M, int32_t From, int32_t To) {
+  const auto &Q = M.Model.tensors[size_t(From)]->quant;
+  if (Q)
+    M.Model.tensors[size_t(To)]->quant = std::make_unique<fb::QuantParamsT>(*Q);
 }
 
 fb::Layout canonicalLayout(size_t Rank) {
@@ -135,11 +145,13 @@ int32_t LoweringContext::nhwc(const Value *V) {
 
 int32_t LoweringContext::resultTensor(const Value *V, bool Nhwc) {
   std::vector<int64_t> Sizes = sizesOf(V);
-  if (Nhwc)
-    return addTensor(valueName(V), V->type().Elem, toNhwcShape(Sizes),
-                     fb::Layout::NHWC);
-  return addTensor(valueName(V), V->type().Elem, Sizes,
-                   canonicalLayout(Sizes.size()));
+  int32_t T = Nhwc ? addTensor(valueName(V), V->type().Elem, toNhwcShape(Sizes),
+                               fb::Layout::NHWC)
+                   : addTensor(valueName(V), V->type().Elem, Sizes,
+                               canonicalLayout(Sizes.size()));
+  if (V->type().Quant && !V->type().Quant->isPerAxis())
+    setQuantParams(*this, T, *V->type().Quant);
+  return T;
 }
 
 void LoweringContext::addOp(fb::OpKind Kind, std::vector<int32_t> Inputs,
@@ -182,6 +194,7 @@ int32_t LoweringContext::transpose(int32_t In, const std::vector<int32_t> &Perm,
     return reshape(In, OutShape, Name, Layout);
   ElementType Elem = static_cast<ElementType>(tensor(In).dtype);
   int32_t Out = addTensor(Name, Elem, OutShape, Layout);
+  copyQuant(M, In, Out);
   fb::OpOptionsUnion O;
   fb::TransposeOptionsT T;
   T.perm = Perm;
@@ -194,6 +207,7 @@ int32_t LoweringContext::reshape(int32_t In, const std::vector<int64_t> &Shape,
                                  const std::string &Name, fb::Layout Layout) {
   ElementType Elem = static_cast<ElementType>(tensor(In).dtype);
   int32_t Out = addTensor(Name, Elem, Shape, Layout);
+  copyQuant(M, In, Out);
   fb::OpOptionsUnion O;
   O.Set(fb::ReshapeOptionsT());
   addOp(fb::OpKind::RESHAPE, {In}, {Out}, std::move(O), fb::Engine::REFERENCE);

@@ -3,6 +3,7 @@
 // activations become output_min/output_max; ceil_mode pooling becomes extra
 // bottom/right padding, which gives the same windows.
 #include "backends/cpu/CpuRules.h"
+#include "backends/cpu/QuantLowering.h"
 #include "backends/cpu/WeightPacking.h"
 
 #include "IR/ShapeInference.h"
@@ -67,7 +68,6 @@ llvm::Error lowerConv(const Node &N, LoweringContext &Ctx) {
           KH = dimOf(Wv, 2), KW = dimOf(Wv, 3), Groups = N.getInt("group");
   Window2D W = windowOf(N, KH, KW);
   bool Depthwise = Groups > 1 && GroupIn == 1 && Groups == C;
-  FloatData Weights(*constantOf(Wv));
   fb::Conv2DOptionsT O;
   O.padding_top = uint32_t(W.PT), O.padding_left = uint32_t(W.PL);
   O.padding_bottom = uint32_t(W.PB), O.padding_right = uint32_t(W.PR);
@@ -81,6 +81,31 @@ llvm::Error lowerConv(const Node &N, LoweringContext &Ctx) {
   OutputActivation Act = outputActivation(N);
   O.output_min = Act.Min, O.output_max = Act.Max;
 
+  // Int8 (qc8) or a narrow (f16/int8) weight the runtime widens at load.
+  bool Int8 = isInt8Pattern(N);
+  if (auto Narrow = narrowWeightOf(Wv)) {
+    int32_t Packed = packedNarrowConvWeight(Ctx, Wv, *Narrow, Depthwise);
+    int32_t Bias = -1;
+    if (N.numOperands() > 2 && N.operand(2)) {
+      auto NB = narrowWeightOf(N.operand(2));
+      Bias = NB ? narrowConstant(Ctx, N.operand(2), *NB, fb::Layout::PLAIN)
+                : Ctx.canonical(N.operand(2));
+    }
+    if (Int8) {
+      int32_t In = int8Operand(Ctx, X, true);
+      int32_t Out = int8Result(Ctx, N, true);
+      Ctx.addOp(fb::OpKind::CONV_2D, {In, Packed, Bias}, {Out}, optionsOf(O),
+                fb::Engine::XNNPACK);
+      return llvm::Error::success();
+    }
+    int32_t In = Ctx.nhwc(X);
+    emitWithActivation(Ctx, N.result(), true, Act, [&](int32_t Out) {
+      Ctx.addOp(fb::OpKind::CONV_2D, {In, Packed, Bias}, {Out}, optionsOf(O),
+                fb::Engine::XNNPACK);
+    });
+    return llvm::Error::success();
+  }
+  FloatData Weights(*constantOf(Wv));
   std::string Name = Wv->name().empty() ? "weight" : Wv->name();
   int32_t Packed =
       Depthwise
@@ -197,6 +222,12 @@ llvm::Error lowerPool(const Node &N, LoweringContext &Ctx) {
   // XNNPACK averages over the real pixels only.
   fb::Engine E = (O.count_include_pad && Padded) ? fb::Engine::REFERENCE
                                                  : fb::Engine::XNNPACK;
+  if (isInt8Pattern(N)) { // int8 max pooling (same parameters in and out)
+    int32_t In = int8Operand(Ctx, N.operand(0), true);
+    int32_t Out = int8Result(Ctx, N, true);
+    Ctx.addOp(fb::OpKind::MAX_POOL_2D, {In}, {Out}, optionsOf(O), E);
+    return llvm::Error::success();
+  }
   int32_t In = Ctx.nhwc(N.operand(0));
   int32_t Out = Ctx.resultTensor(N.result(), true);
   Ctx.addOp(IsMax ? fb::OpKind::MAX_POOL_2D : fb::OpKind::AVERAGE_POOL_2D,
@@ -214,6 +245,13 @@ CpuSupport checkGlobalPool(const Node &N) {
 llvm::Error lowerGlobalPool(const Node &N, LoweringContext &Ctx) {
   bool IsMax = N.isOp("global_max_pool");
   const Value *X = N.operand(0);
+  if (X->type().rank() == 4 && isInt8Pattern(N)) {
+    int32_t In = int8Operand(Ctx, X, true);
+    int32_t Out = int8Result(Ctx, N, true);
+    Ctx.addOp(fb::OpKind::GLOBAL_AVERAGE_POOL_2D, {In}, {Out},
+              optionsOf(fb::Pool2DOptionsT()), fb::Engine::XNNPACK);
+    return llvm::Error::success();
+  }
   if (X->type().rank() == 4) {
     int32_t In = Ctx.nhwc(X);
     int32_t Out = Ctx.resultTensor(N.result(), true);

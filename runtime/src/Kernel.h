@@ -60,6 +60,11 @@ std::unique_ptr<Kernel> createReferenceKernel(const KernelArgs &A);
 std::unique_ptr<Kernel> createXnnpackKernel(const KernelArgs &A,
                                             pthreadpool_t Pool);
 
+/// The XNNPACK kernel of an int8 operator (XnnpackInt8Kernels.cpp): one
+/// whose first input is a quantized I8 tensor, or QUANTIZE/DEQUANTIZE.
+std::unique_ptr<Kernel> createXnnpackInt8Kernel(const KernelArgs &A,
+                                                pthreadpool_t Pool);
+
 /// Initializes XNNPACK once per process; false if this CPU lacks it.
 bool xnnpackAvailable();
 

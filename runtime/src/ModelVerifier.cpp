@@ -11,6 +11,7 @@
 #include "schema/KilnSchemaVersion.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kiln::rt {
 
@@ -60,6 +61,51 @@ Status checkBuffers(const fb::Model &M, size_t FileSize) {
   return Status::ok();
 }
 
+/// QuantParams: only on integer tensors; one scale per tensor or one per
+/// slice of the axis; scales finite and > 0; zero points representable in
+/// the element type (0 for I32 biases).
+Status describeQuantization(const fb::Tensor &T, TensorDesc &D) {
+  const fb::QuantParams *Q = T.quant();
+  if (!Q)
+    return Status::ok();
+  if (D.DType != fb::DType::I8 && D.DType != fb::DType::U8 &&
+      D.DType != fb::DType::I32)
+    return invalidModel("quantization parameters on a ", dtypeName(D.DType),
+                        " tensor (only i8, u8 and i32 are quantized)");
+  if (Status S = checkAligned(Q->zero_point(), "the zero points"))
+    return S;
+  size_t NumScales = Q->scale() ? Q->scale()->size() : 0;
+  size_t NumZeros = Q->zero_point() ? Q->zero_point()->size() : 0;
+  if (NumScales != NumZeros)
+    return invalidModel(NumScales, " scales but ", NumZeros, " zero points");
+  int32_t Axis = Q->axis();
+  if (Axis < -1 || Axis >= int32_t(D.rank()))
+    return invalidModel("quantization axis ", Axis, " is out of range for rank ",
+                        D.rank());
+  size_t Want = Axis < 0 ? 1 : size_t(D.dim(Axis));
+  if (NumScales != Want)
+    return invalidModel(NumScales, " scales, expected ", Want,
+                        Axis < 0 ? " (per tensor)"
+                                 : concat(" (dim ", Axis, ")").c_str());
+  int64_t Lo = D.DType == fb::DType::I8 ? -128 : 0;
+  int64_t Hi = D.DType == fb::DType::I8 ? 127
+               : D.DType == fb::DType::U8 ? 255 : 0;
+  for (size_t K = 0; K < NumScales; ++K) {
+    float Scale = Q->scale()->Get(unsigned(K));
+    int64_t Zero = Q->zero_point()->Get(unsigned(K));
+    if (!std::isfinite(Scale) || !(Scale > 0))
+      return invalidModel("scale ", K, " is ", Scale,
+                          ", expected a finite value > 0");
+    if (Zero < Lo || Zero > Hi)
+      return invalidModel("zero point ", K, " is ", Zero, ", outside [", Lo,
+                          ", ", Hi, "] of ", dtypeName(D.DType));
+    D.Scales.push_back(Scale);
+    D.ZeroPoints.push_back(Zero);
+  }
+  D.QuantAxis = Axis;
+  return Status::ok();
+}
+
 Status describeTensor(const fb::Model &M, unsigned I, const ModelBytes &Bytes,
                       TensorDesc &D) {
   const fb::Tensor *T = M.tensors()->Get(I);
@@ -101,6 +147,8 @@ Status describeTensor(const fb::Model &M, unsigned I, const ModelBytes &Bytes,
   }
   D.Elements = Elements;
   D.Bytes = Elements * ElemSize;
+  if (Status S = describeQuantization(*T, D))
+    return S.withContext(concat("tensor ", I, " '", D.Name, "'"));
   if (D.Bytes > limits::MaxTensorBytes)
     return invalidModel("tensor ", I, " '", D.Name, "' is too large (",
                         D.Bytes, " bytes)");

@@ -34,6 +34,8 @@ fb::OpOptions expectedOptions(fb::OpKind Kind) {
   case K::ARG_REDUCE: return O::ArgReduceOptions;
   case K::LAYER_NORM: return O::LayerNormOptions;
   case K::RESIZE: return O::ResizeOptions;
+  case K::QUANTIZE:
+  case K::DEQUANTIZE: return O::QuantizeOptions;
   case K::UNKNOWN: break;
   }
   return O::NONE;
@@ -45,7 +47,38 @@ std::string opKindName(fb::OpKind Kind) {
   return concat("kind(", static_cast<int>(Kind), ")");
 }
 
+/// Operators that move int8 values without arithmetic keep their
+/// parameters; no other operator than the ones whose validators accept I8
+/// reaches here with quantized tensors of differing parameters.
+static Status checkPassThroughQuantization(const OpView &V) {
+  using K = fb::OpKind;
+  switch (V.Op.kind()) {
+  case K::TRANSPOSE:
+  case K::RESHAPE:
+  case K::CONCAT:
+  case K::SLICE:
+  case K::MAX_POOL_2D:
+  case K::GLOBAL_MAX_POOL_2D:
+    break;
+  default:
+    return Status::ok();
+  }
+  for (const TensorDesc *In : V.In)
+    if (In && (In->isQuantized() || V.Out[0]->isQuantized()))
+      if (Status S = checkSameQuantization(*In, *V.Out[0]))
+        return S;
+  return Status::ok();
+}
+
+static Status validateKind(const OpView &V);
+
 Status validateOperator(const OpView &V) {
+  if (Status S = validateKind(V))
+    return S;
+  return checkPassThroughQuantization(V);
+}
+
+static Status validateKind(const OpView &V) {
   using K = fb::OpKind;
   switch (V.Op.kind()) {
   case K::CONV_2D: return validateConv2D(V);
@@ -73,6 +106,8 @@ Status validateOperator(const OpView &V) {
   case K::ARG_REDUCE: return validateArgReduce(V);
   case K::LAYER_NORM: return validateLayerNorm(V);
   case K::RESIZE: return validateResize(V);
+  case K::QUANTIZE:
+  case K::DEQUANTIZE: return validateQuantize(V);
   case K::UNKNOWN: break;
   }
   return unsupported("unknown operator kind");

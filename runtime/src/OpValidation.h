@@ -51,6 +51,8 @@ Status validateSelect(const OpView &V);
 Status validateArgReduce(const OpView &V);
 Status validateLayerNorm(const OpView &V);
 Status validateResize(const OpView &V);
+/// QUANTIZE and DEQUANTIZE (OpValidationQuant.cpp).
+Status validateQuantize(const OpView &V);
 
 //===-- Helpers shared by the validators ----------------------------------===//
 
@@ -67,6 +69,15 @@ Status checkClampRange(float Min, float Max);
 /// FlatBuffers 2.0 checks the alignment of a vector's length only; a vector
 /// of 64-bit values must also have 8-byte aligned elements before it is read.
 Status checkAligned(const flatbuffers::Vector<int64_t> *V, const char *What);
+/// Int8 (OpValidationQuant.cpp): an I8 tensor with per-tensor parameters;
+/// equal parameters; I8 weights per output channel (and the I32 bias) of a
+/// qs8 CONV_2D/FULLY_CONNECTED whose input V.In[0] is checked already; a
+/// weight or bias a float operator widens at load (F32, or a constant F16 or
+/// quantized I8/I32).
+Status checkInt8Activation(const TensorDesc &T, const char *What);
+Status checkSameQuantization(const TensorDesc &A, const TensorDesc &B);
+Status checkQuantizedWeights(const OpView &V, int64_t OutChannels);
+Status checkWidenable(const TensorDesc &T, const char *What);
 /// Numpy broadcasting of A and B into Out; error when they do not broadcast.
 Status broadcastShapes(const std::vector<int64_t> &A,
                        const std::vector<int64_t> &B,

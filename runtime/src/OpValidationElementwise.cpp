@@ -15,8 +15,16 @@ Status validateBinary(const OpView &V) {
   const TensorDesc &A = *V.In[0], &B = *V.In[1], &Y = *V.Out[0];
   if (O.op() < fb::BinaryOp::ADD || O.op() > fb::BinaryOp::MAX)
     return unsupported("unknown binary op ", static_cast<int>(O.op()));
+  if (A.DType == DType::I8) { // qs8 ADD (schema 1.2)
+    if (O.op() != fb::BinaryOp::ADD)
+      return invalidModel(fb::EnumNameBinaryOp(O.op()), " on i8 is not "
+                          "supported (only ADD)");
+    for (const TensorDesc *T : {&A, &B, &Y})
+      if (Status S = checkInt8Activation(*T, "operand"))
+        return S;
+  }
   bool IntegerOk = O.op() != fb::BinaryOp::POW;
-  if (A.DType != DType::F32 &&
+  if (A.DType != DType::F32 && A.DType != DType::I8 &&
       !(IntegerOk && (A.DType == DType::I32 || A.DType == DType::I64)))
     return invalidModel(fb::EnumNameBinaryOp(O.op()), " on ",
                         dtypeName(A.DType), " is not supported");

@@ -38,8 +38,10 @@ Status checkWindow(const Options &O) {
   return checkClampRange(O.output_min(), O.output_max());
 }
 
-Status checkNHWC(const TensorDesc &T, const char *What) {
-  if (Status S = checkDType(T, DType::F32, What))
+Status checkNHWC(const TensorDesc &T, const char *What,
+                 DType Want = DType::F32) {
+  if (Status S = Want == DType::I8 ? checkInt8Activation(T, What)
+                                   : checkDType(T, Want, What))
     return S;
   if (Status S = checkRank(T, 4, What))
     return S;
@@ -52,7 +54,7 @@ Status checkBias(const OpView &V, int64_t Channels) {
   if (V.In.size() < 3 || !V.In[2])
     return Status::ok();
   const TensorDesc &B = *V.In[2];
-  if (Status S = checkDType(B, DType::F32, "bias"))
+  if (Status S = checkWidenable(B, "bias"))
     return S;
   if (Status S = checkConstant(B, "bias"))
     return S;
@@ -81,15 +83,16 @@ Status validateConv2D(const OpView &V) {
   if (Status S = checkWindow(O))
     return S;
   const TensorDesc &X = *V.In[0], &W = *V.In[1], &Y = *V.Out[0];
-  if (Status S = checkNHWC(X, "input"))
+  DType Act = X.DType == DType::I8 ? DType::I8 : DType::F32;
+  if (Status S = checkNHWC(X, "input", Act))
     return S;
-  if (Status S = checkNHWC(Y, "output"))
+  if (Status S = checkNHWC(Y, "output", Act))
     return S;
   if (Status S = checkGroups(O.groups(), O.group_input_channels(),
                              O.group_output_channels(), X.dim(3)))
     return S;
   int64_t OutChannels = int64_t(O.groups()) * O.group_output_channels();
-  if (Status S = checkDType(W, DType::F32, "weight"))
+  if (Status S = checkWidenable(W, "weight"))
     return S;
   if (Status S = checkConstant(W, "weight"))
     return S;
@@ -112,7 +115,8 @@ Status validateConv2D(const OpView &V) {
                               "weight"))
       return S;
   }
-  if (Status S = checkBias(V, OutChannels))
+  if (Status S = Act == DType::I8 ? checkQuantizedWeights(V, OutChannels)
+                                  : checkBias(V, OutChannels))
     return S;
   int64_t OH = windowOutputSize(X.dim(1), O.padding_top(), O.padding_bottom(),
                                 O.kernel_height(), O.stride_height(),
@@ -141,7 +145,7 @@ Status validateDeconv2D(const OpView &V) {
                              O.group_output_channels(), X.dim(3)))
     return S;
   int64_t OutChannels = int64_t(O.groups()) * O.group_output_channels();
-  if (Status S = checkDType(W, DType::F32, "weight"))
+  if (Status S = checkWidenable(W, "weight"))
     return S;
   if (Status S = checkConstant(W, "weight"))
     return S;
@@ -171,9 +175,13 @@ Status validateFullyConnected(const OpView &V) {
   if (Status S = checkClampRange(O.output_min(), O.output_max()))
     return S;
   const TensorDesc &X = *V.In[0], &W = *V.In[1], &Y = *V.Out[0];
-  for (const TensorDesc *T : {&X, &W, &Y})
-    if (Status S = checkDType(*T, DType::F32, "tensor"))
+  bool Int8 = X.DType == DType::I8;
+  for (const TensorDesc *T : {&X, &Y})
+    if (Status S = Int8 ? checkInt8Activation(*T, "tensor")
+                        : checkDType(*T, DType::F32, "tensor"))
       return S;
+  if (Status S = checkWidenable(W, "weight"))
+    return S;
   if (X.rank() < 1)
     return invalidModel("input '", X.Name, "' must have rank >= 1");
   if (Status S = checkConstant(W, "weight"))
@@ -183,7 +191,7 @@ Status validateFullyConnected(const OpView &V) {
   if (W.dim(1) != X.Shape.back())
     return invalidModel("weight '", W.Name, "' ", shapeString(W.Shape),
                         " does not take ", X.Shape.back(), " input features");
-  if (Status S = checkBias(V, W.dim(0)))
+  if (Status S = Int8 ? checkQuantizedWeights(V, W.dim(0)) : checkBias(V, W.dim(0)))
     return S;
   std::vector<int64_t> Want = X.Shape;
   Want.back() = W.dim(0);
@@ -197,9 +205,13 @@ Status validatePool2D(const OpView &V) {
   if (Status S = checkWindow(O))
     return S;
   const TensorDesc &X = *V.In[0], &Y = *V.Out[0];
-  if (Status S = checkNHWC(X, "input"))
+  // Max pooling moves int8 values (same parameters in and out).
+  DType Act = X.DType == DType::I8 && V.Op.kind() == fb::OpKind::MAX_POOL_2D
+                  ? DType::I8
+                  : DType::F32;
+  if (Status S = checkNHWC(X, "input", Act))
     return S;
-  if (Status S = checkNHWC(Y, "output"))
+  if (Status S = checkNHWC(Y, "output", Act))
     return S;
   int64_t OH = windowOutputSize(X.dim(1), O.padding_top(), O.padding_bottom(),
                                 O.kernel_height(), O.stride_height(),
@@ -217,9 +229,13 @@ Status validateGlobalPool2D(const OpView &V) {
   if (Status S = checkClampRange(O.output_min(), O.output_max()))
     return S;
   const TensorDesc &X = *V.In[0], &Y = *V.Out[0];
-  if (Status S = checkNHWC(X, "input"))
+  DType Act = X.DType == DType::I8 &&
+                      V.Op.kind() == fb::OpKind::GLOBAL_AVERAGE_POOL_2D
+                  ? DType::I8
+                  : DType::F32;
+  if (Status S = checkNHWC(X, "input", Act))
     return S;
-  if (Status S = checkNHWC(Y, "output"))
+  if (Status S = checkNHWC(Y, "output", Act))
     return S;
   if (X.dim(1) * X.dim(2) == 0)
     return invalidModel("global pooling over an empty image");

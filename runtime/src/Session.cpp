@@ -1,6 +1,7 @@
 #include "Session.h"
 
 #include "MemoryPlanner.h"
+#include "WeightWidening.h"
 
 #include <xnnpack.h>
 
@@ -120,6 +121,21 @@ Status Session::createKernels(const SessionOptions &Opts) {
     if (Op.outputs())
       for (int32_t T : *Op.outputs())
         A.Out.push_back({&M.Tensors[size_t(T)], TensorData[size_t(T)]});
+    for (size_t In = 1; In < A.In.size(); ++In)
+      if (needsWidening(A, In)) {
+        size_t T = size_t(Op.inputs()->Get(unsigned(In)));
+        auto &W = Widened[T];
+        if (!W.first) {
+          W.second = widenToF32(*A.In[In].Desc, A.In[In].Data, XNN_EXTRA_BYTES);
+          W.first = std::make_unique<TensorDesc>(*A.In[In].Desc);
+          W.first->DType = fb::DType::F32;
+          W.first->Bytes = W.first->Elements * sizeof(float);
+          W.first->Scales.clear();
+          W.first->ZeroPoints.clear();
+          W.first->QuantAxis = -1;
+        }
+        A.In[In] = {W.first.get(), reinterpret_cast<uint8_t *>(W.second.data())};
+      }
     std::unique_ptr<Kernel> K;
     if (!Opts.ForceReference && Op.engine() != fb::Engine::REFERENCE)
       K = createXnnpackKernel(A, Pool);

@@ -6,6 +6,7 @@
 #include "LoadedModel.h"
 
 #include <chrono>
+#include <map>
 
 namespace kiln::rt {
 
@@ -57,6 +58,10 @@ private:
   std::vector<std::unique_ptr<Kernel>> Kernels;
   std::vector<char> InputSet;
   std::vector<std::vector<uint8_t>> PaddedConstants;
+  /// F16/int8 weights of float operators widened to f32 at load, by tensor
+  /// index (WeightWidening.h), with their f32 descriptions.
+  std::map<size_t, std::pair<std::unique_ptr<TensorDesc>, std::vector<float>>>
+      Widened;
   bool Profiling = false;
   std::vector<uint64_t> OpTimes;
 };

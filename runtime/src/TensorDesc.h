@@ -21,8 +21,17 @@ struct TensorDesc {
   int32_t Buffer = -1;
   /// The constant's bytes inside the model (null for activations).
   const uint8_t *ConstData = nullptr;
+  /// Quantization: real = (q - zero point) * scale, per tensor (QuantAxis
+  /// -1, one pair) or per slice along QuantAxis. Empty for float tensors.
+  std::vector<float> Scales;
+  std::vector<int64_t> ZeroPoints;
+  int32_t QuantAxis = -1;
 
   bool isConstant() const { return Buffer >= 0; }
+  bool isQuantized() const { return !Scales.empty(); }
+  bool isPerTensorQuantized() const {
+    return Scales.size() == 1 && QuantAxis < 0;
+  }
   int64_t rank() const { return int64_t(Shape.size()); }
   int64_t dim(int64_t I) const { return Shape[size_t(I)]; }
 };

@@ -327,6 +327,10 @@ std::unique_ptr<Kernel> createXnnpackKernel(const KernelArgs &A,
   if (!xnnpackAvailable())
     return nullptr;
   using K = fb::OpKind;
+  if (A.Op.kind() == K::QUANTIZE || A.Op.kind() == K::DEQUANTIZE ||
+      (!A.In.empty() && A.In[0].present() &&
+       A.In[0].Desc->DType == fb::DType::I8 && A.In[0].Desc->isQuantized()))
+    return createXnnpackInt8Kernel(A, Pool);
   switch (A.Op.kind()) {
   case K::CONV_2D: return conv2D(A, Pool);
   case K::DECONV_2D: return deconv2D(A, Pool);

@@ -1,12 +1,15 @@
 // kiln convert: compiles a model into a .kiln file for a target.
 //   kiln convert MODEL -o OUT.kiln [--target cpu] [-O0|-O1|-O2]
 //                [--disable-pass NAME]... [--input-shape ...] [--stats] [--json]
+//                [--quantize none|fp16|int8-dynamic|int8 ...] (QuantizeFlags.h)
 // Prints a short report: ops before and after the passes, the passes run,
 // the runtime operators and their kernels, and the file size. Every node the
 // target cannot run is listed in one error (exit 1). The file is verified
 // with the runtime's own loader before it replaces OUT.kiln.
 #include "Command.h"
 #include "ModelLoader.h"
+#include "ConvertQuantReport.h"
+#include "QuantizeFlags.h"
 #include "Version.h"
 
 #include "IR/Verifier.h"
@@ -39,6 +42,7 @@ struct ConvertOptions {
   std::vector<std::string> InputShapes;
   bool Stats = false;
   bool Json = false;
+  QuantizeFlags Quantize;
 };
 
 using OpHistogram = std::map<std::string, int64_t>;
@@ -93,6 +97,12 @@ void fillMetadata(fb::MetadataT &MD, const ConvertOptions &O,
   for (const PassRunRecord &R : PM.records())
     MD.passes.push_back(R.Name);
   MD.quantization = fb::Quantization::NONE;
+  if (O.Quantize.Mode == "fp16")
+    MD.quantization = fb::Quantization::FP16_WEIGHTS;
+  else if (O.Quantize.Mode == "int8-dynamic")
+    MD.quantization = fb::Quantization::INT8_DYNAMIC;
+  else if (O.Quantize.Mode == "int8")
+    MD.quantization = fb::Quantization::INT8_STATIC;
   MD.source_model = llvm::sys::path::filename(O.Input).str();
   MD.source_hash = std::move(Hash);
 }
@@ -119,6 +129,9 @@ llvm::Error runConvert(const ConvertOptions &O) {
       if (llvm::Error E = PM.add(Name))
         return E;
 
+  auto QuantOpts = makeQuantizeOptions(O.Quantize);
+  if (!QuantOpts)
+    return QuantOpts.takeError();
   auto LoadOpts = makeLoadOptions(O.InputShapes);
   if (!LoadOpts)
     return LoadOpts.takeError();
@@ -127,6 +140,11 @@ llvm::Error runConvert(const ConvertOptions &O) {
     return G.takeError();
   OpHistogram Before = histogramOf(**G);
   if (llvm::Error E = PM.run(**G))
+    return addContext(std::move(E), O.Input);
+  // Quantization comes after every pass (conv+relu quantizes as one op) and
+  // before lowering, which turns QDQ patterns into int8 operators.
+  QuantizeReport QReport;
+  if (llvm::Error E = quantizeGraph(**G, *QuantOpts, QReport))
     return addContext(std::move(E), O.Input);
   if (llvm::Error E = verifyGraph(**G))
     return internalError("{0}: the optimized graph does not verify:\n{1}",
@@ -154,6 +172,9 @@ llvm::Error runConvert(const ConvertOptions &O) {
       (Op.second == "xnnpack" ? Xnnpack : Reference) += 1;
   for (const Buffer &S : Compiled->Module.Segments)
     WeightBytes += S.size();
+  bool Quantized = QuantOpts->Mode != QuantizeMode::None;
+  std::vector<FloatLayerReport> FloatLayers =
+      Quantized ? floatLayersOnCpu(QReport, *Compiled) : std::vector<FloatLayerReport>();
 
   if (O.Json) {
     llvm::json::Array Passes, Nodes;
@@ -171,7 +192,7 @@ llvm::Error runConvert(const ConvertOptions &O) {
       Nodes.push_back(llvm::json::Object{
           {"node", N.Node}, {"op", N.Op}, {"operators", std::move(Ops)}});
     }
-    printJson(llvm::json::Object{
+    llvm::json::Object Report{
         {"input", O.Input},
         {"output", O.Output},
         {"target", O.Target},
@@ -187,7 +208,10 @@ llvm::Error runConvert(const ConvertOptions &O) {
         {"nodes", std::move(Nodes)},
         {"file_bytes", int64_t(Bytes->size())},
         {"weight_bytes", int64_t(WeightBytes)},
-        {"source_hash", *Hash}});
+        {"source_hash", *Hash}};
+    if (Quantized)
+      Report["quantize"] = quantizeJson(QReport, *Compiled, FloatLayers);
+    printJson(std::move(Report));
     return llvm::Error::success();
   }
 
@@ -207,6 +231,8 @@ llvm::Error runConvert(const ConvertOptions &O) {
   OS << "  file:       " << Bytes->size() << " bytes (" << WeightBytes
      << " bytes of weights in " << Compiled->Module.Segments.size()
      << " segments)\n";
+  if (Quantized)
+    printQuantizeSummary(OS, QReport, *Compiled, FloatLayers, O.Stats);
   if (O.Stats) {
     OS << "passes:\n";
     for (const PassRunRecord &R : PM.records()) {
@@ -247,6 +273,7 @@ Command addConvertCommand(CLI::App &App) {
                 "also print what each pass did and which kernels (XNNPACK or "
                 "reference) run each node");
   Sub->add_flag("--json", O->Json, "print a JSON report on stdout");
+  addQuantizeFlags(*Sub, O->Quantize);
   return {Sub, [O] { return runConvert(*O); }};
 }
 

@@ -6,6 +6,19 @@ namespace kiln::rt {
 std::unique_ptr<Kernel> createReferenceKernel(const KernelArgs &A) {
   using K = fb::OpKind;
   ref::RunFn Fn;
+  if (!A.In.empty() && A.In[0].present() &&
+      A.In[0].Desc->DType == fb::DType::I8 && A.In[0].Desc->isQuantized()) {
+    switch (A.Op.kind()) {
+    case K::CONV_2D: Fn = ref::int8Conv2D(A); break;
+    case K::FULLY_CONNECTED: Fn = ref::int8FullyConnected(A); break;
+    case K::BINARY: Fn = ref::int8Add(A); break;
+    case K::MAX_POOL_2D: Fn = ref::int8MaxPool2D(A); break;
+    case K::GLOBAL_AVERAGE_POOL_2D: Fn = ref::int8GlobalAveragePool2D(A); break;
+    default: break;
+    }
+    if (Fn)
+      return std::make_unique<FunctionKernel>(std::move(Fn));
+  }
   switch (A.Op.kind()) {
   case K::CONV_2D: Fn = ref::conv2D(A); break;
   case K::DECONV_2D: Fn = ref::deconv2D(A); break;
@@ -32,6 +45,8 @@ std::unique_ptr<Kernel> createReferenceKernel(const KernelArgs &A) {
   case K::ARG_REDUCE: Fn = ref::argReduce(A); break;
   case K::LAYER_NORM: Fn = ref::layerNorm(A); break;
   case K::RESIZE: Fn = ref::resize(A); break;
+  case K::QUANTIZE:
+  case K::DEQUANTIZE: Fn = ref::quantizeOrDequantize(A); break;
   case K::UNKNOWN: return nullptr; // rejected by the loader
   }
   return std::make_unique<FunctionKernel>(std::move(Fn));

@@ -32,6 +32,13 @@ RunFn cast(const KernelArgs &A);
 RunFn argReduce(const KernelArgs &A);
 RunFn layerNorm(const KernelArgs &A);
 RunFn resize(const KernelArgs &A);
+// Int8 (Int8Kernels.cpp): the qs8/qc8 forms of these operators.
+RunFn int8Conv2D(const KernelArgs &A);
+RunFn int8FullyConnected(const KernelArgs &A);
+RunFn int8Add(const KernelArgs &A);
+RunFn int8MaxPool2D(const KernelArgs &A);
+RunFn int8GlobalAveragePool2D(const KernelArgs &A);
+RunFn quantizeOrDequantize(const KernelArgs &A);
 
 /// min(max(x, Lo), Hi) that keeps NaN.
 inline float clampValue(float X, float Lo, float Hi) {

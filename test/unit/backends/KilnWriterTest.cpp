@@ -4,6 +4,7 @@
 // names a missing segment.
 #include "backends/common/KilnWriter.h"
 #include "backends/cpu/CpuTarget.h"
+#include "schema/KilnSchemaVersion.h"
 
 #include "IR/Parser.h"
 #include "LlvmErrorChecks.h"
@@ -62,7 +63,7 @@ TEST_CASE("the file layout", "[writer]") {
   REQUIRE(fb::ModelBufferHasIdentifier(Bytes.data()));
   const fb::Model *Root = fb::GetModel(Bytes.data());
   REQUIRE(Root->schema_major() == 1);
-  REQUIRE(Root->schema_minor() == 1);
+  REQUIRE(Root->schema_minor() == fb::SchemaMinor);
   REQUIRE(Root->buffers()->size() == M.Segments.size());
   REQUIRE(M.Segments.size() >= 2);
   uint64_t Previous = 0;

@@ -1,0 +1,364 @@
+// Quantized graphs on the CPU target: folded and narrow constants, the int8
+// pattern test, and the quantize / dequantize / dynamic_quantize rules
+// (what and why: QuantLowering.h).
+#include "backends/cpu/QuantLowering.h"
+
+#include "IR/ops/FusedActivation.h"
+
+#include <cstring>
+#include <map>
+#include <memory>
+
+namespace kiln {
+
+namespace {
+
+using FoldedMap = std::map<const Value *, std::unique_ptr<Tensor>>;
+thread_local FoldedMap *ActiveFolds = nullptr;
+
+bool isConst(const Value *V) { return V && V->constant(); }
+
+/// The quantization of dequantize node D: scales and zero points from its
+/// constant operands, along its axis.
+llvm::Optional<QuantParams> dequantizeParams(const Node &D) {
+  if (D.numOperands() < 2 || !isConst(D.operand(1)))
+    return llvm::None;
+  QuantParams Q;
+  const Tensor &S = *D.operand(1)->constant();
+  for (int64_t I = 0; I < S.numElements(); ++I)
+    Q.Scales.push_back(float(S.asDouble(I)));
+  if (D.numOperands() > 2 && D.operand(2)) {
+    if (!isConst(D.operand(2)))
+      return llvm::None;
+    const Tensor &Z = *D.operand(2)->constant();
+    for (int64_t I = 0; I < Z.numElements(); ++I)
+      Q.ZeroPoints.push_back(Z.asInt(I));
+  } else {
+    Q.ZeroPoints.assign(Q.Scales.size(), 0);
+  }
+  if (Q.ZeroPoints.size() != Q.Scales.size() || Q.Scales.empty())
+    return llvm::None;
+  if (Q.Scales.size() > 1 || S.type().rank() > 0)
+    Q.Axis = D.hasAttr("axis") ? D.getInt("axis") : 1;
+  if (Q.Axis < 0 && Q.Scales.size() > 1)
+    return llvm::None;
+  return Q;
+}
+
+/// cast(f16 const -> f32) or dequantize(i8/i32 const): the stored constant.
+const Node *narrowingNode(const Value *V) {
+  const Node *P = V ? V->producer() : nullptr;
+  if (!P || P->numOperands() == 0 || !isConst(P->operand(0)) ||
+      V->type().Elem != ElementType::F32)
+    return nullptr;
+  ElementType In = P->operand(0)->type().Elem;
+  if (P->isOp("cast") && In == ElementType::F16)
+    return P;
+  if (P->isOp("dequantize") && (In == ElementType::I8 || In == ElementType::I32) &&
+      dequantizeParams(*P))
+    return P;
+  return nullptr;
+}
+
+std::unique_ptr<Tensor> fold(const Node &P) {
+  const Tensor &In = *P.operand(0)->constant();
+  int64_t N = In.numElements();
+  std::vector<float> Out(static_cast<size_t>(N));
+  if (P.isOp("cast")) {
+    const uint8_t *B = In.buffer().data();
+    for (int64_t I = 0; I < N; ++I) {
+      uint16_t H;
+      std::memcpy(&H, B + I * 2, 2);
+      Out[size_t(I)] = halfToFloat(H);
+    }
+  } else {
+    QuantParams Q = *dequantizeParams(P);
+    std::vector<int64_t> Dims = staticSizes(In.type().Dims);
+    int64_t Inner = 1, Dim = 1;
+    if (Q.Axis >= 0 && size_t(Q.Axis) < Dims.size()) {
+      Dim = Dims[size_t(Q.Axis)];
+      for (size_t I = size_t(Q.Axis) + 1; I < Dims.size(); ++I)
+        Inner *= Dims[I];
+    }
+    for (int64_t I = 0; I < N; ++I) {
+      size_t C = Q.Scales.size() == 1 ? 0 : size_t((I / Inner) % Dim);
+      Out[size_t(I)] = float((In.asDouble(I) - double(Q.ZeroPoints[C])) *
+                             double(Q.Scales[C]));
+    }
+  }
+  return std::make_unique<Tensor>(Tensor::fromValues<float>(
+      ElementType::F32, In.type().Dims, llvm::ArrayRef<float>(Out)));
+}
+
+bool perTensorInt8(const Value *V) {
+  const auto &T = V->type();
+  return T.Elem == ElementType::I8 && T.Quant && !T.Quant->isPerAxis() &&
+         T.Quant->Scales.size() == 1;
+}
+
+/// V = dequantize(i8 activation per tensor)?
+bool isDequantizedInt8(const Value *V) {
+  const Node *P = V ? V->producer() : nullptr;
+  return P && P->isOp("dequantize") && !isConst(P->operand(0)) &&
+         perTensorInt8(P->operand(0));
+}
+
+} // namespace
+
+bool isReshapeLike(const Node &N) {
+  llvm::StringRef Op = N.opName();
+  return (Op == "flatten" || Op == "reshape" || Op == "squeeze" ||
+          Op == "unsqueeze" || Op == "identity") &&
+         N.numResults() == 1;
+}
+
+llvm::Error lowerInt8Reshape(const Node &N, LoweringContext &Ctx) {
+  int32_t In = int8Operand(Ctx, N.operand(0), false);
+  const Value *QV = N.result()->uses()[0].User->result();
+  std::vector<int64_t> Sizes = staticSizes(QV->type().Dims);
+  int32_t Out = Ctx.reshape(In, Sizes, QV->name().empty() ? "value" : QV->name(),
+                            canonicalLayout(Sizes.size()));
+  Ctx.define(QV, Out, false);
+  return llvm::Error::success();
+}
+
+bool isNarrowingNode(const Node &N) {
+  return N.numResults() == 1 && narrowingNode(N.result()) == &N;
+}
+
+FoldedConstantScope::FoldedConstantScope() { ActiveFolds = new FoldedMap(); }
+FoldedConstantScope::~FoldedConstantScope() {
+  delete ActiveFolds;
+  ActiveFolds = nullptr;
+}
+
+const Tensor *foldedConstantOf(const Value *V) {
+  if (!ActiveFolds)
+    return nullptr;
+  const Node *P = narrowingNode(V);
+  if (!P)
+    return nullptr;
+  std::unique_ptr<Tensor> &Slot = (*ActiveFolds)[V];
+  if (!Slot)
+    Slot = fold(*P);
+  return Slot.get();
+}
+
+llvm::Optional<NarrowWeight> narrowWeightOf(const Value *V) {
+  const Node *P = narrowingNode(V);
+  if (!P)
+    return llvm::None;
+  NarrowWeight W{P->operand(0)->constant(), llvm::None};
+  if (P->isOp("dequantize"))
+    W.Quant = dequantizeParams(*P);
+  return W;
+}
+
+QuantParams int8ParamsOf(const Value *V) { return *V->type().Quant; }
+
+bool isInt8Pattern(const Node &N) {
+  llvm::StringRef Op = N.opName();
+  bool Weighted = Op == "conv" || Op == "linear";
+  bool Moves = isReshapeLike(N);
+  if (!Weighted && !Moves && Op != "add" && Op != "max_pool" &&
+      Op != "global_avg_pool")
+    return false;
+  if (N.numResults() != 1 || N.result()->numUses() != 1 ||
+      N.graph()->isOutput(N.result()))
+    return false;
+  const Node *Q = N.result()->uses()[0].User;
+  if (!Q->isOp("quantize") || !perTensorInt8(Q->result()))
+    return false;
+  if (N.operand(0)->type().rank() != 4 && Op != "linear" && Op != "add" &&
+      !Moves)
+    return false;
+  if (N.hasAttr("activation")) {
+    ActivationKind K = readFusedActivation(N).Kind;
+    if (K != ActivationKind::None && K != ActivationKind::Relu &&
+        K != ActivationKind::Clip)
+      return false;
+  }
+  unsigned Activations = Op == "add" ? 2 : 1;
+  for (unsigned I = 0; I < Activations; ++I)
+    if (!isDequantizedInt8(N.operand(I)))
+      return false;
+  if (Op == "max_pool" || Moves)
+    return int8ParamsOf(N.operand(0)->producer()->operand(0)) ==
+           int8ParamsOf(Q->result());
+  if (!Weighted)
+    return true;
+  auto W = narrowWeightOf(N.operand(1));
+  int64_t OutChannels = N.operand(1)->type().Dims[0].size();
+  if (!W || !W->Quant || W->Stored->type().Elem != ElementType::I8 ||
+      W->Quant->Axis != 0 || int64_t(W->Quant->Scales.size()) != OutChannels)
+    return false;
+  for (int64_t Z : W->Quant->ZeroPoints)
+    if (Z != 0)
+      return false;
+  if (N.numOperands() > 2 && N.operand(2)) {
+    auto B = narrowWeightOf(N.operand(2));
+    if (!B || !B->Quant || B->Stored->type().Elem != ElementType::I32)
+      return false;
+  }
+  return true;
+}
+
+void setQuantParams(LoweringContext &Ctx, int32_t Index, const QuantParams &Q) {
+  auto P = std::make_unique<fb::QuantParamsT>();
+  P->scale = Q.Scales;
+  P->zero_point = Q.ZeroPoints;
+  P->axis = int32_t(Q.Axis);
+  Ctx.module().Model.tensors[size_t(Index)]->quant = std::move(P);
+}
+
+int32_t int8Operand(LoweringContext &Ctx, const Value *V, bool Nhwc) {
+  const Value *I8 = V->producer()->operand(0);
+  return Nhwc ? Ctx.nhwc(I8) : Ctx.canonical(I8);
+}
+
+int32_t int8Result(LoweringContext &Ctx, const Node &N, bool Nhwc) {
+  const Value *QV = N.result()->uses()[0].User->result();
+  int32_t T = Ctx.resultTensor(QV, Nhwc);
+  Ctx.define(QV, T, Nhwc);
+  return T;
+}
+
+int32_t packedNarrowConvWeight(LoweringContext &Ctx, const Value *W,
+                               const NarrowWeight &NW, bool Depthwise) {
+  std::vector<int64_t> S = staticSizes(W->type().Dims); // [O, I, kh, kw]
+  int64_t O = S[0], I = S[1], KH = S[2], KW = S[3], Taps = KH * KW;
+  ElementType Elem = NW.Stored->type().Elem;
+  size_t E = elementSize(Elem);
+  const uint8_t *Src = NW.Stored->buffer().data();
+  std::vector<uint8_t> Out(size_t(O * I * Taps) * E);
+  uint8_t *Dst = Out.data();
+  if (Depthwise) { // [O, 1, kh, kw] -> [1, kh, kw, O]
+    for (int64_t Oc = 0; Oc < O; ++Oc)
+      for (int64_t T = 0; T < Taps; ++T)
+        std::memcpy(Dst + size_t(T * O + Oc) * E, Src + size_t(Oc * Taps + T) * E, E);
+  } else { // [O, I, kh, kw] -> [O, kh, kw, I]
+    for (int64_t Oc = 0; Oc < O; ++Oc)
+      for (int64_t T = 0; T < Taps; ++T)
+        for (int64_t Ic = 0; Ic < I; ++Ic, Dst += E)
+          std::memcpy(Dst, Src + size_t((Oc * I + Ic) * Taps + T) * E, E);
+  }
+  std::string Name = (W->name().empty() ? "weight" : W->name()) +
+                     (Depthwise ? ".hwo" : ".ohwi");
+  int32_t T = Ctx.addConstant(
+      Name, Elem,
+      Depthwise ? std::vector<int64_t>{1, KH, KW, O}
+                : std::vector<int64_t>{O, KH, KW, I},
+      Depthwise ? fb::Layout::HWO : fb::Layout::OHWI,
+      Buffer::own(std::move(Out)));
+  if (NW.Quant) {
+    QuantParams Q = *NW.Quant;
+    if (Q.Axis >= 0)
+      Q.Axis = Depthwise ? 3 : 0; // the output channel axis, per layout
+    setQuantParams(Ctx, T, Q);
+  }
+  return T;
+}
+
+int32_t narrowConstant(LoweringContext &Ctx, const Value *V,
+                       const NarrowWeight &NW, fb::Layout Layout) {
+  std::vector<int64_t> S = staticSizes(V->type().Dims);
+  int32_t T = Ctx.addConstant(V->name().empty() ? "constant" : V->name(),
+                              NW.Stored->type().Elem, S, Layout,
+                              NW.Stored->buffer());
+  if (NW.Quant)
+    setQuantParams(Ctx, T, *NW.Quant);
+  return T;
+}
+
+//===-- Rules ---------------------------------------------------------------===//
+
+namespace {
+
+CpuSupport checkQuantize(const Node &N) {
+  if (N.operand(0)->type().Elem != ElementType::F32 ||
+      !perTensorInt8(N.result()))
+    return notSupported("only f32 to i8 with one scale and zero point "
+                        "(per tensor) runs on the CPU target");
+  return supported();
+}
+
+llvm::Error lowerQuantize(const Node &N, LoweringContext &Ctx) {
+  const Value *X = N.operand(0);
+  if (X->producer() && isInt8Pattern(*X->producer()))
+    return llvm::Error::success(); // the int8 operator defined the result
+  bool Nhwc = Ctx.hasNhwc(X) && !Ctx.hasCanonical(X);
+  int32_t In = Nhwc ? Ctx.nhwc(X) : Ctx.canonical(X);
+  int32_t Out = Ctx.resultTensor(N.result(), Nhwc);
+  Ctx.addOp(fb::OpKind::QUANTIZE, {In}, {Out},
+            optionsOf(fb::QuantizeOptionsT()), fb::Engine::XNNPACK);
+  Ctx.define(N.result(), Out, Nhwc);
+  return llvm::Error::success();
+}
+
+bool fromDynamicQuantize(const Node &N) {
+  const Node *P = N.operand(0)->producer();
+  return P && P->isOp("dynamic_quantize") && N.operand(0)->resultIndex() == 0;
+}
+
+CpuSupport checkDequantize(const Node &N) {
+  if (narrowingNode(N.result()) || fromDynamicQuantize(N))
+    return supported();
+  if (N.result()->type().Elem != ElementType::F32 || !perTensorInt8(N.operand(0)))
+    return notSupported("only i8 with one scale and zero point (per tensor) "
+                        "to f32 runs on the CPU target");
+  return supported();
+}
+
+llvm::Error lowerDequantize(const Node &N, LoweringContext &Ctx) {
+  const Value *Y = N.result();
+  if (narrowingNode(Y))
+    return llvm::Error::success(); // a constant, written where it is used
+  if (fromDynamicQuantize(N)) {
+    // int8-dynamic: the activation stays f32 (no qd8 kernels to run it).
+    const Value *X = N.operand(0)->producer()->operand(0);
+    if (Ctx.hasNhwc(X))
+      Ctx.define(Y, Ctx.nhwc(X), true);
+    if (Ctx.hasCanonical(X) || !Ctx.hasNhwc(X))
+      Ctx.define(Y, Ctx.canonical(X), false);
+    return llvm::Error::success();
+  }
+  bool Needed = N.graph()->isOutput(Y);
+  for (const Use &U : Y->uses())
+    Needed |= !isInt8Pattern(*U.User);
+  if (!Needed)
+    return llvm::Error::success();
+  const Value *X = N.operand(0);
+  bool Nhwc = Ctx.hasNhwc(X) && !Ctx.hasCanonical(X);
+  int32_t In = Nhwc ? Ctx.nhwc(X) : Ctx.canonical(X);
+  int32_t Out = Ctx.resultTensor(Y, Nhwc);
+  Ctx.addOp(fb::OpKind::DEQUANTIZE, {In}, {Out},
+            optionsOf(fb::QuantizeOptionsT()), fb::Engine::XNNPACK);
+  Ctx.define(Y, Out, Nhwc);
+  return llvm::Error::success();
+}
+
+CpuSupport checkDynamicQuantize(const Node &N) {
+  for (unsigned R = 0; R < N.numResults(); ++R)
+    for (const Use &U : N.result(R)->uses())
+      if (!U.User->isOp("dequantize") || U.User->operand(0) != N.result(0))
+        return notSupported("its results feed '{0}'; only dynamic_quantize -> "
+                            "dequantize runs on the CPU target",
+                            U.User->opName());
+  return supported();
+}
+
+llvm::Error lowerNothing(const Node &, LoweringContext &) {
+  return llvm::Error::success();
+}
+
+const CpuOpRule QuantRules[] = {
+    {"quantize", checkQuantize, lowerQuantize},
+    {"dequantize", checkDequantize, lowerDequantize},
+    {"dynamic_quantize", checkDynamicQuantize, lowerNothing},
+};
+
+} // namespace
+
+llvm::ArrayRef<CpuOpRule> quantRules() { return QuantRules; }
+
+} // namespace kiln

@@ -1,0 +1,72 @@
+// Quantized graphs on the CPU target (schema 1.2).
+//  - Narrow weights: a weight read through cast(f16 constant) or
+//    dequantize(i8/i32 constant) stays narrow in the file (F16, or I8/I32
+//    with its QuantParams); the runtime widens it at load for a float
+//    operator. Any other use of such a value gets the folded f32 constant
+//    (FoldedConstantScope, seen through constantOf).
+//  - Int8 patterns: conv, linear, add, max_pool and global_avg_pool whose
+//    activations are dequantize(i8 per tensor), whose weight is
+//    dequantize(i8 constant per output channel, zero point 0) with an i32
+//    bias, and whose only use is a quantize to i8 per tensor, run as qs8/qc8
+//    operators; relu/clip fused into them become int8 output bounds. The
+//    quantize after them and the dequantizes before them emit nothing.
+//  - Everything else stays float: quantize -> QUANTIZE, dequantize of an
+//    activation -> DEQUANTIZE, and dynamic_quantize -> dequantize pairs
+//    (int8-dynamic) keep the f32 activation (this XNNPACK has no qd8).
+#pragma once
+
+#include "backends/cpu/CpuRules.h"
+
+#include "llvm/ADT/Optional.h"
+
+namespace kiln {
+
+/// While alive (one compileForCpu), constantOf sees cast/dequantize of
+/// constants as the folded f32 constant.
+class FoldedConstantScope {
+public:
+  FoldedConstantScope();
+  ~FoldedConstantScope();
+  FoldedConstantScope(const FoldedConstantScope &) = delete;
+  FoldedConstantScope &operator=(const FoldedConstantScope &) = delete;
+};
+/// True for cast/dequantize of a constant (no operator: its users read the
+/// narrow or the folded constant).
+bool isNarrowingNode(const Node &N);
+/// The folded f32 constant of V = cast/dequantize(constants), or null.
+const Tensor *foldedConstantOf(const Value *V);
+
+/// A weight kept narrow: the stored constant and its parameters (none for
+/// f16).
+struct NarrowWeight {
+  const Tensor *Stored;
+  llvm::Optional<QuantParams> Quant;
+};
+llvm::Optional<NarrowWeight> narrowWeightOf(const Value *V);
+
+/// flatten/reshape/squeeze/unsqueeze/identity: with equal parameters around
+/// them they move int8 values (a RESHAPE of the i8 tensor).
+bool isReshapeLike(const Node &N);
+llvm::Error lowerInt8Reshape(const Node &N, LoweringContext &Ctx);
+/// True when N runs as an int8 operator (see above).
+bool isInt8Pattern(const Node &N);
+/// The per-tensor parameters of an i8 activation value.
+QuantParams int8ParamsOf(const Value *V);
+
+/// The i8 tensor behind operand V = dequantize(i8 value) of an int8 pattern.
+int32_t int8Operand(LoweringContext &Ctx, const Value *V, bool Nhwc);
+/// A new i8 tensor for the quantize that follows int8 pattern N; defines
+/// that quantize's result with it.
+int32_t int8Result(LoweringContext &Ctx, const Node &N, bool Nhwc);
+
+/// Weight tensors in the CPU layouts from a narrow or int8 weight: OHWI
+/// ([O, kh, kw, I], axis 0), HWO ([1, kh, kw, O], axis 3) or OI as stored.
+int32_t packedNarrowConvWeight(LoweringContext &Ctx, const Value *W,
+                               const NarrowWeight &NW, bool Depthwise);
+int32_t narrowConstant(LoweringContext &Ctx, const Value *V,
+                       const NarrowWeight &NW, fb::Layout Layout);
+
+/// Attaches QuantParams to tensor Index of the module.
+void setQuantParams(LoweringContext &Ctx, int32_t Index, const QuantParams &Q);
+
+} // namespace kiln
