@@ -12,7 +12,7 @@
 //     known; tensor ops go through the converter tables.
 //  4. Every node that cannot be converted is reported at once, each with the
 //     Python source line TorchScript recorded.
-#include "frontends/torchscript/TorchScriptImporter.h"
+#include "frontends/torchscript/TorchScriptPlugin.h"
 
 #include "frontends/torchscript/TsConverter.h"
 
@@ -639,8 +639,8 @@ llvm::Error GraphImporter::run(jit::Module &M) {
 } // namespace
 
 llvm::Expected<std::unique_ptr<Graph>>
-importTorchScriptFile(llvm::StringRef Path,
-                      const TorchScriptImportOptions &Opts) {
+importTorchScriptModule(llvm::StringRef Path,
+                        const TorchScriptImportOptions &Opts) {
   if (llvm::Error E = checkZipArchive(Path))
     return E;
   jit::Module M;
