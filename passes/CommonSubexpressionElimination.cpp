@@ -43,6 +43,21 @@ bool equivalent(const Node &A, const Node &B) {
   return sameAttrs(A, B);
 }
 
+/// A constant's bucket key from a sample of its bytes: the whole buffer when
+/// small, otherwise evenly spaced windows. Hashing every weight in full made
+/// each CSE run read the whole model (ResNet-50: 100 MB, ~9% of a
+/// conversion); equivalent() compares the full contents anyway.
+uint64_t sampledContentHash(llvm::StringRef Bytes) {
+  constexpr size_t Whole = 4096, Windows = 16, Window = 64;
+  if (Bytes.size() <= Whole)
+    return contentHash(Bytes);
+  uint64_t H = Bytes.size();
+  const size_t Stride = (Bytes.size() - Window) / (Windows - 1);
+  for (size_t I = 0; I < Windows; ++I)
+    H = llvm::hash_combine(H, contentHash(Bytes.substr(I * Stride, Window)));
+  return H;
+}
+
 /// A cheap bucket key; equivalent() decides. Pointers only pick buckets, so
 /// the output does not depend on them.
 uint64_t bucketOf(const Node &N) {
@@ -51,7 +66,7 @@ uint64_t bucketOf(const Node &N) {
   if (N.isOp("const")) {
     const Tensor &T = N.getTensor("value");
     return llvm::hash_combine(H, toString(T.type()),
-                              contentHash(T.buffer().str()));
+                              sampledContentHash(T.buffer().str()));
   }
   for (const Value *V : N.operands())
     H = llvm::hash_combine(H, V);
