@@ -164,6 +164,7 @@ void LoweringContext::addOp(fb::OpKind Kind, std::vector<int32_t> Inputs,
   Op->options = std::move(Options);
   Op->engine = Engine;
   Op->name = CurrentName;
+  Op->sources = CurrentSources;
   M.Model.operators.push_back(std::move(Op));
   Current.push_back({fb::EnumNameOpKind(Kind),
                      Engine == fb::Engine::XNNPACK ? "xnnpack" : "reference"});
@@ -216,6 +217,7 @@ int32_t LoweringContext::reshape(int32_t In, const std::vector<int64_t> &Shape,
 
 void LoweringContext::beginNode(llvm::StringRef Name) {
   CurrentName = Name.str();
+  CurrentSources.clear();
   Current.clear();
 }
 

@@ -76,7 +76,10 @@ public:
                   const std::string &Name, fb::Layout Layout);
 
   /// The node whose operators are being emitted (names and reports).
-  void beginNode(const Node &N) { beginNode(N.displayName()); }
+  void beginNode(const Node &N) {
+    beginNode(N.displayName());
+    CurrentSources = N.sources();
+  }
   void beginNode(llvm::StringRef Name);
   const std::vector<EmittedOp> &emittedForCurrentNode() const {
     return Current;
@@ -93,6 +96,7 @@ private:
   KilnModule &M;
   llvm::DenseMap<const Value *, Placement> Where;
   std::string CurrentName;
+  std::vector<std::string> CurrentSources; // provenance of the current node
   std::vector<EmittedOp> Current;
 };
 

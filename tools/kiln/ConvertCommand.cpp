@@ -43,6 +43,7 @@ struct ConvertOptions {
   bool Stats = false;
   bool Json = false;
   QuantizeFlags Quantize;
+  bool StripProvenance = false;
 };
 
 using OpHistogram = std::map<std::string, int64_t>;
@@ -150,6 +151,9 @@ llvm::Error runConvert(const ConvertOptions &O) {
     return internalError("{0}: the optimized graph does not verify:\n{1}",
                          O.Input, toString(std::move(E)));
   OpHistogram After = histogramOf(**G);
+  if (O.StripProvenance) // no Operator.sources in the file
+    for (Node &N : (*G)->nodes())
+      N.setSources({});
 
   auto Compiled = compileForCpu(**G);
   if (!Compiled)
@@ -274,6 +278,9 @@ Command addConvertCommand(CLI::App &App) {
                 "reference) run each node");
   Sub->add_flag("--json", O->Json, "print a JSON report on stdout");
   addQuantizeFlags(*Sub, O->Quantize);
+  Sub->add_flag("--strip-provenance", O->StripProvenance,
+                "leave out the links to the source model's nodes "
+                "(Operator.sources)");
   return {Sub, [O] { return runConvert(*O); }};
 }
 

@@ -1,24 +1,28 @@
 // kiln diff: how model B differs from model A, structurally and numerically,
 // with gates for CI.
-//   kiln diff A B [--inputs FILE.npz | --samples N --seed S] [--per-layer]
+//   kiln diff A B [--inputs FILE.npz | --calib PATH [--calib-limit N ...] |
+//                  --samples N --seed S] [--per-layer]
 //                 [--max-abs-err X] [--min-cosine X] [--min-sqnr DB]
 //                 [--input-shape ...] [--top K] [--json]
-// Structural: ops added and removed by type, and every node of B that
-// stands for several nodes of A (provenance), with the pass that explains
-// it (a batch_norm absorbed into a conv is fuse-conv-bn...). Numeric: both
-// run in the reference interpreter on the same inputs; per output the max
-// absolute error, the max error relative to max |A|, cosine similarity and
-// SQNR. --per-layer matches B's intermediate tensors to A's through
-// provenance and lists each layer's SQNR, worst first. A failed gate exits 3
-// and names the offending output or layer.
+// A and B are .onnx, .pt, .kir or .kiln (DiffModel.h). Structural: ops added
+// and removed by type, and every node of B that stands for several nodes of
+// A (provenance: loc(...) in IR, Operator.sources in .kiln), with the pass
+// that explains it (a batch_norm absorbed into a conv is fuse-conv-bn...).
+// Numeric: both run on the same inputs (IR in the reference interpreter,
+// .kiln in the kiln runtime); per output the max absolute error, the max
+// error relative to max |A|, cosine similarity and SQNR. --per-layer (IR on
+// both sides) matches B's intermediate tensors to A's through provenance
+// and lists each layer's SQNR, worst first. A failed gate exits 3 and names
+// the offending output or layer.
 #include "Command.h"
+#include "DiffModel.h"
 #include "ErrorMetrics.h"
-#include "GraphStats.h"
 #include "ModelLoader.h"
+#include "QuantizeFlags.h"
 
 #include "IR/NpyTensor.h"
-#include "Interpreter/Interpreter.h"
 #include "Support/Error.h"
+#include "passes/quant/CalibrationDataset.h"
 #include "Support/Npy.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -41,6 +45,7 @@ struct DiffOptions {
   unsigned Samples = 1, Seed = 0, Top = 20;
   bool PerLayer = false, Json = false;
   std::optional<double> MaxAbsErr, MinCosine, MinSqnr;
+  CalibrationFlags Calib; // --calib PATH as the inputs
 };
 
 /// The pass that explains node Base (in B) having absorbed a node of op
@@ -75,7 +80,7 @@ std::string explainRemoved(llvm::StringRef Op) {
 }
 
 struct Fusion {
-  const Node *BNode;
+  std::string Op, Name; // the node of B
   std::vector<std::pair<std::string, std::string>> Absorbed; // (name, A op)
 };
 
@@ -84,61 +89,93 @@ struct Structure {
   std::vector<Fusion> Fusions;
   /// "fuse-conv-bn" -> ("batch_norm into conv" -> count)
   std::map<std::string, std::map<std::string, int64_t>> ByPass;
+  bool BHasProvenance = false;
 };
 
-Structure compareStructure(const Graph &A, const Graph &B) {
+Structure compareStructure(const DiffModel &A, const DiffModel &B) {
   Structure S;
-  S.OpsA = computeGraphStats(A).OpHistogram;
-  S.OpsB = computeGraphStats(B).OpHistogram;
-  llvm::StringMap<const Node *> AByName;
-  for (const Node &N : A.nodes())
-    if (!N.isOp("const"))
-      for (const std::string &Src : N.sources())
-        AByName.try_emplace(Src, &N);
+  S.OpsA = A.ops();
+  S.OpsB = B.ops();
+  llvm::StringMap<const DiffNode *> AByName;
+  for (const DiffNode &N : A.nodes())
+    for (const std::string &Src : N.Sources)
+      AByName.try_emplace(Src, &N);
+  auto OpInA = [&](const std::string &Src) -> std::string {
+    auto It = AByName.find(Src);
+    return It == AByName.end() ? "?" : It->second->Op;
+  };
   std::set<std::string> Seen;
-  for (const Node &N : B.nodes()) {
-    if (N.isOp("const"))
-      continue;
-    for (const std::string &Src : N.sources())
+  std::set<std::vector<std::string>> Counted;
+  for (const DiffNode &N : B.nodes()) {
+    for (const std::string &Src : N.Sources)
       Seen.insert(Src);
-    if (N.sources().size() < 2)
+    // Quantize/dequantize nodes inherit the provenance of the layer they
+    // wrap; the layer itself is the fusion (counted once).
+    if (N.Sources.size() < 2 || N.Op == "quantize" || N.Op == "dequantize" ||
+        !Counted.insert(N.Sources).second)
       continue;
-    Fusion F{&N, {}};
-    for (size_t I = 1; I < N.sources().size(); ++I) {
-      const std::string &Src = N.sources()[I];
-      auto It = AByName.find(Src);
-      std::string Op = It == AByName.end() ? "?" : It->second->opName().str();
-      F.Absorbed.push_back({Src, Op});
-      ++S.ByPass[explainAbsorbed(N.opName(), Op)][Op + " folded into " +
-                                                  N.opName().str()];
+    // The node's own op as A knew it (a .kiln names runtime kinds).
+    std::string Base = AByName.count(N.Sources[0]) ? OpInA(N.Sources[0]) : N.Op;
+    Fusion F{N.Op, N.Name, {}};
+    for (size_t I = 1; I < N.Sources.size(); ++I) {
+      std::string Op = OpInA(N.Sources[I]);
+      F.Absorbed.push_back({N.Sources[I], Op});
+      ++S.ByPass[explainAbsorbed(Base, Op)][Op + " folded into " + Base];
     }
     S.Fusions.push_back(std::move(F));
   }
-  for (const Node &N : A.nodes()) {
-    if (N.isOp("const") || N.sources().empty() || Seen.count(N.sources()[0]))
-      continue;
-    ++S.ByPass[explainRemoved(N.opName())][N.opName().str() + " removed"];
-  }
+  // Without provenance in B (stripped, or a .kiln older than schema 1.2)
+  // nothing can be said about what was removed.
+  S.BHasProvenance = !Seen.empty();
+  if (S.BHasProvenance)
+    for (const DiffNode &N : A.nodes()) {
+      if (N.Sources.empty() || Seen.count(N.Sources[0]))
+        continue;
+      ++S.ByPass[explainRemoved(N.Op)][N.Op + " removed"];
+    }
   return S;
 }
 
-/// Inputs: from an .npz (by name, or the only array for a single input), or
-/// seeded uniform [-1, 1] samples for every static float input.
+/// Inputs: from an .npz (by name, or the only array for a single input),
+/// from calibration data (--calib), or seeded uniform [-1, 1] samples for
+/// every static float input.
 llvm::Expected<std::vector<std::vector<Tensor>>>
-makeSamples(const DiffOptions &O, const Graph &G) {
+makeSamples(const DiffOptions &O, const DiffModel &A, const DiffModel &B) {
   std::vector<std::vector<Tensor>> Samples;
+  const std::vector<CompiledIo> &Inputs = A.inputs();
+  if (!O.Calib.Path.empty()) {
+    const Graph *G = A.graph() ? A.graph() : B.graph();
+    if (!G)
+      return usageError("--calib reads samples for an IR model's inputs; give "
+                        "A or B as .onnx, .pt or .kir (or use --inputs)");
+    auto DataOpts = makeCalibrationDataOptions(O.Calib);
+    if (!DataOpts)
+      return DataOpts.takeError();
+    auto Data = CalibrationDataset::open(*G, *DataOpts);
+    if (!Data)
+      return Data.takeError();
+    for (uint64_t I = 0; I < (*Data)->size(); ++I) {
+      auto In = (*Data)->load(I);
+      if (!In)
+        return In.takeError();
+      Samples.push_back(std::move(*In));
+    }
+    if (Samples.empty())
+      return inputError("{0}: no samples", O.Calib.Path);
+    return Samples;
+  }
   if (!O.Inputs.empty()) {
     auto Npz = readNpzFile(O.Inputs);
     if (!Npz)
       return Npz.takeError();
     std::vector<Tensor> In;
-    for (const Value *V : G.inputs()) {
+    for (const CompiledIo &V : Inputs) {
       const NpyArray *Found = nullptr;
       for (const auto &[Name, Arr] : *Npz)
-        if (Name == V->name() || (G.numInputs() == 1 && Npz->size() == 1))
+        if (Name == V.Name || (Inputs.size() == 1 && Npz->size() == 1))
           Found = &Arr;
       if (!Found)
-        return inputError("{0}: no array named '{1}'", O.Inputs, V->name());
+        return inputError("{0}: no array named '{1}'", O.Inputs, V.Name);
       In.push_back(tensorFromNpy(*Found));
     }
     Samples.push_back(std::move(In));
@@ -148,13 +185,13 @@ makeSamples(const DiffOptions &O, const Graph &G) {
   std::uniform_real_distribution<float> Dist(-1.0f, 1.0f);
   for (unsigned S = 0; S < O.Samples; ++S) {
     std::vector<Tensor> In;
-    for (const Value *V : G.inputs()) {
-      const TensorType &T = V->type();
+    for (const CompiledIo &V : Inputs) {
+      const TensorType &T = V.Type;
       if (!T.isStatic() || T.Elem != ElementType::F32)
         return usageError("input '{0}' is {1}: random samples need static f32 "
                           "inputs; fix the shape with --input-shape or give "
                           "--inputs FILE.npz",
-                          V->name(), toString(T));
+                          V.Name, toString(T));
       std::vector<float> Vals(size_t(numElements(T.Dims).getValueOr(0)));
       for (float &X : Vals)
         X = Dist(Rng);
@@ -173,34 +210,37 @@ struct LayerError {
 
 /// Runs A and B on one sample; compares outputs and, with PerLayer, every
 /// B node whose provenance reaches a node of A.
-llvm::Error runSample(const Graph &A, const Graph &B,
+llvm::Error runSample(DiffModel &A, DiffModel &B,
                       llvm::ArrayRef<Tensor> In, bool PerLayer,
                       std::vector<ErrorMetrics> &Outputs,
                       std::map<std::string, LayerError> &Layers) {
   llvm::StringMap<Tensor> AValues; // A source name -> its node's result 0
   llvm::StringMap<size_t> AOrder;
   size_t Index = 0;
-  for (const Node &N : A.nodes())
-    for (const std::string &Src : N.sources())
+  llvm::StringMap<std::string> AByName; // source name -> A op
+  for (const DiffNode &N : A.nodes())
+    for (const std::string &Src : N.Sources) {
       AOrder.try_emplace(Src, Index++);
-  InterpreterOptions AO;
+      AByName.try_emplace(Src, N.Op);
+    }
+  DiffModel::Observer AObserver, BObserver;
   if (PerLayer)
-    AO.Observer = [&](const Node &N, llvm::ArrayRef<Tensor> R) {
+    AObserver = [&](const Node &N, llvm::ArrayRef<Tensor> R) {
       if (!R.empty())
         for (const std::string &Src : N.sources())
           AValues[Src] = R[0];
     };
-  Interpreter IA(A, AO);
-  auto RA = IA.run(In);
+  auto RA = A.run(In, AObserver);
   if (!RA)
     return addContext(RA.takeError(), "running A");
   std::map<std::string, LayerError> Current; // by A name: last B node wins
   llvm::DenseMap<const Node *, size_t> BOrder;
-  for (const Node &N : B.nodes())
-    BOrder[&N] = BOrder.size();
-  InterpreterOptions BO;
+  for (const DiffNode &N : B.nodes()) {
+    size_t Next = BOrder.size();
+    BOrder[N.IrNode] = Next;
+  }
   if (PerLayer)
-    BO.Observer = [&](const Node &N, llvm::ArrayRef<Tensor> R) {
+    BObserver = [&](const Node &N, llvm::ArrayRef<Tensor> R) {
       if (R.empty())
         return;
       const std::string *Best = nullptr;
@@ -214,10 +254,19 @@ llvm::Error runSample(const Graph &A, const Graph &B,
       auto M = compareTensors(R[0], AValues[*Best]);
       if (!M)
         return;
-      Current[*Best] = {N.displayName(), N.opName().str(), *Best, *M, BOrder[&N]};
+      // Named by the ops of A it stands for ("conv+relu"); B's node there
+      // may be the dequantize that ends a quantized layer.
+      std::string Op;
+      for (const std::string &Src : N.sources()) {
+        auto ANode = AByName.find(Src);
+        if (ANode != AByName.end())
+          Op += (Op.empty() ? "" : "+") + ANode->second;
+      }
+      if (Op.empty())
+        Op = N.opName().str();
+      Current[*Best] = {N.displayName(), Op, *Best, *M, BOrder[&N]};
     };
-  Interpreter IB(B, BO);
-  auto RB = IB.run(In);
+  auto RB = B.run(In, BObserver);
   if (!RB)
     return addContext(RB.takeError(), "running B");
   if (RA->size() != RB->size())
@@ -275,20 +324,30 @@ llvm::Error runDiff(const DiffOptions &O) {
   auto LoadOpts = makeLoadOptions(O.InputShapes);
   if (!LoadOpts)
     return LoadOpts.takeError();
-  auto A = loadModel(O.A, *LoadOpts);
+  auto A = DiffModel::load(O.A, LoadOpts->InputShapes);
   if (!A)
     return A.takeError();
-  auto B = loadModel(O.B, *LoadOpts);
+  auto B = DiffModel::load(O.B, LoadOpts->InputShapes);
   if (!B)
     return B.takeError();
-  Structure S = compareStructure(**A, **B);
-  auto Samples = makeSamples(O, **A);
+  if (O.PerLayer && (A->isCompiled() || B->isCompiled()))
+    return usageError("--per-layer compares intermediate tensors, which the "
+                      "runtime does not expose; compare the IR instead (the "
+                      "model before convert, or `kiln opt ... -o B.kir`)");
+  int Sources = !O.Inputs.empty() + !O.Calib.Path.empty();
+  if (Sources > 1)
+    return usageError("give either --inputs or --calib, not both");
+  if (A->inputs().size() != B->inputs().size())
+    return inputError("{0} has {1} inputs and {2} has {3}", O.A,
+                      A->inputs().size(), O.B, B->inputs().size());
+  Structure S = compareStructure(*A, *B);
+  auto Samples = makeSamples(O, *A, *B);
   if (!Samples)
     return Samples.takeError();
   std::vector<ErrorMetrics> Outputs;
   std::map<std::string, LayerError> LayerMap;
   for (const auto &In : *Samples)
-    if (llvm::Error E = runSample(**A, **B, In, O.PerLayer, Outputs, LayerMap))
+    if (llvm::Error E = runSample(*A, *B, In, O.PerLayer, Outputs, LayerMap))
       return E;
   std::vector<LayerError> Layers;
   for (auto &[Name, L] : LayerMap)
@@ -318,11 +377,13 @@ llvm::Error runDiff(const DiffOptions &O) {
   for (size_t I = 0; I < Outputs.size(); ++I) {
     std::string G = violatedGate(O, Outputs[I]);
     if (!G.empty())
-      Failures.push_back("output '" + (*B)->outputs()[I]->name() + "': " + G);
+      Failures.push_back("output '" + B->outputNames()[I] + "': " + G);
   }
 
   std::string SampleText =
-      O.Inputs.empty()
+      !O.Calib.Path.empty()
+          ? llvm::formatv("{0} sample(s) from {1}", Samples->size(), O.Calib.Path).str()
+      : O.Inputs.empty()
           ? llvm::formatv("{0} seeded random sample(s), seed {1}", O.Samples, O.Seed).str()
           : "inputs from " + O.Inputs;
   if (O.Json) {
@@ -352,14 +413,14 @@ llvm::Error runDiff(const DiffOptions &O) {
       llvm::json::Array Abs;
       for (const auto &[Name, Op] : F.Absorbed)
         Abs.push_back(llvm::json::Object{{"name", Name}, {"op", Op}});
-      Fusions.push_back(llvm::json::Object{{"node", F.BNode->displayName()},
-                                           {"op", F.BNode->opName()},
+      Fusions.push_back(llvm::json::Object{{"node", F.Name},
+                                           {"op", F.Op},
                                            {"absorbed", std::move(Abs)}});
     }
     llvm::json::Array Outs, LayerArr, Fail;
     for (size_t I = 0; I < Outputs.size(); ++I) {
       llvm::json::Object M = *metricsJson(Outputs[I]).getAsObject();
-      M["name"] = (*B)->outputs()[I]->name();
+      M["name"] = B->outputNames()[I];
       Outs.push_back(std::move(M));
     }
     for (const LayerError &L : Layers) {
@@ -399,7 +460,7 @@ llvm::Error runDiff(const DiffOptions &O) {
       int64_t CA = S.OpsA.count(Op) ? S.OpsA.at(Op) : 0;
       int64_t CB = S.OpsB.count(Op) ? S.OpsB.at(Op) : 0;
       if (CA != CB)
-        OS << llvm::formatv("  {0,-18} {1,5} -> {2,-5} ({3}{4})\n", Op, CA, CB,
+        OS << llvm::formatv("  {0,-24} {1,5} -> {2,-5} ({3}{4})\n", Op, CA, CB,
                             CB > CA ? "+" : "", CB - CA);
     }
     if (!S.ByPass.empty())
@@ -410,7 +471,7 @@ llvm::Error runDiff(const DiffOptions &O) {
     if (!S.Fusions.empty())
       OS << "fused nodes:\n";
     for (const Fusion &F : S.Fusions) {
-      OS << "  " << F.BNode->opName() << " '" << F.BNode->displayName() << "' absorbed";
+      OS << "  " << F.Op << " '" << F.Name << "' absorbed";
       for (const auto &[Name, Op] : F.Absorbed)
         OS << " " << Op << " '" << Name << "'";
       OS << "\n";
@@ -420,7 +481,7 @@ llvm::Error runDiff(const DiffOptions &O) {
                         "max_abs", "max_rel", "cosine", "SQNR dB");
     for (size_t I = 0; I < Outputs.size(); ++I)
       OS << llvm::formatv("  {0,-24} {1,10:e2} {2,10:e2} {3,10:f6} {4,9}\n",
-                          (*B)->outputs()[I]->name(), Outputs[I].MaxAbs,
+                          B->outputNames()[I], Outputs[I].MaxAbs,
                           Outputs[I].MaxRel, Outputs[I].Cosine,
                           fmtDb(Outputs[I].SqnrDb));
     if (O.PerLayer) {
@@ -453,7 +514,8 @@ Command addDiffCommand(CLI::App &App) {
   CLI::App *Sub = App.add_subcommand(
       "diff", "compare two models: ops added/removed, fusions and the passes "
               "behind them, output and per-layer error, with CI gates (exit 3)");
-  Sub->add_option("a", O->A, "the reference model (.onnx, .pt, .kir)")->required();
+  Sub->add_option("a", O->A, "the reference model (.onnx, .pt, .kir, .kiln)")
+      ->required();
   Sub->add_option("b", O->B, "the model to check against it")->required();
   addInputShapeOption(*Sub, O->InputShapes);
   Sub->add_option("--inputs", O->Inputs, "run on the arrays of this .npz");
@@ -461,6 +523,7 @@ Command addDiffCommand(CLI::App &App) {
                   "else run on N seeded uniform [-1, 1] samples (default 1)")
       ->check(CLI::Range(1u, 10000u));
   Sub->add_option("--seed", O->Seed, "seed of the random samples (default 0)");
+  addCalibrationFlags(*Sub, O->Calib); // --calib PATH: run on these samples
   Sub->add_flag("--per-layer", O->PerLayer,
                 "compare every intermediate tensor matched through provenance");
   Sub->add_option("--top", O->Top, "layers listed with --per-layer (default 20)");

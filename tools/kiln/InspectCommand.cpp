@@ -4,10 +4,12 @@
 // Inputs and outputs, the op histogram, parameters and bytes by element
 // type, estimated MACs (per node with --nodes) and provenance. dot and svg
 // draw the graph (svg laid out by Graphviz), fused nodes labelled with what
-// they absorbed.
+// they absorbed. A .kiln file shows its runtime operators and engines, its
+// metadata and where its bytes go (KilnInspect.h).
 #include "Command.h"
 #include "GraphDot.h"
 #include "GraphStats.h"
+#include "KilnInspect.h"
 #include "ModelLoader.h"
 
 #include "Support/Error.h"
@@ -29,24 +31,6 @@ struct InspectOptions {
   bool Nodes = false;
   bool Json = false; // --json: the same as --format json
 };
-
-std::string humanCount(int64_t N) {
-  if (N >= 1000000000)
-    return llvm::formatv("{0:f2} G", double(N) / 1e9).str();
-  if (N >= 1000000)
-    return llvm::formatv("{0:f2} M", double(N) / 1e6).str();
-  if (N >= 1000)
-    return llvm::formatv("{0:f1} K", double(N) / 1e3).str();
-  return std::to_string(N);
-}
-
-std::string humanBytes(int64_t N) {
-  if (N >= (int64_t(1) << 20))
-    return llvm::formatv("{0:f2} MiB", double(N) / double(1 << 20)).str();
-  if (N >= 1024)
-    return llvm::formatv("{0:f1} KiB", double(N) / 1024.0).str();
-  return std::to_string(N) + " B";
-}
 
 std::string textReport(const Graph &G, const GraphStats &S, bool Nodes,
                        llvm::StringRef Path) {
@@ -150,7 +134,27 @@ llvm::Error emit(const InspectOptions &O, const std::string &Text) {
   return writeFileAtomically(O.Output, Text);
 }
 
+/// A .kiln file: the compiled operators, metadata and size breakdown.
+llvm::Error inspectKilnFile(const InspectOptions &O) {
+  auto S = readKilnFileStats(O.Model);
+  if (!S)
+    return S.takeError();
+  if (O.Format == "json")
+    return emit(O, llvm::formatv("{0:2}", kilnJsonReport(*S, O.Nodes)).str() + "\n");
+  if (O.Format == "dot")
+    return emit(O, kilnToDot(*S));
+  if (O.Format == "svg") {
+    auto Svg = dotToSvg(kilnToDot(*S));
+    if (!Svg)
+      return Svg.takeError();
+    return emit(O, *Svg);
+  }
+  return emit(O, kilnTextReport(*S, O.Nodes));
+}
+
 llvm::Error runInspect(const InspectOptions &O) {
+  if (llvm::StringRef(O.Model).endswith_insensitive(".kiln"))
+    return inspectKilnFile(O);
   auto LoadOpts = makeLoadOptions(O.InputShapes);
   if (!LoadOpts)
     return LoadOpts.takeError();
@@ -180,7 +184,8 @@ Command addInspectCommand(CLI::App &App) {
   CLI::App *Sub = App.add_subcommand(
       "inspect", "summarize a model: I/O, op histogram, parameters, MACs; "
                  "or draw it (dot, svg)");
-  Sub->add_option("model", O->Model, "the model (.onnx, .pt, .kir)")->required();
+  Sub->add_option("model", O->Model, "the model (.onnx, .pt, .kir, .kiln)")
+      ->required();
   addInputShapeOption(*Sub, O->InputShapes);
   Sub->add_flag("--nodes", O->Nodes, "add a per-node table (MACs, params, sources)");
   Sub->add_option("--format", O->Format, "text (default), json, dot or svg")

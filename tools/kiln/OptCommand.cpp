@@ -1,7 +1,7 @@
 // kiln opt: runs passes over a .kir graph and prints or writes the result.
 //   kiln opt MODEL [-O0|-O1|-O2] [--passes=a,b] [--disable-pass NAME]...
 //            [--print-ir-after-all] [--print-ir-after=NAME] [--stats]
-//            [--print-weights] [-o OUT.kir] [--json]
+//            [--print-weights] [--strip-provenance] [-o OUT.kir] [--json]
 //            [--quantize none|fp16|int8-dynamic|int8 ...] (QuantizeFlags.h):
 //            the graph is quantized after the passes
 #include "Command.h"
@@ -34,6 +34,7 @@ struct OptOptions {
   bool Stats = false;
   bool VerifyEach = false;
   bool PrintWeights = false;
+  bool StripProvenance = false;
   bool Json = false;
   std::vector<std::string> InputShapes;
   QuantizeFlags Quantize;
@@ -77,6 +78,11 @@ llvm::Error runOpt(const OptOptions &O) {
   if (llvm::Error E = verifyGraph(**G))
     return internalError("{0}: the optimized graph does not verify:\n{1}",
                          O.Input, toString(std::move(E)));
+  // The links back to the source model (loc(...)) go last, so that the
+  // passes and the quantizer still had them for their reports.
+  if (O.StripProvenance)
+    for (Node &N : (*G)->nodes())
+      N.setSources({});
 
   if (O.Stats)
     for (const PassRunRecord &R : PM.records()) {
@@ -159,6 +165,8 @@ Command addOptCommand(CLI::App &App) {
   Sub->add_flag("--stats", O->Stats, "print what each pass did to stderr");
   Sub->add_flag("--verify-each", O->VerifyEach, "verify the IR after every pass");
   Sub->add_flag("--print-weights", O->PrintWeights, "print every weight inline");
+  Sub->add_flag("--strip-provenance", O->StripProvenance,
+                "drop the links to the source model's nodes (loc(...))");
   Sub->add_flag("--json", O->Json, "print a JSON report on stdout");
   addQuantizeFlags(*Sub, O->Quantize);
   return {Sub, [O] { return runOpt(*O); }};

@@ -1,0 +1,64 @@
+// One side of `kiln diff`: a model in IR form (.onnx, .pt, .kir), run by the
+// reference interpreter, or a compiled .kiln file, run by the kiln runtime.
+// Both are seen the same way for the structural diff: a list of nodes, each
+// with its op and its provenance (the IR's loc(...), or the .kiln
+// Operator.sources of schema 1.2).
+#pragma once
+
+#include "CompiledModel.h"
+#include "KilnFileStats.h"
+
+#include "IR/Graph.h"
+#include "IR/InputShapes.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+struct DiffNode {
+  std::string Op;   // IR op ("conv"), or lowercased runtime kind ("conv_2d")
+  std::string Name; // display name
+  std::vector<std::string> Sources;
+  const Node *IrNode = nullptr; // IR models only
+};
+
+class DiffModel {
+public:
+  /// Loads Path by extension; a .kiln file is verified and opened with the
+  /// runtime.
+  static llvm::Expected<DiffModel> load(llvm::StringRef Path,
+                                        const InputShapeMap &Shapes);
+
+  bool isCompiled() const { return Compiled.has_value(); }
+  /// The IR graph, or null for a .kiln file.
+  const Graph *graph() const { return G.get(); }
+  const std::string &path() const { return Path; }
+  /// Non-constant nodes (IR) or operators grouped by the node they were
+  /// lowered from (.kiln), in execution order.
+  const std::vector<DiffNode> &nodes() const { return Nodes; }
+  /// Op -> count (constants not counted).
+  const std::map<std::string, int64_t> &ops() const { return Ops; }
+  const std::vector<CompiledIo> &inputs() const { return Inputs; }
+  const std::vector<std::string> &outputNames() const { return OutputNames; }
+
+  /// Runs the model; Observer sees every IR node's results (IR only).
+  using Observer = std::function<void(const Node &, llvm::ArrayRef<Tensor>)>;
+  llvm::Expected<std::vector<Tensor>> run(llvm::ArrayRef<Tensor> In,
+                                          Observer Observe = nullptr);
+
+private:
+  std::string Path;
+  std::unique_ptr<Graph> G;
+  std::optional<CompiledModel> Compiled;
+  std::vector<DiffNode> Nodes;
+  std::map<std::string, int64_t> Ops;
+  std::vector<CompiledIo> Inputs;
+  std::vector<std::string> OutputNames;
+};
+
+} // namespace kiln

@@ -1,0 +1,162 @@
+// Counting what a .kiln file holds. The file is verified by the runtime's
+// own verifier first, so every index and offset used here is in range.
+#include "KilnFileStats.h"
+
+#include "Support/Error.h"
+#include "Support/FileSystem.h"
+#include "schema/KilnSchemaVersion.h"
+
+#include "kiln/kiln.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
+
+namespace kiln {
+
+namespace {
+
+int64_t elements(const std::vector<int64_t> &Shape) {
+  int64_t N = 1;
+  for (int64_t D : Shape)
+    N *= D;
+  return N;
+}
+
+uint64_t alignUp(uint64_t X) {
+  return (X + fb::SegmentAlignment - 1) / fb::SegmentAlignment *
+         fb::SegmentAlignment;
+}
+
+/// "BINARY.ADD" for BINARY and UNARY, else the kind's name.
+std::string kindName(const fb::OperatorT &Op) {
+  std::string K = fb::EnumNameOpKind(Op.kind);
+  if (const auto *B = Op.options.AsBinaryOptions())
+    return K + "." + fb::EnumNameBinaryOp(B->op);
+  if (const auto *U = Op.options.AsUnaryOptions())
+    return K + "." + fb::EnumNameUnaryOp(U->op);
+  return K;
+}
+
+std::string engineName(fb::Engine E) {
+  switch (E) {
+  case fb::Engine::XNNPACK:
+    return "xnnpack";
+  case fb::Engine::REFERENCE:
+    return "reference";
+  default:
+    return "any";
+  }
+}
+
+/// Multiply-accumulates, from the shapes the file stores (NHWC).
+int64_t operatorMacs(const fb::ModelT &M, const fb::OperatorT &Op) {
+  auto Shape = [&](int32_t T) -> const std::vector<int64_t> & {
+    static const std::vector<int64_t> None;
+    return T >= 0 ? M.tensors[size_t(T)]->shape : None;
+  };
+  if (Op.inputs.empty() || Op.outputs.empty())
+    return 0;
+  const std::vector<int64_t> &In = Shape(Op.inputs[0]);
+  int64_t OutElems = elements(Shape(Op.outputs[0]));
+  switch (Op.kind) {
+  case fb::OpKind::CONV_2D:
+    if (const auto *C = Op.options.AsConv2DOptions())
+      return OutElems * int64_t(C->kernel_height) * C->kernel_width *
+             C->group_input_channels;
+    return 0;
+  case fb::OpKind::DECONV_2D:
+    if (const auto *C = Op.options.AsDeconv2DOptions())
+      return elements(In) * int64_t(C->kernel_height) * C->kernel_width *
+             C->group_output_channels;
+    return 0;
+  case fb::OpKind::FULLY_CONNECTED:
+  case fb::OpKind::MATMUL:
+    return In.empty() ? 0 : OutElems * In.back();
+  case fb::OpKind::MAX_POOL_2D:
+  case fb::OpKind::AVERAGE_POOL_2D:
+    if (const auto *P = Op.options.AsPool2DOptions())
+      return OutElems * int64_t(P->kernel_height) * P->kernel_width;
+    return 0;
+  case fb::OpKind::GLOBAL_AVERAGE_POOL_2D:
+  case fb::OpKind::GLOBAL_MAX_POOL_2D:
+    return elements(In);
+  case fb::OpKind::LAYER_NORM:
+    return OutElems;
+  default:
+    return 0;
+  }
+}
+
+KilnSizeBreakdown sizeBreakdown(const fb::ModelT &M, uint64_t FileBytes) {
+  KilnSizeBreakdown S;
+  S.FileBytes = FileBytes;
+  // The FlatBuffer's own length is not stored; the writer packs the same
+  // object tree with defaults forced, so packing it again measures it.
+  flatbuffers::FlatBufferBuilder B(1 << 16);
+  B.ForceDefaults(true);
+  B.Finish(fb::Model::Pack(B, &M), fb::ModelIdentifier());
+  uint64_t FirstSegment = FileBytes, SegmentsEnd = 0;
+  for (const auto &Buf : M.buffers) {
+    S.SegmentBytes += Buf->size;
+    ++S.SegmentCount;
+    FirstSegment = std::min<uint64_t>(FirstSegment, Buf->offset);
+    SegmentsEnd = std::max<uint64_t>(SegmentsEnd, Buf->offset + Buf->size);
+  }
+  S.FlatBufferBytes = std::min<uint64_t>(B.GetSize(), FirstSegment);
+  if (S.SegmentCount && alignUp(SegmentsEnd) <= FileBytes)
+    S.TailBytes = FileBytes - alignUp(SegmentsEnd);
+  S.PaddingBytes =
+      FileBytes - S.FlatBufferBytes - S.SegmentBytes - S.TailBytes;
+  return S;
+}
+
+} // namespace
+
+std::string kilnDTypeName(fb::DType T) {
+  return llvm::StringRef(fb::EnumNameDType(T)).lower();
+}
+
+std::string describeKilnTensor(const fb::TensorT &T) {
+  std::string S = kilnDTypeName(T.dtype) + "[";
+  for (size_t I = 0; I < T.shape.size(); ++I)
+    S += (I ? "," : "") + std::to_string(T.shape[I]);
+  return S + "] " + fb::EnumNameLayout(T.layout);
+}
+
+llvm::Expected<KilnFileStats> readKilnFileStats(llvm::StringRef Path) {
+  auto Bytes = mapFile(Path);
+  if (!Bytes)
+    return Bytes.takeError();
+  llvm::StringRef Data = (*Bytes)->getBuffer();
+  if (kiln_verify_buffer(Data.data(), Data.size()) != KILN_OK)
+    return inputError("{0}: not a valid .kiln file: {1}", Path,
+                      kiln_last_error());
+  KilnFileStats S;
+  S.Path = Path.str();
+  fb::GetModel(Data.data())->UnPackTo(&S.Model);
+  S.Size = sizeBreakdown(S.Model, Data.size());
+  const fb::ModelT &M = S.Model;
+  for (const auto &T : M.tensors)
+    if (T->buffer >= 0) {
+      auto &P = S.ParamsByType[kilnDTypeName(T->dtype)];
+      P.first += elements(T->shape);
+      P.second += int64_t(M.buffers[size_t(T->buffer)]->size);
+    }
+  for (const auto &Op : M.operators) {
+    KilnOperatorStats OS;
+    OS.Op = Op.get();
+    OS.Kind = kindName(*Op);
+    OS.Engine = engineName(Op->engine);
+    OS.Macs = operatorMacs(M, *Op);
+    for (int32_t In : Op->inputs)
+      if (In >= 0 && M.tensors[size_t(In)]->buffer >= 0)
+        OS.Params += elements(M.tensors[size_t(In)]->shape);
+    ++S.OpHistogram[OS.Kind][OS.Engine];
+    S.TotalMacs += OS.Macs;
+    S.Operators.push_back(std::move(OS));
+  }
+  return S;
+}
+
+} // namespace kiln

@@ -1,0 +1,64 @@
+// A .kiln file as `kiln inspect` and `kiln diff` see it: the verified
+// FlatBuffer unpacked, and what it counts: operators by kind and engine,
+// constants by dtype, MACs per operator, where the bytes of the file go, and
+// each operator's provenance (Operator.sources, schema 1.2).
+#pragma once
+
+#include "schema/kiln_generated.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// Where the bytes of a .kiln file go; the parts add up to FileBytes.
+struct KilnSizeBreakdown {
+  uint64_t FileBytes = 0;
+  /// The FlatBuffer: header, metadata, tensors, operators.
+  uint64_t FlatBufferBytes = 0;
+  uint64_t SegmentBytes = 0;
+  uint64_t SegmentCount = 0;
+  /// Zeros that put every segment at a multiple of 64.
+  uint64_t PaddingBytes = 0;
+  /// The zeros after the last segment (over-read guard).
+  uint64_t TailBytes = 0;
+  /// Target blobs (SPIR-V, ...): none in the CPU target's schema yet.
+  uint64_t TargetBlobBytes = 0;
+};
+
+struct KilnOperatorStats {
+  const fb::OperatorT *Op = nullptr;
+  std::string Kind;   // "CONV_2D", "BINARY.ADD", "UNARY.CLAMP"
+  std::string Engine; // "xnnpack", "reference", "any"
+  int64_t Macs = 0;
+  int64_t Params = 0; // elements of constant inputs
+};
+
+struct KilnFileStats {
+  std::string Path;
+  fb::ModelT Model;
+  KilnSizeBreakdown Size;
+  /// Kind -> engine -> count.
+  std::map<std::string, std::map<std::string, int64_t>> OpHistogram;
+  /// DType name -> (elements, bytes) of constant tensors.
+  std::map<std::string, std::pair<int64_t, int64_t>> ParamsByType;
+  std::vector<KilnOperatorStats> Operators;
+  int64_t TotalMacs = 0;
+};
+
+/// Reads and verifies Path (the runtime's verifier), then counts. Errors
+/// name the file.
+llvm::Expected<KilnFileStats> readKilnFileStats(llvm::StringRef Path);
+
+/// "f32[1,3,64,64] NCHW" for a tensor of the file.
+std::string describeKilnTensor(const fb::TensorT &T);
+
+/// "F32" -> "f32".
+std::string kilnDTypeName(fb::DType T);
+
+} // namespace kiln

@@ -1,0 +1,261 @@
+// The .kiln reports of `kiln inspect`.
+#include "KilnInspect.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+namespace kiln {
+
+std::string humanCount(int64_t N) {
+  if (N >= 1000000000)
+    return llvm::formatv("{0:f2} G", double(N) / 1e9).str();
+  if (N >= 1000000)
+    return llvm::formatv("{0:f2} M", double(N) / 1e6).str();
+  if (N >= 1000)
+    return llvm::formatv("{0:f1} K", double(N) / 1e3).str();
+  return std::to_string(N);
+}
+
+std::string humanBytes(int64_t N) {
+  if (N >= (int64_t(1) << 20))
+    return llvm::formatv("{0:f2} MiB", double(N) / double(1 << 20)).str();
+  if (N >= 1024)
+    return llvm::formatv("{0:f1} KiB", double(N) / 1024.0).str();
+  return std::to_string(N) + " B";
+}
+
+namespace {
+
+const fb::MetadataT &metadataOf(const KilnFileStats &S) {
+  static const fb::MetadataT Empty;
+  return S.Model.metadata ? *S.Model.metadata : Empty;
+}
+
+std::string escape(llvm::StringRef S) {
+  std::string R;
+  for (char C : S) {
+    if (C == '"' || C == '\\')
+      R += '\\';
+    R += C;
+  }
+  return R;
+}
+
+std::string outputType(const KilnFileStats &S, const fb::OperatorT &Op) {
+  if (Op.outputs.empty())
+    return "";
+  return describeKilnTensor(*S.Model.tensors[size_t(Op.outputs[0])]);
+}
+
+std::string engineCounts(const std::map<std::string, int64_t> &E) {
+  std::string R;
+  for (const auto &[Engine, N] : E)
+    R += (R.empty() ? "" : ", ") + std::to_string(N) + " " + Engine;
+  return R;
+}
+
+} // namespace
+
+std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  const fb::ModelT &M = S.Model;
+  const fb::MetadataT &MD = metadataOf(S);
+  OS << "model: " << S.Path << " (.kiln schema " << M.schema_major << "."
+     << M.schema_minor << ")\n";
+  OS << "metadata:\n";
+  OS << "  producer:      " << MD.producer << " " << MD.producer_version << "\n";
+  OS << "  target:        " << MD.target << "\n";
+  OS << "  pipeline:      " << MD.pipeline << "\n";
+  OS << "  passes:        " << (MD.passes.empty() ? "none" : llvm::join(MD.passes, ", "))
+     << "\n";
+  OS << "  quantization:  " << fb::EnumNameQuantization(MD.quantization) << "\n";
+  OS << "  source model:  " << MD.source_model << "\n";
+  OS << "  source hash:   " << MD.source_hash << "\n";
+  OS << "inputs:\n";
+  for (int32_t T : M.inputs)
+    OS << "  " << M.tensors[size_t(T)]->name << ": "
+       << describeKilnTensor(*M.tensors[size_t(T)]) << "\n";
+  OS << "outputs:\n";
+  for (int32_t T : M.outputs)
+    OS << "  " << M.tensors[size_t(T)]->name << ": "
+       << describeKilnTensor(*M.tensors[size_t(T)]) << "\n";
+  OS << "operators: " << M.operators.size() << "\n";
+  std::vector<std::pair<std::string, int64_t>> Hist;
+  for (const auto &[Kind, E] : S.OpHistogram) {
+    int64_t N = 0;
+    for (const auto &KV : E)
+      N += KV.second;
+    Hist.push_back({Kind, N});
+  }
+  std::stable_sort(Hist.begin(), Hist.end(),
+                   [](const auto &A, const auto &B) { return A.second > B.second; });
+  for (const auto &[Kind, N] : Hist)
+    OS << llvm::formatv("  {0,-24} {1,5}  ({2})\n", Kind, N,
+                        engineCounts(S.OpHistogram.at(Kind)));
+  OS << "parameters:\n";
+  int64_t TotalP = 0, TotalB = 0;
+  for (const auto &[Type, P] : S.ParamsByType) {
+    OS << llvm::formatv("  {0,-6} {1,12} elements  {2,12}\n", Type,
+                        humanCount(P.first), humanBytes(P.second));
+    TotalP += P.first;
+    TotalB += P.second;
+  }
+  OS << llvm::formatv("  {0,-6} {1,12} elements  {2,12}\n", "total",
+                      humanCount(TotalP), humanBytes(TotalB));
+  OS << "MACs: " << humanCount(S.TotalMacs) << " (" << S.TotalMacs << ")\n";
+  const KilnSizeBreakdown &Z = S.Size;
+  OS << "size: " << Z.FileBytes << " bytes (" << humanBytes(int64_t(Z.FileBytes))
+     << ")\n";
+  OS << llvm::formatv("  {0,-36} {1,10}\n", "flatbuffer (header, graph, metadata)",
+                      Z.FlatBufferBytes);
+  OS << llvm::formatv("  {0,-36} {1,10}\n",
+                      "weight segments (" + std::to_string(Z.SegmentCount) + ")",
+                      Z.SegmentBytes);
+  OS << llvm::formatv("  {0,-36} {1,10}\n", "alignment padding (64 B)",
+                      Z.PaddingBytes);
+  OS << llvm::formatv("  {0,-36} {1,10}\n", "tail guard (zeros)", Z.TailBytes);
+  OS << llvm::formatv("  {0,-36} {1,10}\n", "target blobs", Z.TargetBlobBytes);
+  if (Nodes) {
+    OS << "operators:\n";
+    OS << llvm::formatv("  {0,4} {1,-22} {2,-9} {3,-26} {4,12} {5,9}  {6}\n", "#",
+                        "kind", "engine", "output", "MACs", "params",
+                        "name [sources]");
+    for (size_t I = 0; I < S.Operators.size(); ++I) {
+      const KilnOperatorStats &O = S.Operators[I];
+      OS << llvm::formatv("  {0,4} {1,-22} {2,-9} {3,-26} {4,12} {5,9}  {6}", I,
+                          O.Kind, O.Engine, outputType(S, *O.Op), O.Macs,
+                          O.Params, O.Op->name);
+      if (!O.Op->sources.empty())
+        OS << " [" << llvm::join(O.Op->sources, ",") << "]";
+      OS << "\n";
+    }
+  }
+  return OS.str();
+}
+
+llvm::json::Value kilnJsonReport(const KilnFileStats &S, bool Nodes) {
+  const fb::ModelT &M = S.Model;
+  const fb::MetadataT &MD = metadataOf(S);
+  auto Io = [&](int32_t Index) {
+    const fb::TensorT &T = *M.tensors[size_t(Index)];
+    return llvm::json::Object{{"name", T.name},
+                              {"dtype", kilnDTypeName(T.dtype)},
+                              {"shape", llvm::json::Array(T.shape)},
+                              {"layout", fb::EnumNameLayout(T.layout)}};
+  };
+  llvm::json::Array Inputs, Outputs;
+  for (int32_t T : M.inputs)
+    Inputs.push_back(Io(T));
+  for (int32_t T : M.outputs)
+    Outputs.push_back(Io(T));
+  llvm::json::Object Ops, Params;
+  for (const auto &[Kind, E] : S.OpHistogram) {
+    llvm::json::Object Engines;
+    for (const auto &[Engine, N] : E)
+      Engines[Engine] = N;
+    Ops[Kind] = std::move(Engines);
+  }
+  for (const auto &[Type, P] : S.ParamsByType)
+    Params[Type] = llvm::json::Object{{"elements", P.first}, {"bytes", P.second}};
+  llvm::json::Array Passes;
+  for (const std::string &P : MD.passes)
+    Passes.push_back(P);
+  const KilnSizeBreakdown &Z = S.Size;
+  llvm::json::Object R{
+      {"model", S.Path},
+      {"schema", std::to_string(M.schema_major) + "." +
+                     std::to_string(M.schema_minor)},
+      {"metadata",
+       llvm::json::Object{{"producer", MD.producer},
+                          {"producer_version", MD.producer_version},
+                          {"target", MD.target},
+                          {"pipeline", MD.pipeline},
+                          {"passes", std::move(Passes)},
+                          {"quantization", fb::EnumNameQuantization(MD.quantization)},
+                          {"source_model", MD.source_model},
+                          {"source_hash", MD.source_hash}}},
+      {"inputs", std::move(Inputs)},
+      {"outputs", std::move(Outputs)},
+      {"operators", int64_t(M.operators.size())},
+      {"ops", std::move(Ops)},
+      {"parameters", std::move(Params)},
+      {"macs", S.TotalMacs},
+      {"size",
+       llvm::json::Object{{"file", int64_t(Z.FileBytes)},
+                          {"flatbuffer", int64_t(Z.FlatBufferBytes)},
+                          {"segments", int64_t(Z.SegmentBytes)},
+                          {"segment_count", int64_t(Z.SegmentCount)},
+                          {"padding", int64_t(Z.PaddingBytes)},
+                          {"tail", int64_t(Z.TailBytes)},
+                          {"target_blobs", int64_t(Z.TargetBlobBytes)}}}};
+  if (Nodes) {
+    llvm::json::Array Arr;
+    for (const KilnOperatorStats &O : S.Operators) {
+      llvm::json::Array Src;
+      for (const std::string &X : O.Op->sources)
+        Src.push_back(X);
+      Arr.push_back(llvm::json::Object{{"kind", O.Kind},
+                                       {"engine", O.Engine},
+                                       {"name", O.Op->name},
+                                       {"output", outputType(S, *O.Op)},
+                                       {"macs", O.Macs},
+                                       {"params", O.Params},
+                                       {"sources", std::move(Src)}});
+    }
+    R["nodes"] = std::move(Arr);
+  }
+  return R;
+}
+
+std::string kilnToDot(const KilnFileStats &S) {
+  const fb::ModelT &M = S.Model;
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << "digraph \"" << escape(metadataOf(S).source_model) << "\" {\n"
+     << "  rankdir=TB;\n"
+     << "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#eef3fb\", "
+        "fontname=\"Helvetica\", fontsize=10];\n"
+     << "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#555555\"];\n";
+  std::vector<std::string> Producer(M.tensors.size());
+  for (size_t K = 0; K < M.inputs.size(); ++K) {
+    const fb::TensorT &T = *M.tensors[size_t(M.inputs[K])];
+    Producer[size_t(M.inputs[K])] = "in" + std::to_string(K);
+    OS << "  in" << K << " [shape=ellipse, fillcolor=\"#dff0d8\", label=\""
+       << escape(T.name) << "\\n" << escape(describeKilnTensor(T)) << "\"];\n";
+  }
+  for (size_t I = 0; I < S.Operators.size(); ++I) {
+    const fb::OperatorT &Op = *S.Operators[I].Op;
+    std::string Id = "op" + std::to_string(I);
+    std::string Label = escape(S.Operators[I].Kind) + " [" +
+                        S.Operators[I].Engine + "]\\n" + escape(Op.name);
+    bool Fused = Op.sources.size() > 1;
+    if (Fused) {
+      Label += "\\nabsorbed:";
+      for (size_t K = 1; K < Op.sources.size(); ++K)
+        Label += " " + escape(Op.sources[K]);
+    }
+    Label += "\\n" + escape(outputType(S, Op));
+    OS << "  " << Id << " [label=\"" << Label << "\""
+       << (Fused ? ", fillcolor=\"#fde9c8\"" : "") << "];\n";
+    for (int32_t In : Op.inputs)
+      if (In >= 0 && !Producer[size_t(In)].empty())
+        OS << "  " << Producer[size_t(In)] << " -> " << Id << ";\n";
+    for (int32_t T : Op.outputs)
+      Producer[size_t(T)] = Id;
+  }
+  for (size_t K = 0; K < M.outputs.size(); ++K) {
+    const fb::TensorT &T = *M.tensors[size_t(M.outputs[K])];
+    OS << "  out" << K << " [shape=ellipse, fillcolor=\"#f2dede\", label=\""
+       << escape(T.name) << "\\n" << escape(describeKilnTensor(T)) << "\"];\n";
+    if (!Producer[size_t(M.outputs[K])].empty())
+      OS << "  " << Producer[size_t(M.outputs[K])] << " -> out" << K << ";\n";
+  }
+  OS << "}\n";
+  return OS.str();
+}
+
+} // namespace kiln
