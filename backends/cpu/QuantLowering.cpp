@@ -5,6 +5,7 @@
 
 #include "IR/ops/FusedActivation.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -206,7 +207,10 @@ bool isInt8Pattern(const Node &N) {
 void setQuantParams(LoweringContext &Ctx, int32_t Index, const QuantParams &Q) {
   auto P = std::make_unique<fb::QuantParamsT>();
   P->scale = Q.Scales;
-  P->zero_point = Q.ZeroPoints;
+  // All-zero zero points are left out (the schema reads none as zeros).
+  if (std::any_of(Q.ZeroPoints.begin(), Q.ZeroPoints.end(),
+                  [](int64_t Z) { return Z != 0; }))
+    P->zero_point = Q.ZeroPoints;
   P->axis = int32_t(Q.Axis);
   Ctx.module().Model.tensors[size_t(Index)]->quant = std::move(P);
 }

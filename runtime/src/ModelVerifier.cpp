@@ -76,7 +76,7 @@ Status describeQuantization(const fb::Tensor &T, TensorDesc &D) {
     return S;
   size_t NumScales = Q->scale() ? Q->scale()->size() : 0;
   size_t NumZeros = Q->zero_point() ? Q->zero_point()->size() : 0;
-  if (NumScales != NumZeros)
+  if (NumZeros != 0 && NumScales != NumZeros) // none: every zero point is 0
     return invalidModel(NumScales, " scales but ", NumZeros, " zero points");
   int32_t Axis = Q->axis();
   if (Axis < -1 || Axis >= int32_t(D.rank()))
@@ -92,7 +92,7 @@ Status describeQuantization(const fb::Tensor &T, TensorDesc &D) {
                : D.DType == fb::DType::U8 ? 255 : 0;
   for (size_t K = 0; K < NumScales; ++K) {
     float Scale = Q->scale()->Get(unsigned(K));
-    int64_t Zero = Q->zero_point()->Get(unsigned(K));
+    int64_t Zero = NumZeros ? Q->zero_point()->Get(unsigned(K)) : 0;
     if (!std::isfinite(Scale) || !(Scale > 0))
       return invalidModel("scale ", K, " is ", Scale,
                           ", expected a finite value > 0");

@@ -1,0 +1,215 @@
+// Int8 operators (schema 1.2) against a textbook computation in double: the
+// real values of the int8 input, weights and bias, the float convolution /
+// fully connected / add, and the output quantized with round half to even.
+// XNNPACK's qc8/qs8 operators and the reference int8 kernels must both land
+// within one quantum of it. The loader rejects bad quantization parameters.
+#include "RuntimeTestModels.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace kiln;
+using namespace kiln::testmodels;
+
+namespace {
+
+void setQuant(KilnModule &M, int32_t T, std::vector<float> Scales,
+              std::vector<int64_t> Zeros, int32_t Axis) {
+  auto Q = std::make_unique<fb::QuantParamsT>();
+  Q->scale = std::move(Scales);
+  Q->zero_point = std::move(Zeros);
+  Q->axis = Axis;
+  M.Model.tensors[size_t(T)]->quant = std::move(Q);
+}
+
+template <typename T>
+int32_t addConst(KilnModule &M, std::string Name, fb::DType D,
+                 std::vector<int64_t> Shape, const std::vector<T> &Values,
+                 fb::Layout Layout = fb::Layout::PLAIN) {
+  int32_t Index = addTensor(M, std::move(Name), D, std::move(Shape), Layout);
+  std::vector<uint8_t> Bytes(Values.size() * sizeof(T));
+  std::memcpy(Bytes.data(), Values.data(), Bytes.size());
+  M.Model.tensors[size_t(Index)]->buffer =
+      M.addSegment(Buffer::own(std::move(Bytes)));
+  return Index;
+}
+
+// x i8 NHWC [1,4,4,2] (scale 0.5, zp 1) -> 3x3 conv, padding 1, 3 output
+// channels (per-channel weight scales), relu -> y i8 (scale 0.25, zp -3).
+const float XS = 0.5f, YS = 0.25f;
+const int64_t XZ = 1, YZ = -3;
+const std::vector<float> WS = {0.1f, 0.2f, 0.05f};
+
+std::vector<int8_t> inputValues() {
+  std::vector<int8_t> X(32);
+  for (size_t I = 0; I < X.size(); ++I)
+    X[I] = int8_t(int(I * 7 % 23) - 11);
+  return X;
+}
+std::vector<int8_t> weightValues() {
+  std::vector<int8_t> W(3 * 3 * 3 * 2);
+  for (size_t I = 0; I < W.size(); ++I)
+    W[I] = int8_t(int(I * 5 % 19) - 9);
+  return W;
+}
+const std::vector<int32_t> BiasValues = {40, -25, 300};
+
+KilnModule int8ConvModule() {
+  KilnModule M;
+  int32_t X = addTensor(M, "x", fb::DType::I8, {1, 4, 4, 2}, fb::Layout::NHWC);
+  setQuant(M, X, {XS}, {XZ}, -1);
+  int32_t W = addConst(M, "w", fb::DType::I8, {3, 3, 3, 2}, weightValues(),
+                       fb::Layout::OHWI);
+  setQuant(M, W, WS, {}, 0);
+  int32_t B = addConst(M, "b", fb::DType::I32, {3}, BiasValues);
+  setQuant(M, B, {XS * WS[0], XS * WS[1], XS * WS[2]}, {}, 0);
+  int32_t Y = addTensor(M, "y", fb::DType::I8, {1, 4, 4, 3}, fb::Layout::NHWC);
+  setQuant(M, Y, {YS}, {YZ}, -1);
+  fb::Conv2DOptionsT O;
+  O.padding_top = O.padding_left = O.padding_bottom = O.padding_right = 1;
+  O.kernel_height = O.kernel_width = 3;
+  O.groups = 1;
+  O.group_input_channels = 2;
+  O.group_output_channels = 3;
+  O.output_min = 0; // relu
+  addOp(M, fb::OpKind::CONV_2D, {X, W, B}, {Y}, O);
+  M.Model.inputs = {X};
+  M.Model.outputs = {Y};
+  return M;
+}
+
+/// The textbook result: real arithmetic, then quantize (half to even).
+std::vector<int> expectedConv() {
+  std::vector<int8_t> X = inputValues(), W = weightValues();
+  std::vector<int> Y;
+  for (int OY = 0; OY < 4; ++OY)
+    for (int OX = 0; OX < 4; ++OX)
+      for (int C = 0; C < 3; ++C) {
+        double Acc = BiasValues[size_t(C)] * double(XS) * WS[size_t(C)];
+        for (int KY = 0; KY < 3; ++KY)
+          for (int KX = 0; KX < 3; ++KX) {
+            int IY = OY + KY - 1, IX = OX + KX - 1;
+            if (IY < 0 || IY >= 4 || IX < 0 || IX >= 4)
+              continue;
+            for (int I = 0; I < 2; ++I)
+              Acc += (X[size_t((IY * 4 + IX) * 2 + I)] - XZ) * double(XS) *
+                     W[size_t(((C * 3 + KY) * 3 + KX) * 2 + I)] * WS[size_t(C)];
+          }
+        Acc = std::max(0.0, Acc); // relu
+        double Q = std::nearbyint(Acc / YS) + YZ;
+        Y.push_back(int(std::min(127.0, std::max(-128.0, Q))));
+      }
+  return Y;
+}
+
+std::vector<int> runInt8(const std::string &Bytes, bool Reference) {
+  kiln_model *M = nullptr;
+  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &M) == KILN_OK);
+  kiln_session_options O;
+  kiln_session_options_init(&O);
+  O.num_threads = 1;
+  O.force_reference = Reference;
+  kiln_session *S = nullptr;
+  REQUIRE(kiln_session_create(M, &O, &S) == KILN_OK);
+  kiln_operator_info Info;
+  REQUIRE(kiln_session_operator_info(S, 0, &Info) == KILN_OK);
+  REQUIRE(Info.uses_xnnpack == (Reference ? 0 : 1)); // qc8 taken by XNNPACK
+  std::vector<int8_t> X = inputValues();
+  REQUIRE(kiln_session_set_input(S, 0, X.data(), X.size()) == KILN_OK);
+  REQUIRE(kiln_session_run(S) == KILN_OK);
+  const void *Data = nullptr;
+  size_t Size = 0;
+  REQUIRE(kiln_session_get_output(S, 0, &Data, &Size) == KILN_OK);
+  std::vector<int> Y;
+  for (size_t I = 0; I < Size; ++I)
+    Y.push_back(static_cast<const int8_t *>(Data)[I]);
+  kiln_session_destroy(S);
+  kiln_model_destroy(M);
+  return Y;
+}
+
+void requireRejected(KilnModule M, const std::string &Text) {
+  std::string Error;
+  REQUIRE(tryLoad(bytesOf(std::move(M)), Error) == KILN_ERROR_INVALID_MODEL);
+  INFO("message: " << Error);
+  REQUIRE(Error.find(Text) != std::string::npos);
+}
+
+} // namespace
+
+TEST_CASE("qc8 convolution matches real arithmetic within one quantum",
+          "[int8]") {
+  std::vector<int> Want = expectedConv();
+  std::string Bytes = bytesOf(int8ConvModule());
+  for (bool Reference : {false, true}) {
+    std::vector<int> Got = runInt8(Bytes, Reference);
+    REQUIRE(Got.size() == Want.size());
+    int Worst = 0, Positive = 0;
+    for (size_t I = 0; I < Got.size(); ++I) {
+      Worst = std::max(Worst, std::abs(Got[I] - Want[I]));
+      Positive += Want[I] > YZ;
+    }
+    INFO((Reference ? "reference" : "xnnpack"));
+    REQUIRE(Worst <= 1);
+    REQUIRE(Positive > 10); // relu leaves a real signal, not all zeros
+  }
+}
+
+TEST_CASE("bad quantization parameters are rejected", "[int8][loader]") {
+  {
+    KilnModule M = int8ConvModule();
+    M.Model.tensors[0]->quant->scale = {0.0f};
+    requireRejected(std::move(M), "scale 0 is 0, expected a finite value > 0");
+  }
+  {
+    KilnModule M = int8ConvModule();
+    M.Model.tensors[0]->quant->scale = {std::nanf("")};
+    requireRejected(std::move(M), "expected a finite value > 0");
+  }
+  {
+    KilnModule M = int8ConvModule();
+    M.Model.tensors[0]->quant->scale = {-0.5f};
+    requireRejected(std::move(M), "expected a finite value > 0");
+  }
+  {
+    KilnModule M = int8ConvModule();
+    M.Model.tensors[0]->quant->zero_point = {200};
+    requireRejected(std::move(M), "zero point 0 is 200, outside [-128, 127]");
+  }
+  {
+    KilnModule M = int8ConvModule(); // weight: 3 channels, 2 scales
+    M.Model.tensors[1]->quant->scale = {0.1f, 0.2f};
+    requireRejected(std::move(M), "2 scales, expected 3");
+  }
+  {
+    KilnModule M = int8ConvModule();
+    M.Model.tensors[1]->quant->axis = 4;
+    requireRejected(std::move(M), "quantization axis 4 is out of range");
+  }
+  {
+    KilnModule M = int8ConvModule();
+    M.Model.tensors[0]->quant->zero_point = {1, 2};
+    requireRejected(std::move(M), "1 scales but 2 zero points");
+  }
+  {
+    KilnModule M = int8ConvModule(); // a bias of the wrong scale
+    M.Model.tensors[2]->quant->scale = {1.0f, 1.0f, 1.0f};
+    requireRejected(std::move(M), "(input scale x weight scale)");
+  }
+  {
+    KilnModule M = int8ConvModule(); // weights with a zero point
+    M.Model.tensors[1]->quant->zero_point = {0, 3, 0};
+    requireRejected(std::move(M), "zero point 3, expected 0 (symmetric)");
+  }
+  {
+    KilnModule M = int8ConvModule(); // the output without parameters
+    M.Model.tensors[3]->quant.reset();
+    requireRejected(std::move(M), "needs per-tensor quantization parameters");
+  }
+  {
+    KilnModule M = convModule(); // quantization on an f32 tensor
+    setQuant(M, 0, {1.0f}, {0}, -1);
+    requireRejected(std::move(M), "quantization parameters on a f32 tensor");
+  }
+}
