@@ -17,6 +17,12 @@ convolution at 56x56 (the kernel ceiling), at 1 thread:
   latency     median of N runs: kiln bench vs ONNX Runtime vs the lite
               interpreter (_load_for_lite_interpreter)
 
+Quantization (--quant-models, default MobileNetV2 and ResNet-18): each is
+also converted with `kiln convert --quantize fp16|int8-dynamic|int8` (int8
+calibrated on 8 seeded N(0,1) images; the weights are random too), and the
+int8 .kiln is benchmarked in the same rounds as the fp32 one: int8 / fp32
+latency and file size ratios, with the int8 output's SQNR against fp32.
+
 Engines are measured in alternating rounds (R of them) and the medians over
 rounds are compared, since these machines are shared and noisy. kiln's and
 ORT's outputs on the same input are compared as a sanity check, and
@@ -93,6 +99,42 @@ def time_optimize_for_mobile(model, out):
     return (time.perf_counter() - t0) * 1e3
 
 
+QUANT_MODES = ("fp16", "int8-dynamic", "int8")
+
+
+def convert_quantized(kiln, onnx_path, workdir, name):
+    """fp16, int8-dynamic and int8 .kiln files of a model; returns paths."""
+    calib = os.path.join(workdir, "calib_%s.npy" % name)
+    if not os.path.exists(calib):
+        shape = MODELS[name][1]
+        rng = np.random.default_rng(0)
+        np.save(calib, rng.standard_normal((8,) + tuple(shape[1:])).astype(np.float32))
+    paths = {}
+    for mode in QUANT_MODES:
+        out = os.path.join(workdir, "%s.%s.kiln" % (name, mode))
+        cmd = [kiln, "convert", onnx_path, "-o", out, "--quantize", mode]
+        if mode == "int8":
+            cmd += ["--calib", calib]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        paths[mode] = out
+    return paths
+
+
+def sqnr_db(got, ref):
+    noise = float(((got.astype(np.float64) - ref) ** 2).sum())
+    return 200.0 if noise == 0 else 10 * np.log10(float((ref.astype(np.float64) ** 2).sum()) / noise)
+
+
+def kiln_output(kiln, kiln_path, shape, workdir):
+    x_path = os.path.join(workdir, "ramp_%s.npy" % "x".join(map(str, shape)))
+    np.save(x_path, ramp(shape))
+    out = os.path.join(workdir, "kiln_q_out.npz")
+    subprocess.run([kiln, "run", kiln_path, "--input", x_path, "-o", out,
+                    "--threads", "1"], check=True, stdout=subprocess.DEVNULL)
+    z = np.load(out)
+    return z[z.files[0]]
+
+
 def kiln_bench(kiln, path, runs, profile=False):
     cmd = [kiln, "bench", path, "--threads", "1", "--runs", str(runs), "--json"]
     if profile:
@@ -144,20 +186,29 @@ def main():
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--quant-models", default="mobilenet_v2,resnet18",
+                    help="models also converted to fp16/int8-dynamic/int8 "
+                         "('' for none)")
     args = ap.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     torch.set_num_threads(1)
 
-    rows = []
+    rows, quant_rows = [], []
+    quant_models = [m for m in args.quant_models.split(",") if m]
     for name in args.models.split(","):
         model, shape, onnx_path = prepare(name, args.workdir)
+        quant = name in quant_models
         kiln_path = os.path.join(args.workdir, name + ".kiln")
         ptl_path = os.path.join(args.workdir, name + ".ptl")
         m = {k: [] for k in ["kiln_convert", "ofm", "kiln_load", "ort_session",
                              "lite_load", "kiln_lat", "ort_lat", "lite_lat",
-                             "kiln_first", "ort_first"]}
+                             "kiln_first", "ort_first", "int8_lat"]}
         for _ in range(args.rounds):
             m["kiln_convert"].append(time_kiln_convert(args.kiln, onnx_path, kiln_path))
+            if quant:
+                qpaths = convert_quantized(args.kiln, onnx_path, args.workdir, name)
+                m["int8_lat"].append(kiln_bench(args.kiln, qpaths["int8"],
+                                                args.runs)["median_ms"])
             m["ofm"].append(time_optimize_for_mobile(model, ptl_path))
             k = kiln_bench(args.kiln, kiln_path, args.runs)
             m["kiln_load"].append(k["load_total_ms"])
@@ -170,7 +221,14 @@ def main():
             lite_load, lite_lat = lite_bench(ptl_path, shape, args.runs)
             m["lite_load"].append(lite_load)
             m["lite_lat"].append(lite_lat)
-        med = {k: statistics.median(v) for k, v in m.items()}
+        med = {k: statistics.median(v) for k, v in m.items() if v}
+        if quant:
+            sizes = {q: os.path.getsize(p) for q, p in qpaths.items()}
+            sizes["fp32"] = os.path.getsize(kiln_path)
+            fp32_out = kiln_output(args.kiln, kiln_path, shape, args.workdir)
+            int8_out = kiln_output(args.kiln, qpaths["int8"], shape, args.workdir)
+            quant_rows.append((name, med, sizes, sqnr_db(int8_out, fp32_out),
+                               int(int8_out.argmax() == fp32_out.argmax())))
         profile = kiln_bench(args.kiln, kiln_path, args.runs, profile=True)
         head = kiln_output_head(args.kiln, kiln_path, shape, args.workdir)
         ort_head = np.array(o["output_head"], dtype=np.float32)
@@ -195,6 +253,19 @@ def main():
                      "%.2f" % (d["kiln_lat"] / d["ort_lat"]),
                      "%.2f" % d["lite_lat"],
                      "%.2f" % (d["kiln_lat"] / d["lite_lat"])))
+    if quant_rows:
+        print("\nquantized kiln vs fp32 kiln (same rounds, 1 thread; goals: "
+              "int8 latency <= 0.6x, int8 file <= 0.27x, fp16 file <= 0.52x)\n")
+        qfmt = "%-14s %8s %8s %6s %11s %12s %12s %12s %8s %5s"
+        print(qfmt % ("model", "fp32 ms", "int8 ms", "ratio", "fp32 bytes",
+                      "fp16 (x)", "int8-dyn (x)", "int8 (x)", "SQNR dB", "top1"))
+        for name, d, s, db, same in quant_rows:
+            f = s["fp32"]
+            print(qfmt % (name, "%.2f" % d["kiln_lat"], "%.2f" % d["int8_lat"],
+                          "%.2f" % (d["int8_lat"] / d["kiln_lat"]), f,
+                          "%.3f" % (s["fp16"] / f), "%.3f" % (s["int8-dynamic"] / f),
+                          "%.3f" % (s["int8"] / f), "%.1f" % db,
+                          "same" if same else "diff"))
     print("\nkiln's overhead: per profiled run, the whole run against the sum "
           "of its operators (median over runs), and against the XNNPACK "
           "operators alone (layout transposes and reshapes count as overhead "
