@@ -1,5 +1,5 @@
 // kiln convert: compiles a model into a .kiln file for a target.
-//   kiln convert MODEL -o OUT.kiln [--target cpu] [-O0|-O1|-O2]
+//   kiln convert MODEL -o OUT.kiln [--target cpu|onnx] [-O0|-O1|-O2]
 //                [--disable-pass NAME]... [--input-shape ...] [--stats] [--json]
 //                [--quantize none|fp16|int8-dynamic|int8 ...] (QuantizeFlags.h)
 // Prints a short report: ops before and after the passes, the passes run,
@@ -8,6 +8,7 @@
 // with the runtime's own loader before it replaces OUT.kiln.
 #include "Command.h"
 #include "ModelLoader.h"
+#include "ConvertOnnxTarget.h"
 #include "ConvertQuantReport.h"
 #include "QuantizeFlags.h"
 #include "Version.h"
@@ -116,8 +117,9 @@ llvm::json::Object histogramJson(const OpHistogram &H) {
 }
 
 llvm::Error runConvert(const ConvertOptions &O) {
-  if (O.Target != "cpu")
-    return usageError("--target {0}: unknown target; kiln builds for: cpu",
+  if (O.Target != "cpu" && O.Target != "onnx")
+    return usageError("--target {0}: unknown target; kiln builds for: cpu, "
+                      "onnx",
                       O.Target);
   for (const std::string &D : O.Disabled)
     if (!findPass(D))
@@ -155,6 +157,8 @@ llvm::Error runConvert(const ConvertOptions &O) {
     for (Node &N : (*G)->nodes())
       N.setSources({});
 
+  if (O.Target == "onnx") // the optimized (or QDQ) graph back as ONNX
+    return writeOnnxTarget(**G, O.Input, O.Output, O.Json);
   auto Compiled = compileForCpu(**G);
   if (!Compiled)
     return addContext(Compiled.takeError(), O.Input);
@@ -268,7 +272,9 @@ Command addConvertCommand(CLI::App &App) {
   Sub->add_option("model", O->Input, "the model (.onnx, .kir, .pt)")->required();
   Sub->add_option("-o,--output", O->Output, "the .kiln file to write")
       ->required();
-  Sub->add_option("--target", O->Target, "the target device (cpu)");
+  Sub->add_option("--target", O->Target,
+                  "the target device (cpu), or onnx: write the optimized "
+                  "graph as an ONNX model");
   Sub->add_option("-O", O->OptLevel, "optimization level 0, 1 or 2 (default 2)")
       ->check(CLI::Range(0, 2));
   Sub->add_option("--disable-pass", O->Disabled, "skip this pass (repeatable)");
