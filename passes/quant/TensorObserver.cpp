@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace kiln {
@@ -53,43 +55,117 @@ void TensorObserver::widenTo(int32_t E) {
   Exponent = E;
 }
 
-void TensorObserver::observe(const float *Data, size_t N) {
-  float Lo = std::numeric_limits<float>::infinity();
-  float Hi = -std::numeric_limits<float>::infinity();
-  uint64_t Bad = 0;
-  for (size_t I = 0; I < N; ++I) {
-    float V = Data[I];
-    if (!std::isfinite(V)) {
-      ++Bad;
-      continue;
+namespace {
+/// The float's bits as an int32 whose integer order is the float order, with
+/// -0 below +0: min and max then depend on the values only, never on the
+/// order they came in (the order varies with threads and shards).
+inline int32_t orderedKey(float V) {
+  int32_t B;
+  std::memcpy(&B, &V, sizeof B);
+  return B ^ ((B >> 31) & 0x7fffffff);
+}
+
+inline float fromOrderedKey(int32_t K) {
+  int32_t B = K ^ ((K >> 31) & 0x7fffffff);
+  float V;
+  std::memcpy(&V, &B, sizeof V);
+  return V;
+}
+
+inline float orderedMin(float A, float B) {
+  return orderedKey(B) < orderedKey(A) ? B : A;
+}
+inline float orderedMax(float A, float B) {
+  return orderedKey(B) > orderedKey(A) ? B : A;
+}
+
+/// Min and max keys of the finite values, and the count of the others. Pure
+/// integer work without branches, so that the compiler vectorizes it.
+struct Scan {
+  int32_t Lo = INT32_MAX, Hi = INT32_MIN;
+  uint64_t NonFinite = 0;
+};
+Scan scanValues(const float *Data, size_t N) {
+  Scan S;
+  constexpr size_t Chunk = size_t(1) << 24; // keeps the 32-bit count exact
+  for (size_t C = 0; C < N; C += Chunk) {
+    size_t End = std::min(N, C + Chunk);
+    int32_t Lo = S.Lo, Hi = S.Hi;
+    uint32_t Bad = 0;
+    for (size_t I = C; I < End; ++I) {
+      int32_t B;
+      std::memcpy(&B, Data + I, sizeof B);
+      int32_t K = B ^ ((B >> 31) & 0x7fffffff);
+      bool Finite = (B & 0x7f800000) != 0x7f800000;
+      Lo = std::min(Lo, Finite ? K : INT32_MAX);
+      Hi = std::max(Hi, Finite ? K : INT32_MIN);
+      Bad += Finite ? 0u : 1u;
     }
-    Lo = std::min(Lo, V);
-    Hi = std::max(Hi, V);
+    S.Lo = Lo;
+    S.Hi = Hi;
+    S.NonFinite += Bad;
   }
-  NonFinite += Bad;
-  if (N == Bad)
+  return S;
+}
+
+/// Adds finite values to the histogram: bin floor(x * Scale) + Half, with
+/// x * Scale exact in F (see observe). Bin numbers are computed a block at a
+/// time (vectorized), then counted.
+template <typename F>
+void binFinite(const float *Data, size_t N, F Scale, int32_t Half,
+               uint64_t *Counts) {
+  constexpr size_t Block = 256;
+  int32_t Bin[Block];
+  for (size_t B = 0; B < N; B += Block) {
+    size_t Len = std::min(Block, N - B);
+    for (size_t I = 0; I < Len; ++I) {
+      F P = F(Data[B + I]) * Scale; // |P| < Half: fits an int32
+      int32_t T = int32_t(P);       // toward zero; floor below:
+      Bin[I] = T - (P < F(T) ? 1 : 0) + Half;
+    }
+    for (size_t I = 0; I < Len; ++I)
+      ++Counts[Bin[I]];
+  }
+}
+} // namespace
+
+void TensorObserver::observe(const float *Data, size_t N) {
+  Scan S = scanValues(Data, N);
+  NonFinite += S.NonFinite;
+  if (N == S.NonFinite)
     return;
+  float Lo = fromOrderedKey(S.Lo), Hi = fromOrderedKey(S.Hi);
   if (Finite == 0) {
     Min = Lo;
     Max = Hi;
   } else {
-    Min = std::min(Min, Lo);
-    Max = std::max(Max, Hi);
+    Min = orderedMin(Min, Lo);
+    Max = orderedMax(Max, Hi);
   }
-  Finite += N - Bad;
+  Finite += N - S.NonFinite;
   widenTo(rangeExponentFor(std::max(std::fabs(double(Lo)), std::fabs(double(Hi)))));
   // x * 2^(Log2Bins - 1 - E) is exact in double for every float x: the
   // factor is a power of two between 2^-118 and 2^143, so the product stays
-  // a normal double with x's 24-bit significand.
-  const double Scale = std::ldexp(1.0, Log2Bins - 1 - Exponent);
-  const int64_t Half = int64_t(bins() / 2);
+  // a normal double with x's 24-bit significand. When the factor is >= 1 the
+  // product is exact in float too (|x| < 2^E keeps it below 2^(Log2Bins-1),
+  // and scaling a subnormal up only shifts its bits); below 1 it could
+  // underflow in float, and above 2^127 it is not a float: double then. The bin is the floor, computed
+  // before Half is added: a tiny negative x plus Half would round up to Half.
+  const int Shift = Log2Bins - 1 - Exponent;
+  const int32_t Half = int32_t(bins() / 2);
   uint64_t *C = Counts.data();
+  if (S.NonFinite == 0) {
+    if (Shift >= 0 && Shift <= 127)
+      binFinite(Data, N, std::ldexp(1.0f, Shift), Half, C);
+    else
+      binFinite(Data, N, std::ldexp(1.0, Shift), Half, C);
+    return;
+  }
+  const double Scale = std::ldexp(1.0, Shift);
   for (size_t I = 0; I < N; ++I) {
     float V = Data[I];
     if (!std::isfinite(V))
       continue;
-    // |x| < 2^E puts the bin in [0, bins). Half is added after the floor: a
-    // tiny negative x plus Half would round up to Half in double.
     C[size_t(int64_t(std::floor(double(V) * Scale)) + Half)] += 1;
   }
 }
@@ -102,8 +178,8 @@ void TensorObserver::merge(const TensorObserver &O) {
     Min = O.Min;
     Max = O.Max;
   } else {
-    Min = std::min(Min, O.Min);
-    Max = std::max(Max, O.Max);
+    Min = orderedMin(Min, O.Min);
+    Max = orderedMax(Max, O.Max);
   }
   Finite += O.Finite;
   TensorObserver Other = O;

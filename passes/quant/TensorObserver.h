@@ -10,7 +10,9 @@
 // floor((i - Bins/2) / 2) + Bins/2, which is exactly the bin the value would
 // have had at the wider range. So re-binning when the range grows, and
 // merging observers with different ranges, only add integer counts.
-// Non-finite values (NaN, inf) are counted apart and never binned.
+// Non-finite values (NaN, inf) are counted apart and never binned. Min and
+// max order floats totally (-0 below +0), so they too are the same whatever
+// order the values come in.
 #pragma once
 
 #include "llvm/Support/Error.h"
@@ -41,7 +43,8 @@ public:
   /// Finite values seen.
   uint64_t count() const { return Finite; }
   uint64_t nonFiniteCount() const { return NonFinite; }
-  /// Smallest and largest finite value (0 when count() is 0).
+  /// Smallest and largest finite value (0 when count() is 0); -0 counts as
+  /// below +0.
   float min() const { return Min; }
   float max() const { return Max; }
   /// The histogram covers [-2^exponent, 2^exponent).

@@ -10,7 +10,9 @@
 // where p runs over output positions o(p) (im2col). The output positions are
 // cut into tiles so that work items (n, g, tile) keep every thread busy even
 // at batch 1, and each item's col buffer stays small. A 1x1, stride-1,
-// unpadded conv skips im2col: col is the input itself (a pure GEMM).
+// unpadded conv skips im2col: col is the input itself (a pure GEMM). A 2-D
+// depthwise conv skips the GEMM (DepthwiseConv.cpp): per output channel it
+// is a 1-row GEMV that direct loops compute with the same sums.
 //
 // conv_transpose (weight [C, M/G, k...]) is the adjoint: per (n, g, m)
 //   col[k, p] = sum_c w[g*C/G + c, m, k] * x[n, g*C/G + c, p]    (GEMM)
@@ -18,10 +20,9 @@
 // Different m write disjoint output channels, so (n, g, m) items run in
 // parallel without races. Output size per axis:
 //   s*(in-1) + output_padding + (k-1)*d + 1 - padBegin - padEnd.
+#include "Interpreter/kernels/ConvGeometry.h"
 #include "Interpreter/kernels/FusedActivation.h"
-#include "Interpreter/kernels/NNKernels.h"
 
-#include "IR/ShapeInference.h"
 #include "Support/Error.h"
 
 #include <Eigen/Core>
@@ -39,126 +40,8 @@ using ConstMat = Eigen::Map<const RowMat<T>, 0, Eigen::OuterStride<>>;
 template <typename T>
 using MutMat = Eigen::Map<RowMat<T>, 0, Eigen::OuterStride<>>;
 
-/// Sizes of one convolution, all runtime values.
-struct ConvGeom {
-  int64_t N = 0, C = 0, M = 0, G = 1, Cg = 0, Mg = 0;
-  std::vector<int64_t> In, K, Out; // spatial sizes
-  nn::WindowParams W;
-  int64_t InP = 1, KP = 1, OutP = 1; // products of In, K, Out
-};
-
-/// im2col of one group slice X ([Cg, In...]) for output positions
-/// [P0, P0+Len): Col is [Cg*KP, Len] row-major.
-template <typename T>
-void im2col(const T *X, const ConvGeom &Gm, const std::vector<int64_t> &Base,
-            int64_t P0, int64_t Len, T *Col) {
-  size_t NS = Gm.In.size();
-  std::vector<int64_t> Kc(NS);
-  for (int64_t R = 0, Rows = Gm.Cg * Gm.KP; R < Rows; ++R) {
-    const T *Xc = X + (R / Gm.KP) * Gm.InP;
-    nn::decode(R % Gm.KP, Gm.K, Kc);
-    T *Row = Col + R * Len;
-    for (int64_t J = 0; J < Len; ++J) {
-      int64_t Off = 0;
-      bool Inside = true;
-      for (size_t D = 0; D < NS; ++D) {
-        int64_t I = Base[D * size_t(Gm.OutP) + size_t(P0 + J)] +
-                    Kc[D] * Gm.W.Dilations[D];
-        if (I < 0 || I >= Gm.In[D]) {
-          Inside = false;
-          break;
-        }
-        Off = Off * Gm.In[D] + I;
-      }
-      Row[J] = Inside ? Xc[Off] : T(0);
-    }
-  }
-}
-
-/// Reads the operands common to conv and conv_transpose. Transposed: the
-/// weight is [C, M/G, k...] instead of [M, C/G, k...].
-llvm::Expected<ConvGeom> readGeom(const KernelContext &Ctx, bool Transposed) {
-  const Tensor &X = *Ctx.input(0), &Wt = *Ctx.input(1);
-  std::vector<int64_t> XS = sizesOf(X), WS = sizesOf(Wt);
-  if (XS.size() < 3 || WS.size() != XS.size())
-    return inputError("input {0} and weight {1} must have the same rank >= 3",
-                      toString(makeShape(XS)), toString(makeShape(WS)));
-  if (Wt.type().Elem != X.type().Elem)
-    return inputError("weight type {0} differs from input type {1}",
-                      elementTypeName(Wt.type().Elem),
-                      elementTypeName(X.type().Elem));
-  size_t NS = XS.size() - 2;
-  ConvGeom Gm;
-  Gm.N = XS[0];
-  Gm.C = XS[1];
-  Gm.G = Ctx.N.getInt("group");
-  Gm.In.assign(XS.begin() + 2, XS.end());
-  Gm.K.assign(WS.begin() + 2, WS.end());
-  if (Gm.G < 1 || Gm.C % Gm.G)
-    return inputError("group={0} does not divide {1} input channels", Gm.G,
-                      Gm.C);
-  Gm.Cg = Gm.C / Gm.G;
-  if (Transposed) {
-    if (WS[0] != Gm.C)
-      return inputError("weight has {0} input channels, input has {1}", WS[0],
-                        Gm.C);
-    Gm.Mg = WS[1];
-    Gm.M = Gm.Mg * Gm.G;
-  } else {
-    if (WS[1] != Gm.Cg)
-      return inputError("input has {0} channels but weight expects {1} x "
-                        "group {2}",
-                        Gm.C, WS[1], Gm.G);
-    Gm.M = WS[0];
-    if (Gm.M % Gm.G)
-      return inputError("group={0} does not divide {1} output channels", Gm.G,
-                        Gm.M);
-    Gm.Mg = Gm.M / Gm.G;
-  }
-  auto Win = nn::readWindow(Ctx.N, NS, /*HasDilations=*/true);
-  if (!Win)
-    return Win.takeError();
-  Gm.W = std::move(*Win);
-  std::vector<int64_t> OutPad(NS, 0);
-  if (Transposed) {
-    auto OP = spatialAttr(Ctx.N, "output_padding", NS, 0);
-    if (!OP)
-      return OP.takeError();
-    OutPad = *OP;
-  }
-  for (size_t D = 0; D < NS; ++D) {
-    int64_t O =
-        Transposed
-            ? Gm.W.Strides[D] * (Gm.In[D] - 1) + OutPad[D] +
-                  (Gm.K[D] - 1) * Gm.W.Dilations[D] + 1 - Gm.W.PadBegin[D] -
-                  Gm.W.PadEnd[D]
-            : slidingOutputSize(Gm.In[D], Gm.K[D], Gm.W.Strides[D],
-                                Gm.W.PadBegin[D], Gm.W.PadEnd[D],
-                                Gm.W.Dilations[D], false);
-    if (O <= 0 || Gm.K[D] < 1)
-      return inputError("kernel {0} does not fit input size {1} on spatial "
-                        "axis {2}",
-                        Gm.K[D], Gm.In[D], D);
-    Gm.Out.push_back(O);
-  }
-  Gm.InP = nn::product(Gm.In, 0, NS);
-  Gm.KP = nn::product(Gm.K, 0, NS);
-  Gm.OutP = nn::product(Gm.Out, 0, NS);
-  const Tensor *B = Ctx.input(2);
-  if (B && B->numElements() != Gm.M)
-    return inputError("bias has {0} values for {1} output channels",
-                      B->numElements(), Gm.M);
-  return Gm;
-}
-
-std::vector<int64_t> outputSizes(const ConvGeom &Gm) {
-  std::vector<int64_t> S = {Gm.N, Gm.M};
-  S.insert(S.end(), Gm.Out.begin(), Gm.Out.end());
-  return S;
-}
-
 template <typename T> llvm::Error conv(KernelContext &Ctx) {
-  auto GmOr = readGeom(Ctx, /*Transposed=*/false);
+  auto GmOr = readConvGeom(Ctx, /*Transposed=*/false);
   if (!GmOr)
     return GmOr.takeError();
   const ConvGeom &Gm = *GmOr;
@@ -168,8 +51,29 @@ template <typename T> llvm::Error conv(KernelContext &Ctx) {
     Pointwise &= Gm.K[D] == 1 && Gm.W.Strides[D] == 1 &&
                  Gm.W.PadBegin[D] == 0 && Gm.W.PadEnd[D] == 0;
   int64_t KRows = Gm.Cg * Gm.KP;
-  Tensor Y = makeTensor(Ctx.input(0)->type().Elem, outputSizes(Gm));
+  Tensor Y = makeTensor(Ctx.input(0)->type().Elem, convOutputSizes(Gm));
   if (Y.numElements() == 0) {
+    Ctx.Outputs.push_back(std::move(Y));
+    return llvm::Error::success();
+  }
+  const T *X = dataAs<T>(*Ctx.input(0));
+  const T *W = dataAs<T>(*Ctx.input(1));
+  std::vector<T> Bias;
+  if (Ctx.input(2))
+    Bias = nn::valuesAs<T>(*Ctx.input(2));
+  T *YD = mutableData<T>(Y);
+
+  if (isDirectDepthwise(Gm, W)) {
+    Ctx.Pool.parallelFor(Gm.N * Gm.M, 1, [&](int64_t Begin, int64_t End) {
+      for (int64_t Item = Begin; Item < End; ++Item) {
+        T *Plane = YD + Item * Gm.OutP;
+        depthwiseConv2D(X, W, Gm, Item / Gm.M, Item % Gm.M, Plane);
+        if (!Bias.empty())
+          for (int64_t P = 0; P < Gm.OutP; ++P)
+            Plane[P] += Bias[size_t(Item % Gm.M)];
+      }
+    });
+    applyFusedActivation(Ctx.N, YD, Y.numElements(), Ctx.Pool);
     Ctx.Outputs.push_back(std::move(Y));
     return llvm::Error::success();
   }
@@ -185,15 +89,9 @@ template <typename T> llvm::Error conv(KernelContext &Ctx) {
   Tile = std::min(Tile, Gm.OutP);
   int64_t NumTiles = (Gm.OutP + Tile - 1) / Tile;
 
-  std::vector<int64_t> Base;
-  if (!Pointwise)
+  std::vector<int64_t> Base; // im2col's 2-D path does without
+  if (!Pointwise && NS != 2)
     Base = nn::windowOrigins(Gm.Out, Gm.W);
-  const T *X = dataAs<T>(*Ctx.input(0));
-  const T *W = dataAs<T>(*Ctx.input(1));
-  std::vector<T> Bias;
-  if (Ctx.input(2))
-    Bias = nn::valuesAs<T>(*Ctx.input(2));
-  T *YD = mutableData<T>(Y);
 
   Ctx.Pool.parallelFor(
       Gm.N * Gm.G * NumTiles, 1, [&](int64_t Begin, int64_t End) {
@@ -226,14 +124,14 @@ template <typename T> llvm::Error conv(KernelContext &Ctx) {
 }
 
 template <typename T> llvm::Error convTranspose(KernelContext &Ctx) {
-  auto GmOr = readGeom(Ctx, /*Transposed=*/true);
+  auto GmOr = readConvGeom(Ctx, /*Transposed=*/true);
   if (!GmOr)
     return GmOr.takeError();
   const ConvGeom &Gm = *GmOr;
   size_t NS = Gm.In.size();
   // Window origins are per *input* position here.
   std::vector<int64_t> Base = nn::windowOrigins(Gm.In, Gm.W);
-  Tensor Y = makeTensor(Ctx.input(0)->type().Elem, outputSizes(Gm));
+  Tensor Y = makeTensor(Ctx.input(0)->type().Elem, convOutputSizes(Gm));
   const T *X = dataAs<T>(*Ctx.input(0));
   const T *W = dataAs<T>(*Ctx.input(1));
   std::vector<T> Bias;

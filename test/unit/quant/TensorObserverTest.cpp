@@ -139,3 +139,81 @@ TEST_CASE("tiny values land on their side of zero", "[quant][observer]") {
   CHECK(O.counts()[32] == 1);
   CHECK(O.counts()[48] == 1); // 1.0 with w = 2/32
 }
+
+TEST_CASE("bins equal floor(x * Bins / 2^(E+1)) + Bins/2 in double, at every "
+          "range", "[quant][observer]") {
+  // The definition, one value at a time in double, against observe() over
+  // whole arrays (which bins blocks of values, in float where that is exact):
+  // ranges from 2^-126 (tiny values, a factor 2^141 that is no float) over
+  // ordinary ones to 2^40 (a factor below 1), arrays longer than a block.
+  std::mt19937 Rng(11);
+  std::normal_distribution<float> G(0.0f, 1.0f);
+  for (uint32_t Bins : {64u, 2048u, 65536u})
+    for (int Exp : {-140, -130, -20, -1, 0, 5, 11, 17, 40}) {
+      std::vector<float> X(1000);
+      for (float &V : X)
+        V = std::ldexp(G(Rng), Exp);
+      X[3] = 0.0f;
+      X[4] = -std::numeric_limits<float>::denorm_min();
+      TensorObserver O(Bins);
+      O.observe(X.data(), X.size());
+      double AbsMax = 0;
+      for (float V : X)
+        AbsMax = std::max(AbsMax, std::fabs(double(V)));
+      int32_t E = rangeExponentFor(AbsMax);
+      REQUIRE(O.exponent() == E);
+      std::vector<uint64_t> Want(Bins, 0);
+      for (float V : X)
+        ++Want[size_t(int64_t(std::floor(double(V) * Bins /
+                                         std::ldexp(1.0, E + 1))) +
+                      int64_t(Bins / 2))];
+      INFO("bins " << Bins << " exponent " << Exp);
+      CHECK(O.counts() == Want);
+      CHECK(O.min() == *std::min_element(X.begin(), X.end()));
+      CHECK(O.max() == *std::max_element(X.begin(), X.end()));
+    }
+}
+
+TEST_CASE("min and max of signed zeros do not depend on the order",
+          "[quant][observer]") {
+  // -0 counts as below +0, so whichever comes first, min is -0 and max +0,
+  // also across merges.
+  for (bool NegFirst : {true, false}) {
+    std::vector<float> X = {NegFirst ? -0.0f : 0.0f, NegFirst ? 0.0f : -0.0f};
+    TensorObserver O(64);
+    O.observe(X.data(), X.size());
+    CHECK(std::signbit(O.min()));
+    CHECK(!std::signbit(O.max()));
+    TensorObserver A(64), B(64);
+    A.observe(&X[0], 1);
+    B.observe(&X[1], 1);
+    B.merge(A);
+    CHECK(std::signbit(B.min()));
+    CHECK(!std::signbit(B.max()));
+  }
+  std::vector<float> Pos = {0.0f, 1.0f}, Neg = {-1.0f, -0.0f};
+  TensorObserver O(64);
+  O.observe(Pos.data(), Pos.size());
+  CHECK(!std::signbit(O.min()));
+  O.observe(Neg.data(), Neg.size());
+  CHECK(O.min() == -1.0f);
+  CHECK(!std::signbit(O.max()));
+  CHECK(O.max() == 1.0f);
+}
+
+TEST_CASE("non-finite values among many finite ones", "[quant][observer]") {
+  // Past the first block of 256, with the range set by the finite ones.
+  std::vector<float> X(700, 0.25f);
+  X[600] = NAN;
+  X[650] = -INFINITY;
+  X[10] = -3.0f;
+  TensorObserver O(64);
+  O.observe(X.data(), X.size());
+  CHECK(O.count() == 698);
+  CHECK(O.nonFiniteCount() == 2);
+  CHECK(O.min() == -3.0f);
+  CHECK(O.max() == 0.25f);
+  CHECK(O.exponent() == 2);
+  CHECK(O.counts()[32 + 2] == 697); // 0.25 with w = 0.125
+  CHECK(O.counts()[32 - 24] == 1);  // -3.0
+}

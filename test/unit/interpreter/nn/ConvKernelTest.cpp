@@ -156,6 +156,20 @@ TEST_CASE("conv matches the direct convolution", "[nn][conv]") {
       {{1, 16, 20, 20}, {8, 16, 3, 3}, {}, {1, 1, 1, 1}, {}, {}},
       // Kernel as large as the padded input: a single output.
       {{1, 2, 3, 3}, {2, 2, 5, 5}, {}, {1, 1, 1, 1}, {}, {}},
+      // 2-D im2col edges: pads wider than the kernel reaches (whole rows
+      // and columns of zeros), stride 3 across, dilation 2 down.
+      {{1, 2, 5, 7}, {3, 2, 2, 3}, {1, 3}, {3, 4, 2, 3}, {2, 1}, {}},
+      // 1x1 with padding (im2col, not the pure GEMM) and stride (2, 1).
+      {{1, 3, 4, 5}, {2, 3, 1, 1}, {2, 1}, {1, 2, 0, 1}, {}, {}},
+      // depthwise, non-square, dilated, asymmetric pads, strides (1, 2).
+      {{2, 4, 9, 11}, {4, 1, 3, 2}, {1, 2}, {2, 0, 1, 3}, {2, 3}, {}, 4},
+      // depthwise, stride 3, pads wider than the kernel, no bias.
+      {{1, 3, 7, 6}, {3, 1, 2, 3}, {3, 3}, {3, 1, 0, 4}, {}, {}, 3, false},
+      // depthwise 1x1 and depthwise with a 1-wide image.
+      {{1, 2, 5, 4}, {2, 1, 1, 1}, {}, {}, {}, {}, 2},
+      {{1, 2, 6, 1}, {4, 1, 3, 3}, {}, {1, 1, 1, 1}, {}, {}, 2},
+      // depthwise larger than a tile, several thread chunks.
+      {{1, 24, 20, 20}, {24, 1, 3, 3}, {2, 2}, {1, 1, 1, 1}, {}, {}, 24},
   };
   for (size_t I = 0; I < Cases.size(); ++I) {
     INFO("case " << I);
@@ -243,4 +257,44 @@ TEST_CASE("conv: run-time shape errors", "[nn][conv]") {
   // it before the kernel, with the same message shape).
   Tensor X = randomF32({1, 3, 5, 5}, 1), W = randomF32({2, 4, 3, 3}, 2);
   CHECK(runError("conv", {&X, &W}).find("channels") != std::string::npos);
+}
+
+TEST_CASE("depthwise conv: the sum in float, taps in order, bit for bit",
+          "[nn][conv]") {
+  // The direct depthwise kernel adds, from +0, w * x for every tap inside
+  // the image, taps ascending, then the bias: the same sums as the im2col +
+  // GEMV path it replaces, so calibration statistics do not move. Written
+  // out here in float and compared exactly.
+  Sizes XS = {2, 3, 7, 9}, WS = {3, 1, 3, 3};
+  int64_t S = 2, P = 1, D = 1, OH = 4, OW = 5;
+  Tensor X = randomF32(XS, 5), W = randomF32(WS, 6), B = randomF32({3}, 7);
+  auto AsFloat = [](const Tensor &T) {
+    std::vector<double> V = values(T);
+    return std::vector<float>(V.begin(), V.end());
+  };
+  std::vector<float> XV = AsFloat(X), WV = AsFloat(W), BV = AsFloat(B);
+  auto Out = requireValue(runOp("conv", {&X, &W, &B},
+                                {{"group", int64_t(3)},
+                                 {"strides", Sizes{S, S}},
+                                 {"pads", Sizes{P, P, P, P}}},
+                                1, 1));
+  REQUIRE(Out[0].numElements() == 2 * 3 * OH * OW);
+  const float *Got = reinterpret_cast<const float *>(Out[0].buffer().data());
+  for (int64_t N = 0; N < 2; ++N)
+    for (int64_t C = 0; C < 3; ++C)
+      for (int64_t Oh = 0; Oh < OH; ++Oh)
+        for (int64_t Ow = 0; Ow < OW; ++Ow) {
+          float Acc = 0.0f;
+          for (int64_t Kh = 0; Kh < 3; ++Kh)
+            for (int64_t Kw = 0; Kw < 3; ++Kw) {
+              int64_t Ih = Oh * S - P + Kh * D, Iw = Ow * S - P + Kw * D;
+              if (Ih >= 0 && Ih < 7 && Iw >= 0 && Iw < 9)
+                Acc += WV[size_t(C * 9 + Kh * 3 + Kw)] *
+                       XV[size_t(((N * 3 + C) * 7 + Ih) * 9 + Iw)];
+            }
+          Acc += BV[size_t(C)];
+          size_t I = size_t(((N * 3 + C) * OH + Oh) * OW + Ow);
+          INFO("element " << I);
+          CHECK(Got[I] == Acc);
+        }
 }
