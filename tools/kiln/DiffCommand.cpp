@@ -487,10 +487,10 @@ llvm::Error runDiff(const DiffOptions &O) {
     if (O.PerLayer) {
       OS << "per layer, worst SQNR first (" << Layers.size()
          << " layers matched through provenance):\n";
-      OS << llvm::formatv("  {0,-40} {1,-14} {2,10} {3,10} {4,9}\n", "layer (B)",
+      OS << llvm::formatv("  {0,-40} {1,-16} {2,10} {3,10} {4,9}\n", "layer (B)",
                           "op", "max_abs", "cosine", "SQNR dB");
       for (size_t I = 0; I < Layers.size() && I < O.Top; ++I)
-        OS << llvm::formatv("  {0,-40} {1,-14} {2,10:e2} {3,10:f6} {4,9}\n",
+        OS << llvm::formatv("  {0,-40} {1,-16} {2,10:e2} {3,10:f6} {4,9}\n",
                             Layers[I].Name, Layers[I].Op, Layers[I].M.MaxAbs,
                             Layers[I].M.Cosine, fmtDb(Layers[I].M.SqnrDb));
       if (!Layers.empty())
