@@ -33,6 +33,8 @@ std::vector<FloatLayerReport> floatLayersOnCpu(const QuantizeReport &Q,
       continue;
     std::string Reason = "no int8 kernel on the CPU target; runs in f32 "
                          "between dequantize and quantize";
+    if (!R.FloatReason.empty())
+      Reason = R.FloatReason;
     for (const FloatLayerReport &F : Q.FloatLayers)
       if (F.Node == R.Node)
         Reason = F.Reason;
