@@ -10,8 +10,11 @@
 //   index lies      an operator's input/output or a graph I/O index changed
 //   cycles          two operators swapped, or an input taken from later on
 //   shape lies      a tensor dim, dtype or a convolution option changed
+//   quant lies      a quantization scale (0, negative, NaN, inf, huge), zero
+//                   point (out of range) or axis changed
 //
-//   kiln-mutants [--count N] [--seed S] [--write DIR] MODEL.onnx...
+//   kiln-mutants [--count N] [--seed S] [--write DIR] MODEL.onnx[:MODE]...
+// MODE quantizes the seed first: int8-dynamic, or int8=CALIB (.npy/.npz).
 // --write keeps the corpus (seed-N.kiln and mutant-N.kiln) as files, e.g.
 // for libFuzzer.
 #include "LoaderFuzzTarget.h"
@@ -22,11 +25,13 @@
 #include "frontends/onnx/OnnxImporter.h"
 #include "passes/PassManager.h"
 #include "passes/Pipelines.h"
+#include "passes/quant/QuantizeGraph.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <map>
 #include <random>
 
@@ -34,7 +39,22 @@ using namespace kiln;
 
 namespace {
 
-llvm::Expected<std::string> compileSeed(const std::string &Path) {
+llvm::Expected<std::string> compileSeed(const std::string &Spec) {
+  std::string Path = Spec, Mode;
+  QuantizeOptions Q;
+  if (size_t Colon = Spec.rfind(':'); Colon != std::string::npos) {
+    Path = Spec.substr(0, Colon);
+    Mode = Spec.substr(Colon + 1);
+    if (size_t Eq = Mode.find('='); Eq != std::string::npos) {
+      Q.Data.Path = Mode.substr(Eq + 1);
+      Mode = Mode.substr(0, Eq);
+    }
+    auto M = parseQuantizeMode(Mode);
+    if (!M)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "unknown quantize mode " + Mode);
+    Q.Mode = *M;
+  }
   auto G = importOnnxFile(Path);
   if (!G)
     return G.takeError();
@@ -43,6 +63,9 @@ llvm::Expected<std::string> compileSeed(const std::string &Path) {
     if (llvm::Error E = PM.add(P))
       return E;
   if (llvm::Error E = PM.run(**G))
+    return E;
+  QuantizeReport Report;
+  if (llvm::Error E = quantizeGraph(**G, Q, Report))
     return E;
   auto C = compileForCpu(**G);
   if (!C)
@@ -76,6 +99,10 @@ public:
       return flipBits(B, Name);
     case 4:
       if (makeCycle(*M, Name))
+        return B;
+      return flipBits(B, Name);
+    case 6:
+      if (lieAboutQuantization(*M, Name))
         return B;
       return flipBits(B, Name);
     default:
@@ -161,6 +188,44 @@ private:
     return true;
   }
 
+  /// A quantized tensor's scale, zero point or axis set to a bad value.
+  bool lieAboutQuantization(fb::Model &M, std::string &Name) {
+    auto *Tensors = M.mutable_tensors();
+    std::vector<fb::Tensor *> Quantized;
+    for (unsigned I = 0; Tensors && I < Tensors->size(); ++I)
+      if (Tensors->GetMutableObject(I)->quant())
+        Quantized.push_back(Tensors->GetMutableObject(I));
+    if (Quantized.empty())
+      return false;
+    auto *Q = Quantized[size_t(pick(Quantized.size()))]->mutable_quant();
+    auto *Scales = Q->mutable_scale();
+    auto *Zeros = Q->mutable_zero_point();
+    switch (Rng() % 3) {
+    case 0:
+      if (Scales && Scales->size()) {
+        static const float Bad[] = {0.0f, -1.0f, NAN, INFINITY, 1e30f, 1e-30f};
+        float V = Bad[Rng() % 6];
+        Name = llvm::formatv("scale = {0}", V);
+        Scales->Mutate(unsigned(pick(Scales->size())), V);
+        return true;
+      }
+      return false;
+    case 1:
+      if (Zeros && Zeros->size()) {
+        int64_t V = Rng() % 2 ? wild() : int64_t(Rng() % 512) - 256;
+        Name = llvm::formatv("zero point = {0}", V);
+        Zeros->Mutate(unsigned(pick(Zeros->size())), V);
+        return true;
+      }
+      return false;
+    default: {
+      int32_t V = int32_t(Rng() % 8) - 2;
+      Name = llvm::formatv("quant axis = {0}", V);
+      return Q->mutate_axis(V);
+    }
+    }
+  }
+
   bool lieAboutShape(fb::Model &M, std::string &Name) {
     auto *Tensors = M.mutable_tensors();
     if (Rng() % 3 == 0) {
@@ -237,7 +302,7 @@ int main(int Argc, char **Argv) {
   }
   if (Seeds.empty()) {
     llvm::errs() << "usage: kiln-mutants [--count N] [--seed S] [--write DIR] "
-                    "MODEL.onnx...\n";
+                    "MODEL.onnx[:int8-dynamic|:int8=CALIB]...\n";
     return 2;
   }
   // Every seed must load and run: otherwise the test checks nothing.
@@ -258,7 +323,7 @@ int main(int Argc, char **Argv) {
   std::map<kiln::fuzz::Outcome, unsigned> Outcomes;
   std::map<unsigned, std::pair<unsigned, unsigned>> ByKind; // rejected, ran
   for (unsigned I = 0; I < Count; ++I) {
-    unsigned Kind = I % 6;
+    unsigned Kind = I % 7;
     std::string Name;
     std::string Mutant = Mut.mutate(Seeds[I % Seeds.size()], Kind, Name);
     if (!WriteDir.empty())
@@ -269,7 +334,8 @@ int main(int Argc, char **Argv) {
     (O == kiln::fuzz::Outcome::Ran ? ByKind[Kind].second : ByKind[Kind].first)++;
   }
   static const char *KindNames[] = {"bit flips", "truncation", "offset lies",
-                                    "index lies", "cycles", "shape lies"};
+                                    "index lies", "cycles", "shape lies",
+                                    "quant lies"};
   for (const auto &[Kind, RR] : ByKind)
     llvm::outs() << llvm::formatv("{0,-12} {1,4} rejected, {2,4} ran cleanly\n",
                                   KindNames[Kind], RR.first, RR.second);
