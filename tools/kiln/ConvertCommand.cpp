@@ -1,6 +1,7 @@
 // kiln convert: compiles a model into a .kiln file for a target.
 //   kiln convert MODEL -o OUT.kiln [--target cpu|onnx] [-O0|-O1|-O2]
 //                [--disable-pass NAME]... [--input-shape ...] [--stats] [--json]
+//                [--strip-provenance]
 //                [--quantize none|fp16|int8-dynamic|int8 ...] (QuantizeFlags.h)
 // Prints a short report: ops before and after the passes, the passes run,
 // the runtime operators and their kernels, and the file size. Every node the

@@ -232,7 +232,10 @@ std::string kilnToDot(const KilnFileStats &S) {
     std::string Id = "op" + std::to_string(I);
     std::string Label = escape(S.Operators[I].Kind) + " [" +
                         S.Operators[I].Engine + "]\\n" + escape(Op.name);
-    bool Fused = Op.sources.size() > 1;
+    // Layout operators share the provenance of the node they serve; only
+    // the computing operator is drawn as the fusion.
+    bool Fused = Op.sources.size() > 1 && Op.kind != fb::OpKind::TRANSPOSE &&
+                 Op.kind != fb::OpKind::RESHAPE;
     if (Fused) {
       Label += "\\nabsorbed:";
       for (size_t K = 1; K < Op.sources.size(); ++K)
