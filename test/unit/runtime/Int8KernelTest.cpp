@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <set>
 
 using namespace kiln;
 using namespace kiln::testmodels;
@@ -153,6 +154,89 @@ TEST_CASE("qc8 convolution matches real arithmetic within one quantum",
     INFO((Reference ? "reference" : "xnnpack"));
     REQUIRE(Worst <= 1);
     REQUIRE(Positive > 10); // relu leaves a real signal, not all zeros
+  }
+}
+
+namespace {
+
+// x i8 [2, 5] (scale 0.5, zp 1) -> fully connected, 3 outputs (per-channel
+// scales), bias -> y i8 (scale 0.25, zp -3) -> ADD y + y -> z i8 (scale 0.5,
+// zp 2), relu.
+KilnModule int8DenseAddModule() {
+  KilnModule M;
+  int32_t X = addTensor(M, "x", fb::DType::I8, {2, 5});
+  setQuant(M, X, {XS}, {XZ}, -1);
+  std::vector<int8_t> W(15);
+  for (size_t I = 0; I < W.size(); ++I)
+    W[I] = int8_t(int(I * 11 % 29) - 14);
+  int32_t Wt = addConst(M, "w", fb::DType::I8, {3, 5}, W, fb::Layout::OI);
+  setQuant(M, Wt, WS, {}, 0);
+  int32_t B = addConst(M, "b", fb::DType::I32, {3}, BiasValues);
+  setQuant(M, B, {XS * WS[0], XS * WS[1], XS * WS[2]}, {}, 0);
+  int32_t Y = addTensor(M, "y", fb::DType::I8, {2, 3});
+  setQuant(M, Y, {YS}, {YZ}, -1);
+  int32_t Z = addTensor(M, "z", fb::DType::I8, {2, 3});
+  setQuant(M, Z, {0.5f}, {2}, -1);
+  addOp(M, fb::OpKind::FULLY_CONNECTED, {X, Wt, B}, {Y},
+        fb::FullyConnectedOptionsT());
+  fb::BinaryOptionsT Add;
+  Add.op = fb::BinaryOp::ADD;
+  Add.output_min = 0;
+  addOp(M, fb::OpKind::BINARY, {Y, Y}, {Z}, Add);
+  M.Model.inputs = {X};
+  M.Model.outputs = {Z};
+  return M;
+}
+
+int quantize(double V, double Scale, int Zero) {
+  return int(std::min(127.0, std::max(-128.0, std::nearbyint(V / Scale) + Zero)));
+}
+
+} // namespace
+
+TEST_CASE("qc8 fully connected and qs8 add match real arithmetic",
+          "[int8]") {
+  std::vector<int8_t> X = inputValues();
+  X.resize(10);
+  std::vector<int> Want;
+  for (int R = 0; R < 2; ++R)
+    for (int C = 0; C < 3; ++C) {
+      double Acc = BiasValues[size_t(C)] * double(XS) * WS[size_t(C)];
+      for (int K = 0; K < 5; ++K)
+        Acc += (X[size_t(R * 5 + K)] - XZ) * double(XS) *
+               int8_t(int((C * 5 + K) * 11 % 29) - 14) * WS[size_t(C)];
+      int Yq = quantize(Acc, YS, int(YZ)); // y, then z = relu(y + y)
+      double Y = (Yq - YZ) * double(YS);
+      Want.push_back(quantize(std::max(0.0, 2 * Y), 0.5, 2));
+    }
+  // Not a degenerate case: relu clamps some, the rest spread out.
+  REQUIRE(std::set<int>(Want.begin(), Want.end()).size() >= 3);
+  std::string Bytes = bytesOf(int8DenseAddModule());
+  for (bool Reference : {false, true}) {
+    kiln_model *M = nullptr;
+    REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &M) == KILN_OK);
+    kiln_session_options O;
+    kiln_session_options_init(&O);
+    O.num_threads = 1;
+    O.force_reference = Reference;
+    kiln_session *S = nullptr;
+    REQUIRE(kiln_session_create(M, &O, &S) == KILN_OK);
+    for (size_t Op = 0; Op < 2; ++Op) {
+      kiln_operator_info Info;
+      REQUIRE(kiln_session_operator_info(S, Op, &Info) == KILN_OK);
+      REQUIRE(Info.uses_xnnpack == (Reference ? 0 : 1));
+    }
+    REQUIRE(kiln_session_set_input(S, 0, X.data(), X.size()) == KILN_OK);
+    REQUIRE(kiln_session_run(S) == KILN_OK);
+    const void *Data = nullptr;
+    size_t Size = 0;
+    REQUIRE(kiln_session_get_output(S, 0, &Data, &Size) == KILN_OK);
+    REQUIRE(Size == Want.size());
+    INFO((Reference ? "reference" : "xnnpack"));
+    for (size_t I = 0; I < Size; ++I)
+      REQUIRE(std::abs(static_cast<const int8_t *>(Data)[I] - Want[I]) <= 1);
+    kiln_session_destroy(S);
+    kiln_model_destroy(M);
   }
 }
 
