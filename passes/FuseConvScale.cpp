@@ -52,7 +52,9 @@ llvm::Optional<Match> matchScale(const Graph &G, Node &Op) {
     if (Side == 1 && (Sub || Div))
       break;
     Value *X = Op.operand(Side), *K = Op.operand(1 - Side);
-    if (!X->producer() || !hasSingleUse(G, X))
+    // K must be a constant: checked first, since matching the producer
+    // reads its whole weight (a residual add would read every conv's).
+    if (!K->constant() || !X->producer() || !hasSingleUse(G, X))
       continue;
     auto P = ChannelwiseProducer::match(*X->producer());
     if (!P || Op.result()->type() != X->type())

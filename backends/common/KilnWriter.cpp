@@ -10,6 +10,8 @@
 #include "Support/FileSystem.h"
 #include "schema/KilnSchemaVersion.h"
 
+#include <algorithm>
+
 namespace kiln {
 
 namespace {
@@ -41,7 +43,7 @@ llvm::Error checkSegmentIndices(const KilnModule &M) {
 
 } // namespace
 
-llvm::Expected<std::string> serializeKilnModule(KilnModule &M) {
+llvm::Expected<std::unique_ptr<KilnFileLayout>> layoutKilnModule(KilnModule &M) {
   if (llvm::Error E = checkSegmentIndices(M))
     return E;
   M.Model.schema_major = fb::SchemaMajor;
@@ -78,24 +80,36 @@ llvm::Expected<std::string> serializeKilnModule(KilnModule &M) {
     Base = alignUp(Flat.size());
   }
 
-  std::string File = std::move(Flat);
-  File.reserve(Base + SegmentsEnd + fb::SegmentAlignment);
-  for (size_t I = 0; I < M.Segments.size(); ++I) {
-    File.resize(Base + Relative[I], '\0');
-    File.append(M.Segments[I].str().data(), M.Segments[I].size());
-  }
+  auto L = std::make_unique<KilnFileLayout>();
+  L->FlatBuffer = std::move(Flat);
+  L->Pieces.push_back({0, L->FlatBuffer});
+  for (size_t I = 0; I < M.Segments.size(); ++I)
+    L->Pieces.push_back({Base + Relative[I], M.Segments[I].str()});
+  L->Size = L->FlatBuffer.size();
   // Zeros after the last segment, so that kernels which read a little past
   // their inputs (XNNPACK: 16 bytes) stay inside the file.
   if (!M.Segments.empty())
-    File.resize(alignUp(File.size()) + fb::SegmentAlignment, '\0');
+    L->Size = alignUp(Base + SegmentsEnd) + fb::SegmentAlignment;
+  return L;
+}
+
+llvm::Expected<std::string> serializeKilnModule(KilnModule &M) {
+  auto L = layoutKilnModule(M);
+  if (!L)
+    return L.takeError();
+  std::string File((*L)->Size, '\0');
+  for (const FilePiece &P : (*L)->Pieces)
+    std::copy(P.Bytes.begin(), P.Bytes.end(), File.begin() + P.Offset);
   return File;
 }
 
-llvm::Error writeKilnFile(llvm::StringRef Path, KilnModule &M) {
-  auto Bytes = serializeKilnModule(M);
-  if (!Bytes)
-    return Bytes.takeError();
-  return writeFileAtomically(Path, *Bytes);
+llvm::Error writeKilnFile(
+    llvm::StringRef Path, KilnModule &M,
+    llvm::function_ref<llvm::Error(llvm::StringRef Written)> Check) {
+  auto L = layoutKilnModule(M);
+  if (!L)
+    return L.takeError();
+  return writeFileAtomically(Path, (*L)->Pieces, (*L)->Size, Check);
 }
 
 } // namespace kiln

@@ -8,19 +8,38 @@
 #pragma once
 
 #include "backends/common/KilnModule.h"
+#include "Support/FileSystem.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace kiln {
 
-/// The file bytes for M. Sets M.Model.buffers (offsets and sizes) and the
+/// A .kiln file as pieces: the FlatBuffer, then each segment at its offset
+/// (the gaps are zeros). The segments are M's own bytes, not copies.
+struct KilnFileLayout {
+  std::string FlatBuffer;
+  std::vector<FilePiece> Pieces; // the FlatBuffer's first, at offset 0
+  uint64_t Size = 0;
+};
+
+/// Lays M out as a file. Sets M.Model.buffers (offsets and sizes) and the
 /// schema version. Internal error when a tensor names a missing segment.
+/// The layout refers to M's segments and to its own FlatBuffer string: keep
+/// both alive and the layout unmoved while its pieces are used.
+llvm::Expected<std::unique_ptr<KilnFileLayout>> layoutKilnModule(KilnModule &M);
+
+/// The file bytes for M, in one string (layoutKilnModule, assembled).
 llvm::Expected<std::string> serializeKilnModule(KilnModule &M);
 
-/// serializeKilnModule, then writeFileAtomically(Path, ...).
-llvm::Error writeKilnFile(llvm::StringRef Path, KilnModule &M);
+/// Writes M to Path atomically without assembling it in memory. Check, when
+/// given, sees the complete written bytes before they replace Path.
+llvm::Error writeKilnFile(
+    llvm::StringRef Path, KilnModule &M,
+    llvm::function_ref<llvm::Error(llvm::StringRef Written)> Check = nullptr);
 
 } // namespace kiln

@@ -68,10 +68,12 @@ llvm::Error parseLimited(MessageT &M, llvm::StringRef Bytes,
   return llvm::Error::success();
 }
 
-/// Parses a model file through read() in small chunks rather than an mmap:
-/// protobuf copies every raw_data field into the message anyway, so mapping
-/// the file as well would hold the weights twice at the peak. This way the
-/// weights live once, in the message, and the constants alias them.
+/// Parses a model file from a read-only mapping. protobuf copies each
+/// raw_data field into the message in one allocation; the mapped pages are
+/// clean page cache, released when the mapping goes. (Parsing through read()
+/// in chunks grew every weight string piecewise, zero-filling then copying:
+/// a fifth of a ResNet-50 conversion.) The weights then live once, in the
+/// message, and the constants alias them.
 llvm::Error parseFileLimited(onnx::ModelProto &M, llvm::StringRef Path) {
   int FD = ::open(Path.str().c_str(), O_RDONLY | O_CLOEXEC);
   if (FD < 0)
@@ -89,14 +91,11 @@ llvm::Error parseFileLimited(onnx::ModelProto &M, llvm::StringRef Path) {
                    "weights as external data",
                    Path, uint64_t(St.st_size));
   } else {
-    google::protobuf::io::FileInputStream Raw(FD, 1 << 20);
-    google::protobuf::io::CodedInputStream In(&Raw);
-    In.SetTotalBytesLimit(int(St.st_size));
-    In.SetRecursionLimit(limits::MaxNesting);
-    if (!M.ParseFromCodedStream(&In) || !In.ConsumedEntireMessage())
-      E = inputError("{0}: not a valid ONNX model: the protobuf data is "
-                     "truncated or corrupt",
-                     Path);
+    auto Buf = mapFile(Path);
+    if (!Buf)
+      E = Buf.takeError();
+    else
+      E = parseLimited(M, (*Buf)->getBuffer(), Path, "ONNX model");
   }
   ::close(FD);
   return E;

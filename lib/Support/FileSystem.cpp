@@ -31,6 +31,13 @@ mapFile(llvm::StringRef Path) {
 }
 
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Bytes) {
+  FilePiece Whole{0, Bytes};
+  return writeFileAtomically(Path, Whole, Bytes.size());
+}
+
+llvm::Error writeFileAtomically(
+    llvm::StringRef Path, llvm::ArrayRef<FilePiece> Pieces, uint64_t Size,
+    llvm::function_ref<llvm::Error(llvm::StringRef Written)> Check) {
   llvm::SmallString<256> Dir(Path);
   llvm::sys::path::remove_filename(Dir);
   if (Dir.empty())
@@ -50,17 +57,28 @@ llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Bytes) {
     llvm::sys::fs::remove(TempPath);
     return inputError("{0}: {1} failed: {2}", Path, What, Reason);
   };
-  const char *P = Bytes.data();
-  size_t Left = Bytes.size();
-  while (Left > 0) {
-    ssize_t N = ::write(FD, P, Left);
-    if (N < 0) {
-      if (errno == EINTR)
-        continue;
-      return Fail("write");
+  // The size first: gaps between pieces then read as zeros.
+  if (::ftruncate(FD, off_t(Size)) != 0)
+    return Fail("ftruncate");
+  for (const FilePiece &Piece : Pieces) {
+    const char *P = Piece.Bytes.data();
+    size_t Left = Piece.Bytes.size();
+    uint64_t At = Piece.Offset;
+    if (At + Left > Size) {
+      errno = EINVAL;
+      return Fail("write (a piece lies past the end)");
     }
-    P += N;
-    Left -= size_t(N);
+    while (Left > 0) {
+      ssize_t N = ::pwrite(FD, P, Left, off_t(At));
+      if (N < 0) {
+        if (errno == EINTR)
+          continue;
+        return Fail("write");
+      }
+      P += N;
+      At += uint64_t(N);
+      Left -= size_t(N);
+    }
   }
   if (::fsync(FD) != 0)
     return Fail("fsync");
@@ -68,6 +86,20 @@ llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Bytes) {
     std::string Reason = std::strerror(errno);
     llvm::sys::fs::remove(TempPath);
     return inputError("{0}: close failed: {1}", Path, Reason);
+  }
+  if (Check) {
+    llvm::Error E = llvm::Error::success();
+    if (Size == 0) {
+      E = Check("");
+    } else if (auto Written = mapFile(TempPath)) {
+      E = Check((*Written)->getBuffer());
+    } else {
+      E = Written.takeError();
+    }
+    if (E) {
+      llvm::sys::fs::remove(TempPath);
+      return E;
+    }
   }
   if (std::error_code EC = llvm::sys::fs::rename(TempPath, Path)) {
     llvm::sys::fs::remove(TempPath);

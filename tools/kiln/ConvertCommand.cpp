@@ -84,7 +84,7 @@ llvm::Expected<std::string> sourceHash(llvm::StringRef Path) {
 }
 
 /// The runtime must accept what the writer produced; if not, it is a bug.
-llvm::Error verifyWithRuntime(const std::string &Bytes, llvm::StringRef Out) {
+llvm::Error verifyWithRuntime(llvm::StringRef Bytes, llvm::StringRef Out) {
   if (kiln_verify_buffer(Bytes.data(), Bytes.size()) != KILN_OK)
     return internalError("{0}: the compiled model does not pass the runtime's "
                          "verifier ({1}); nothing was written",
@@ -167,12 +167,14 @@ llvm::Error runConvert(const ConvertOptions &O) {
   if (!Hash)
     return Hash.takeError();
   fillMetadata(*Compiled->Module.Model.metadata, O, PM, *Hash);
-  auto Bytes = serializeKilnModule(Compiled->Module);
-  if (!Bytes)
-    return Bytes.takeError();
-  if (llvm::Error E = verifyWithRuntime(*Bytes, O.Output))
-    return E;
-  if (llvm::Error E = writeFileAtomically(O.Output, *Bytes))
+  // Written in place from the module's segments, then verified by the
+  // runtime before it replaces the output.
+  uint64_t FileBytes = 0;
+  if (llvm::Error E = writeKilnFile(O.Output, Compiled->Module,
+                                    [&](llvm::StringRef Written) {
+                                      FileBytes = Written.size();
+                                      return verifyWithRuntime(Written, O.Output);
+                                    }))
     return E;
 
   size_t Xnnpack = 0, Reference = 0, WeightBytes = 0;
@@ -215,7 +217,7 @@ llvm::Error runConvert(const ConvertOptions &O) {
         {"xnnpack_operators", int64_t(Xnnpack)},
         {"reference_operators", int64_t(Reference)},
         {"nodes", std::move(Nodes)},
-        {"file_bytes", int64_t(Bytes->size())},
+        {"file_bytes", int64_t(FileBytes)},
         {"weight_bytes", int64_t(WeightBytes)},
         {"source_hash", *Hash}};
     if (Quantized)
@@ -237,7 +239,7 @@ llvm::Error runConvert(const ConvertOptions &O) {
   OS << (PM.records().empty() ? "none\n" : "\n");
   OS << "  operators:  " << Xnnpack + Reference << " (" << Xnnpack
      << " XNNPACK, " << Reference << " reference)\n";
-  OS << "  file:       " << Bytes->size() << " bytes (" << WeightBytes
+  OS << "  file:       " << FileBytes << " bytes (" << WeightBytes
      << " bytes of weights in " << Compiled->Module.Segments.size()
      << " segments)\n";
   if (Quantized)

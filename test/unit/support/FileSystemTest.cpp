@@ -58,6 +58,52 @@ TEST_CASE("a failed write leaves the old file alone", "[support][fs]") {
   llvm::sys::fs::remove_directories(Dir);
 }
 
+TEST_CASE("a file written in pieces has zeros in its gaps", "[support][fs]") {
+  llvm::SmallString<128> Dir;
+  REQUIRE_FALSE(llvm::sys::fs::createUniqueDirectory("kiln-fs-test", Dir));
+  std::string Path = (Dir + "/pieces.bin").str();
+  FilePiece Pieces[] = {{0, "head"}, {8, "mid"}, {13, "end"}};
+  std::string Seen;
+  REQUIRE_NO_ERROR(writeFileAtomically(Path, Pieces, 20,
+                                       [&](llvm::StringRef Written) {
+                                         Seen = Written.str();
+                                         return llvm::Error::success();
+                                       }));
+  std::string Expected("head\0\0\0\0mid\0\0end\0\0\0\0", 20);
+  CHECK(slurp(Path) == Expected);
+  CHECK(Seen == Expected); // the check saw the complete file
+
+  // A piece past the declared size is an error, and nothing is written.
+  FilePiece Past[] = {{18, "toolong"}};
+  llvm::Error E = writeFileAtomically(Path, Past, 20);
+  REQUIRE(bool(E));
+  CHECK(llvm::StringRef(toString(std::move(E))).contains("past the end"));
+  CHECK(slurp(Path) == Expected);
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+TEST_CASE("a failing check leaves the old file and no temporary",
+          "[support][fs]") {
+  llvm::SmallString<128> Dir;
+  REQUIRE_FALSE(llvm::sys::fs::createUniqueDirectory("kiln-fs-test", Dir));
+  std::string Path = (Dir + "/model.kiln").str();
+  REQUIRE_NO_ERROR(writeFileAtomically(Path, "old model"));
+  FilePiece New[] = {{0, "new model"}};
+  llvm::Error E = writeFileAtomically(Path, New, 9, [](llvm::StringRef) {
+    return llvm::createStringError(std::errc::invalid_argument, "rejected");
+  });
+  REQUIRE(bool(E));
+  CHECK(toString(std::move(E)) == "rejected");
+  CHECK(slurp(Path) == "old model");
+  int Count = 0;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC))
+    ++Count;
+  CHECK(Count == 1);
+  llvm::sys::fs::remove_directories(Dir);
+}
+
 TEST_CASE("mapFile names the file in its errors", "[support][fs]") {
   auto Map = mapFile("/nonexistent/kiln/file.onnx");
   REQUIRE_FALSE(bool(Map));
