@@ -1,14 +1,16 @@
-// The fp32 kernel ceiling: one 3x3, 64 -> 64 channel convolution at 56x56
-// (batch 1, stride 1, padding 1, 1 thread), timed in Debian's XNNPACK (what
-// the kiln runtime runs) and in oneDNN (libdnnl-dev, AVX-512/AMX kernels), a
-// candidate x86 path for the runtime. Outside the test suite.
+// The fp32 kernel ceiling: 3x3 convolutions (64 -> 64 at 56x56, then
+// ResNet-18's deeper stages; batch 1, stride 1, padding 1, 1 thread), timed
+// in Debian's XNNPACK (what the kiln runtime runs) and in oneDNN
+// (libdnnl-dev, AVX-512/AMX kernels), a candidate x86 path for the runtime.
+// Outside the test suite. Build and run:
 //
-//   g++ -O2 -std=c++17 bench/conv_ceiling.cpp -o /tmp/conv_ceiling \
+//   g++ -O2 -std=c++17 bench/conv_ceiling.cpp -o /tmp/conv_ceiling
 //       -lXNNPACK -lpthreadpool -ldnnl
 //   OMP_NUM_THREADS=1 /tmp/conv_ceiling [RUNS]
 //
-// Prints the median time and GFLOP/s of each, and their outputs' largest
-// difference (both compute the same convolution on the same data).
+// Prints, per shape, the median time and GFLOP/s of each, their ratio, and
+// their outputs' largest difference (both compute the same convolution on
+// the same data).
 #include <oneapi/dnnl/dnnl.hpp>
 #include <xnnpack.h>
 
@@ -24,8 +26,7 @@
 
 namespace {
 
-constexpr int H = 56, W = 56, C = 64, K = 64, R = 3;
-constexpr double Flops = 2.0 * H * W * C * K * R * R;
+constexpr int R = 3;
 
 double medianMs(int Runs, const std::function<void()> &F) {
   F(); // warm up
@@ -43,8 +44,9 @@ double medianMs(int Runs, const std::function<void()> &F) {
 
 } // namespace
 
-int main(int Argc, char **Argv) {
-  int Runs = Argc > 1 ? std::atoi(Argv[1]) : 50;
+/// One 3x3 stride-1 pad-1 C->K conv at HxW in both libraries; prints a row.
+int compareOne(int Runs, int H, int W, int C, int K) {
+  const double Flops = 2.0 * H * W * C * K * R * R;
   std::mt19937 Rng(7);
   std::uniform_real_distribution<float> U(-1, 1);
   // NHWC input, OHWI weights (XNNPACK's layouts); oneDNN gets the same
@@ -56,8 +58,6 @@ int main(int Argc, char **Argv) {
   const float Inf = std::numeric_limits<float>::infinity();
 
   // XNNPACK.
-  if (xnn_initialize(nullptr) != xnn_status_success)
-    return 1;
   std::vector<float> YX(H * W * K + 16);
   xnn_operator_t Op = nullptr;
   if (xnn_create_convolution2d_nhwc_f32(1, 1, 1, 1, R, R, 1, 1, 1, 1, 1, C, K,
@@ -103,14 +103,28 @@ int main(int Argc, char **Argv) {
   double MaxDiff = 0;
   for (int I = 0; I < H * W * K; ++I)
     MaxDiff = std::max(MaxDiff, double(std::fabs(YX[I] - YD[I])));
-  std::printf("3x3 conv 64->64 at 56x56, 1 thread, median of %d runs\n", Runs);
-  std::printf("  XNNPACK (Debian 2022-02): %6.3f ms  %5.1f GFLOP/s\n", XnnMs,
-              Flops / XnnMs / 1e6);
-  std::printf("  oneDNN %d.%d (%s):      %6.3f ms  %5.1f GFLOP/s\n",
-              dnnl_version()->major, dnnl_version()->minor,
-              Prim.impl_info_str(), DnnlMs, Flops / DnnlMs / 1e6);
-  std::printf("  oneDNN / XNNPACK time: %.2f; largest output difference %.2e\n",
-              DnnlMs / XnnMs, MaxDiff);
+  std::printf("%4d->%-4d at %2dx%-2d  XNNPACK %7.3f ms %5.1f GFLOP/s   "
+              "oneDNN %7.3f ms %5.1f GFLOP/s (%s)   ratio %.2f   max diff %.1e\n",
+              C, K, H, W, XnnMs, Flops / XnnMs / 1e6, DnnlMs,
+              Flops / DnnlMs / 1e6, Prim.impl_info_str(), DnnlMs / XnnMs,
+              MaxDiff);
   xnn_delete_operator(Op);
+  return 0;
+}
+
+int main(int Argc, char **Argv) {
+  int Runs = Argc > 1 ? std::atoi(Argv[1]) : 50;
+  if (xnn_initialize(nullptr) != xnn_status_success)
+    return 1;
+  std::printf("3x3 convolutions, stride 1, padding 1, batch 1, 1 thread, "
+              "median of %d runs; XNNPACK Debian 2022-02, oneDNN %d.%d\n",
+              Runs, dnnl_version()->major, dnnl_version()->minor);
+  // The ceiling layer first, then ResNet-18's other 3x3 stages: the deeper
+  // the stage, the larger the weights against the pixels.
+  const int Shapes[][4] = {{56, 56, 64, 64}, {28, 28, 128, 128},
+                           {14, 14, 256, 256}, {7, 7, 512, 512}};
+  for (const auto &S : Shapes)
+    if (compareOne(Runs, S[0], S[1], S[2], S[3]) != 0)
+      return 1;
   return 0;
 }
