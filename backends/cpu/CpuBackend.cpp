@@ -82,8 +82,13 @@ llvm::Expected<CpuCompileResult> compileForCpu(const Graph &G) {
   // Outputs in the source layout; a transpose this needs is reported as the
   // graph outputs' own.
   Ctx.beginNode("(graph outputs)");
-  for (const Value *Out : G.outputs())
-    R.Module.Model.outputs.push_back(Ctx.canonical(Out));
+  for (const Value *Out : G.outputs()) {
+    int32_t T = Ctx.canonical(Out);
+    // The caller binds outputs by the model's names, not "y.nchw".
+    if (!Out->name().empty())
+      R.Module.Model.tensors[size_t(T)]->name = Out->name();
+    R.Module.Model.outputs.push_back(T);
+  }
   if (!Ctx.emittedForCurrentNode().empty()) {
     CpuNodeReport Report{"(graph outputs)", "layout", {}, false, {}};
     for (const EmittedOp &Op : Ctx.emittedForCurrentNode())
