@@ -240,6 +240,75 @@ TEST_CASE("qc8 fully connected and qs8 add match real arithmetic",
   }
 }
 
+TEST_CASE("quantize, int8 max pool, global average pool and dequantize "
+          "match real arithmetic", "[int8]") {
+  // x f32 NHWC [1,4,4,3] -> QUANTIZE (scale 0.1, zp -5) -> MAX_POOL 2x2/2 ->
+  // GLOBAL_AVERAGE_POOL (to scale 0.05, zp 3) -> DEQUANTIZE -> y f32 [1,1,1,3]
+  KilnModule M;
+  int32_t X = addTensor(M, "x", fb::DType::F32, {1, 4, 4, 3}, fb::Layout::NHWC);
+  int32_t Q = addTensor(M, "q", fb::DType::I8, {1, 4, 4, 3}, fb::Layout::NHWC);
+  setQuant(M, Q, {0.1f}, {-5}, -1);
+  int32_t P = addTensor(M, "p", fb::DType::I8, {1, 2, 2, 3}, fb::Layout::NHWC);
+  setQuant(M, P, {0.1f}, {-5}, -1);
+  int32_t G = addTensor(M, "g", fb::DType::I8, {1, 1, 1, 3}, fb::Layout::NHWC);
+  setQuant(M, G, {0.05f}, {3}, -1);
+  int32_t Y = addTensor(M, "y", fb::DType::F32, {1, 1, 1, 3}, fb::Layout::NHWC);
+  addOp(M, fb::OpKind::QUANTIZE, {X}, {Q}, fb::QuantizeOptionsT());
+  fb::Pool2DOptionsT Pool;
+  Pool.kernel_height = Pool.kernel_width = 2;
+  Pool.stride_height = Pool.stride_width = 2;
+  addOp(M, fb::OpKind::MAX_POOL_2D, {Q}, {P}, Pool);
+  addOp(M, fb::OpKind::GLOBAL_AVERAGE_POOL_2D, {P}, {G}, fb::Pool2DOptionsT());
+  addOp(M, fb::OpKind::DEQUANTIZE, {G}, {Y}, fb::QuantizeOptionsT());
+  M.Model.inputs = {X};
+  M.Model.outputs = {Y};
+  std::vector<float> In(48);
+  for (size_t I = 0; I < In.size(); ++I)
+    In[I] = float(int(I * 13 % 31) - 15) * 0.37f;
+  // Textbook: quantize, max over each 2x2 window, average, requantize.
+  std::vector<double> Want;
+  for (int C = 0; C < 3; ++C) {
+    double Sum = 0;
+    for (int WY = 0; WY < 2; ++WY)
+      for (int WX = 0; WX < 2; ++WX) {
+        int Best = -128;
+        for (int DY = 0; DY < 2; ++DY)
+          for (int DX = 0; DX < 2; ++DX)
+            Best = std::max(Best, quantize(In[size_t(((WY * 2 + DY) * 4 + WX * 2 + DX) * 3 + C)], 0.1, -5));
+        Sum += (Best + 5) * 0.1;
+      }
+    Want.push_back((quantize(Sum / 4, 0.05, 3) - 3) * 0.05);
+  }
+  std::string Bytes = bytesOf(std::move(M));
+  for (bool Reference : {false, true}) {
+    kiln_model *Model = nullptr;
+    REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &Model) == KILN_OK);
+    kiln_session_options O;
+    kiln_session_options_init(&O);
+    O.num_threads = 1;
+    O.force_reference = Reference;
+    kiln_session *S = nullptr;
+    REQUIRE(kiln_session_create(Model, &O, &S) == KILN_OK);
+    for (size_t Op = 0; Op < 4; ++Op) {
+      kiln_operator_info Info;
+      REQUIRE(kiln_session_operator_info(S, Op, &Info) == KILN_OK);
+      INFO("operator " << Op);
+      REQUIRE(Info.uses_xnnpack == (Reference ? 0 : 1));
+    }
+    REQUIRE(kiln_session_set_input(S, 0, In.data(), In.size() * 4) == KILN_OK);
+    REQUIRE(kiln_session_run(S) == KILN_OK);
+    const void *Data = nullptr;
+    size_t Size = 0;
+    REQUIRE(kiln_session_get_output(S, 0, &Data, &Size) == KILN_OK);
+    REQUIRE(Size == 12);
+    INFO((Reference ? "reference" : "xnnpack"));
+    for (size_t C = 0; C < 3; ++C)
+      REQUIRE(std::fabs(static_cast<const float *>(Data)[C] - Want[C]) <= 0.05 + 1e-6);
+    kiln_session_destroy(S);
+    kiln_model_destroy(Model);
+  }
+}
+
 TEST_CASE("bad quantization parameters are rejected", "[int8][loader]") {
   {
     KilnModule M = int8ConvModule();
