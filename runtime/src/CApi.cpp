@@ -9,6 +9,7 @@
 #include "Session.h"
 #include "schema/KilnSchemaVersion.h"
 
+#include <cstddef>
 #include <new>
 
 using namespace kiln::rt;
@@ -176,6 +177,7 @@ void kiln_session_options_init(kiln_session_options *Options) {
   Options->num_threads = 0;
   Options->force_reference = 0;
   Options->max_arena_bytes = 0;
+  Options->keep_intermediates = 0;
 }
 
 kiln_status kiln_session_create(const kiln_model *Model,
@@ -184,7 +186,11 @@ kiln_status kiln_session_create(const kiln_model *Model,
   if (!Model || !OutSession)
     return failArgument("kiln_session_create: null argument");
   *OutSession = nullptr;
-  if (Options && Options->struct_size != sizeof(kiln_session_options))
+  // The struct of a caller built before keep_intermediates was appended
+  // ends at that field.
+  constexpr size_t KeepAt = offsetof(kiln_session_options, keep_intermediates);
+  if (Options && Options->struct_size != sizeof(kiln_session_options) &&
+      Options->struct_size != KeepAt)
     return failArgument("kiln_session_create: options not initialized with "
                         "kiln_session_options_init");
   return guarded([&] {
@@ -193,6 +199,8 @@ kiln_status kiln_session_create(const kiln_model *Model,
       O.Threads = Options->num_threads;
       O.ForceReference = Options->force_reference != 0;
       O.MaxArenaBytes = Options->max_arena_bytes;
+      O.KeepIntermediates =
+          Options->struct_size > KeepAt && Options->keep_intermediates != 0;
     }
     auto KS = std::make_unique<kiln_session>();
     if (Status S = Session::create(Model->Model, O, KS->S))
@@ -262,6 +270,64 @@ kiln_status kiln_session_set_profiling(kiln_session *Session, int Enable) {
 
 size_t kiln_session_arena_bytes(const kiln_session *Session) {
   return Session ? size_t(Session->S->arenaBytes()) : 0;
+}
+
+size_t kiln_session_num_tensors(const kiln_session *Session) {
+  return Session ? Session->S->model().Tensors.size() : 0;
+}
+
+size_t kiln_session_operator_num_outputs(const kiln_session *Session,
+                                         size_t Op) {
+  if (!Session || Op >= Session->S->numOperators())
+    return 0;
+  const auto *Outs = Session->S->model().op(Op).outputs();
+  return Outs ? Outs->size() : 0;
+}
+
+kiln_status kiln_session_operator_output(const kiln_session *Session,
+                                         size_t Op, size_t K,
+                                         size_t *OutTensor) {
+  if (!Session || !OutTensor)
+    return failArgument("kiln_session_operator_output: null argument");
+  if (K >= kiln_session_operator_num_outputs(Session, Op))
+    return failArgument("kiln_session_operator_output: operator or output "
+                        "index out of range");
+  int32_t T = Session->S->model().op(Op).outputs()->Get(unsigned(K));
+  if (T < 0)
+    return failArgument("kiln_session_operator_output: output not used");
+  *OutTensor = size_t(T);
+  return KILN_OK;
+}
+
+kiln_status kiln_session_tensor(const kiln_session *Session, size_t Index,
+                                kiln_tensor_value *Out) {
+  if (!Session || !Out)
+    return failArgument("kiln_session_tensor: null argument");
+  const LoadedModel &M = Session->S->model();
+  if (Index >= M.Tensors.size())
+    return failArgument("kiln_session_tensor: index out of range");
+  const TensorDesc &D = M.Tensors[Index];
+  auto IsIo = [&](const std::vector<int32_t> &Io) {
+    for (int32_t T : Io)
+      if (size_t(T) == Index)
+        return true;
+    return false;
+  };
+  if (!D.isConstant() && !Session->S->keepsIntermediates() &&
+      !IsIo(M.Inputs) && !IsIo(M.Outputs)) {
+    LastError = "kiln_session_tensor: tensor " + std::to_string(Index) + " '" +
+                D.Name + "' is an intermediate; create the session with "
+                         "keep_intermediates to read it";
+    return KILN_ERROR_INVALID_ARGUMENT;
+  }
+  Out->info = infoOf(D);
+  Out->data = Session->S->tensorData(Index);
+  Out->num_scales = D.Scales.size();
+  Out->scales = D.Scales.empty() ? nullptr : D.Scales.data();
+  Out->zero_points = D.ZeroPoints.empty() ? nullptr : D.ZeroPoints.data();
+  Out->quant_axis = D.QuantAxis;
+  Out->is_constant = D.isConstant() ? 1 : 0;
+  return KILN_OK;
 }
 
 } // extern "C"

@@ -28,7 +28,8 @@ Status Session::create(std::shared_ptr<const LoadedModel> Model,
     if (!S->Pool)
       return {KILN_ERROR_OUT_OF_MEMORY, "cannot create the thread pool"};
   }
-  if (Status St = S->planArena(Opts.MaxArenaBytes))
+  S->KeepIntermediates = Opts.KeepIntermediates;
+  if (Status St = S->planArena(Opts))
     return St;
   if (Status St = S->createKernels(Opts))
     return St;
@@ -37,7 +38,8 @@ Status Session::create(std::shared_ptr<const LoadedModel> Model,
   return Status::ok();
 }
 
-Status Session::planArena(uint64_t MaxBytes) {
+Status Session::planArena(const SessionOptions &Opts) {
+  uint64_t MaxBytes = Opts.MaxArenaBytes;
   const LoadedModel &M = *Model;
   size_t NumTensors = M.Tensors.size();
   int64_t End = int64_t(M.numOperators());
@@ -73,6 +75,12 @@ Status Session::planArena(uint64_t MaxBytes) {
   }
   for (int32_t T : M.Outputs)
     Touch(T, End);
+  // Kept intermediates live from the start to the end: no two share bytes.
+  if (Opts.KeepIntermediates)
+    for (size_t T = 0; T < NumTensors; ++T) {
+      Touch(int32_t(T), 0);
+      Touch(int32_t(T), End);
+    }
   for (PlannedTensor &P : Planned)
     if (P.First > P.Last) // never used: give it a slot of its own lifetime
       P.First = P.Last = 0;

@@ -17,6 +17,10 @@ struct SessionOptions {
   bool ForceReference = false;
   /// 0: no limit on the activation arena.
   uint64_t MaxArenaBytes = 0;
+  /// Every activation keeps its own bytes for the whole run (no sharing by
+  /// the memory planner), so tensorData() of any operator's output is valid
+  /// after a run (debugging, `kiln diff --per-layer`).
+  bool KeepIntermediates = false;
 };
 
 class Session {
@@ -41,10 +45,13 @@ public:
   /// profiling was switched on with setProfiling).
   const std::vector<uint64_t> &operatorTimes() const { return OpTimes; }
   void setProfiling(bool On) { Profiling = On; }
+  bool keepsIntermediates() const { return KeepIntermediates; }
+  /// The bytes of tensor T (a constant, or an activation's arena slot).
+  const uint8_t *tensorData(size_t T) const { return TensorData[T]; }
 
 private:
   Session() = default;
-  Status planArena(uint64_t MaxBytes);
+  Status planArena(const SessionOptions &Opts);
   /// Where kernels read constant T: in place, or a padded copy when it ends
   /// too close to the end of the model's bytes.
   uint8_t *constantData(size_t T);
@@ -63,6 +70,7 @@ private:
   std::map<size_t, std::pair<std::unique_ptr<TensorDesc>, std::vector<float>>>
       Widened;
   bool Profiling = false;
+  bool KeepIntermediates = false;
   std::vector<uint64_t> OpTimes;
 };
 

@@ -101,6 +101,12 @@ typedef struct kiln_session_options {
   /* Non-zero: kiln_session_create fails (KILN_ERROR_OUT_OF_MEMORY) rather
    * than allocate more than this many bytes for activations. */
   uint64_t max_arena_bytes;
+  /* Appended in 0.1 (a caller built before passes the shorter struct_size
+   * and gets 0). Non-zero: every tensor keeps its own bytes (the memory
+   * planner shares none), so kiln_session_tensor reads any operator's
+   * output after a run. For debugging: the arena grows to the sum of all
+   * activations. */
+  uint32_t keep_intermediates;
 } kiln_session_options;
 
 /* The runtime version ("0.1.0") and the .kiln schema version it reads. */
@@ -173,6 +179,46 @@ KILN_API kiln_status kiln_session_set_profiling(kiln_session *session,
                                                 int enable);
 /* Bytes of the activation arena, after memory planning. */
 KILN_API size_t kiln_session_arena_bytes(const kiln_session *session);
+
+/* Reading any tensor of a session (debugging, e.g. comparing every layer of
+ * a compiled model with the source model):
+ *
+ *   for (size_t op = 0; op < kiln_session_num_operators(s); ++op)
+ *     for (size_t k = 0; k < kiln_session_operator_num_outputs(s, op); ++k) {
+ *       size_t t; kiln_tensor_value v;
+ *       kiln_session_operator_output(s, op, k, &t);
+ *       kiln_session_tensor(s, t, &v);   // v.data: v.info.byte_size bytes
+ *     }
+ *
+ * A tensor's values in info.layout order (NHWC: [N,H,W,C] as info.shape
+ * says). Quantized (int8/uint8) tensors: real = (q - zero_points[i]) *
+ * scales[i], per tensor (quant_axis -1, num_scales 1) or per slice i along
+ * quant_axis; num_scales is 0 for other tensors. Pointers stay valid as long
+ * as the session; data holds the values of the last run. */
+typedef struct kiln_tensor_value {
+  kiln_tensor_info info;
+  const void *data;
+  size_t num_scales;
+  const float *scales;
+  const int64_t *zero_points;
+  int32_t quant_axis;
+  int32_t is_constant;
+} kiln_tensor_value;
+
+/* Every tensor of the model: constants, graph inputs and outputs, and the
+ * intermediates between operators. */
+KILN_API size_t kiln_session_num_tensors(const kiln_session *session);
+KILN_API size_t kiln_session_operator_num_outputs(const kiln_session *session,
+                                                  size_t op);
+/* *out_tensor: the tensor index of output k of operator op. */
+KILN_API kiln_status kiln_session_operator_output(const kiln_session *session,
+                                                  size_t op, size_t k,
+                                                  size_t *out_tensor);
+/* Fails (KILN_ERROR_INVALID_ARGUMENT) for an intermediate of a session
+ * created without keep_intermediates: its bytes are shared with others. */
+KILN_API kiln_status kiln_session_tensor(const kiln_session *session,
+                                         size_t index,
+                                         kiln_tensor_value *out_value);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,147 @@
+// keep_intermediates and kiln_session_tensor: every operator's output read
+// back after a run, with hand-computed values.
+#include "RuntimeTestModels.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstddef>
+
+using namespace kiln;
+using namespace kiln::testmodels;
+
+namespace {
+
+struct Opened {
+  kiln_model *Model = nullptr;
+  kiln_session *Session = nullptr;
+  ~Opened() {
+    kiln_session_destroy(Session);
+    kiln_model_destroy(Model);
+  }
+};
+
+kiln_status open(const std::string &Bytes, Opened &O, bool Keep,
+                 bool Reference = false) {
+  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &O.Model) ==
+          KILN_OK);
+  kiln_session_options Opts;
+  kiln_session_options_init(&Opts);
+  Opts.num_threads = 1;
+  Opts.force_reference = Reference;
+  Opts.keep_intermediates = Keep;
+  return kiln_session_create(O.Model, &Opts, &O.Session);
+}
+
+std::vector<float> floatsOf(const kiln_tensor_value &V) {
+  std::vector<float> F(V.info.byte_size / 4);
+  std::memcpy(F.data(), V.data, V.info.byte_size);
+  return F;
+}
+
+} // namespace
+
+TEST_CASE("keep_intermediates: every operator output is readable after a run",
+          "[capi][intermediates]") {
+  for (bool Reference : {false, true}) {
+    Opened O;
+    REQUIRE(open(bytesOf(addMulModule()), O, /*Keep=*/true, Reference) ==
+            KILN_OK);
+    float X[6] = {0, 1, -5, 2.5f, -1, 0.5f};
+    REQUIRE(kiln_session_set_input(O.Session, 0, X, sizeof X) == KILN_OK);
+    REQUIRE(kiln_session_run(O.Session) == KILN_OK);
+    // x, c, two, y, z.
+    REQUIRE(kiln_session_num_tensors(O.Session) == 5);
+    REQUIRE(kiln_session_num_operators(O.Session) == 2);
+    REQUIRE(kiln_session_operator_num_outputs(O.Session, 0) == 1);
+    size_t Y = 0, Z = 0;
+    REQUIRE(kiln_session_operator_output(O.Session, 0, 0, &Y) == KILN_OK);
+    REQUIRE(kiln_session_operator_output(O.Session, 1, 0, &Z) == KILN_OK);
+    REQUIRE(Y == 3);
+    REQUIRE(Z == 4);
+    kiln_tensor_value V;
+    REQUIRE(kiln_session_tensor(O.Session, Y, &V) == KILN_OK);
+    REQUIRE(std::string(V.info.name) == "y");
+    REQUIRE(V.info.dtype == KILN_DTYPE_F32);
+    REQUIRE(V.info.layout == KILN_LAYOUT_PLAIN);
+    REQUIRE(V.info.rank == 2);
+    REQUIRE(V.info.shape[0] == 2);
+    REQUIRE(V.info.shape[1] == 3);
+    REQUIRE(V.num_scales == 0);
+    REQUIRE(V.is_constant == 0);
+    // y = x + [1, 2, 3]
+    REQUIRE(floatsOf(V) == std::vector<float>{1, 3, -2, 3.5f, 1, 3.5f});
+    // z = max(y * 2, 0)
+    REQUIRE(kiln_session_tensor(O.Session, Z, &V) == KILN_OK);
+    REQUIRE(floatsOf(V) == std::vector<float>{2, 6, 0, 7, 2, 7});
+    // A constant reads its weights.
+    REQUIRE(kiln_session_tensor(O.Session, 1, &V) == KILN_OK);
+    REQUIRE(V.is_constant == 1);
+    REQUIRE(floatsOf(V) == std::vector<float>{1, 2, 3});
+  }
+}
+
+TEST_CASE("keep_intermediates gives every activation its own bytes",
+          "[capi][intermediates]") {
+  // A chain x -> y -> z -> w of three [2,3] f32 operators: without keeping,
+  // y and w may share (y is dead when w is written); kept, the arena holds
+  // all four activations apart.
+  KilnModule M = addMulModule();
+  int32_t Z = M.Model.outputs[0];
+  int32_t W = addTensor(M, "w", fb::DType::F32, {2, 3});
+  int32_t One = addFloats(M, "one", {1}, {1});
+  fb::BinaryOptionsT Sub;
+  Sub.op = fb::BinaryOp::SUB;
+  addOp(M, fb::OpKind::BINARY, {Z, One}, {W}, Sub);
+  M.Model.outputs = {W};
+  std::string Bytes = bytesOf(std::move(M));
+  Opened Shared, Kept;
+  REQUIRE(open(Bytes, Shared, false) == KILN_OK);
+  REQUIRE(open(Bytes, Kept, true) == KILN_OK);
+  REQUIRE(kiln_session_arena_bytes(Kept.Session) >
+          kiln_session_arena_bytes(Shared.Session));
+  float X[6] = {0, 1, -5, 2.5f, -1, 0.5f};
+  for (Opened *O : {&Shared, &Kept}) {
+    REQUIRE(kiln_session_set_input(O->Session, 0, X, sizeof X) == KILN_OK);
+    REQUIRE(kiln_session_run(O->Session) == KILN_OK);
+  }
+  kiln_tensor_value V;
+  size_t Y = 0;
+  REQUIRE(kiln_session_operator_output(Kept.Session, 0, 0, &Y) == KILN_OK);
+  REQUIRE(kiln_session_tensor(Kept.Session, Y, &V) == KILN_OK);
+  REQUIRE(floatsOf(V) == std::vector<float>{1, 3, -2, 3.5f, 1, 3.5f});
+  // Not kept: the intermediate is refused, graph inputs and outputs are not.
+  REQUIRE(kiln_session_tensor(Shared.Session, Y, &V) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+  REQUIRE(std::string(kiln_last_error()).find("'y' is an intermediate") !=
+          std::string::npos);
+  size_t Out = 0;
+  REQUIRE(kiln_session_operator_output(Shared.Session, 2, 0, &Out) == KILN_OK);
+  REQUIRE(kiln_session_tensor(Shared.Session, Out, &V) == KILN_OK);
+  REQUIRE(floatsOf(V) == std::vector<float>{1, 5, -1, 6, 1, 6});
+  REQUIRE(kiln_session_operator_output(Shared.Session, 3, 0, &Out) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+  REQUIRE(kiln_session_tensor(Shared.Session, 99, &V) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("options of a caller built before keep_intermediates are accepted",
+          "[capi][intermediates]") {
+  Opened O;
+  std::string Bytes = bytesOf(addMulModule());
+  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &O.Model) ==
+          KILN_OK);
+  kiln_session_options Opts;
+  kiln_session_options_init(&Opts);
+  Opts.keep_intermediates = 1; // beyond the old struct: not read
+  Opts.struct_size = offsetof(kiln_session_options, keep_intermediates);
+  REQUIRE(kiln_session_create(O.Model, &Opts, &O.Session) == KILN_OK);
+  float X[6] = {0, 1, -5, 2.5f, -1, 0.5f};
+  REQUIRE(kiln_session_set_input(O.Session, 0, X, sizeof X) == KILN_OK);
+  REQUIRE(kiln_session_run(O.Session) == KILN_OK);
+  kiln_tensor_value V;
+  REQUIRE(kiln_session_tensor(O.Session, 3, &V) == KILN_ERROR_INVALID_ARGUMENT);
+  Opts.struct_size = 12;
+  kiln_session *S = nullptr;
+  REQUIRE(kiln_session_create(O.Model, &Opts, &S) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+}
