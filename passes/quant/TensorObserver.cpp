@@ -9,6 +9,10 @@
 #include <cstring>
 #include <limits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace kiln {
 
 bool TensorObserver::validBinCount(uint64_t Bins) {
@@ -79,20 +83,63 @@ inline float orderedMax(float A, float B) {
   return orderedKey(B) > orderedKey(A) ? B : A;
 }
 
-/// Min and max keys of the finite values, and the count of the others. Pure
-/// integer work without branches, so that the compiler vectorizes it.
+/// Bin[i] = floor(Data[i] * Scale) + Half for Len <= 256 finite values.
+template <typename F>
+void computeBins(const float *Data, size_t Len, F Scale, int32_t Half,
+                 int32_t *Bin) {
+  for (size_t I = 0; I < Len; ++I) {
+    F P = F(Data[I]) * Scale; // |P| < Half: fits an int32
+    int32_t T = int32_t(P);   // toward zero; floor below:
+    Bin[I] = T - (P < F(T) ? 1 : 0) + Half;
+  }
+}
+
+/// Min and max keys of the finite values, and the count of the others:
+/// integer compares, four lanes at a time where SSE2 is there (the compiler
+/// does not vectorize the select of a sentinel for non-finite values).
 struct Scan {
   int32_t Lo = INT32_MAX, Hi = INT32_MIN;
   uint64_t NonFinite = 0;
 };
 Scan scanValues(const float *Data, size_t N) {
   Scan S;
-  constexpr size_t Chunk = size_t(1) << 24; // keeps the 32-bit count exact
+  constexpr size_t Chunk = size_t(1) << 24; // keeps the 32-bit counts exact
   for (size_t C = 0; C < N; C += Chunk) {
-    size_t End = std::min(N, C + Chunk);
+    const size_t End = std::min(N, C + Chunk);
     int32_t Lo = S.Lo, Hi = S.Hi;
     uint32_t Bad = 0;
-    for (size_t I = C; I < End; ++I) {
+    size_t I = C;
+#if defined(__SSE2__)
+    const __m128i Abs = _mm_set1_epi32(0x7fffffff);
+    const __m128i ExpBits = _mm_set1_epi32(0x7f800000);
+    const __m128i Top = _mm_set1_epi32(INT32_MAX);
+    const __m128i Bottom = _mm_set1_epi32(INT32_MIN);
+    __m128i VLo = Top, VHi = Bottom, VBad = _mm_setzero_si128();
+    for (; I + 4 <= End; I += 4) {
+      __m128i B = _mm_loadu_si128(reinterpret_cast<const __m128i *>(Data + I));
+      __m128i K = _mm_xor_si128(B, _mm_and_si128(_mm_srai_epi32(B, 31), Abs));
+      __m128i Bad4 = _mm_cmpeq_epi32(_mm_and_si128(B, ExpBits), ExpBits);
+      __m128i KLo = _mm_or_si128(_mm_andnot_si128(Bad4, K),
+                                 _mm_and_si128(Bad4, Top));
+      __m128i KHi = _mm_or_si128(_mm_andnot_si128(Bad4, K),
+                                 _mm_and_si128(Bad4, Bottom));
+      __m128i Less = _mm_cmplt_epi32(KLo, VLo);
+      VLo = _mm_or_si128(_mm_and_si128(Less, KLo), _mm_andnot_si128(Less, VLo));
+      __m128i More = _mm_cmpgt_epi32(KHi, VHi);
+      VHi = _mm_or_si128(_mm_and_si128(More, KHi), _mm_andnot_si128(More, VHi));
+      VBad = _mm_sub_epi32(VBad, Bad4); // Bad4 lanes are -1 or 0
+    }
+    alignas(16) int32_t L[4], H[4], Cnt[4];
+    _mm_store_si128(reinterpret_cast<__m128i *>(L), VLo);
+    _mm_store_si128(reinterpret_cast<__m128i *>(H), VHi);
+    _mm_store_si128(reinterpret_cast<__m128i *>(Cnt), VBad);
+    for (int J = 0; J < 4; ++J) {
+      Lo = std::min(Lo, L[J]);
+      Hi = std::max(Hi, H[J]);
+      Bad += uint32_t(Cnt[J]);
+    }
+#endif
+    for (; I < End; ++I) {
       int32_t B;
       std::memcpy(&B, Data + I, sizeof B);
       int32_t K = B ^ ((B >> 31) & 0x7fffffff);
@@ -110,22 +157,56 @@ Scan scanValues(const float *Data, size_t N) {
 
 /// Adds finite values to the histogram: bin floor(x * Scale) + Half, with
 /// x * Scale exact in F (see observe). Bin numbers are computed a block at a
-/// time (vectorized), then counted.
+/// time (vectorized), then counted. Long arrays count into four partial
+/// histograms in turn (kept per thread, zero between calls): a run of equal
+/// values, such as the zeros after a ReLU, then does not make every
+/// increment wait for the previous one to the same counter.
 template <typename F>
 void binFinite(const float *Data, size_t N, F Scale, int32_t Half,
-               uint64_t *Counts) {
+               std::vector<uint64_t> &Counts) {
   constexpr size_t Block = 256;
+  const size_t Bins = Counts.size();
   int32_t Bin[Block];
-  for (size_t B = 0; B < N; B += Block) {
-    size_t Len = std::min(Block, N - B);
-    for (size_t I = 0; I < Len; ++I) {
-      F P = F(Data[B + I]) * Scale; // |P| < Half: fits an int32
-      int32_t T = int32_t(P);       // toward zero; floor below:
-      Bin[I] = T - (P < F(T) ? 1 : 0) + Half;
+  uint64_t *C = Counts.data();
+  if (N < 4 * Bins) {
+    for (size_t B = 0; B < N; B += Block) {
+      const size_t Len = std::min(Block, N - B);
+      computeBins(Data + B, Len, Scale, Half, Bin);
+      for (size_t I = 0; I < Len; ++I)
+        ++C[Bin[I]];
     }
-    for (size_t I = 0; I < Len; ++I)
-      ++Counts[Bin[I]];
+    return;
   }
+  thread_local std::vector<uint32_t> Parts;
+  if (Parts.size() < 4 * Bins)
+    Parts.assign(4 * Bins, 0);
+  uint32_t *P0 = Parts.data(), *P1 = P0 + Bins, *P2 = P1 + Bins,
+           *P3 = P2 + Bins;
+  auto Flush = [&] {
+    for (size_t I = 0; I < Bins; ++I) {
+      C[I] += uint64_t(P0[I]) + P1[I] + P2[I] + P3[I];
+      P0[I] = P1[I] = P2[I] = P3[I] = 0;
+    }
+  };
+  size_t SinceFlush = 0;
+  for (size_t B = 0; B < N; B += Block) {
+    const size_t Len = std::min(Block, N - B);
+    computeBins(Data + B, Len, Scale, Half, Bin);
+    size_t I = 0;
+    for (; I + 4 <= Len; I += 4) {
+      ++P0[Bin[I]];
+      ++P1[Bin[I + 1]];
+      ++P2[Bin[I + 2]];
+      ++P3[Bin[I + 3]];
+    }
+    for (; I < Len; ++I)
+      ++P0[Bin[I]];
+    if ((SinceFlush += Len) >= (size_t(1) << 31)) { // 32-bit counters
+      Flush();
+      SinceFlush = 0;
+    }
+  }
+  Flush();
 }
 } // namespace
 
@@ -149,16 +230,17 @@ void TensorObserver::observe(const float *Data, size_t N) {
   // a normal double with x's 24-bit significand. When the factor is >= 1 the
   // product is exact in float too (|x| < 2^E keeps it below 2^(Log2Bins-1),
   // and scaling a subnormal up only shifts its bits); below 1 it could
-  // underflow in float, and above 2^127 it is not a float: double then. The bin is the floor, computed
-  // before Half is added: a tiny negative x plus Half would round up to Half.
+  // underflow in float, and above 2^127 it is not a float: double then. The
+  // bin is the floor, computed before Half is added: a tiny negative x plus
+  // Half would round up to Half.
   const int Shift = Log2Bins - 1 - Exponent;
   const int32_t Half = int32_t(bins() / 2);
   uint64_t *C = Counts.data();
   if (S.NonFinite == 0) {
     if (Shift >= 0 && Shift <= 127)
-      binFinite(Data, N, std::ldexp(1.0f, Shift), Half, C);
+      binFinite(Data, N, std::ldexp(1.0f, Shift), Half, Counts);
     else
-      binFinite(Data, N, std::ldexp(1.0, Shift), Half, C);
+      binFinite(Data, N, std::ldexp(1.0, Shift), Half, Counts);
     return;
   }
   const double Scale = std::ldexp(1.0, Shift);

@@ -106,6 +106,39 @@ void forWindow(const PoolGeom &G, int64_t P, std::vector<int64_t> &Coord,
   }
 }
 
+/// max_pool of one 2-D plane without indices, in direct loops: the same
+/// window positions in the same order (row-major, inside the input only) and
+/// the same rule (the first one, then any strictly greater) as forWindow,
+/// which calibration would otherwise run through for every output.
+template <typename T>
+void maxPoolPlane2D(const PoolGeom &G, const T *Xp, T *Yp) {
+  const int64_t IH = G.In[0], IW = G.In[1], KH = G.K[0], KW = G.K[1];
+  const int64_t OW = G.Out[1], SH = G.W.Strides[0], SW = G.W.Strides[1];
+  const int64_t DH = G.W.Dilations[0], DW = G.W.Dilations[1];
+  for (int64_t Oh = 0; Oh < G.Out[0]; ++Oh)
+    for (int64_t Ow = 0; Ow < OW; ++Ow) {
+      const int64_t H0 = Oh * SH - G.W.PadBegin[0];
+      const int64_t W0 = Ow * SW - G.W.PadBegin[1];
+      T Best = std::numeric_limits<T>::lowest();
+      bool First = true;
+      for (int64_t Kh = 0; Kh < KH; ++Kh) {
+        const int64_t Ih = H0 + Kh * DH;
+        if (Ih < 0 || Ih >= IH)
+          continue;
+        for (int64_t Kw = 0; Kw < KW; ++Kw) {
+          const int64_t Iw = W0 + Kw * DW;
+          if (Iw < 0 || Iw >= IW)
+            continue;
+          const T V = Xp[Ih * IW + Iw];
+          if (First || V > Best)
+            Best = V;
+          First = false;
+        }
+      }
+      Yp[Oh * OW + Ow] = Best;
+    }
+}
+
 template <typename T> llvm::Error maxPool(KernelContext &Ctx) {
   auto GOr = readPool(Ctx);
   if (!GOr)
@@ -127,6 +160,10 @@ template <typename T> llvm::Error maxPool(KernelContext &Ctx) {
     std::vector<int64_t> Coord(NS);
     for (int64_t Plane = Begin; Plane < End; ++Plane) {
       const T *Xp = X + Plane * G.InP;
+      if (NS == 2 && !WantIndices) {
+        maxPoolPlane2D(G, Xp, YD + Plane * G.OutP);
+        continue;
+      }
       for (int64_t P = 0; P < G.OutP; ++P) {
         T Best = std::numeric_limits<T>::lowest();
         int64_t BestOff = -1;

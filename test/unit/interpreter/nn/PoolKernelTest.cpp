@@ -3,6 +3,7 @@
 // N-d random cases against naive window loops written here.
 #include "NNTestHarness.h"
 
+#include <cstring>
 #include <limits>
 
 using namespace kiln;
@@ -178,4 +179,59 @@ TEST_CASE("global pooling", "[nn][pool]") {
   Tensor X1 = f32({1, 1, 3}, {0.5, 1.5, 4});
   Y = requireValue(runOp("global_avg_pool", {&X1}));
   checkClose(Y[0], {1, 1, 1}, {2});
+}
+
+TEST_CASE("max_pool 2-D without indices: a naive loop, NaN and ties",
+          "[nn][pool]") {
+  // The 2-D path without indices (what calibration runs) against the
+  // definition written out here: the first window position inside the input
+  // (row-major), replaced by any strictly greater one, so a NaN first stays
+  // and a NaN later is skipped; bit-compared, with asymmetric pads, strides,
+  // dilations, non-square windows and ceil_mode.
+  struct Case {
+    Sizes X, K, S, P, D;
+    int64_t Ceil;
+  };
+  for (const Case &C : {Case{{1, 2, 7, 9}, {3, 3}, {2, 2}, {1, 1, 1, 1},
+                             {1, 1}, 0},
+                        Case{{2, 1, 8, 5}, {2, 3}, {3, 1}, {0, 2, 1, 0},
+                             {2, 1}, 1},
+                        Case{{1, 1, 4, 4}, {1, 1}, {1, 1}, {0, 0, 0, 0},
+                             {1, 1}, 0}}) {
+    std::vector<float> V = randomValues(count(C.X), 3);
+    for (size_t I = 0; I < V.size(); I += 7)
+      V[I] = V[I / 2]; // ties
+    V[0] = NAN;
+    V[5] = NAN;
+    Tensor X = f32(C.X, V);
+    auto Y = requireValue(runOp("max_pool", {&X},
+                                {{"kernel", C.K},
+                                 {"strides", C.S},
+                                 {"pads", C.P},
+                                 {"dilations", C.D},
+                                 {"ceil_mode", C.Ceil}}));
+    Sizes Out;
+    for (const Dim &D : Y[0].type().Dims)
+      Out.push_back(D.size());
+    const float *Got = reinterpret_cast<const float *>(Y[0].buffer().data());
+    int64_t IH = C.X[2], IW = C.X[3];
+    for (int64_t Flat = 0; Flat < count(Out); ++Flat) {
+      Sizes O = coordsOf(Flat, Out);
+      const float *Xp = V.data() + (O[0] * C.X[1] + O[1]) * IH * IW;
+      float Best = std::numeric_limits<float>::lowest();
+      bool First = true;
+      for (int64_t Kh = 0; Kh < C.K[0]; ++Kh)
+        for (int64_t Kw = 0; Kw < C.K[1]; ++Kw) {
+          int64_t Ih = O[2] * C.S[0] - C.P[0] + Kh * C.D[0];
+          int64_t Iw = O[3] * C.S[1] - C.P[1] + Kw * C.D[1];
+          if (Ih < 0 || Ih >= IH || Iw < 0 || Iw >= IW)
+            continue;
+          if (First || Xp[Ih * IW + Iw] > Best)
+            Best = Xp[Ih * IW + Iw];
+          First = false;
+        }
+      INFO("output " << Flat);
+      CHECK(std::memcmp(&Got[Flat], &Best, sizeof Best) == 0);
+    }
+  }
 }
