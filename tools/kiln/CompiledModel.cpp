@@ -1,5 +1,6 @@
 #include "CompiledModel.h"
 
+#include "KilnTensorView.h"
 #include "Support/Error.h"
 
 #include "kiln/kiln.h"
@@ -50,11 +51,13 @@ llvm::Expected<CompiledModel> CompiledModel::load(llvm::StringRef Path) {
   return M;
 }
 
-llvm::Error CompiledModel::createSession(unsigned Threads, bool ForceReference) {
+llvm::Error CompiledModel::createSession(unsigned Threads, bool ForceReference,
+                                         bool KeepIntermediates) {
   kiln_session_options O;
   kiln_session_options_init(&O);
   O.num_threads = Threads;
   O.force_reference = ForceReference;
+  O.keep_intermediates = KeepIntermediates;
   kiln_session *Raw = nullptr;
   if (kiln_session_create(Model.get(), &O, &Raw) != KILN_OK)
     return fail("creating a session");
@@ -101,6 +104,15 @@ std::vector<CompiledModel::OperatorInfo> CompiledModel::operators() const {
                      Info.last_run_ms});
   }
   return Ops;
+}
+
+std::optional<Tensor> CompiledModel::operatorOutput(size_t Op) const {
+  size_t T = 0;
+  kiln_tensor_value V;
+  if (!Session || kiln_session_operator_output(Session.get(), Op, 0, &T) != KILN_OK ||
+      kiln_session_tensor(Session.get(), T, &V) != KILN_OK)
+    return std::nullopt;
+  return toIrView(V);
 }
 
 void CompiledModel::setProfiling(bool On) {

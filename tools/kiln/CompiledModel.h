@@ -9,6 +9,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,10 @@ public:
 
   /// Creates the session (memory plan, XNNPACK operators). Threads: 0 for
   /// every core.
-  llvm::Error createSession(unsigned Threads, bool ForceReference = false);
+  /// KeepIntermediates: every operator output stays readable after a run
+  /// (operatorOutput).
+  llvm::Error createSession(unsigned Threads, bool ForceReference = false,
+                            bool KeepIntermediates = false);
   /// Runs the session on Inputs (in input order, types already checked)
   /// and returns copies of the outputs.
   llvm::Expected<std::vector<Tensor>> run(llvm::ArrayRef<Tensor> Inputs);
@@ -50,6 +54,10 @@ public:
     double LastRunMs;
   };
   std::vector<OperatorInfo> operators() const;
+  /// Output 0 of operator Op after the last run, as the IR sees it (f32,
+  /// NCHW, dequantized: KilnTensorView.h); nullopt when the session does not
+  /// keep intermediates or the tensor has no float view.
+  std::optional<Tensor> operatorOutput(size_t Op) const;
   void setProfiling(bool On);
   size_t arenaBytes() const;
 

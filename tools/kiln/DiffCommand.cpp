@@ -10,8 +10,9 @@
 // that explains it (a batch_norm absorbed into a conv is fuse-conv-bn...).
 // Numeric: both run on the same inputs (IR in the reference interpreter,
 // .kiln in the kiln runtime); per output the max absolute error, the max
-// error relative to max |A|, cosine similarity and SQNR. --per-layer (IR on
-// both sides) matches B's intermediate tensors to A's through provenance
+// error relative to max |A|, cosine similarity and SQNR. --per-layer matches
+// B's intermediate tensors to A's through provenance (a .kiln runs with
+// keep_intermediates; its tensors are compared as f32 NCHW, dequantized)
 // and lists each layer's SQNR, worst first. A failed gate exits 3 and names
 // the offending output or layer.
 #include "Command.h"
@@ -25,7 +26,6 @@
 #include "passes/quant/CalibrationDataset.h"
 #include "Support/Npy.h"
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -209,12 +209,16 @@ struct LayerError {
 };
 
 /// Runs A and B on one sample; compares outputs and, with PerLayer, every
-/// B node whose provenance reaches a node of A.
+/// layer of B whose provenance reaches a node of A. Each side's layers come
+/// from IR nodes or .kiln operators (DiffModel::LayerValue); several may
+/// carry one source (a .kiln's layout transposes, quantize/dequantize): a
+/// source of A keeps all its values, a layer of B is compared with the last
+/// one of the same size, and for each A source the last B layer wins.
 llvm::Error runSample(DiffModel &A, DiffModel &B,
                       llvm::ArrayRef<Tensor> In, bool PerLayer,
                       std::vector<ErrorMetrics> &Outputs,
                       std::map<std::string, LayerError> &Layers) {
-  llvm::StringMap<Tensor> AValues; // A source name -> its node's result 0
+  llvm::StringMap<std::vector<Tensor>> AValues; // A source name -> values
   llvm::StringMap<size_t> AOrder;
   size_t Index = 0;
   llvm::StringMap<std::string> AByName; // source name -> A op
@@ -223,48 +227,46 @@ llvm::Error runSample(DiffModel &A, DiffModel &B,
       AOrder.try_emplace(Src, Index++);
       AByName.try_emplace(Src, N.Op);
     }
-  DiffModel::Observer AObserver, BObserver;
+  DiffModel::LayerObserver AObserver, BObserver;
   if (PerLayer)
-    AObserver = [&](const Node &N, llvm::ArrayRef<Tensor> R) {
-      if (!R.empty())
-        for (const std::string &Src : N.sources())
-          AValues[Src] = R[0];
+    AObserver = [&](const DiffModel::LayerValue &L) {
+      for (const std::string &Src : L.Sources)
+        AValues[Src].push_back(L.Value);
     };
   auto RA = A.run(In, AObserver);
   if (!RA)
     return addContext(RA.takeError(), "running A");
-  std::map<std::string, LayerError> Current; // by A name: last B node wins
-  llvm::DenseMap<const Node *, size_t> BOrder;
-  for (const DiffNode &N : B.nodes()) {
-    size_t Next = BOrder.size();
-    BOrder[N.IrNode] = Next;
-  }
+  std::map<std::string, LayerError> Current; // by A name: last B layer wins
   if (PerLayer)
-    BObserver = [&](const Node &N, llvm::ArrayRef<Tensor> R) {
-      if (R.empty())
-        return;
+    BObserver = [&](const DiffModel::LayerValue &L) {
       const std::string *Best = nullptr;
-      for (const std::string &Src : N.sources()) {
+      for (const std::string &Src : L.Sources) {
         auto It = AOrder.find(Src);
         if (It != AOrder.end() && (!Best || It->second > AOrder[*Best]))
           Best = &Src;
       }
       if (!Best || !AValues.count(*Best))
         return;
-      auto M = compareTensors(R[0], AValues[*Best]);
+      const std::vector<Tensor> &Candidates = AValues[*Best];
+      std::optional<ErrorMetrics> M;
+      for (auto It = Candidates.rbegin(); It != Candidates.rend() && !M; ++It)
+        M = compareTensors(L.Value, *It);
       if (!M)
         return;
       // Named by the ops of A it stands for ("conv+relu"); B's node there
       // may be the dequantize that ends a quantized layer.
-      std::string Op;
-      for (const std::string &Src : N.sources()) {
+      // (A .kiln names a fused group once: "conv_2d", not "conv_2d+conv_2d".)
+      std::string Op, Last;
+      for (const std::string &Src : L.Sources) {
         auto ANode = AByName.find(Src);
-        if (ANode != AByName.end())
+        if (ANode != AByName.end() && ANode->second != Last) {
           Op += (Op.empty() ? "" : "+") + ANode->second;
+          Last = ANode->second;
+        }
       }
       if (Op.empty())
-        Op = N.opName().str();
-      Current[*Best] = {N.displayName(), Op, *Best, *M, BOrder[&N]};
+        Op = L.Op;
+      Current[*Best] = {L.Name, Op, *Best, *M, L.Order};
     };
   auto RB = B.run(In, BObserver);
   if (!RB)
@@ -330,10 +332,6 @@ llvm::Error runDiff(const DiffOptions &O) {
   auto B = DiffModel::load(O.B, LoadOpts->InputShapes);
   if (!B)
     return B.takeError();
-  if (O.PerLayer && (A->isCompiled() || B->isCompiled()))
-    return usageError("--per-layer compares intermediate tensors, which the "
-                      "runtime does not expose; compare the IR instead (the "
-                      "model before convert, or `kiln opt ... -o B.kir`)");
   int Sources = !O.Inputs.empty() + !O.Calib.Path.empty();
   if (Sources > 1)
     return usageError("give either --inputs or --calib, not both");

@@ -54,8 +54,11 @@ llvm::Expected<DiffModel> DiffModel::load(llvm::StringRef Path,
       return C.takeError();
     M.Compiled.emplace(std::move(*C));
     M.Nodes = groupOperators(*Stats);
-    for (const KilnOperatorStats &O : Stats->Operators)
+    for (const KilnOperatorStats &O : Stats->Operators) {
       ++M.Ops[llvm::StringRef(O.Kind).lower()];
+      M.Operators.push_back(
+          {O.Op->name, llvm::StringRef(O.Kind).lower(), O.Op->sources});
+    }
     M.Inputs = M.Compiled->inputs();
     for (const CompiledIo &Out : M.Compiled->outputs())
       M.OutputNames.push_back(Out.Name);
@@ -81,7 +84,7 @@ llvm::Expected<DiffModel> DiffModel::load(llvm::StringRef Path,
 }
 
 llvm::Expected<std::vector<Tensor>> DiffModel::run(llvm::ArrayRef<Tensor> In,
-                                                   Observer Observe) {
+                                                   LayerObserver Observe) {
   if (Compiled) {
     if (In.size() != Inputs.size())
       return inputError("{0}: takes {1} inputs, given {2}", Path, Inputs.size(),
@@ -93,10 +96,35 @@ llvm::Expected<std::vector<Tensor>> DiffModel::run(llvm::ArrayRef<Tensor> In,
         return inputError("{0}: input '{1}' is {2}, given {3}", Path,
                           Inputs[I].Name, toString(Inputs[I].Type),
                           toString(In[I].type()));
-    return Compiled->run(In);
+    if (!SessionCreated) {
+      if (llvm::Error E = Compiled->createSession(0, false, bool(Observe)))
+        return E;
+      SessionCreated = true;
+    }
+    auto Out = Compiled->run(In);
+    if (!Out || !Observe)
+      return Out;
+    // Layout-only and quantize/dequantize operators carry the sources of
+    // the layer they serve; the caller keeps, per source, the last value
+    // whose size matches.
+    for (size_t Op = 0; Op < Operators.size(); ++Op) {
+      const CompiledOperator &C = Operators[Op];
+      if (C.Sources.empty())
+        continue;
+      if (std::optional<Tensor> V = Compiled->operatorOutput(Op))
+        Observe({C.Sources, C.Name, C.Kind, Op, *V});
+    }
+    return Out;
   }
   InterpreterOptions O;
-  O.Observer = std::move(Observe);
+  size_t Order = 0;
+  if (Observe)
+    O.Observer = [&](const Node &N, llvm::ArrayRef<Tensor> R) {
+      if (R.empty())
+        return;
+      std::string Name = N.displayName(), Op = N.opName().str();
+      Observe({N.sources(), Name, Op, Order++, R[0]});
+    };
   Interpreter I(*G, O);
   return I.run(In);
 }

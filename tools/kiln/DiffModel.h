@@ -46,10 +46,21 @@ public:
   const std::vector<CompiledIo> &inputs() const { return Inputs; }
   const std::vector<std::string> &outputNames() const { return OutputNames; }
 
-  /// Runs the model; Observer sees every IR node's results (IR only).
-  using Observer = std::function<void(const Node &, llvm::ArrayRef<Tensor>)>;
+  /// One intermediate result, as the IR sees it (f32, NCHW): an IR node's
+  /// result 0, or a .kiln operator's output 0 (transposed back from NHWC and
+  /// dequantized, KilnTensorView.h), with the provenance it carries.
+  struct LayerValue {
+    const std::vector<std::string> &Sources;
+    const std::string &Name; // node or operator name
+    const std::string &Op;   // IR op, or lowercased runtime kind
+    size_t Order;            // execution order within this model
+    const Tensor &Value;
+  };
+  using LayerObserver = std::function<void(const LayerValue &)>;
+  /// Runs the model; Observe (optional) sees every layer's result, in
+  /// execution order. For a .kiln the session then keeps intermediates.
   llvm::Expected<std::vector<Tensor>> run(llvm::ArrayRef<Tensor> In,
-                                          Observer Observe = nullptr);
+                                          LayerObserver Observe = nullptr);
 
 private:
   std::string Path;
@@ -59,6 +70,13 @@ private:
   std::map<std::string, int64_t> Ops;
   std::vector<CompiledIo> Inputs;
   std::vector<std::string> OutputNames;
+  /// .kiln: every operator in order (not grouped), for LayerValue.
+  struct CompiledOperator {
+    std::string Name, Kind;
+    std::vector<std::string> Sources;
+  };
+  std::vector<CompiledOperator> Operators;
+  bool SessionCreated = false;
 };
 
 } // namespace kiln
