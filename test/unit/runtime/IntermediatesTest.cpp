@@ -145,3 +145,47 @@ TEST_CASE("options of a caller built before keep_intermediates are accepted",
   REQUIRE(kiln_session_create(O.Model, &Opts, &S) ==
           KILN_ERROR_INVALID_ARGUMENT);
 }
+
+TEST_CASE("an int8 NHWC intermediate comes with its layout and quantization",
+          "[capi][intermediates]") {
+  // x f32 NHWC [1,2,2,2] -> QUANTIZE (scale 0.5, zero point 3) -> q i8 ->
+  // DEQUANTIZE -> y f32.
+  KilnModule M;
+  int32_t X = addTensor(M, "x", fb::DType::F32, {1, 2, 2, 2}, fb::Layout::NHWC);
+  int32_t Q = addTensor(M, "q", fb::DType::I8, {1, 2, 2, 2}, fb::Layout::NHWC);
+  auto QP = std::make_unique<fb::QuantParamsT>();
+  QP->scale = {0.5f};
+  QP->zero_point = {3};
+  QP->axis = -1;
+  M.Model.tensors[size_t(Q)]->quant = std::move(QP);
+  int32_t Y = addTensor(M, "y", fb::DType::F32, {1, 2, 2, 2}, fb::Layout::NHWC);
+  addOp(M, fb::OpKind::QUANTIZE, {X}, {Q}, fb::QuantizeOptionsT());
+  addOp(M, fb::OpKind::DEQUANTIZE, {Q}, {Y}, fb::QuantizeOptionsT());
+  M.Model.inputs = {X};
+  M.Model.outputs = {Y};
+  std::string Bytes = bytesOf(std::move(M));
+  for (bool Reference : {false, true}) {
+    Opened O;
+    REQUIRE(open(Bytes, O, /*Keep=*/true, Reference) == KILN_OK);
+    float In[8] = {0, 0.5f, -1, 1.5f, 2, -0.5f, 3, -2};
+    REQUIRE(kiln_session_set_input(O.Session, 0, In, sizeof In) == KILN_OK);
+    REQUIRE(kiln_session_run(O.Session) == KILN_OK);
+    size_t T = 0;
+    REQUIRE(kiln_session_operator_output(O.Session, 0, 0, &T) == KILN_OK);
+    kiln_tensor_value V;
+    REQUIRE(kiln_session_tensor(O.Session, T, &V) == KILN_OK);
+    REQUIRE(std::string(V.info.name) == "q");
+    REQUIRE(V.info.dtype == KILN_DTYPE_I8);
+    REQUIRE(V.info.layout == KILN_LAYOUT_NHWC);
+    REQUIRE(V.info.rank == 4);
+    REQUIRE(V.info.byte_size == 8);
+    REQUIRE(V.num_scales == 1);
+    REQUIRE(V.scales[0] == 0.5f);
+    REQUIRE(V.zero_points[0] == 3);
+    REQUIRE(V.quant_axis == -1);
+    // q = x / 0.5 + 3
+    std::vector<int8_t> Got(8);
+    std::memcpy(Got.data(), V.data, 8);
+    REQUIRE(Got == std::vector<int8_t>{3, 4, 1, 6, 7, 2, 9, -1});
+  }
+}
