@@ -494,6 +494,9 @@ llvm::Error runDiff(const DiffOptions &O) {
       if (!Layers.empty())
         OS << "worst layer: '" << Layers[0].Name << "' (" << Layers[0].Op
            << "), SQNR " << fmtDb(Layers[0].M.SqnrDb) << " dB\n";
+      else if (!S.BHasProvenance)
+        OS << "  none: B carries no provenance (written with "
+              "--strip-provenance, or a .kiln older than schema 1.2)\n";
     }
   }
   if (!Failures.empty()) {
