@@ -9,6 +9,7 @@
 // XNNPACK rejects a configuration (e.g. a requantization scale out of its
 // range): the session then runs the reference kernel.
 #include "Kernel.h"
+#include "XnnpackOperatorKernel.h"
 
 #include <xnnpack.h>
 
@@ -18,33 +19,6 @@
 namespace kiln::rt {
 
 namespace {
-
-class XnnpackInt8Kernel : public Kernel {
-public:
-  explicit XnnpackInt8Kernel(xnn_operator_t Op) : Op(Op) {}
-  ~XnnpackInt8Kernel() override { xnn_delete_operator(Op); }
-  Status run(pthreadpool_t Pool) override {
-    if (xnn_run_operator(Op, Pool) != xnn_status_success)
-      return runtimeError("XNNPACK failed to run the operator");
-    return Status::ok();
-  }
-  bool usesXnnpack() const override { return true; }
-
-private:
-  xnn_operator_t Op;
-};
-
-template <typename Create, typename Setup>
-std::unique_ptr<Kernel> make(Create &&C, Setup &&S) {
-  xnn_operator_t Op = nullptr;
-  if (C(&Op) != xnn_status_success)
-    return nullptr;
-  if (S(Op) != xnn_status_success) {
-    xnn_delete_operator(Op);
-    return nullptr;
-  }
-  return std::make_unique<XnnpackInt8Kernel>(Op);
-}
 
 int8_t bound(float V, float Scale, int64_t Zero, int8_t Inf) {
   if (std::isinf(V))
@@ -69,7 +43,7 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, pthreadpool_t Pool) {
   const auto &O = *A.Op.options_as_Conv2DOptions();
   const KernelTensor &X = A.In[0], &Y = A.Out[0];
   const TensorDesc &XD = *X.Desc, &WD = *A.In[1].Desc, &YD = *Y.Desc;
-  return make(
+  return makeXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_convolution2d_nhwc_qc8(
             O.padding_top(), O.padding_right(), O.padding_bottom(),
@@ -95,7 +69,7 @@ std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A, pthreadpool_t Pool) 
   const TensorDesc &XD = *X.Desc, &YD = *Y.Desc;
   size_t K = dim(W, 1), OC = dim(W, 0);
   size_t Rows = K ? size_t(X.elements()) / K : 0;
-  return make(
+  return makeXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_convolution2d_nhwc_qc8(
             0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, K, OC, K, OC, zero(XD),
@@ -120,7 +94,7 @@ std::unique_ptr<Kernel> add(const KernelArgs &A, pthreadpool_t Pool) {
     return nullptr;
   std::vector<size_t> SA(AD.Shape.begin(), AD.Shape.end()),
       SB(BD.Shape.begin(), BD.Shape.end());
-  return make(
+  return makeXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_add_nd_qs8(zero(AD), AD.Scales[0], zero(BD),
                                      BD.Scales[0], zero(YD), YD.Scales[0],
@@ -139,7 +113,7 @@ std::unique_ptr<Kernel> maxPool(const KernelArgs &A, pthreadpool_t Pool) {
   const auto &O = *A.Op.options_as_Pool2DOptions();
   const KernelTensor &X = A.In[0], &Y = A.Out[0];
   size_t C = dim(X, 3);
-  return make(
+  return makeXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_max_pooling2d_nhwc_s8(
             O.padding_top(), O.padding_right(), O.padding_bottom(),
@@ -161,7 +135,7 @@ std::unique_ptr<Kernel> globalAveragePool(const KernelArgs &A,
   const KernelTensor &X = A.In[0], &Y = A.Out[0];
   const TensorDesc &XD = *X.Desc, &YD = *Y.Desc;
   size_t C = dim(X, 3);
-  return make(
+  return makeXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_global_average_pooling_nwc_qs8(
             C, C, C, zero(XD), XD.Scales[0], zero(YD), YD.Scales[0],
@@ -178,7 +152,7 @@ std::unique_ptr<Kernel> convert(const KernelArgs &A, pthreadpool_t Pool) {
   size_t N = size_t(A.In[0].elements());
   if (A.Op.kind() == fb::OpKind::QUANTIZE) {
     const TensorDesc &YD = *A.Out[0].Desc;
-    return make(
+    return makeXnnpackKernel(
         [&](xnn_operator_t *Op) {
           return xnn_create_convert_nc_f32_qs8(N, N, N, YD.Scales[0], zero(YD),
                                                -128, 127, 0, Op);
@@ -189,7 +163,7 @@ std::unique_ptr<Kernel> convert(const KernelArgs &A, pthreadpool_t Pool) {
         });
   }
   const TensorDesc &XD = *A.In[0].Desc;
-  return make(
+  return makeXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_convert_nc_qs8_f32(N, N, N, XD.Scales[0], zero(XD), 0,
                                              Op);

@@ -4,6 +4,7 @@
 // XNNPACK rejects a configuration (or the operator is not one it has), the
 // factory returns null and the session uses the reference kernel instead.
 #include "Kernel.h"
+#include "XnnpackOperatorKernel.h"
 
 #include <xnnpack.h>
 
@@ -12,42 +13,6 @@
 namespace kiln::rt {
 
 namespace {
-
-class XnnpackKernel : public Kernel {
-public:
-  explicit XnnpackKernel(xnn_operator_t Op) : Op(Op) {}
-  ~XnnpackKernel() override { xnn_delete_operator(Op); }
-  Status run(pthreadpool_t Pool) override {
-    if (xnn_run_operator(Op, Pool) != xnn_status_success)
-      return runtimeError("XNNPACK failed to run the operator");
-    return Status::ok();
-  }
-  bool usesXnnpack() const override { return true; }
-
-private:
-  xnn_operator_t Op;
-};
-
-/// Wraps a created operator once its setup succeeded; deletes it otherwise.
-std::unique_ptr<Kernel> finish(xnn_status Created, xnn_operator_t Op,
-                               xnn_status SetupStatus) {
-  if (Created != xnn_status_success)
-    return nullptr;
-  if (SetupStatus != xnn_status_success) {
-    xnn_delete_operator(Op);
-    return nullptr;
-  }
-  return std::make_unique<XnnpackKernel>(Op);
-}
-
-template <typename Create, typename Setup>
-std::unique_ptr<Kernel> make(Create &&C, Setup &&S) {
-  xnn_operator_t Op = nullptr;
-  xnn_status Created = C(&Op);
-  if (Created != xnn_status_success)
-    return nullptr;
-  return finish(Created, Op, S(Op));
-}
 
 const float *in(const KernelArgs &A, size_t I) {
   return I < A.In.size() && A.In[I].present() ? A.In[I].as<const float>()
@@ -64,7 +29,7 @@ bool isFullRange(float Min, float Max) {
 std::unique_ptr<Kernel> conv2D(const KernelArgs &A, pthreadpool_t Pool) {
   const auto &O = *A.Op.options_as_Conv2DOptions();
   const KernelTensor &X = A.In[0], &Y = A.Out[0];
-  return make(
+  return makeXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_convolution2d_nhwc_f32(
             O.padding_top(), O.padding_right(), O.padding_bottom(),
@@ -85,7 +50,7 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, pthreadpool_t Pool) {
 std::unique_ptr<Kernel> deconv2D(const KernelArgs &A, pthreadpool_t Pool) {
   const auto &O = *A.Op.options_as_Deconv2DOptions();
   const KernelTensor &X = A.In[0], &Y = A.Out[0];
-  return make(
+  return makeXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_deconvolution2d_nhwc_f32(
             O.padding_top(), O.padding_right(), O.padding_bottom(),
@@ -109,7 +74,7 @@ std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A,
   size_t Rows = 1;
   for (int64_t I = 0; I + 1 < A.In[0].rank(); ++I)
     Rows *= dim(A.In[0], I);
-  return make(
+  return makeXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_fully_connected_nc_f32(K, OC, K, OC, in(A, 1),
                                                  in(A, 2), O.output_min(),
@@ -132,7 +97,7 @@ std::unique_ptr<Kernel> pool2D(const KernelArgs &A, pthreadpool_t Pool) {
     };
   };
   if (A.Op.kind() == fb::OpKind::MAX_POOL_2D)
-    return make(
+    return makeXnnpackKernel(
         [&](xnn_operator_t *Op) {
           return xnn_create_max_pooling2d_nhwc_f32(
               O.padding_top(), O.padding_right(), O.padding_bottom(),
@@ -148,7 +113,7 @@ std::unique_ptr<Kernel> pool2D(const KernelArgs &A, pthreadpool_t Pool) {
   if ((O.count_include_pad() && Padded) || O.dilation_height() != 1 ||
       O.dilation_width() != 1)
     return nullptr;
-  return make(
+  return makeXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_average_pooling2d_nhwc_f32(
             O.padding_top(), O.padding_right(), O.padding_bottom(),
@@ -164,7 +129,7 @@ std::unique_ptr<Kernel> globalAveragePool(const KernelArgs &A,
   const auto &O = *A.Op.options_as_Pool2DOptions();
   const KernelTensor &X = A.In[0];
   size_t C = dim(X, 3);
-  return make(
+  return makeXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_global_average_pooling_nwc_f32(
             C, C, C, O.output_min(), O.output_max(), 0, Op);
@@ -216,7 +181,7 @@ std::unique_ptr<Kernel> binary(const KernelArgs &A, pthreadpool_t Pool) {
   }
   if (Plain && !isFullRange(Min, Max))
     return nullptr;
-  return make(
+  return makeXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return Clamped ? Clamped(Min, Max, 0, Op) : Plain(0, Op);
       },
@@ -236,13 +201,13 @@ std::unique_ptr<Kernel> unary(const KernelArgs &A, pthreadpool_t Pool) {
   using SetupFn = xnn_status (*)(xnn_operator_t, size_t, const float *, float *,
                                  pthreadpool_t);
   auto Simple = [&](SimpleCreate C, SetupFn S) {
-    return make([&](xnn_operator_t *Op) { return C(N, N, N, 0, Op); },
+    return makeXnnpackKernel([&](xnn_operator_t *Op) { return C(N, N, N, 0, Op); },
                 [&](xnn_operator_t Op) { return S(Op, 1, in(A, 0), out(A), Pool); });
   };
   using U = fb::UnaryOp;
   switch (O.op()) {
   case U::CLAMP:
-    return make(
+    return makeXnnpackKernel(
         [&](xnn_operator_t *Op) {
           return xnn_create_clamp_nc_f32(N, N, N, O.min(), O.max(), 0, Op);
         },
@@ -250,7 +215,7 @@ std::unique_ptr<Kernel> unary(const KernelArgs &A, pthreadpool_t Pool) {
           return xnn_setup_clamp_nc_f32(Op, 1, in(A, 0), out(A), Pool);
         });
   case U::LEAKY_RELU:
-    return make(
+    return makeXnnpackKernel(
         [&](xnn_operator_t *Op) {
           return xnn_create_leaky_relu_nc_f32(N, N, N, O.alpha(), 0, Op);
         },
@@ -258,7 +223,7 @@ std::unique_ptr<Kernel> unary(const KernelArgs &A, pthreadpool_t Pool) {
           return xnn_setup_leaky_relu_nc_f32(Op, 1, in(A, 0), out(A), Pool);
         });
   case U::ELU:
-    return make(
+    return makeXnnpackKernel(
         [&](xnn_operator_t *Op) {
           return xnn_create_elu_nc_f32(N, N, N, O.alpha(), 0, Op);
         },
@@ -293,7 +258,7 @@ std::unique_ptr<Kernel> softmax(const KernelArgs &A, pthreadpool_t Pool) {
     return nullptr;
   size_t C = dim(X, X.rank() - 1);
   size_t Rows = C ? size_t(X.elements()) / C : 0;
-  return make(
+  return makeXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_softmax_nc_f32(C, C, C, 0, Op);
       },
@@ -306,7 +271,7 @@ std::unique_ptr<Kernel> prelu(const KernelArgs &A, pthreadpool_t Pool) {
   const KernelTensor &X = A.In[0];
   size_t C = dim(X, X.rank() - 1);
   size_t Rows = C ? size_t(X.elements()) / C : 0;
-  return make(
+  return makeXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_prelu_nc_f32(C, C, C, in(A, 1), 0, Op);
       },
