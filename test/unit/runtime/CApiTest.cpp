@@ -146,8 +146,10 @@ TEST_CASE("argument errors are reported", "[capi]") {
   size_t Size;
   REQUIRE(kiln_session_get_output(L.Session, 3, &Data, &Size) ==
           KILN_ERROR_INVALID_ARGUMENT);
-  REQUIRE(kiln_model_load_buffer(nullptr, 0, &L.Model) ==
+  kiln_model *Rejected = nullptr; // not L.Model: a failed load nulls it
+  REQUIRE(kiln_model_load_buffer(nullptr, 0, &Rejected) ==
           KILN_ERROR_INVALID_ARGUMENT);
+  REQUIRE(Rejected == nullptr);
   REQUIRE(kiln_session_create(nullptr, nullptr, nullptr) ==
           KILN_ERROR_INVALID_ARGUMENT);
   kiln_session_options O = {}; // not initialized: struct_size is 0
