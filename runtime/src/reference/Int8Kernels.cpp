@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
+#include <vector>
 
 namespace kiln::rt::ref {
 
@@ -37,6 +39,38 @@ int8_t requantize(int32_t Acc, float Multiplier, int64_t Zero, int8_t Lo,
   return std::min(Hi, std::max(Lo, saturate(V)));
 }
 
+/// What a convolution or fully connected operator (x in A.In[0], per-channel
+/// weights in A.In[1], optional int32 bias in A.In[2], y in A.Out[0]) needs
+/// to turn its int32 accumulators into y.
+struct Requantization {
+  int32_t XZero;
+  const int32_t *Bias; // null when absent
+  std::vector<float> Multiplier; // x_scale * w_scale[c] / y_scale
+  int64_t YZero;
+  int8_t Lo, Hi;
+
+  int32_t start(int64_t C) const { return Bias ? Bias[C] : 0; }
+  int8_t apply(int32_t Acc, int64_t C) const {
+    return requantize(Acc, Multiplier[size_t(C)], YZero, Lo, Hi);
+  }
+};
+
+Requantization requantizationOf(const KernelArgs &A, int64_t OC,
+                                float OutputMin, float OutputMax) {
+  const TensorDesc &X = *A.In[0].Desc, &W = *A.In[1].Desc, &Y = *A.Out[0].Desc;
+  Requantization R;
+  R.XZero = int32_t(X.ZeroPoints[0]);
+  R.Bias = A.In.size() > 2 && A.In[2].present() ? A.In[2].as<const int32_t>()
+                                                : nullptr;
+  R.Multiplier.resize(size_t(OC));
+  for (int64_t C = 0; C < OC; ++C)
+    R.Multiplier[size_t(C)] = X.Scales[0] * W.Scales[size_t(C)] / Y.Scales[0];
+  R.YZero = Y.ZeroPoints[0];
+  std::tie(R.Lo, R.Hi) =
+      quantizedRange(OutputMin, OutputMax, Y.Scales[0], R.YZero);
+  return R;
+}
+
 } // namespace
 
 RunFn int8Conv2D(const KernelArgs &A) {
@@ -50,26 +84,17 @@ RunFn int8Conv2D(const KernelArgs &A) {
   int64_t PT = O.padding_top(), PL = O.padding_left();
   int64_t GroupIn = O.group_input_channels(), GroupOut = O.group_output_channels();
   bool Depthwise = O.depthwise();
-  int32_t XZero = int32_t(Xt.Desc->ZeroPoints[0]);
-  std::vector<float> Mult(static_cast<size_t>(OC));
-  for (int64_t K = 0; K < OC; ++K)
-    Mult[size_t(K)] = Xt.Desc->Scales[0] * Wt.Desc->Scales[size_t(K)] /
-                      Yt.Desc->Scales[0];
-  int64_t YZero = Yt.Desc->ZeroPoints[0];
-  auto [Lo, Hi] = quantizedRange(O.output_min(), O.output_max(),
-                                 Yt.Desc->Scales[0], YZero);
+  Requantization Q = requantizationOf(A, OC, O.output_min(), O.output_max());
+  int32_t XZero = Q.XZero;
   const int8_t *X = Xt.as<const int8_t>(), *Wp = Wt.as<const int8_t>();
-  const int32_t *B = A.In.size() > 2 && A.In[2].present()
-                         ? A.In[2].as<const int32_t>()
-                         : nullptr;
   int8_t *Y = Yt.as<int8_t>();
-  return [=, Lo = Lo, Hi = Hi]() {
+  return [=]() {
     for (int64_t Bn = 0; Bn < N; ++Bn)
       for (int64_t OY = 0; OY < OH; ++OY)
         for (int64_t OX = 0; OX < OW; ++OX)
           for (int64_t K = 0; K < OC; ++K) {
             int64_t Group = K / GroupOut;
-            int32_t Acc = B ? B[K] : 0;
+            int32_t Acc = Q.start(K);
             for (int64_t KY = 0; KY < KH; ++KY) {
               int64_t IY = OY * SH - PT + KY * DH;
               if (IY < 0 || IY >= H)
@@ -88,8 +113,7 @@ RunFn int8Conv2D(const KernelArgs &A) {
                   Acc += (int32_t(In[IC]) - XZero) * Wr[IC];
               }
             }
-            Y[((Bn * OH + OY) * OW + OX) * OC + K] =
-                requantize(Acc, Mult[size_t(K)], YZero, Lo, Hi);
+            Y[((Bn * OH + OY) * OW + OX) * OC + K] = Q.apply(Acc, K);
           }
     return Status::ok();
   };
@@ -100,26 +124,17 @@ RunFn int8FullyConnected(const KernelArgs &A) {
   const KernelTensor &Xt = A.In[0], &Wt = A.In[1], &Yt = A.Out[0];
   int64_t K = Wt.dim(1), OC = Wt.dim(0);
   int64_t Rows = K ? int64_t(Xt.elements()) / K : 0;
-  int32_t XZero = int32_t(Xt.Desc->ZeroPoints[0]);
-  std::vector<float> Mult(static_cast<size_t>(OC));
-  for (int64_t C = 0; C < OC; ++C)
-    Mult[size_t(C)] = Xt.Desc->Scales[0] * Wt.Desc->Scales[size_t(C)] /
-                      Yt.Desc->Scales[0];
-  int64_t YZero = Yt.Desc->ZeroPoints[0];
-  auto [Lo, Hi] = quantizedRange(O.output_min(), O.output_max(),
-                                 Yt.Desc->Scales[0], YZero);
+  Requantization Q = requantizationOf(A, OC, O.output_min(), O.output_max());
+  int32_t XZero = Q.XZero;
   const int8_t *X = Xt.as<const int8_t>(), *Wp = Wt.as<const int8_t>();
-  const int32_t *B = A.In.size() > 2 && A.In[2].present()
-                         ? A.In[2].as<const int32_t>()
-                         : nullptr;
   int8_t *Y = Yt.as<int8_t>();
-  return [=, Lo = Lo, Hi = Hi]() {
+  return [=]() {
     for (int64_t R = 0; R < Rows; ++R)
       for (int64_t C = 0; C < OC; ++C) {
-        int32_t Acc = B ? B[C] : 0;
+        int32_t Acc = Q.start(C);
         for (int64_t I = 0; I < K; ++I)
           Acc += (int32_t(X[R * K + I]) - XZero) * Wp[C * K + I];
-        Y[R * OC + C] = requantize(Acc, Mult[size_t(C)], YZero, Lo, Hi);
+        Y[R * OC + C] = Q.apply(Acc, C);
       }
     return Status::ok();
   };
