@@ -15,7 +15,10 @@ convolution at 56x56 (the kernel ceiling), at 1 thread:
               vs ONNX Runtime session creation (onnxruntime-node in ORT_DIR,
               installed with `npm install onnxruntime-node --ignore-scripts`)
   latency     median of N runs: kiln bench vs ONNX Runtime vs the lite
-              interpreter (_load_for_lite_interpreter)
+              interpreter (_load_for_lite_interpreter); kiln runs the dense
+              convolutions on oneDNN where its runtime has it (x86) and the
+              rest on XNNPACK, and is also timed XNNPACK-only
+              (`kiln bench --no-onednn`, what an ARM phone build runs)
 
 Quantization (--quant-models, default MobileNetV2 and ResNet-18): each is
 also converted with `kiln convert --quantize fp16|int8-dynamic|int8` (int8
@@ -135,10 +138,12 @@ def kiln_output(kiln, kiln_path, shape, workdir):
     return z[z.files[0]]
 
 
-def kiln_bench(kiln, path, runs, profile=False):
+def kiln_bench(kiln, path, runs, profile=False, onednn=True):
     cmd = [kiln, "bench", path, "--threads", "1", "--runs", str(runs), "--json"]
     if profile:
         cmd.append("--profile")
+    if not onednn:
+        cmd.append("--no-onednn")
     return json.loads(subprocess.run(cmd, check=True, capture_output=True,
                                      text=True).stdout)
 
@@ -202,7 +207,8 @@ def main():
         ptl_path = os.path.join(args.workdir, name + ".ptl")
         m = {k: [] for k in ["kiln_convert", "ofm", "kiln_load", "ort_session",
                              "lite_load", "kiln_lat", "ort_lat", "lite_lat",
-                             "kiln_first", "ort_first", "int8_lat"]}
+                             "kiln_first", "ort_first", "int8_lat",
+                             "kiln_xnn_load", "kiln_xnn_lat"]}
         for _ in range(args.rounds):
             m["kiln_convert"].append(time_kiln_convert(args.kiln, onnx_path, kiln_path))
             if quant:
@@ -214,6 +220,9 @@ def main():
             m["kiln_load"].append(k["load_total_ms"])
             m["kiln_lat"].append(k["median_ms"])
             m["kiln_first"].append(k["first_run_ms"])
+            kx = kiln_bench(args.kiln, kiln_path, args.runs, onednn=False)
+            m["kiln_xnn_load"].append(kx["load_total_ms"])
+            m["kiln_xnn_lat"].append(kx["median_ms"])
             o = ort_bench(args.ort_dir, onnx_path, shape, args.runs)
             m["ort_session"].append(statistics.median(o["session_ms"]))
             m["ort_lat"].append(statistics.median(o["run_ms"]))
@@ -241,8 +250,9 @@ def main():
                                          "onnxruntime-node", "package.json")))["version"],
              torch.__version__, args.rounds, args.runs))
     hdr = ("model", "convert ms", "ofm ms", "ratio", "load ms", "ORT sess ms",
-           "ratio", "kiln ms", "ORT ms", "ratio", "lite ms", "ratio")
-    fmt = "%-14s %10s %9s %6s %8s %11s %6s %8s %8s %6s %8s %6s"
+           "ratio", "kiln ms", "ORT ms", "ratio", "lite ms", "ratio",
+           "XNN-only ms", "ratio", "load")
+    fmt = "%-14s %10s %9s %6s %8s %11s %6s %8s %8s %6s %8s %6s %11s %6s %6s"
     print(fmt % hdr)
     for name, d, _, _ in rows:
         print(fmt % (name, "%.1f" % d["kiln_convert"], "%.1f" % d["ofm"],
@@ -252,7 +262,12 @@ def main():
                      "%.2f" % d["kiln_lat"], "%.2f" % d["ort_lat"],
                      "%.2f" % (d["kiln_lat"] / d["ort_lat"]),
                      "%.2f" % d["lite_lat"],
-                     "%.2f" % (d["kiln_lat"] / d["lite_lat"])))
+                     "%.2f" % (d["kiln_lat"] / d["lite_lat"]),
+                     "%.2f" % d["kiln_xnn_lat"],
+                     "%.2f" % (d["kiln_xnn_lat"] / d["ort_lat"]),
+                     "%.3f" % (d["kiln_xnn_load"] / d["ort_session"])))
+    print("(ratio = kiln / peer; XNN-only: kiln with --no-onednn, against "
+          "ORT's latency and session creation)")
     if quant_rows:
         print("\nquantized kiln vs fp32 kiln (same rounds, 1 thread; goals: "
               "int8 latency <= 0.6x, int8 file <= 0.27x, fp16 file <= 0.52x)\n")
@@ -267,26 +282,32 @@ def main():
                           "%.3f" % (s["int8"] / f), "%.1f" % db,
                           "same" if same else "diff"))
     print("\nkiln's overhead: per profiled run, the whole run against the sum "
-          "of its operators (median over runs), and against the XNNPACK "
-          "operators alone (layout transposes and reshapes count as overhead "
-          "there); output check against ORT:")
+          "of its operators (median over runs), and against the library "
+          "kernels (oneDNN + XNNPACK) alone (layout transposes and reshapes "
+          "count as overhead there); output check against ORT:")
     for name, d, p, err in rows:
-        xnn_overhead = (p["xnnpack_ms"] + p["reference_ms"]
-                        + p["overhead_ms"] - p["xnnpack_ms"]) / p["xnnpack_ms"]
-        line = ("  %-14s XNNPACK %.3f ms + reference %.3f ms; executor %+.3f ms "
-                "(%+.2f%% of the operators, %+.2f%% over XNNPACK alone); first "
-                "run kiln %.2f / ORT %.2f ms; max |kiln-ORT| / max|ORT| = %.1e"
-                % (name, p["xnnpack_ms"], p["reference_ms"], p["overhead_ms"],
-                   100.0 * p["overhead_fraction"], 100.0 * xnn_overhead,
-                   d["kiln_first"], d["ort_first"], err))
+        native = p["onednn_ms"] + p["xnnpack_ms"]
+        native_overhead = (p["reference_ms"] + p["overhead_ms"]) / native
+        line = ("  %-14s oneDNN %.3f ms + XNNPACK %.3f ms + reference %.3f ms; "
+                "executor %+.3f ms (%+.2f%% of the operators, %+.2f%% over the "
+                "library kernels alone); first run kiln %.2f / ORT %.2f ms; "
+                "max |kiln-ORT| / max|ORT| = %.1e"
+                % (name, p["onednn_ms"], p["xnnpack_ms"], p["reference_ms"],
+                   p["overhead_ms"], 100.0 * p["overhead_fraction"],
+                   100.0 * native_overhead, d["kiln_first"], d["ort_first"],
+                   err))
         print(line)
         if name == "conv3x3_64_56":
-            conv = p["by_kind_ms"].get("CONV_2D [xnnpack]", 0.0)
-            print("  kernel ceiling: 3x3 64->64 conv at 56x56: the XNNPACK "
-                  "operator %.2f ms = %.0f GFLOP/s; whole model kiln %.2f ms, "
-                  "ORT %.2f ms = %.0f GFLOP/s"
+            conv = sum(v for k, v in p["by_kind_ms"].items()
+                       if k.startswith("CONV_2D"))
+            print("  kernel ceiling: 3x3 64->64 conv at 56x56: kiln's conv "
+                  "operator %.2f ms = %.0f GFLOP/s; whole model kiln %.2f ms "
+                  "(XNNPACK-only %.2f ms = %.0f GFLOP/s), ORT %.2f ms = %.0f "
+                  "GFLOP/s"
                   % (conv, CONV_FLOPS / conv / 1e6 if conv else 0.0,
-                     d["kiln_lat"], d["ort_lat"], CONV_FLOPS / d["ort_lat"] / 1e6))
+                     d["kiln_lat"], d["kiln_xnn_lat"],
+                     CONV_FLOPS / d["kiln_xnn_lat"] / 1e6, d["ort_lat"],
+                     CONV_FLOPS / d["ort_lat"] / 1e6))
 
 
 if __name__ == "__main__":

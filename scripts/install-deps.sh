@@ -14,6 +14,7 @@ PACKAGES=(
   libstb-dev                         # JPEG/PNG calibration images
   libtorch-dev                       # TorchScript frontend
   libxnnpack-dev libpthreadpool-dev  # CPU runtime kernels
+  libdnnl-dev                        # x86 runtime: oneDNN convolutions
   python3 python3-numpy python3-onnx # test-data generators
   python3-torch python3-torchvision
   graphviz                           # kiln inspect --format svg

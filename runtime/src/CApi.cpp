@@ -10,6 +10,7 @@
 #include "schema/KilnSchemaVersion.h"
 
 #include <cstddef>
+#include <cstring>
 #include <new>
 
 using namespace kiln::rt;
@@ -178,6 +179,7 @@ void kiln_session_options_init(kiln_session_options *Options) {
   Options->force_reference = 0;
   Options->max_arena_bytes = 0;
   Options->keep_intermediates = 0;
+  Options->disable_onednn = 0;
 }
 
 kiln_status kiln_session_create(const kiln_model *Model,
@@ -186,11 +188,12 @@ kiln_status kiln_session_create(const kiln_model *Model,
   if (!Model || !OutSession)
     return failArgument("kiln_session_create: null argument");
   *OutSession = nullptr;
-  // The struct of a caller built before keep_intermediates was appended
-  // ends at that field.
+  // The struct of a caller built before a field was appended ends at that
+  // field.
   constexpr size_t KeepAt = offsetof(kiln_session_options, keep_intermediates);
+  constexpr size_t OnednnAt = offsetof(kiln_session_options, disable_onednn);
   if (Options && Options->struct_size != sizeof(kiln_session_options) &&
-      Options->struct_size != KeepAt)
+      Options->struct_size != KeepAt && Options->struct_size != OnednnAt)
     return failArgument("kiln_session_create: options not initialized with "
                         "kiln_session_options_init");
   return guarded([&] {
@@ -201,6 +204,8 @@ kiln_status kiln_session_create(const kiln_model *Model,
       O.MaxArenaBytes = Options->max_arena_bytes;
       O.KeepIntermediates =
           Options->struct_size > KeepAt && Options->keep_intermediates != 0;
+      O.DisableOnednn =
+          Options->struct_size > OnednnAt && Options->disable_onednn != 0;
     }
     auto KS = std::make_unique<kiln_session>();
     if (Status S = Session::create(Model->Model, O, KS->S))
@@ -255,10 +260,17 @@ kiln_status kiln_session_operator_info(const kiln_session *Session,
   const kiln::fb::Operator &Op = Session->S->model().op(Index);
   Out->kind = Session->Kinds[Index].c_str();
   Out->name = Op.name() ? Op.name()->c_str() : "";
-  Out->uses_xnnpack = Session->S->usesXnnpack(Index) ? 1 : 0;
+  Out->uses_xnnpack = std::strcmp(Session->S->engine(Index), "xnnpack") == 0;
   const std::vector<uint64_t> &Times = Session->S->operatorTimes();
   Out->last_run_ms = Index < Times.size() ? double(Times[Index]) / 1e6 : 0.0;
   return KILN_OK;
+}
+
+const char *kiln_session_operator_engine(const kiln_session *Session,
+                                         size_t Index) {
+  if (!Session || Index >= Session->S->numOperators())
+    return nullptr;
+  return Session->S->engine(Index);
 }
 
 kiln_status kiln_session_set_profiling(kiln_session *Session, int Enable) {

@@ -38,7 +38,8 @@ class Kernel {
 public:
   virtual ~Kernel() = default;
   virtual Status run(pthreadpool_t Pool) = 0;
-  virtual bool usesXnnpack() const { return false; }
+  /// The kernel library that runs it: "reference", "xnnpack" or "onednn".
+  virtual const char *engine() const { return "reference"; }
 };
 
 /// A reference kernel: a closure over the operator's parameters.
@@ -64,6 +65,11 @@ std::unique_ptr<Kernel> createXnnpackKernel(const KernelArgs &A,
 /// whose first input is a quantized I8 tensor, or QUANTIZE/DEQUANTIZE.
 std::unique_ptr<Kernel> createXnnpackInt8Kernel(const KernelArgs &A,
                                                 pthreadpool_t Pool);
+
+/// The oneDNN kernel (x86 builds with oneDNN, OnednnKernels.cpp), or null
+/// when this runtime has no oneDNN or oneDNN has no JIT kernel for the
+/// operator on this CPU; Threads is the session's thread count.
+std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A, int Threads);
 
 /// Initializes XNNPACK once per process; false if this CPU lacks it.
 bool xnnpackAvailable();

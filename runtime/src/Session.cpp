@@ -145,7 +145,11 @@ Status Session::createKernels(const SessionOptions &Opts) {
         A.In[In] = {W.first.get(), reinterpret_cast<uint8_t *>(W.second.data())};
       }
     std::unique_ptr<Kernel> K;
-    if (!Opts.ForceReference && Op.engine() != fb::Engine::REFERENCE)
+    bool Native = !Opts.ForceReference && Op.engine() != fb::Engine::REFERENCE;
+    if (Native && !Opts.DisableOnednn)
+      K = createOnednnKernel(A, Pool ? int(pthreadpool_get_threads_count(Pool))
+                                     : 1);
+    if (Native && !K)
       K = createXnnpackKernel(A, Pool);
     if (!K)
       K = createReferenceKernel(A);

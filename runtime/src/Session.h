@@ -21,6 +21,9 @@ struct SessionOptions {
   /// the memory planner), so tensorData() of any operator's output is valid
   /// after a run (debugging, `kiln diff --per-layer`).
   bool KeepIntermediates = false;
+  /// XNNPACK even where this runtime has oneDNN and oneDNN takes the
+  /// operator (comparing the two; what a phone build always does).
+  bool DisableOnednn = false;
 };
 
 class Session {
@@ -39,7 +42,7 @@ public:
 
   const LoadedModel &model() const { return *Model; }
   size_t numOperators() const { return Kernels.size(); }
-  bool usesXnnpack(size_t Op) const { return Kernels[Op]->usesXnnpack(); }
+  const char *engine(size_t Op) const { return Kernels[Op]->engine(); }
   uint64_t arenaBytes() const { return ArenaBytes; }
   /// Per-operator time of the last run, in nanoseconds (empty unless
   /// profiling was switched on with setProfiling).

@@ -9,6 +9,7 @@
 // XNNPACK rejects a configuration (e.g. a requantization scale out of its
 // range): the session then runs the reference kernel.
 #include "Kernel.h"
+#include "QuantBounds.h"
 #include "XnnpackOperatorKernel.h"
 
 #include <xnnpack.h>
@@ -20,18 +21,6 @@ namespace kiln::rt {
 
 namespace {
 
-int8_t bound(float V, float Scale, int64_t Zero, int8_t Inf) {
-  if (std::isinf(V))
-    return Inf;
-  float Q = std::nearbyint(V / Scale) + float(Zero);
-  return int8_t(std::min(127.0f, std::max(-128.0f, Q)));
-}
-int8_t lower(float Min, const TensorDesc &Y) {
-  return bound(Min, Y.Scales[0], Y.ZeroPoints[0], -128);
-}
-int8_t upper(float Max, const TensorDesc &Y) {
-  return bound(Max, Y.Scales[0], Y.ZeroPoints[0], 127);
-}
 int8_t zero(const TensorDesc &T) { return int8_t(T.ZeroPoints[0]); }
 size_t dim(const KernelTensor &T, int64_t I) { return size_t(T.dim(I)); }
 const int32_t *bias(const KernelArgs &A) {
@@ -52,8 +41,8 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, pthreadpool_t Pool) {
             O.dilation_width(), O.groups(), O.group_input_channels(),
             O.group_output_channels(), dim(X, 3), dim(Y, 3), zero(XD),
             XD.Scales[0], WD.Scales.data(), A.In[1].as<const int8_t>(),
-            bias(A), zero(YD), YD.Scales[0], lower(O.output_min(), YD),
-            upper(O.output_max(), YD),
+            bias(A), zero(YD), YD.Scales[0], quantizedLower(O.output_min(), YD),
+            quantizedUpper(O.output_max(), YD),
             O.depthwise() ? XNN_FLAG_DEPTHWISE_CONVOLUTION : 0, Op);
       },
       [&](xnn_operator_t Op) {
@@ -74,8 +63,8 @@ std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A, pthreadpool_t Pool) 
         return xnn_create_convolution2d_nhwc_qc8(
             0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, K, OC, K, OC, zero(XD),
             XD.Scales[0], W.Desc->Scales.data(), W.as<const int8_t>(), bias(A),
-            zero(YD), YD.Scales[0], lower(O.output_min(), YD),
-            upper(O.output_max(), YD), 0, Op);
+            zero(YD), YD.Scales[0], quantizedLower(O.output_min(), YD),
+            quantizedUpper(O.output_max(), YD), 0, Op);
       },
       [&](xnn_operator_t Op) {
         return xnn_setup_convolution2d_nhwc_qc8(Op, Rows, 1, 1,
@@ -98,8 +87,8 @@ std::unique_ptr<Kernel> add(const KernelArgs &A, pthreadpool_t Pool) {
       [&](xnn_operator_t *Op) {
         return xnn_create_add_nd_qs8(zero(AD), AD.Scales[0], zero(BD),
                                      BD.Scales[0], zero(YD), YD.Scales[0],
-                                     lower(O.output_min(), YD),
-                                     upper(O.output_max(), YD), 0, Op);
+                                     quantizedLower(O.output_min(), YD),
+                                     quantizedUpper(O.output_max(), YD), 0, Op);
       },
       [&](xnn_operator_t Op) {
         return xnn_setup_add_nd_qs8(Op, SA.size(), SA.data(), SB.size(),
@@ -119,8 +108,8 @@ std::unique_ptr<Kernel> maxPool(const KernelArgs &A, pthreadpool_t Pool) {
             O.padding_top(), O.padding_right(), O.padding_bottom(),
             O.padding_left(), O.kernel_height(), O.kernel_width(),
             O.stride_height(), O.stride_width(), O.dilation_height(),
-            O.dilation_width(), C, C, C, lower(O.output_min(), *Y.Desc),
-            upper(O.output_max(), *Y.Desc), 0, Op);
+            O.dilation_width(), C, C, C, quantizedLower(O.output_min(), *Y.Desc),
+            quantizedUpper(O.output_max(), *Y.Desc), 0, Op);
       },
       [&](xnn_operator_t Op) {
         return xnn_setup_max_pooling2d_nhwc_s8(Op, dim(X, 0), dim(X, 1),
@@ -139,7 +128,7 @@ std::unique_ptr<Kernel> globalAveragePool(const KernelArgs &A,
       [&](xnn_operator_t *Op) {
         return xnn_create_global_average_pooling_nwc_qs8(
             C, C, C, zero(XD), XD.Scales[0], zero(YD), YD.Scales[0],
-            lower(O.output_min(), YD), upper(O.output_max(), YD), 0, Op);
+            quantizedLower(O.output_min(), YD), quantizedUpper(O.output_max(), YD), 0, Op);
       },
       [&](xnn_operator_t Op) {
         return xnn_setup_global_average_pooling_nwc_qs8(

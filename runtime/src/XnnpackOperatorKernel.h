@@ -21,7 +21,7 @@ public:
       return runtimeError("XNNPACK failed to run the operator");
     return Status::ok();
   }
-  bool usesXnnpack() const override { return true; }
+  const char *engine() const override { return "xnnpack"; }
 
 private:
   xnn_operator_t Op;

@@ -18,6 +18,9 @@ config.substitutions.append(("%src", config.kiln_src_root))
 # `REQUIRES: torchscript` tests need the TorchScript frontend.
 if config.kiln_with_torchscript.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("torchscript")
+# `REQUIRES: onednn` tests need a runtime built with oneDNN (x86).
+if config.kiln_with_onednn.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("onednn")
 # ASan in the asan preset: make leaks and UB abort with a distinct exit code.
 for var in ["ASAN_OPTIONS", "UBSAN_OPTIONS"]:
     if var in os.environ:

@@ -1,8 +1,8 @@
 // kiln bench: times a .kiln model in the kiln runtime.
 //   kiln bench MODEL.kiln [--threads N] [--runs K] [--warmup W] [--profile]
-//              [--json]
+//              [--no-onednn] [--json]
 // Reports the load time (map + verify), the session creation time (memory
-// planning, XNNPACK operator creation and weight packing), the first run,
+// planning, kernel creation and weight packing), the first run,
 // and the median / p90 / min of K further runs on seeded inputs. --profile
 // also times every operator and compares their sum with the whole-model
 // median: the executor's own overhead.
@@ -30,6 +30,7 @@ struct BenchOptions {
   unsigned Warmup = 3;
   bool Profile = false;
   bool Json = false;
+  bool NoOnednn = false;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -71,13 +72,12 @@ struct OperatorProfile {
   /// not enter it.
   double OverheadMs = 0, OverheadFraction = 0;
   double MedianMsSum = 0;     // sum over operators of their median time
-  double XnnpackMs = 0, ReferenceMs = 0;
-  std::map<std::string, double> ByKind; // "CONV_2D [xnnpack]" -> ms
+  std::map<std::string, double> ByEngine; // "xnnpack" -> ms
+  std::map<std::string, double> ByKind;   // "CONV_2D [xnnpack]" -> ms
   /// Every operator: index, kind, source name, engine, median ms.
   struct Layer {
     size_t Index;
-    std::string Kind, Name;
-    bool Xnnpack;
+    std::string Kind, Name, Engine;
     double Ms;
   };
   std::vector<Layer> Layers;
@@ -110,10 +110,9 @@ llvm::Expected<OperatorProfile> profileOperators(CompiledModel &M,
   for (size_t I = 0; I < Ops.size() && I < Times.size(); ++I) {
     double Median = percentile(Times[I], 0.5);
     P.MedianMsSum += Median;
-    (Ops[I].Xnnpack ? P.XnnpackMs : P.ReferenceMs) += Median;
-    P.ByKind[Ops[I].Kind + (Ops[I].Xnnpack ? " [xnnpack]" : " [reference]")] +=
-        Median;
-    P.Layers.push_back({I, Ops[I].Kind, Ops[I].Name, Ops[I].Xnnpack, Median});
+    P.ByEngine[Ops[I].Engine] += Median;
+    P.ByKind[Ops[I].Kind + " [" + Ops[I].Engine + "]"] += Median;
+    P.Layers.push_back({I, Ops[I].Kind, Ops[I].Name, Ops[I].Engine, Median});
   }
   return P;
 }
@@ -127,7 +126,10 @@ llvm::Error runBench(const BenchOptions &O) {
     return M.takeError();
   double LoadMs = msSince(Start);
   Start = Clock::now();
-  if (llvm::Error E = M->createSession(O.Threads))
+  CompiledModel::SessionSettings Settings;
+  Settings.Threads = O.Threads;
+  Settings.DisableOnednn = O.NoOnednn;
+  if (llvm::Error E = M->createSession(Settings))
     return E;
   double SessionMs = msSince(Start);
 
@@ -156,10 +158,13 @@ llvm::Error runBench(const BenchOptions &O) {
       return P.takeError();
     Profile = *P;
   }
-  size_t Xnnpack = 0, Total = 0;
+  // Operators per kernel library, always listing the three.
+  std::map<std::string, size_t> Engines = {
+      {"onednn", 0}, {"reference", 0}, {"xnnpack", 0}};
+  size_t Total = 0;
   for (const auto &Op : M->operators()) {
     ++Total;
-    Xnnpack += Op.Xnnpack;
+    ++Engines[Op.Engine];
   }
 
   if (O.Json) {
@@ -174,15 +179,16 @@ llvm::Error runBench(const BenchOptions &O) {
                          {"p90_ms", P90},
                          {"min_ms", Min},
                          {"operators", int64_t(Total)},
-                         {"xnnpack_operators", int64_t(Xnnpack)},
                          {"arena_bytes", int64_t(M->arenaBytes())}};
+    for (const auto &[Engine, Count] : Engines)
+      J[Engine + "_operators"] = int64_t(Count);
     if (Profile) {
       llvm::json::Object Kinds;
       for (const auto &[Kind, Ms] : Profile->ByKind)
         Kinds[Kind] = Ms;
       J["operator_sum_ms"] = Profile->MedianMsSum;
-      J["xnnpack_ms"] = Profile->XnnpackMs;
-      J["reference_ms"] = Profile->ReferenceMs;
+      for (const char *Engine : {"onednn", "reference", "xnnpack"})
+        J[std::string(Engine) + "_ms"] = Profile->ByEngine[Engine];
       J["overhead_ms"] = Profile->OverheadMs;
       J["overhead_fraction"] = Profile->OverheadFraction;
       J["by_kind_ms"] = std::move(Kinds);
@@ -192,7 +198,7 @@ llvm::Error runBench(const BenchOptions &O) {
             {"index", int64_t(L.Index)},
             {"kind", L.Kind},
             {"name", L.Name},
-            {"engine", L.Xnnpack ? "xnnpack" : "reference"},
+            {"engine", L.Engine},
             {"ms", L.Ms}});
       J["operators_ms"] = std::move(Layers);
     }
@@ -201,9 +207,12 @@ llvm::Error runBench(const BenchOptions &O) {
   }
   llvm::raw_ostream &OS = llvm::outs();
   OS << O.Model << " (" << O.Threads << " thread" << (O.Threads == 1 ? "" : "s")
-     << ", " << Total << " operators, " << Xnnpack << " on XNNPACK)\n";
+     << ", " << Total << " operators: " << Engines["onednn"] << " on oneDNN, "
+     << Engines["xnnpack"] << " on XNNPACK, " << Engines["reference"]
+     << " reference)\n";
   OS << llvm::format("  load:      %.3f ms (map + verify)\n", LoadMs);
-  OS << llvm::format("  session:   %.3f ms (plan + create operators)\n",
+  OS << llvm::format("  session:   %.3f ms (plan, create kernels, pack "
+                     "weights)\n",
                      SessionMs);
   OS << llvm::format("  first run: %.3f ms\n", FirstMs);
   OS << llvm::format("  latency:   median %.3f ms, p90 %.3f ms, min %.3f ms "
@@ -211,10 +220,12 @@ llvm::Error runBench(const BenchOptions &O) {
                      Median, P90, Min, O.Runs);
   OS << "  arena:     " << M->arenaBytes() << " bytes\n";
   if (Profile) {
-    OS << llvm::format("  operators: %.3f ms summed (XNNPACK %.3f, reference "
-                       "%.3f); executor overhead %.3f ms per run (%.2f%%)\n",
-                       Profile->MedianMsSum, Profile->XnnpackMs,
-                       Profile->ReferenceMs, Profile->OverheadMs,
+    OS << llvm::format("  operators: %.3f ms summed (oneDNN %.3f, XNNPACK "
+                       "%.3f, reference %.3f); executor overhead %.3f ms per "
+                       "run (%.2f%%)\n",
+                       Profile->MedianMsSum, Profile->ByEngine["onednn"],
+                       Profile->ByEngine["xnnpack"],
+                       Profile->ByEngine["reference"], Profile->OverheadMs,
                        100.0 * Profile->OverheadFraction);
     for (const auto &[Kind, Ms] : Profile->ByKind)
       OS << llvm::format("    %-36s %9.3f ms\n", Kind.c_str(), Ms);
@@ -227,8 +238,8 @@ llvm::Error runBench(const BenchOptions &O) {
     OS << "  slowest operators:\n";
     for (const auto &L : Slowest)
       OS << llvm::format("    #%-4zu %-24s %-11s %9.3f ms  %s\n", L.Index,
-                         L.Kind.c_str(), L.Xnnpack ? "[xnnpack]" : "[reference]",
-                         L.Ms, L.Name.c_str());
+                         L.Kind.c_str(), ("[" + L.Engine + "]").c_str(), L.Ms,
+                         L.Name.c_str());
   }
   return llvm::Error::success();
 }
@@ -249,6 +260,9 @@ Command addBenchCommand(CLI::App &App) {
   Sub->add_flag("--profile", O->Profile,
                 "also time every operator and report the executor's overhead");
   Sub->add_flag("--json", O->Json, "print a JSON report on stdout");
+  Sub->add_flag("--no-onednn", O->NoOnednn,
+                "run the convolutions on XNNPACK even where this runtime has "
+                "oneDNN (to compare the two)");
   return {Sub, [O] { return runBench(*O); }};
 }
 

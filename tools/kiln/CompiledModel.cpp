@@ -51,13 +51,13 @@ llvm::Expected<CompiledModel> CompiledModel::load(llvm::StringRef Path) {
   return M;
 }
 
-llvm::Error CompiledModel::createSession(unsigned Threads, bool ForceReference,
-                                         bool KeepIntermediates) {
+llvm::Error CompiledModel::createSession(const SessionSettings &S) {
   kiln_session_options O;
   kiln_session_options_init(&O);
-  O.num_threads = Threads;
-  O.force_reference = ForceReference;
-  O.keep_intermediates = KeepIntermediates;
+  O.num_threads = S.Threads;
+  O.force_reference = S.ForceReference;
+  O.keep_intermediates = S.KeepIntermediates;
+  O.disable_onednn = S.DisableOnednn;
   kiln_session *Raw = nullptr;
   if (kiln_session_create(Model.get(), &O, &Raw) != KILN_OK)
     return fail("creating a session");
@@ -67,9 +67,12 @@ llvm::Error CompiledModel::createSession(unsigned Threads, bool ForceReference,
 
 llvm::Expected<std::vector<Tensor>>
 CompiledModel::run(llvm::ArrayRef<Tensor> In) {
-  if (!Session)
-    if (llvm::Error E = createSession(0))
+  if (!Session) {
+    SessionSettings EveryCore;
+    EveryCore.Threads = 0;
+    if (llvm::Error E = createSession(EveryCore))
       return E;
+  }
   for (size_t I = 0; I < In.size(); ++I)
     if (kiln_session_set_input(Session.get(), I, In[I].buffer().data(),
                                In[I].buffer().size()) != KILN_OK)
@@ -100,7 +103,8 @@ std::vector<CompiledModel::OperatorInfo> CompiledModel::operators() const {
        ++I) {
     kiln_operator_info Info;
     if (kiln_session_operator_info(Session.get(), I, &Info) == KILN_OK)
-      Ops.push_back({Info.kind, Info.name, Info.uses_xnnpack != 0,
+      Ops.push_back({Info.kind, Info.name,
+                     kiln_session_operator_engine(Session.get(), I),
                      Info.last_run_ms});
   }
   return Ops;

@@ -34,23 +34,28 @@ public:
   const std::vector<CompiledIo> &inputs() const { return Inputs; }
   const std::vector<CompiledIo> &outputs() const { return Outputs; }
 
-  /// Creates the session (memory plan, XNNPACK operators). Threads: 0 for
-  /// every core.
-  /// KeepIntermediates: every operator output stays readable after a run
-  /// (operatorOutput).
-  llvm::Error createSession(unsigned Threads, bool ForceReference = false,
-                            bool KeepIntermediates = false);
+  struct SessionSettings {
+    /// 0: every core.
+    unsigned Threads = 1;
+    bool ForceReference = false;
+    /// Every operator output stays readable after a run (operatorOutput).
+    bool KeepIntermediates = false;
+    /// XNNPACK for the convolutions oneDNN would run (kiln_session_options).
+    bool DisableOnednn = false;
+  };
+  /// Creates the session (memory plan, kernels and their packed weights).
+  llvm::Error createSession(const SessionSettings &S);
   /// Runs the session on Inputs (in input order, types already checked)
   /// and returns copies of the outputs.
   llvm::Expected<std::vector<Tensor>> run(llvm::ArrayRef<Tensor> Inputs);
   /// Runs again on the inputs set last (benchmarks).
   llvm::Error rerun();
 
-  /// Per operator of the session: kind, source name, XNNPACK or not, and
-  /// the time of the last run when profiling.
+  /// Per operator of the session: kind, source name, the kernel library
+  /// that runs it, and the time of the last run when profiling.
   struct OperatorInfo {
     std::string Kind, Name;
-    bool Xnnpack;
+    std::string Engine; // "xnnpack", "onednn" or "reference"
     double LastRunMs;
   };
   std::vector<OperatorInfo> operators() const;

@@ -97,7 +97,10 @@ llvm::Expected<std::vector<Tensor>> DiffModel::run(llvm::ArrayRef<Tensor> In,
                           Inputs[I].Name, toString(Inputs[I].Type),
                           toString(In[I].type()));
     if (!SessionCreated) {
-      if (llvm::Error E = Compiled->createSession(0, false, bool(Observe)))
+      CompiledModel::SessionSettings Settings;
+      Settings.Threads = 0;
+      Settings.KeepIntermediates = bool(Observe);
+      if (llvm::Error E = Compiled->createSession(Settings))
         return E;
       SessionCreated = true;
     }

@@ -30,6 +30,7 @@ struct RunOptions {
   std::vector<std::string> InputShapes;
   std::string Output;
   unsigned Threads = 0;
+  bool NoOnednn = false;
   bool Json = false;
 };
 
@@ -203,7 +204,10 @@ runCompiled(const RunOptions &O, CompiledModel &M, Signature &Sig,
   auto Inputs = bindInputs(Sig, ByName);
   if (!Inputs)
     return addContext(Inputs.takeError(), O.Model);
-  if (llvm::Error E = M.createSession(O.Threads))
+  CompiledModel::SessionSettings Settings;
+  Settings.Threads = O.Threads;
+  Settings.DisableOnednn = O.NoOnednn;
+  if (llvm::Error E = M.createSession(Settings))
     return E;
   auto Start = std::chrono::steady_clock::now();
   auto Outputs = M.run(*Inputs);
@@ -307,6 +311,9 @@ Command addRunCommand(CLI::App &App) {
   Sub->add_option("-o,--output", O->Output,
                   "a folder (one NAME.npy per output) or FILE.npz");
   Sub->add_option("--threads", O->Threads, "worker threads (0: all cores)");
+  Sub->add_flag("--no-onednn", O->NoOnednn,
+                ".kiln: run the convolutions on XNNPACK even where this "
+                "runtime has oneDNN");
   addInputShapeOption(*Sub, O->InputShapes);
   Sub->add_flag("--json", O->Json, "print a JSON report on stdout");
   return {Sub, [O] { return runRun(*O); }};

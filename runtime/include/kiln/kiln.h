@@ -107,6 +107,11 @@ typedef struct kiln_session_options {
    * output after a run. For debugging: the arena grows to the sum of all
    * activations. */
   uint32_t keep_intermediates;
+  /* Appended in 0.1 after keep_intermediates. Non-zero: no oneDNN kernels.
+   * A runtime built with oneDNN (x86) runs the dense convolutions on it
+   * where oneDNN has a JIT kernel for this CPU, and the rest on XNNPACK;
+   * with this set, XNNPACK runs them too, as on a build without oneDNN. */
+  uint32_t disable_onednn;
 } kiln_session_options;
 
 /* The runtime version ("0.1.0") and the .kiln schema version it reads. */
@@ -165,7 +170,8 @@ KILN_API kiln_status kiln_session_get_output(kiln_session *session,
 typedef struct kiln_operator_info {
   const char *kind; /* "CONV_2D", ... */
   const char *name; /* the source node(s), may be "" */
-  int uses_xnnpack; /* 1: XNNPACK, 0: the reference kernels */
+  int uses_xnnpack; /* 1: XNNPACK, 0: oneDNN or the reference kernels
+                       (kiln_session_operator_engine tells which) */
   double last_run_ms;
 } kiln_operator_info;
 
@@ -173,6 +179,10 @@ KILN_API size_t kiln_session_num_operators(const kiln_session *session);
 KILN_API kiln_status kiln_session_operator_info(const kiln_session *session,
                                                 size_t index,
                                                 kiln_operator_info *out_info);
+/* The kernel library that runs operator index: "xnnpack", "onednn" or
+ * "reference" (a static string); null for a bad index. */
+KILN_API const char *kiln_session_operator_engine(const kiln_session *session,
+                                                  size_t index);
 /* Non-zero: every run records each operator's time (a clock read per
  * operator). */
 KILN_API kiln_status kiln_session_set_profiling(kiln_session *session,

@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstddef>
 #include <thread>
 
 using namespace kiln;
@@ -26,13 +27,15 @@ struct Loaded {
   }
 };
 
-void load(const std::string &Bytes, Loaded &L, bool ForceReference = false) {
+void load(const std::string &Bytes, Loaded &L, bool ForceReference = false,
+          bool DisableOnednn = false) {
   REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &L.Model) ==
           KILN_OK);
   kiln_session_options O;
   kiln_session_options_init(&O);
   O.num_threads = 1;
   O.force_reference = ForceReference;
+  O.disable_onednn = DisableOnednn;
   REQUIRE(kiln_session_create(L.Model, &O, &L.Session) == KILN_OK);
 }
 
@@ -63,29 +66,48 @@ TEST_CASE("a model runs and gives hand-computed values", "[capi]") {
   }
 }
 
-TEST_CASE("XNNPACK and the reference kernels agree on a convolution",
+TEST_CASE("oneDNN, XNNPACK and the reference kernels agree on a "
+          "convolution",
           "[capi]") {
-  Loaded X, R;
+  // Default engines (oneDNN where the runtime has it), XNNPACK only, and
+  // the reference kernels.
+  Loaded D, X, R;
   std::string Bytes = bytesOf(convModule());
-  load(Bytes, X, false);
+  load(Bytes, D);
+  load(Bytes, X, false, /*DisableOnednn=*/true);
   load(Bytes, R, true);
   kiln_operator_info Info;
-  REQUIRE(kiln_session_operator_info(X.Session, 0, &Info) == KILN_OK);
+  REQUIRE(kiln_session_operator_info(D.Session, 0, &Info) == KILN_OK);
   REQUIRE(std::string(Info.kind) == "CONV_2D");
+#ifdef KILN_WITH_ONEDNN
+  REQUIRE(std::string(kiln_session_operator_engine(D.Session, 0)) == "onednn");
+  REQUIRE(Info.uses_xnnpack == 0);
+#else
+  REQUIRE(std::string(kiln_session_operator_engine(D.Session, 0)) == "xnnpack");
+#endif
+  REQUIRE(kiln_session_operator_info(X.Session, 0, &Info) == KILN_OK);
   REQUIRE(Info.uses_xnnpack == 1);
+  REQUIRE(std::string(kiln_session_operator_engine(X.Session, 0)) == "xnnpack");
   REQUIRE(kiln_session_operator_info(R.Session, 0, &Info) == KILN_OK);
   REQUIRE(Info.uses_xnnpack == 0);
+  REQUIRE(std::string(kiln_session_operator_engine(R.Session, 0)) ==
+          "reference");
+  REQUIRE(kiln_session_operator_engine(R.Session, 1) == nullptr);
   std::vector<float> In(32);
   for (size_t I = 0; I < In.size(); ++I)
     In[I] = float(I % 5) - 2.0f;
-  for (Loaded *L : {&X, &R}) {
+  for (Loaded *L : {&D, &X, &R}) {
     REQUIRE(kiln_session_set_input(L->Session, 0, In.data(), 128) == KILN_OK);
     REQUIRE(kiln_session_run(L->Session) == KILN_OK);
   }
-  std::vector<float> A = outputFloats(X.Session, 0), B = outputFloats(R.Session, 0);
-  REQUIRE(A.size() == 48);
-  for (size_t I = 0; I < A.size(); ++I)
-    REQUIRE(A[I] == Approx(B[I]).margin(1e-5));
+  std::vector<float> B = outputFloats(R.Session, 0);
+  REQUIRE(B.size() == 48);
+  for (Loaded *L : {&D, &X}) {
+    std::vector<float> A = outputFloats(L->Session, 0);
+    REQUIRE(A.size() == 48);
+    for (size_t I = 0; I < A.size(); ++I)
+      REQUIRE(A[I] == Approx(B[I]).margin(1e-5));
+  }
   // Output pixel (0,0), channel 0, computed by hand from the weights
   // w[o][ky][kx][i] = ((o*18 + ky*6 + kx*2 + i) % 7 - 3) / 4 over the 2x2
   // window that the padding leaves.
@@ -98,6 +120,25 @@ TEST_CASE("XNNPACK and the reference kernels agree on a convolution",
         Want += W * (double(Pixel % 5) - 2.0);
       }
   REQUIRE(B[0] == Approx(Want).margin(1e-6));
+}
+
+TEST_CASE("options of a caller built before disable_onednn are accepted",
+          "[capi]") {
+  Loaded L;
+  std::string Bytes = bytesOf(convModule());
+  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &L.Model) ==
+          KILN_OK);
+  kiln_session_options O;
+  kiln_session_options_init(&O);
+  O.num_threads = 1;
+  O.disable_onednn = 1; // beyond the old struct: not read
+  O.struct_size = offsetof(kiln_session_options, disable_onednn);
+  REQUIRE(kiln_session_create(L.Model, &O, &L.Session) == KILN_OK);
+#ifdef KILN_WITH_ONEDNN
+  REQUIRE(std::string(kiln_session_operator_engine(L.Session, 0)) == "onednn");
+#else
+  REQUIRE(std::string(kiln_session_operator_engine(L.Session, 0)) == "xnnpack");
+#endif
 }
 
 TEST_CASE("inputs, outputs and metadata are described", "[capi]") {

@@ -1,0 +1,11 @@
+// A runtime built without oneDNN (KILN_WITH_ONEDNN off: not x86, or no
+// libdnnl-dev): XNNPACK and the reference kernels run everything.
+#include "Kernel.h"
+
+namespace kiln::rt {
+
+std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &, int) {
+  return nullptr;
+}
+
+} // namespace kiln::rt
