@@ -1,8 +1,9 @@
 // Int8 operators (schema 1.2) against a textbook computation in double: the
 // real values of the int8 input, weights and bias, the float convolution /
 // fully connected / add, and the output quantized with round half to even.
-// XNNPACK's qc8/qs8 operators and the reference int8 kernels must both land
-// within one quantum of it. The loader rejects bad quantization parameters.
+// oneDNN's int8 convolution (where the runtime has it), XNNPACK's qc8/qs8
+// operators and the reference int8 kernels must all land within one quantum
+// of it. The loader rejects bad quantization parameters.
 #include "RuntimeTestModels.h"
 
 #include <catch2/catch.hpp>
@@ -104,18 +105,32 @@ std::vector<int> expectedConv() {
   return Y;
 }
 
-std::vector<int> runInt8(const std::string &Bytes, bool Reference) {
+/// Which kernels a session may use: the default (oneDNN where the runtime
+/// has it, then XNNPACK), XNNPACK only, or the reference kernels only.
+enum class Engines { Default, Xnnpack, Reference };
+
+/// The engine that must run the convolution under E.
+std::string convEngine(Engines E) {
+  if (E == Engines::Reference)
+    return "reference";
+#ifdef KILN_WITH_ONEDNN
+  if (E == Engines::Default)
+    return "onednn";
+#endif
+  return "xnnpack"; // qc8
+}
+
+std::vector<int> runInt8(const std::string &Bytes, Engines E) {
   kiln_model *M = nullptr;
   REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &M) == KILN_OK);
   kiln_session_options O;
   kiln_session_options_init(&O);
   O.num_threads = 1;
-  O.force_reference = Reference;
+  O.force_reference = E == Engines::Reference;
+  O.disable_onednn = E == Engines::Xnnpack;
   kiln_session *S = nullptr;
   REQUIRE(kiln_session_create(M, &O, &S) == KILN_OK);
-  kiln_operator_info Info;
-  REQUIRE(kiln_session_operator_info(S, 0, &Info) == KILN_OK);
-  REQUIRE(Info.uses_xnnpack == (Reference ? 0 : 1)); // qc8 taken by XNNPACK
+  REQUIRE(kiln_session_operator_engine(S, 0) == convEngine(E));
   std::vector<int8_t> X = inputValues();
   REQUIRE(kiln_session_set_input(S, 0, X.data(), X.size()) == KILN_OK);
   REQUIRE(kiln_session_run(S) == KILN_OK);
@@ -143,15 +158,15 @@ TEST_CASE("qc8 convolution matches real arithmetic within one quantum",
           "[int8]") {
   std::vector<int> Want = expectedConv();
   std::string Bytes = bytesOf(int8ConvModule());
-  for (bool Reference : {false, true}) {
-    std::vector<int> Got = runInt8(Bytes, Reference);
+  for (Engines E : {Engines::Default, Engines::Xnnpack, Engines::Reference}) {
+    std::vector<int> Got = runInt8(Bytes, E);
     REQUIRE(Got.size() == Want.size());
     int Worst = 0, Positive = 0;
     for (size_t I = 0; I < Got.size(); ++I) {
       Worst = std::max(Worst, std::abs(Got[I] - Want[I]));
       Positive += Want[I] > YZ;
     }
-    INFO((Reference ? "reference" : "xnnpack"));
+    INFO(convEngine(E));
     REQUIRE(Worst <= 1);
     REQUIRE(Positive > 10); // relu leaves a real signal, not all zeros
   }
