@@ -79,6 +79,10 @@ llvm::Expected<CpuCompileResult> compileForCpu(const Graph &G) {
       Report.Ops.push_back({Op.Kind, Op.Engine});
     R.Nodes.push_back(std::move(Report));
   }
+  for (const Node &N : G.nodes())
+    for (unsigned I = 0; I < N.numResults(); ++I)
+      if (int32_t T = Ctx.placement(N.result(I)); T >= 0 && !N.isOp("const"))
+        R.ValueTensors[N.result(I)] = T;
   // Outputs in the source layout; a transpose this needs is reported as the
   // graph outputs' own.
   Ctx.beginNode("(graph outputs)");

@@ -9,6 +9,7 @@
 
 #include "IR/Graph.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
@@ -33,6 +34,10 @@ struct CpuNodeReport {
 struct CpuCompileResult {
   KilnModule Module;
   std::vector<CpuNodeReport> Nodes;
+  /// The tensor that holds each computed value of the graph (a node
+  /// result, NCHW or NHWC), for reading them after a run (calibration on
+  /// the runtime). Constants and values no tensor holds are absent.
+  llvm::DenseMap<const Value *, int32_t> ValueTensors;
 };
 
 /// Whether a node runs on the CPU target.

@@ -92,6 +92,13 @@ void LoweringContext::define(const Value *V, int32_t Index, bool Nhwc) {
   (Nhwc ? P.Nhwc : P.Canonical) = Index;
 }
 
+int32_t LoweringContext::placement(const Value *V) const {
+  auto It = Where.find(V);
+  if (It == Where.end())
+    return -1;
+  return It->second.Canonical >= 0 ? It->second.Canonical : It->second.Nhwc;
+}
+
 bool LoweringContext::hasNhwc(const Value *V) const {
   auto It = Where.find(V);
   return It != Where.end() && It->second.Nhwc >= 0;

@@ -53,6 +53,8 @@ public:
   /// True when V is available in NHWC (and not only canonically).
   bool hasNhwc(const Value *V) const;
   bool hasCanonical(const Value *V) const;
+  /// A tensor holding V's values in either layout (canonical first), or -1.
+  int32_t placement(const Value *V) const;
   /// V in the IR's layout; emits a transpose from NHWC if needed.
   int32_t canonical(const Value *V);
   /// Rank-4 V in NHWC; emits a transpose from NCHW if needed.

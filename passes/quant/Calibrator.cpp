@@ -8,10 +8,37 @@
 namespace kiln {
 
 namespace {
-/// One thread's interpreter and observers (one per observed value).
+/// The reference interpreter as a sample executor.
+class InterpreterExecutor : public SampleExecutor {
+public:
+  explicit InterpreterExecutor(const Graph &G) {
+    InterpreterOptions IO;
+    IO.Threads = 1; // parallel over samples, not inside kernels
+    IO.Observer = [this](const Node &N, llvm::ArrayRef<Tensor> Results) {
+      for (unsigned R = 0; R < Results.size(); ++R)
+        if (Results[R].type().Elem == ElementType::F32)
+          (*Current)(N.result(R),
+                     reinterpret_cast<const float *>(Results[R].buffer().data()),
+                     size_t(Results[R].numElements()));
+    };
+    Interp = std::make_unique<Interpreter>(G, std::move(IO));
+  }
+  llvm::Error run(llvm::ArrayRef<Tensor> Inputs, ObserveFn Observe) override {
+    Current = &Observe;
+    auto Out = Interp->run(Inputs);
+    Current = nullptr;
+    return Out ? llvm::Error::success() : Out.takeError();
+  }
+
+private:
+  std::unique_ptr<Interpreter> Interp;
+  const ObserveFn *Current = nullptr;
+};
+
+/// One thread's executor and observers (one per observed value).
 struct Worker {
   std::vector<TensorObserver> Observers;
-  std::unique_ptr<Interpreter> Interp;
+  std::unique_ptr<SampleExecutor> Exec;
 };
 
 void observeTensor(TensorObserver &O, const Tensor &T) {
@@ -41,21 +68,26 @@ calibrateGraph(const Graph &G, const CalibrationDataset &Data,
     Ordinals.push_back(I);
   }
 
+  std::unique_ptr<CalibrationEngine> Engine;
+  if (Opts.Engine) {
+    auto E = Opts.Engine(G);
+    if (!E)
+      return E.takeError();
+    Engine = std::move(*E);
+  }
   uint64_t Count = Data.size();
   unsigned NumWorkers = workerCount(Opts.Threads, Count);
   std::vector<Worker> Workers(NumWorkers);
   for (Worker &W : Workers) {
     W.Observers.assign(Ordinals.size(), TensorObserver(Opts.Bins));
-    InterpreterOptions IO;
-    IO.Threads = 1; // parallel over samples, not inside kernels
-    IO.Observer = [&W, &Slot](const Node &N, llvm::ArrayRef<Tensor> Results) {
-      for (unsigned R = 0; R < Results.size(); ++R) {
-        auto It = Slot.find(N.result(R));
-        if (It != Slot.end())
-          observeTensor(W.Observers[It->second], Results[R]);
-      }
-    };
-    W.Interp = std::make_unique<Interpreter>(G, std::move(IO));
+    if (!Engine) {
+      W.Exec = std::make_unique<InterpreterExecutor>(G);
+      continue;
+    }
+    auto Exec = Engine->newExecutor();
+    if (!Exec)
+      return Exec.takeError();
+    W.Exec = std::move(*Exec);
   }
 
   auto RunSample = [&](unsigned WI, uint64_t S) -> llvm::Error {
@@ -63,10 +95,13 @@ calibrateGraph(const Graph &G, const CalibrationDataset &Data,
     auto Inputs = Data.load(S);
     if (!Inputs)
       return Inputs.takeError();
-    auto Out = W.Interp->run(*Inputs);
-    if (!Out)
-      return addContext(Out.takeError(),
-                        "calibration sample " + Data.describe(S));
+    auto Observe = [&](const Value *V, const float *Values, size_t N) {
+      auto It = Slot.find(V);
+      if (It != Slot.end())
+        W.Observers[It->second].observe(Values, N);
+    };
+    if (llvm::Error E = W.Exec->run(*Inputs, Observe))
+      return addContext(std::move(E), "calibration sample " + Data.describe(S));
     for (unsigned I = 0; I < G.numInputs(); ++I) {
       auto It = Slot.find(G.input(I));
       if (It != Slot.end())

@@ -1,20 +1,49 @@
-// Calibration: runs the float graph in the reference interpreter over the
-// samples of a dataset (shard) on threads, one interpreter and one set of
-// observers per thread, and merges the observers exactly. Every f32 tensor is
-// observed: graph inputs and node results (not constants).
+// Calibration: runs the float graph over the samples of a dataset (shard)
+// on threads, one executor and one set of observers per thread, and merges
+// the observers exactly. Every f32 tensor is observed: graph inputs and node
+// results (not constants). The executor is the reference interpreter, or an
+// engine the caller plugs in (the CLI's: the kiln runtime on the CPU
+// target's lowering of the same graph, tools/kiln/RuntimeCalibration.h).
 #pragma once
 
 #include "passes/quant/CalibrationDataset.h"
 #include "passes/quant/CalibrationStats.h"
 #include "passes/quant/SampleRunner.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 namespace kiln {
+
+/// Runs one sample through the float graph and hands every node result it
+/// computed to Observe (f32 data, element count); one per worker thread.
+class SampleExecutor {
+public:
+  using ObserveFn =
+      llvm::function_ref<void(const Value *V, const float *Data, size_t N)>;
+  virtual ~SampleExecutor() = default;
+  virtual llvm::Error run(llvm::ArrayRef<Tensor> Inputs, ObserveFn Observe) = 0;
+};
+
+/// An engine prepared for one graph, which makes the workers' executors.
+class CalibrationEngine {
+public:
+  virtual ~CalibrationEngine() = default;
+  virtual llvm::Expected<std::unique_ptr<SampleExecutor>> newExecutor() = 0;
+};
+
+/// Prepares an engine for G; a null engine (not an error) when it cannot
+/// run G, and the reference interpreter does.
+using CalibrationEngineFactory =
+    std::function<llvm::Expected<std::unique_ptr<CalibrationEngine>>(
+        const Graph &G)>;
 
 struct CalibrationRunOptions {
   /// Threads (0: hardware concurrency); each runs whole samples.
   unsigned Threads = 0;
   uint32_t Bins = TensorObserver::DefaultBins;
   ProgressFn Progress;
+  /// Empty: the reference interpreter.
+  CalibrationEngineFactory Engine;
 };
 
 llvm::Expected<CalibrationStats>

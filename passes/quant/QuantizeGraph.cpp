@@ -124,6 +124,7 @@ llvm::Expected<CalibrationStats> statsFor(const Graph &G, const QuantizeOptions 
   RO.Threads = O.Threads;
   RO.Bins = O.Bins;
   RO.Progress = O.Progress;
+  RO.Engine = O.CalibrationEngine;
   return calibrateGraph(G, *Data, O.Data, RO);
 }
 

@@ -17,6 +17,7 @@
 #include "passes/quant/CalibrationDataset.h"
 #include "passes/quant/CalibrationMethod.h"
 #include "passes/quant/CalibrationStats.h"
+#include "passes/quant/Calibrator.h"
 #include "passes/quant/SampleRunner.h"
 
 #include "IR/Graph.h"
@@ -56,6 +57,8 @@ struct QuantizeOptions {
   unsigned Threads = 0;
   /// Progress of calibration (samples done / total); may be empty.
   ProgressFn Progress;
+  /// What runs the calibration samples (empty: the reference interpreter).
+  CalibrationEngineFactory CalibrationEngine;
 };
 
 struct QuantizedTensorReport {

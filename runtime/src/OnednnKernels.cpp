@@ -156,6 +156,9 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, int Threads) {
       dims({int64_t(O.dilation_height()) - 1, int64_t(O.dilation_width()) - 1});
   memory::dims PadL = dims({O.padding_top(), O.padding_left()});
   memory::dims PadR = dims({O.padding_bottom(), O.padding_right()});
+  // oneDNN sizes a primitive's thread team when it is created, from the
+  // calling thread's OpenMP setting: the session's count, not every core.
+  omp_set_num_threads(Threads);
   try {
     const dnnl::engine &E = cpuEngine();
     using Desc = dnnl::convolution_forward::desc;
@@ -176,7 +179,6 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, int Threads) {
     if (PD.weights_desc() != UserW) {
       Weights = memory(PD.weights_desc(), E);
       dnnl::stream S(E);
-      omp_set_num_threads(Threads);
       dnnl::reorder(UserWeights, Weights).execute(S, UserWeights, Weights);
       S.wait();
     }

@@ -2,6 +2,7 @@
 // shards on many machines and merged exactly.
 //   kiln calibrate MODEL --calib DATA [preprocessing] [--calib-limit N]
 //                  [--shard i/n] [--calib-bins B] [--threads N] [-O L]
+//                  [--calib-engine runtime|interpreter]
 //                  [--passes a,b] [--input-shape ...] -o STATS.kcal [--json]
 //   kiln calibrate --merge A.kcal B.kcal ... -o ALL.kcal [--json]
 // The model goes through the same pipeline as `kiln opt`/`convert` (-O2 by
@@ -151,6 +152,7 @@ llvm::Error runCalibration(const CalibrateOptions &O, CalibrationStats &Out) {
   RO.Threads = O.Calib.Threads;
   RO.Bins = O.Calib.Bins;
   RO.Progress = makeProgressBar("calibrating");
+  RO.Engine = calibrationEngine(O.Calib);
   auto S = calibrateGraph(**G, **Data, *DataOpts, RO);
   if (!S)
     return S.takeError();

@@ -1,4 +1,5 @@
 #include "QuantizeFlags.h"
+#include "RuntimeCalibration.h"
 
 #include "ProgressBar.h"
 
@@ -32,6 +33,18 @@ void addCalibrationFlags(CLI::App &Sub, CalibrationFlags &F) {
                  "histogram bins per tensor (a power of two, default 2048)");
   Sub.add_option("--threads", F.Threads,
                  "calibration threads (default: all cores)");
+  Sub.add_option("--calib-engine", F.Engine,
+                 "what runs the float graph over the samples: runtime (the "
+                 "kiln runtime's CPU kernels, default; the interpreter where "
+                 "the CPU target cannot run the graph) or interpreter (the "
+                 "reference interpreter)")
+      ->check(CLI::IsMember({"runtime", "interpreter"}));
+}
+
+CalibrationEngineFactory calibrationEngine(const CalibrationFlags &F) {
+  if (F.Engine == "interpreter")
+    return {};
+  return runtimeCalibrationEngine;
 }
 
 void addQuantizeFlags(CLI::App &Sub, QuantizeFlags &F) {
@@ -113,6 +126,7 @@ llvm::Expected<QuantizeOptions> makeQuantizeOptions(const QuantizeFlags &F) {
   O.MinSqnrDb = F.MinSqnrDb;
   O.SqnrSamples = F.SqnrSamples;
   O.Threads = F.Calib.Threads;
+  O.CalibrationEngine = calibrationEngine(F.Calib);
   O.Progress = makeProgressBar("calibrating");
   bool Calibrates = !O.Data.Path.empty() || !O.StatsPath.empty();
   if (O.Mode != QuantizeMode::Int8 && Calibrates)

@@ -3,6 +3,7 @@
 // QuantizeOptions (passes/quant/QuantizeGraph.h):
 //   --quantize none|fp16|int8-dynamic|int8
 //   --calib PATH  --calib-limit N  --calib-bins B  --threads N
+//   --calib-engine runtime|interpreter
 //   --calib-config FILE.json  --calib-resize N|HxW  --calib-crop N|HxW
 //   --calib-mean a,b,c  --calib-std a,b,c  --calib-scale S
 //   --calib-channels rgb|bgr  --calib-layout nchw|nhwc
@@ -27,6 +28,7 @@ struct CalibrationFlags {
   uint64_t Limit = 0;
   uint32_t Bins = TensorObserver::DefaultBins;
   unsigned Threads = 0;
+  std::string Engine = "runtime";
 };
 
 struct QuantizeFlags {
@@ -49,5 +51,8 @@ void addQuantizeFlags(CLI::App &Sub, QuantizeFlags &F);
 llvm::Expected<CalibrationDataOptions>
 makeCalibrationDataOptions(const CalibrationFlags &F);
 llvm::Expected<QuantizeOptions> makeQuantizeOptions(const QuantizeFlags &F);
+/// --calib-engine: the kiln runtime's engine (RuntimeCalibration.h), or
+/// empty for the reference interpreter.
+CalibrationEngineFactory calibrationEngine(const CalibrationFlags &F);
 
 } // namespace kiln

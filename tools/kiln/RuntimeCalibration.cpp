@@ -1,0 +1,128 @@
+#include "RuntimeCalibration.h"
+
+#include "backends/common/KilnWriter.h"
+#include "backends/cpu/CpuTarget.h"
+#include "kiln/kiln.h"
+
+#include "Support/Error.h"
+#include "Support/Logging.h"
+
+namespace kiln {
+
+namespace {
+
+struct ModelDeleter {
+  void operator()(kiln_model *M) const { kiln_model_destroy(M); }
+};
+using ModelPtr = std::unique_ptr<kiln_model, ModelDeleter>;
+
+/// Graph value -> index of the runtime tensor holding it.
+using ValueReads = std::vector<std::pair<const Value *, size_t>>;
+
+llvm::Error runtimeFailure(const char *What) {
+  return internalError("calibration on the kiln runtime: {0}: {1}", What,
+                       kiln_last_error());
+}
+
+class RuntimeExecutor : public SampleExecutor {
+public:
+  RuntimeExecutor(kiln_session *S, const ValueReads &Reads)
+      : Session(S), Reads(Reads) {}
+  ~RuntimeExecutor() override { kiln_session_destroy(Session); }
+  RuntimeExecutor(const RuntimeExecutor &) = delete;
+  RuntimeExecutor &operator=(const RuntimeExecutor &) = delete;
+
+  llvm::Error run(llvm::ArrayRef<Tensor> Inputs, ObserveFn Observe) override {
+    for (size_t I = 0; I < Inputs.size(); ++I)
+      if (kiln_session_set_input(Session, I, Inputs[I].buffer().data(),
+                                 Inputs[I].buffer().size()) != KILN_OK)
+        return runtimeFailure("setting an input");
+    if (kiln_session_run(Session) != KILN_OK)
+      return runtimeFailure("running");
+    for (const auto &[V, T] : Reads) {
+      kiln_tensor_value TV;
+      if (kiln_session_tensor(Session, T, &TV) != KILN_OK)
+        return runtimeFailure("reading a tensor");
+      Observe(V, static_cast<const float *>(TV.data),
+              TV.info.byte_size / sizeof(float));
+    }
+    return llvm::Error::success();
+  }
+
+private:
+  kiln_session *Session;
+  const ValueReads &Reads;
+};
+
+class RuntimeEngine : public CalibrationEngine {
+public:
+  RuntimeEngine(ModelPtr Model, ValueReads Reads)
+      : Model(std::move(Model)), Reads(std::move(Reads)) {}
+
+  llvm::Expected<std::unique_ptr<SampleExecutor>> newExecutor() override {
+    kiln_session_options O;
+    kiln_session_options_init(&O);
+    O.num_threads = 1; // parallel over samples, not inside kernels
+    O.keep_intermediates = 1;
+    kiln_session *S = nullptr;
+    if (kiln_session_create(Model.get(), &O, &S) != KILN_OK)
+      return runtimeFailure("creating a session");
+    return std::make_unique<RuntimeExecutor>(S, Reads);
+  }
+
+private:
+  ModelPtr Model;
+  ValueReads Reads;
+};
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<CalibrationEngine>>
+runtimeCalibrationEngine(const Graph &G) {
+  auto Interpreter = [](llvm::StringRef Why) {
+    log().info("calibration: {}; the reference interpreter runs the samples",
+               Why.str());
+    return nullptr;
+  };
+  auto Compiled = compileForCpu(G);
+  if (!Compiled)
+    return Interpreter(llvm::toString(Compiled.takeError()));
+  const KilnModule &M = Compiled->Module;
+  ValueReads Reads;
+  for (const Node &N : G.nodes()) {
+    if (N.isOp("const"))
+      continue;
+    for (unsigned I = 0; I < N.numResults(); ++I) {
+      const Value *V = N.result(I);
+      if (V->type().Elem != ElementType::F32)
+        continue;
+      auto It = Compiled->ValueTensors.find(V);
+      if (It == Compiled->ValueTensors.end())
+        return Interpreter("no tensor of the CPU lowering holds '" +
+                           V->name() + "'");
+      const fb::TensorT &T = *M.Model.tensors[size_t(It->second)];
+      int64_t Elements = 1;
+      for (int64_t D : T.shape)
+        Elements *= D;
+      if (T.dtype != fb::DType::F32 ||
+          Elements != numElements(V->type().Dims).getValueOr(-1))
+        return Interpreter("the CPU lowering changes '" + V->name() + "'");
+      Reads.emplace_back(V, size_t(It->second));
+    }
+  }
+  auto Bytes = serializeKilnModule(Compiled->Module);
+  if (!Bytes)
+    return Bytes.takeError();
+  kiln_model *Raw = nullptr;
+  if (kiln_model_load_buffer(Bytes->data(), Bytes->size(), &Raw) != KILN_OK)
+    return runtimeFailure("loading the lowered model");
+  ModelPtr Model(Raw);
+  if (kiln_model_num_inputs(Raw) != G.numInputs())
+    return Interpreter("the CPU lowering has other inputs");
+  log().info("calibration: the kiln runtime runs the samples ({} values "
+             "read per sample)",
+             Reads.size());
+  return std::make_unique<RuntimeEngine>(std::move(Model), std::move(Reads));
+}
+
+} // namespace kiln
