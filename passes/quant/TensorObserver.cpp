@@ -128,40 +128,67 @@ scanAvx2(const float *Data, size_t I, size_t End, int32_t &Lo, int32_t &Hi,
   return I;
 }
 
-/// computeBins for float scales, eight at a time; returns where it stopped.
+/// For each 8-lane mask, the lanes that are set, packed to the front: the
+/// permutation that drops the zeros' bins.
+struct PackTable {
+  alignas(8) uint8_t Lanes[256][8] = {};
+  PackTable() {
+    for (int M = 0; M < 256; ++M)
+      for (int L = 0, K = 0; L < 8; ++L)
+        if (M >> L & 1)
+          Lanes[M][K++] = uint8_t(L);
+  }
+};
+
+/// computeBins for float scales, eight at a time: the bins of the non-zero
+/// values, packed, and the count of zeros (after a ReLU often half the
+/// values; they all fall in the middle bin, counted once at the end).
+/// Returns the values it read; *Written gets the bins it wrote.
 __attribute__((target("avx2"))) size_t
 binsAvx2(const float *Data, size_t Len, float Scale, int32_t Half,
-         int32_t *Bin) {
+         int32_t *Bin, size_t *Written, uint64_t &Zeros) {
+  static const PackTable Pack;
   const __m256 S = _mm256_set1_ps(Scale);
   const __m256i H = _mm256_set1_epi32(Half);
-  size_t I = 0;
+  size_t I = 0, Out = 0;
   for (; I + 8 <= Len; I += 8) {
     __m256 P = _mm256_mul_ps(_mm256_loadu_ps(Data + I), S);
     __m256i T = _mm256_cvttps_epi32(P); // toward zero; floor below:
     __m256i Below = _mm256_castps_si256(
         _mm256_cmp_ps(P, _mm256_cvtepi32_ps(T), _CMP_LT_OQ)); // -1 or 0
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(Bin + I),
-                        _mm256_add_epi32(_mm256_add_epi32(T, Below), H));
+    __m256i B = _mm256_add_epi32(_mm256_add_epi32(T, Below), H);
+    int Zero = _mm256_movemask_ps(_mm256_cmp_ps(P, _mm256_setzero_ps(), _CMP_EQ_OQ));
+    int Keep = ~Zero & 0xff;
+    __m256i Perm = _mm256_cvtepu8_epi32(
+        _mm_loadl_epi64(reinterpret_cast<const __m128i *>(Pack.Lanes[Keep])));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(Bin + Out),
+                        _mm256_permutevar8x32_epi32(B, Perm));
+    Out += size_t(__builtin_popcount(unsigned(Keep)));
+    Zeros += uint64_t(__builtin_popcount(unsigned(Zero)));
   }
+  *Written = Out;
   return I;
 }
 #endif
 
-/// Bin[i] = floor(Data[i] * Scale) + Half for Len <= 256 finite values.
+/// The bins floor(x * Scale) + Half of Len <= 256 finite values, into Bin
+/// (room for Len + 8); returns how many it wrote. Zeros may be left out and
+/// counted in Zeros instead (their bin is Half).
 template <typename F>
-void computeBins(const float *Data, size_t Len, F Scale, int32_t Half,
-                 int32_t *Bin) {
-  size_t Start = 0;
+size_t computeBins(const float *Data, size_t Len, F Scale, int32_t Half,
+                   int32_t *Bin, uint64_t &Zeros) {
+  size_t Start = 0, Out = 0;
 #ifdef KILN_OBSERVER_AVX2
   if constexpr (std::is_same_v<F, float>)
     if (hasAvx2())
-      Start = binsAvx2(Data, Len, Scale, Half, Bin);
+      Start = binsAvx2(Data, Len, Scale, Half, Bin, &Out, Zeros);
 #endif
   for (size_t I = Start; I < Len; ++I) {
     F P = F(Data[I]) * Scale; // |P| < Half: fits an int32
     int32_t T = int32_t(P);   // toward zero; floor below:
-    Bin[I] = T - (P < F(T) ? 1 : 0) + Half;
+    Bin[Out++] = T - (P < F(T) ? 1 : 0) + Half;
   }
+  return Out;
 }
 
 /// Min and max keys of the finite values, and the count of the others:
@@ -231,24 +258,27 @@ Scan scanValues(const float *Data, size_t N) {
 
 /// Adds finite values to the histogram: bin floor(x * Scale) + Half, with
 /// x * Scale exact in F (see observe). Bin numbers are computed a block at a
-/// time (vectorized), then counted. Long arrays count into four partial
+/// time (vectorized; zeros counted apart), then counted. Long arrays count
+/// into four partial
 /// histograms in turn (kept per thread, zero between calls): a run of equal
-/// values, such as the zeros after a ReLU, then does not make every
-/// increment wait for the previous one to the same counter.
+/// values then does not make every increment wait for the previous one to
+/// the same counter.
 template <typename F>
 void binFinite(const float *Data, size_t N, F Scale, int32_t Half,
                std::vector<uint64_t> &Counts) {
   constexpr size_t Block = 256;
   const size_t Bins = Counts.size();
-  int32_t Bin[Block];
+  int32_t Bin[Block + 8];
   uint64_t *C = Counts.data();
+  uint64_t Zeros = 0;
   if (N < 4 * Bins) {
     for (size_t B = 0; B < N; B += Block) {
       const size_t Len = std::min(Block, N - B);
-      computeBins(Data + B, Len, Scale, Half, Bin);
-      for (size_t I = 0; I < Len; ++I)
+      const size_t Written = computeBins(Data + B, Len, Scale, Half, Bin, Zeros);
+      for (size_t I = 0; I < Written; ++I)
         ++C[Bin[I]];
     }
+    C[Half] += Zeros;
     return;
   }
   thread_local std::vector<uint32_t> Parts;
@@ -265,15 +295,15 @@ void binFinite(const float *Data, size_t N, F Scale, int32_t Half,
   size_t SinceFlush = 0;
   for (size_t B = 0; B < N; B += Block) {
     const size_t Len = std::min(Block, N - B);
-    computeBins(Data + B, Len, Scale, Half, Bin);
+    const size_t Written = computeBins(Data + B, Len, Scale, Half, Bin, Zeros);
     size_t I = 0;
-    for (; I + 4 <= Len; I += 4) {
+    for (; I + 4 <= Written; I += 4) {
       ++P0[Bin[I]];
       ++P1[Bin[I + 1]];
       ++P2[Bin[I + 2]];
       ++P3[Bin[I + 3]];
     }
-    for (; I < Len; ++I)
+    for (; I < Written; ++I)
       ++P0[Bin[I]];
     if ((SinceFlush += Len) >= (size_t(1) << 31)) { // 32-bit counters
       Flush();
@@ -281,6 +311,7 @@ void binFinite(const float *Data, size_t N, F Scale, int32_t Half,
     }
   }
   Flush();
+  C[Half] += Zeros;
 }
 } // namespace
 
