@@ -70,11 +70,8 @@ llvm::Expected<CpuCompileResult> compileForCpu(const Graph &G) {
                                  : findCpuRule(N.opName())->Lower(N, Ctx))
       return addContext(std::move(E), "node '" + N.displayName() + "' (" +
                                           N.opName().str() + ")");
-    CpuNodeReport Report{N.displayName(), N.opName().str(), {}, false, {}};
+    CpuNodeReport Report{N.displayName(), N.opName().str(), {}, false};
     Report.Int8 = isInt8Pattern(N);
-    if (!Report.Int8 && int8SlowerThanF32(N))
-      Report.FloatReason = "fewer than 4 input channels: f32 is faster than "
-                           "qc8 on this XNNPACK";
     for (const EmittedOp &Op : Ctx.emittedForCurrentNode())
       Report.Ops.push_back({Op.Kind, Op.Engine});
     R.Nodes.push_back(std::move(Report));
@@ -94,7 +91,7 @@ llvm::Expected<CpuCompileResult> compileForCpu(const Graph &G) {
     R.Module.Model.outputs.push_back(T);
   }
   if (!Ctx.emittedForCurrentNode().empty()) {
-    CpuNodeReport Report{"(graph outputs)", "layout", {}, false, {}};
+    CpuNodeReport Report{"(graph outputs)", "layout", {}, false};
     for (const EmittedOp &Op : Ctx.emittedForCurrentNode())
       Report.Ops.push_back({Op.Kind, Op.Engine});
     R.Nodes.push_back(std::move(Report));

@@ -26,9 +26,6 @@ struct CpuNodeReport {
   std::vector<std::pair<std::string, std::string>> Ops;
   /// It runs as int8 operators (a QDQ pattern, QuantLowering.h).
   bool Int8 = false;
-  /// Why a node the quantizer made int8 stays float on this target, when
-  /// the target chose so (empty otherwise).
-  std::string FloatReason;
 };
 
 struct CpuCompileResult {

@@ -48,9 +48,6 @@ llvm::Optional<NarrowWeight> narrowWeightOf(const Value *V);
 /// them they move int8 values (a RESHAPE of the i8 tensor).
 bool isReshapeLike(const Node &N);
 llvm::Error lowerInt8Reshape(const Node &N, LoweringContext &Ctx);
-/// A convolution with fewer than 4 input channels (an image stem): its qc8
-/// kernel is slower than f32 on this XNNPACK, so it stays float.
-bool int8SlowerThanF32(const Node &N);
 /// True when N runs as an int8 operator (see above).
 bool isInt8Pattern(const Node &N);
 /// The per-tensor parameters of an i8 activation value.

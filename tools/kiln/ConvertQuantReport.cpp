@@ -33,8 +33,6 @@ std::vector<FloatLayerReport> floatLayersOnCpu(const QuantizeReport &Q,
       continue;
     std::string Reason = "no int8 kernel on the CPU target; runs in f32 "
                          "between dequantize and quantize";
-    if (!R.FloatReason.empty())
-      Reason = R.FloatReason;
     for (const FloatLayerReport &F : Q.FloatLayers)
       if (F.Node == R.Node)
         Reason = F.Reason;
@@ -53,7 +51,8 @@ const char *cpuExecutionOf(QuantizeMode M) {
     return "int8 weights in the file, widened to f32 once at load (this "
            "XNNPACK has no qd8 dynamic-int8 kernels); activations stay f32";
   case QuantizeMode::Int8:
-    return "qs8/qc8 XNNPACK operators for the int8 patterns, f32 elsewhere";
+    return "int8 operators for the int8 patterns (XNNPACK qs8/qc8; oneDNN "
+           "for the convolutions on x86), f32 elsewhere";
   }
   return "";
 }
