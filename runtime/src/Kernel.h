@@ -66,10 +66,34 @@ std::unique_ptr<Kernel> createXnnpackKernel(const KernelArgs &A,
 std::unique_ptr<Kernel> createXnnpackInt8Kernel(const KernelArgs &A,
                                                 pthreadpool_t Pool);
 
+/// An f32 ADD folded into the convolution before it (OperatorFusion.h): the
+/// kernel writes Out = clamp(conv + Other, Min, Max), in place: Out's bytes
+/// are Other's.
+struct FusedAdd {
+  KernelTensor Other, Out;
+  float Min, Max;
+};
+
 /// The oneDNN kernel (x86 builds with oneDNN, OnednnKernels.cpp), or null
 /// when this runtime has no oneDNN or oneDNN has no JIT kernel for the
-/// operator on this CPU; Threads is the session's thread count.
-std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A, int Threads);
+/// operator (with Add folded in, when given) on this CPU; Threads is the
+/// session's thread count.
+std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A, int Threads,
+                                           const FusedAdd *Add = nullptr);
+/// Whether this runtime was built with oneDNN.
+bool onednnBuilt();
+
+/// The kernel of an operator another one computes (a fused ADD): nothing
+/// to do; reports the engine of the kernel that does it.
+class FusedAwayKernel : public Kernel {
+public:
+  explicit FusedAwayKernel(const char *Engine) : Engine(Engine) {}
+  Status run(pthreadpool_t) override { return Status::ok(); }
+  const char *engine() const override { return Engine; }
+
+private:
+  const char *Engine;
+};
 
 /// Initializes XNNPACK once per process; false if this CPU lacks it.
 bool xnnpackAvailable();

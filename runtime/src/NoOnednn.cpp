@@ -4,8 +4,11 @@
 
 namespace kiln::rt {
 
-std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &, int) {
+std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &, int,
+                                           const FusedAdd *) {
   return nullptr;
 }
+
+bool onednnBuilt() { return false; }
 
 } // namespace kiln::rt

@@ -59,17 +59,29 @@ private:
   int Threads;
 };
 
-/// The fused activation (a clamp to [Min, Max]) as a oneDNN post-op.
-dnnl::primitive_attr clampAttr(float Min, float Max) {
-  dnnl::primitive_attr Attr;
+/// Appends a clamp to [Min, Max] (a fused activation), if it clamps.
+void appendClamp(dnnl::post_ops &Ops, float Min, float Max) {
   if (Min == -INFINITY && Max == INFINITY)
-    return Attr;
-  dnnl::post_ops Ops;
+    return;
   if (Min == 0 && Max == INFINITY)
     Ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
   else
     Ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip,
                        std::max(Min, -FLT_MAX), std::min(Max, FLT_MAX));
+}
+
+/// The f32 convolution's post-ops: its clamp, then for a fused add the sum
+/// with what the destination holds (the add's other operand: the session
+/// places the add's output in its bytes) and the add's clamp. oneDNN's
+/// fastest kernels here (brgconv) take a sum post-op but not a binary one.
+dnnl::primitive_attr f32Attr(const fb::Conv2DOptions &O, const FusedAdd *Add) {
+  dnnl::post_ops Ops;
+  appendClamp(Ops, O.output_min(), O.output_max());
+  if (Add) {
+    Ops.append_sum(1.f);
+    appendClamp(Ops, Add->Min, Add->Max);
+  }
+  dnnl::primitive_attr Attr;
   Attr.set_post_ops(Ops);
   return Attr;
 }
@@ -125,12 +137,13 @@ bool takesTypes(const KernelArgs &A, bool &Int8) {
          (WD.Scales.size() == 1 || int64_t(WD.Scales.size()) == A.Out[0].dim(3));
 }
 
-std::unique_ptr<Kernel> conv2D(const KernelArgs &A, int Threads) {
+std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add,
+                               int Threads) {
   const auto &O = *A.Op.options_as_Conv2DOptions();
-  const KernelTensor &X = A.In[0], &W = A.In[1], &Y = A.Out[0];
+  const KernelTensor &X = A.In[0], &W = A.In[1], &Y = Add ? Add->Out : A.Out[0];
   const bool HasBias = A.In.size() > 2 && A.In[2].present();
   bool Int8 = false;
-  if (!takesTypes(A, Int8))
+  if (!takesTypes(A, Int8) || (Add && (Int8 || Add->Other.Data != Y.Data)))
     return nullptr;
   const auto Type = Int8 ? memory::data_type::s8 : memory::data_type::f32;
   const int64_t G = O.groups(), Gi = O.group_input_channels(),
@@ -169,7 +182,7 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, int Threads) {
                             dnnl::algorithm::convolution_direct, Src, AnyW,
                             Dst, Strides, Dilations, PadL, PadR);
     dnnl::convolution_forward::primitive_desc PD(
-        D, Int8 ? int8Attr(A) : clampAttr(O.output_min(), O.output_max()), E);
+        D, Int8 ? int8Attr(A) : f32Attr(O, Add), E);
     // oneDNN's reference implementation is far slower than XNNPACK: leave
     // the operator to XNNPACK when oneDNN has no optimized kernel for it.
     if (std::string(PD.impl_info_str()).rfind("ref", 0) == 0)
@@ -197,7 +210,10 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, int Threads) {
 
 } // namespace
 
-std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A, int Threads) {
+bool onednnBuilt() { return true; }
+
+std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A, int Threads,
+                                           const FusedAdd *Add) {
   if (A.Op.kind() != fb::OpKind::CONV_2D)
     return nullptr;
   // In f32, XNNPACK's depthwise kernels are as fast as oneDNN's (MobileNetV2
@@ -207,7 +223,7 @@ std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A, int Threads) {
   if (A.Op.options_as_Conv2DOptions()->depthwise() &&
       A.In[0].Desc->DType != fb::DType::I8)
     return nullptr;
-  return conv2D(A, Threads);
+  return conv2D(A, Add, Threads);
 }
 
 } // namespace kiln::rt

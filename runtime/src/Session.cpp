@@ -5,6 +5,7 @@
 
 #include <xnnpack.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -29,6 +30,11 @@ Status Session::create(std::shared_ptr<const LoadedModel> Model,
       return {KILN_ERROR_OUT_OF_MEMORY, "cannot create the thread pool"};
   }
   S->KeepIntermediates = Opts.KeepIntermediates;
+  // Fusing needs oneDNN, and hides the conv's output from a caller reading
+  // intermediates.
+  if (onednnBuilt() && !Opts.ForceReference && !Opts.DisableOnednn &&
+      !Opts.KeepIntermediates)
+    S->Fusions = findConvAddFusions(*S->Model);
   if (Status St = S->planArena(Opts))
     return St;
   if (Status St = S->createKernels(Opts))
@@ -46,11 +52,18 @@ Status Session::planArena(const SessionOptions &Opts) {
   // Activation tensors get a slot; Slot[t] indexes Planned, -1 for constants.
   std::vector<int64_t> Slot(NumTensors, -1);
   std::vector<PlannedTensor> Planned;
+  // A fused add's output takes its other operand's slot (OperatorFusion.h).
+  std::vector<int32_t> InPlaceOf(NumTensors, -1);
+  for (const ConvAddFusion &F : Fusions)
+    InPlaceOf[size_t(M.op(F.Add).outputs()->Get(0))] = F.Other;
   for (size_t T = 0; T < NumTensors; ++T)
-    if (!M.Tensors[T].isConstant()) {
+    if (!M.Tensors[T].isConstant() && InPlaceOf[T] < 0) {
       Slot[T] = int64_t(Planned.size());
       Planned.push_back({M.Tensors[T].Bytes, End, 0});
     }
+  for (size_t T = 0; T < NumTensors; ++T)
+    if (InPlaceOf[T] >= 0)
+      Slot[T] = Slot[size_t(InPlaceOf[T])];
   auto Touch = [&](int32_t T, int64_t At) {
     if (T < 0 || Slot[size_t(T)] < 0)
       return;
@@ -144,6 +157,10 @@ Status Session::createKernels(const SessionOptions &Opts) {
         }
         A.In[In] = {W.first.get(), reinterpret_cast<uint8_t *>(W.second.data())};
       }
+    if (!Fusions.empty() && createFusedKernels(I, A)) {
+      ++I; // the add's kernel is pushed too
+      continue;
+    }
     std::unique_ptr<Kernel> K;
     bool Native = !Opts.ForceReference && Op.engine() != fb::Engine::REFERENCE;
     if (Native && !Opts.DisableOnednn)
@@ -158,6 +175,28 @@ Status Session::createKernels(const SessionOptions &Opts) {
     Kernels.push_back(std::move(K));
   }
   return Status::ok();
+}
+
+bool Session::createFusedKernels(size_t I, const KernelArgs &A) {
+  auto F = std::find_if(Fusions.begin(), Fusions.end(),
+                        [&](const ConvAddFusion &C) { return C.Conv == I; });
+  if (F == Fusions.end())
+    return false;
+  const LoadedModel &M = *Model;
+  const fb::Operator &Add = M.op(F->Add);
+  size_t Other = size_t(F->Other), Out = size_t(Add.outputs()->Get(0));
+  const auto &O = *Add.options_as_BinaryOptions();
+  FusedAdd Fused{{&M.Tensors[Other], TensorData[Other]},
+                 {&M.Tensors[Out], TensorData[Out]},
+                 O.output_min(),
+                 O.output_max()};
+  auto K = createOnednnKernel(
+      A, Pool ? int(pthreadpool_get_threads_count(Pool)) : 1, &Fused);
+  if (!K)
+    return false;
+  Kernels.push_back(std::move(K));
+  Kernels.push_back(std::make_unique<FusedAwayKernel>("onednn"));
+  return true;
 }
 
 Status Session::setInput(size_t Index, const void *Data, size_t Bytes) {

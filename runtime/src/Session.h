@@ -4,6 +4,7 @@
 
 #include "Kernel.h"
 #include "LoadedModel.h"
+#include "OperatorFusion.h"
 
 #include <chrono>
 #include <map>
@@ -59,6 +60,9 @@ private:
   /// too close to the end of the model's bytes.
   uint8_t *constantData(size_t T);
   Status createKernels(const SessionOptions &Opts);
+  /// Creates the kernel of operator I with A; true when it was a fused
+  /// conv + add pair, both kernels pushed.
+  bool createFusedKernels(size_t I, const KernelArgs &A);
 
   std::shared_ptr<const LoadedModel> Model;
   pthreadpool_t Pool = nullptr;
@@ -72,6 +76,9 @@ private:
   /// index (WeightWidening.h), with their f32 descriptions.
   std::map<size_t, std::pair<std::unique_ptr<TensorDesc>, std::vector<float>>>
       Widened;
+  /// The conv + add pairs this session may fuse (OperatorFusion.h), found
+  /// before memory planning: the add's output is then live from the conv.
+  std::vector<ConvAddFusion> Fusions;
   bool Profiling = false;
   bool KeepIntermediates = false;
   std::vector<uint64_t> OpTimes;
