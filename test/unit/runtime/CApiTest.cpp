@@ -2,6 +2,7 @@
 // running with hand-computed results, and argument errors with their
 // messages.
 #include "RuntimeTestModels.h"
+#include "TestSession.h"
 
 #include "Support/FileSystem.h"
 
@@ -18,51 +19,24 @@ using namespace kiln::testmodels;
 
 namespace {
 
-struct Loaded {
-  kiln_model *Model = nullptr;
-  kiln_session *Session = nullptr;
-  ~Loaded() {
-    kiln_session_destroy(Session);
-    kiln_model_destroy(Model);
-  }
-};
-
-void load(const std::string &Bytes, Loaded &L, bool ForceReference = false,
-          bool DisableOnednn = false) {
-  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &L.Model) ==
-          KILN_OK);
-  kiln_session_options O;
-  kiln_session_options_init(&O);
-  O.num_threads = 1;
-  O.force_reference = ForceReference;
-  O.disable_onednn = DisableOnednn;
-  REQUIRE(kiln_session_create(L.Model, &O, &L.Session) == KILN_OK);
-}
-
-std::vector<float> outputFloats(kiln_session *S, size_t Index) {
-  const void *Data = nullptr;
-  size_t Bytes = 0;
-  REQUIRE(kiln_session_get_output(S, Index, &Data, &Bytes) == KILN_OK);
-  std::vector<float> V(Bytes / 4);
-  std::memcpy(V.data(), Data, Bytes);
-  return V;
+Kernels kernels(bool Reference) {
+  return Reference ? Kernels::ReferenceOnly : Kernels::Default;
 }
 
 } // namespace
 
 TEST_CASE("a model runs and gives hand-computed values", "[capi]") {
   for (bool Reference : {false, true}) {
-    Loaded L;
-    load(bytesOf(addMulModule()), L, Reference);
+    TestSession L(bytesOf(addMulModule()), kernels(Reference));
     // z = max((x + [1,2,3]) * 2, 0)
     float X[6] = {0, 1, -5, 2.5f, -1, 0.5f};
     REQUIRE(kiln_session_set_input(L.Session, 0, X, sizeof X) == KILN_OK);
     REQUIRE(kiln_session_run(L.Session) == KILN_OK);
-    REQUIRE(outputFloats(L.Session, 0) ==
+    REQUIRE(L.output<float>(0) ==
             std::vector<float>{2, 6, 0, 7, 2, 7});
     // A second run reuses the inputs.
     REQUIRE(kiln_session_run(L.Session) == KILN_OK);
-    REQUIRE(outputFloats(L.Session, 0)[1] == 6);
+    REQUIRE(L.output<float>(0)[1] == 6);
   }
 }
 
@@ -71,11 +45,9 @@ TEST_CASE("oneDNN, XNNPACK and the reference kernels agree on a "
           "[capi]") {
   // Default engines (oneDNN where the runtime has it), XNNPACK only, and
   // the reference kernels.
-  Loaded D, X, R;
   std::string Bytes = bytesOf(convModule());
-  load(Bytes, D);
-  load(Bytes, X, false, /*DisableOnednn=*/true);
-  load(Bytes, R, true);
+  TestSession D(Bytes), X(Bytes, Kernels::XnnpackOnly),
+      R(Bytes, Kernels::ReferenceOnly);
   kiln_operator_info Info;
   REQUIRE(kiln_session_operator_info(D.Session, 0, &Info) == KILN_OK);
   REQUIRE(std::string(Info.kind) == "CONV_2D");
@@ -96,14 +68,14 @@ TEST_CASE("oneDNN, XNNPACK and the reference kernels agree on a "
   std::vector<float> In(32);
   for (size_t I = 0; I < In.size(); ++I)
     In[I] = float(I % 5) - 2.0f;
-  for (Loaded *L : {&D, &X, &R}) {
+  for (TestSession *L : {&D, &X, &R}) {
     REQUIRE(kiln_session_set_input(L->Session, 0, In.data(), 128) == KILN_OK);
     REQUIRE(kiln_session_run(L->Session) == KILN_OK);
   }
-  std::vector<float> B = outputFloats(R.Session, 0);
+  std::vector<float> B = R.output<float>(0);
   REQUIRE(B.size() == 48);
-  for (Loaded *L : {&D, &X}) {
-    std::vector<float> A = outputFloats(L->Session, 0);
+  for (TestSession *L : {&D, &X}) {
+    std::vector<float> A = L->output<float>(0);
     REQUIRE(A.size() == 48);
     for (size_t I = 0; I < A.size(); ++I)
       REQUIRE(A[I] == Approx(B[I]).margin(1e-5));
@@ -124,7 +96,7 @@ TEST_CASE("oneDNN, XNNPACK and the reference kernels agree on a "
 
 TEST_CASE("options of a caller built before disable_onednn are accepted",
           "[capi]") {
-  Loaded L;
+  TestSession L;
   std::string Bytes = bytesOf(convModule());
   REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &L.Model) ==
           KILN_OK);
@@ -147,8 +119,7 @@ TEST_CASE("inputs, outputs and metadata are described", "[capi]") {
   MD->target = "cpu";
   MD->source_hash = "0123456789abcdef";
   M.Model.metadata = std::move(MD);
-  Loaded L;
-  load(bytesOf(std::move(M)), L);
+  TestSession L(bytesOf(std::move(M)));
   REQUIRE(kiln_model_num_inputs(L.Model) == 1);
   REQUIRE(kiln_model_num_outputs(L.Model) == 1);
   kiln_tensor_info I;
@@ -170,8 +141,7 @@ TEST_CASE("inputs, outputs and metadata are described", "[capi]") {
 }
 
 TEST_CASE("argument errors are reported", "[capi]") {
-  Loaded L;
-  load(bytesOf(addMulModule()), L);
+  TestSession L(bytesOf(addMulModule()));
   float X[6] = {};
   REQUIRE(kiln_session_set_input(L.Session, 0, X, 20) ==
           KILN_ERROR_INVALID_ARGUMENT);
@@ -215,14 +185,13 @@ TEST_CASE("the last error is per thread", "[capi]") {
 }
 
 TEST_CASE("a session outlives its model", "[capi]") {
-  Loaded L;
-  load(bytesOf(addMulModule()), L);
+  TestSession L(bytesOf(addMulModule()));
   kiln_model_destroy(L.Model);
   L.Model = nullptr;
   float X[6] = {1, 1, 1, 1, 1, 1};
   REQUIRE(kiln_session_set_input(L.Session, 0, X, sizeof X) == KILN_OK);
   REQUIRE(kiln_session_run(L.Session) == KILN_OK);
-  REQUIRE(outputFloats(L.Session, 0) == std::vector<float>{4, 6, 8, 4, 6, 8});
+  REQUIRE(L.output<float>(0) == std::vector<float>{4, 6, 8, 4, 6, 8});
 }
 
 TEST_CASE("kiln_model_load maps a file and names it in errors", "[capi]") {
@@ -254,12 +223,11 @@ TEST_CASE("a constant that ends the file is read through a padded copy",
   const fb::Buffer *Last = Root->buffers()->Get(Root->buffers()->size() - 1);
   Bytes.resize(size_t(Last->offset() + Last->size()));
   for (bool Reference : {false, true}) {
-    Loaded L;
-    load(Bytes, L, Reference);
+    TestSession L(Bytes, kernels(Reference));
     float X[6] = {0, 1, -5, 2.5f, -1, 0.5f};
     REQUIRE(kiln_session_set_input(L.Session, 0, X, sizeof X) == KILN_OK);
     REQUIRE(kiln_session_run(L.Session) == KILN_OK);
-    REQUIRE(outputFloats(L.Session, 0) == std::vector<float>{2, 6, 0, 7, 2, 7});
+    REQUIRE(L.output<float>(0) == std::vector<float>{2, 6, 0, 7, 2, 7});
   }
 }
 

@@ -5,6 +5,7 @@
 // other operand is still read after the add, or is the conv's own input
 // (y = relu(conv2(s) + s): the conv would overwrite what it reads).
 #include "RuntimeTestModels.h"
+#include "TestSession.h"
 
 #include <catch2/catch.hpp>
 
@@ -64,80 +65,56 @@ struct Run {
   std::vector<std::string> Engines;
 };
 
-Run run(const std::string &Bytes, bool Reference) {
-  kiln_model *M = nullptr;
-  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &M) == KILN_OK);
-  kiln_session_options O;
-  kiln_session_options_init(&O);
-  O.num_threads = 1;
-  O.force_reference = Reference;
-  kiln_session *S = nullptr;
-  REQUIRE(kiln_session_create(M, &O, &S) == KILN_OK);
+Run run(const std::string &Bytes, Kernels K) {
+  TestSession S(Bytes, K);
   std::vector<float> X(size_t(H * W * C));
   for (size_t I = 0; I < X.size(); ++I)
     X[I] = float(int(I * 5 % 13) - 6) * 0.3f;
-  REQUIRE(kiln_session_set_input(S, 0, X.data(), X.size() * 4) == KILN_OK);
-  REQUIRE(kiln_session_run(S) == KILN_OK);
-  const void *Data = nullptr;
-  size_t Bytes_ = 0;
-  REQUIRE(kiln_session_get_output(S, 0, &Data, &Bytes_) == KILN_OK);
-  Run R;
-  R.Y.assign(static_cast<const float *>(Data),
-             static_cast<const float *>(Data) + Bytes_ / 4);
-  for (size_t I = 0; I < kiln_session_num_operators(S); ++I)
-    R.Engines.push_back(kiln_session_operator_engine(S, I));
-  kiln_session_destroy(S);
-  kiln_model_destroy(M);
-  return R;
+  S.run(X.data(), X.size() * 4);
+  return {S.output<float>(), S.engines()};
 }
 
-void requireClose(const Run &A, const Run &B) {
-  REQUIRE(A.Y.size() == size_t(H * W * C));
-  REQUIRE(A.Y.size() == B.Y.size());
+/// Runs Kind on the default kernels and on the reference kernels: the
+/// values agree, and the default session's engines are Engines.
+void checkBlock(Block Kind, const std::vector<std::string> &Engines) {
+  std::string Bytes = bytesOf(residualBlock(Kind));
+  Run Native = run(Bytes, Kernels::Default),
+      Reference = run(Bytes, Kernels::ReferenceOnly);
+  REQUIRE(Native.Y.size() == size_t(H * W * C));
+  REQUIRE(Native.Y.size() == Reference.Y.size());
   int Positive = 0;
-  for (size_t I = 0; I < A.Y.size(); ++I) {
-    REQUIRE(A.Y[I] == Approx(B.Y[I]).margin(1e-5));
-    Positive += B.Y[I] > 0;
+  for (size_t I = 0; I < Native.Y.size(); ++I) {
+    REQUIRE(Native.Y[I] == Approx(Reference.Y[I]).margin(1e-5));
+    Positive += Reference.Y[I] > 0;
   }
   REQUIRE(Positive > 20); // the relu leaves a signal, not all zeros
+  REQUIRE(Native.Engines == Engines);
+}
+
+/// E where the runtime has oneDNN, else XNNPACK for all N operators.
+std::vector<std::string> withOnednn(std::vector<std::string> E) {
+#ifdef KILN_WITH_ONEDNN
+  return E;
+#else
+  return std::vector<std::string>(E.size(), "xnnpack");
+#endif
 }
 
 } // namespace
 
 TEST_CASE("a conv + add pair is fused and matches the reference kernels",
           "[fusion]") {
-  std::string Bytes = bytesOf(residualBlock(Block::Fusible));
-  Run Native = run(Bytes, false), Reference = run(Bytes, true);
-  requireClose(Native, Reference);
-#ifdef KILN_WITH_ONEDNN
   // conv1, conv2, conv3 with the add folded in, and the add itself reported
   // as oneDNN's (it costs nothing).
-  REQUIRE(Native.Engines ==
-          std::vector<std::string>{"onednn", "onednn", "onednn", "onednn"});
-#else
-  REQUIRE(Native.Engines ==
-          std::vector<std::string>{"xnnpack", "xnnpack", "xnnpack", "xnnpack"});
-#endif
+  checkBlock(Block::Fusible, withOnednn({"onednn", "onednn", "onednn", "onednn"}));
 }
 
 TEST_CASE("an add whose operand is read later is not fused", "[fusion]") {
-  std::string Bytes = bytesOf(residualBlock(Block::Reread));
-  Run Native = run(Bytes, false), Reference = run(Bytes, true);
-  requireClose(Native, Reference);
-#ifdef KILN_WITH_ONEDNN
-  REQUIRE(Native.Engines == std::vector<std::string>{"onednn", "onednn",
-                                                     "onednn", "xnnpack",
-                                                     "onednn"});
-#endif
+  checkBlock(Block::Reread,
+             withOnednn({"onednn", "onednn", "onednn", "xnnpack", "onednn"}));
 }
 
 TEST_CASE("an add of a conv and the conv's own input is not fused",
           "[fusion]") {
-  std::string Bytes = bytesOf(residualBlock(Block::SkipIsConvInput));
-  Run Native = run(Bytes, false), Reference = run(Bytes, true);
-  requireClose(Native, Reference);
-#ifdef KILN_WITH_ONEDNN
-  REQUIRE(Native.Engines ==
-          std::vector<std::string>{"onednn", "onednn", "xnnpack"});
-#endif
+  checkBlock(Block::SkipIsConvInput, withOnednn({"onednn", "onednn", "xnnpack"}));
 }

@@ -5,6 +5,7 @@
 // operators and the reference int8 kernels must all land within one quantum
 // of it. The loader rejects bad quantization parameters.
 #include "RuntimeTestModels.h"
+#include "TestSession.h"
 
 #include <catch2/catch.hpp>
 
@@ -105,44 +106,24 @@ std::vector<int> expectedConv() {
   return Y;
 }
 
-/// Which kernels a session may use: the default (oneDNN where the runtime
-/// has it, then XNNPACK), XNNPACK only, or the reference kernels only.
-enum class Engines { Default, Xnnpack, Reference };
-
-/// The engine that must run the convolution under E.
-std::string convEngine(Engines E) {
-  if (E == Engines::Reference)
+/// The engine that must run the convolution under K.
+std::string convEngine(Kernels K) {
+  if (K == Kernels::ReferenceOnly)
     return "reference";
 #ifdef KILN_WITH_ONEDNN
-  if (E == Engines::Default)
+  if (K == Kernels::Default)
     return "onednn";
 #endif
   return "xnnpack"; // qc8
 }
 
-std::vector<int> runInt8(const std::string &Bytes, Engines E) {
-  kiln_model *M = nullptr;
-  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &M) == KILN_OK);
-  kiln_session_options O;
-  kiln_session_options_init(&O);
-  O.num_threads = 1;
-  O.force_reference = E == Engines::Reference;
-  O.disable_onednn = E == Engines::Xnnpack;
-  kiln_session *S = nullptr;
-  REQUIRE(kiln_session_create(M, &O, &S) == KILN_OK);
-  REQUIRE(kiln_session_operator_engine(S, 0) == convEngine(E));
+std::vector<int> runInt8(const std::string &Bytes, Kernels K) {
+  TestSession S(Bytes, K);
+  REQUIRE(S.engines()[0] == convEngine(K));
   std::vector<int8_t> X = inputValues();
-  REQUIRE(kiln_session_set_input(S, 0, X.data(), X.size()) == KILN_OK);
-  REQUIRE(kiln_session_run(S) == KILN_OK);
-  const void *Data = nullptr;
-  size_t Size = 0;
-  REQUIRE(kiln_session_get_output(S, 0, &Data, &Size) == KILN_OK);
-  std::vector<int> Y;
-  for (size_t I = 0; I < Size; ++I)
-    Y.push_back(static_cast<const int8_t *>(Data)[I]);
-  kiln_session_destroy(S);
-  kiln_model_destroy(M);
-  return Y;
+  S.run(X.data(), X.size());
+  std::vector<int8_t> Y = S.output<int8_t>();
+  return std::vector<int>(Y.begin(), Y.end());
 }
 
 void requireRejected(KilnModule M, const std::string &Text) {
@@ -158,15 +139,16 @@ TEST_CASE("qc8 convolution matches real arithmetic within one quantum",
           "[int8]") {
   std::vector<int> Want = expectedConv();
   std::string Bytes = bytesOf(int8ConvModule());
-  for (Engines E : {Engines::Default, Engines::Xnnpack, Engines::Reference}) {
-    std::vector<int> Got = runInt8(Bytes, E);
+  for (Kernels K :
+       {Kernels::Default, Kernels::XnnpackOnly, Kernels::ReferenceOnly}) {
+    std::vector<int> Got = runInt8(Bytes, K);
     REQUIRE(Got.size() == Want.size());
     int Worst = 0, Positive = 0;
     for (size_t I = 0; I < Got.size(); ++I) {
       Worst = std::max(Worst, std::abs(Got[I] - Want[I]));
       Positive += Want[I] > YZ;
     }
-    INFO(convEngine(E));
+    INFO(convEngine(K));
     REQUIRE(Worst <= 1);
     REQUIRE(Positive > 10); // relu leaves a real signal, not all zeros
   }
@@ -227,31 +209,16 @@ TEST_CASE("qc8 fully connected and qs8 add match real arithmetic",
   // Not a degenerate case: relu clamps some, the rest spread out.
   REQUIRE(std::set<int>(Want.begin(), Want.end()).size() >= 3);
   std::string Bytes = bytesOf(int8DenseAddModule());
-  for (bool Reference : {false, true}) {
-    kiln_model *M = nullptr;
-    REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &M) == KILN_OK);
-    kiln_session_options O;
-    kiln_session_options_init(&O);
-    O.num_threads = 1;
-    O.force_reference = Reference;
-    kiln_session *S = nullptr;
-    REQUIRE(kiln_session_create(M, &O, &S) == KILN_OK);
-    for (size_t Op = 0; Op < 2; ++Op) {
-      kiln_operator_info Info;
-      REQUIRE(kiln_session_operator_info(S, Op, &Info) == KILN_OK);
-      REQUIRE(Info.uses_xnnpack == (Reference ? 0 : 1));
-    }
-    REQUIRE(kiln_session_set_input(S, 0, X.data(), X.size()) == KILN_OK);
-    REQUIRE(kiln_session_run(S) == KILN_OK);
-    const void *Data = nullptr;
-    size_t Size = 0;
-    REQUIRE(kiln_session_get_output(S, 0, &Data, &Size) == KILN_OK);
-    REQUIRE(Size == Want.size());
-    INFO((Reference ? "reference" : "xnnpack"));
-    for (size_t I = 0; I < Size; ++I)
-      REQUIRE(std::abs(static_cast<const int8_t *>(Data)[I] - Want[I]) <= 1);
-    kiln_session_destroy(S);
-    kiln_model_destroy(M);
+  for (Kernels K : {Kernels::Default, Kernels::ReferenceOnly}) {
+    TestSession S(Bytes, K);
+    std::string Want8 = K == Kernels::ReferenceOnly ? "reference" : "xnnpack";
+    REQUIRE(S.engines() == std::vector<std::string>{Want8, Want8});
+    S.run(X.data(), X.size());
+    std::vector<int8_t> Y = S.output<int8_t>();
+    REQUIRE(Y.size() == Want.size());
+    INFO(Want8);
+    for (size_t I = 0; I < Y.size(); ++I)
+      REQUIRE(std::abs(Y[I] - Want[I]) <= 1);
   }
 }
 
@@ -295,32 +262,16 @@ TEST_CASE("quantize, int8 max pool, global average pool and dequantize "
     Want.push_back((quantize(Sum / 4, 0.05, 3) - 3) * 0.05);
   }
   std::string Bytes = bytesOf(std::move(M));
-  for (bool Reference : {false, true}) {
-    kiln_model *Model = nullptr;
-    REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &Model) == KILN_OK);
-    kiln_session_options O;
-    kiln_session_options_init(&O);
-    O.num_threads = 1;
-    O.force_reference = Reference;
-    kiln_session *S = nullptr;
-    REQUIRE(kiln_session_create(Model, &O, &S) == KILN_OK);
-    for (size_t Op = 0; Op < 4; ++Op) {
-      kiln_operator_info Info;
-      REQUIRE(kiln_session_operator_info(S, Op, &Info) == KILN_OK);
-      INFO("operator " << Op);
-      REQUIRE(Info.uses_xnnpack == (Reference ? 0 : 1));
-    }
-    REQUIRE(kiln_session_set_input(S, 0, In.data(), In.size() * 4) == KILN_OK);
-    REQUIRE(kiln_session_run(S) == KILN_OK);
-    const void *Data = nullptr;
-    size_t Size = 0;
-    REQUIRE(kiln_session_get_output(S, 0, &Data, &Size) == KILN_OK);
-    REQUIRE(Size == 12);
-    INFO((Reference ? "reference" : "xnnpack"));
+  for (Kernels K : {Kernels::Default, Kernels::ReferenceOnly}) {
+    TestSession S(Bytes, K);
+    std::string Want4 = K == Kernels::ReferenceOnly ? "reference" : "xnnpack";
+    REQUIRE(S.engines() == std::vector<std::string>(4, Want4));
+    S.run(In.data(), In.size() * 4);
+    std::vector<float> Got = S.output<float>();
+    REQUIRE(Got.size() == 3);
+    INFO(Want4);
     for (size_t C = 0; C < 3; ++C)
-      REQUIRE(std::fabs(static_cast<const float *>(Data)[C] - Want[C]) <= 0.05 + 1e-6);
-    kiln_session_destroy(S);
-    kiln_model_destroy(Model);
+      REQUIRE(std::fabs(Got[C] - Want[C]) <= 0.05 + 1e-6);
   }
 }
 
