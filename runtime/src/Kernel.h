@@ -76,9 +76,9 @@ struct FusedAdd {
 
 /// The oneDNN kernel (x86 builds with oneDNN, OnednnKernels.cpp), or null
 /// when this runtime has no oneDNN or oneDNN has no JIT kernel for the
-/// operator (with Add folded in, when given) on this CPU; Threads is the
-/// session's thread count.
-std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A, int Threads,
+/// operator (with Add folded in, when given) on this CPU. It runs on the
+/// calling thread: only single-threaded sessions use it.
+std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
                                            const FusedAdd *Add = nullptr);
 /// Whether this runtime was built with oneDNN.
 bool onednnBuilt();

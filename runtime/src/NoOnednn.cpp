@@ -4,7 +4,7 @@
 
 namespace kiln::rt {
 
-std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &, int,
+std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &,
                                            const FusedAdd *) {
   return nullptr;
 }

@@ -7,8 +7,12 @@
 // layout its kernel chose, when the session is created. Activations stay
 // NHWC, so these kernels mix freely with XNNPACK's and the reference ones.
 //
-// oneDNN's CPU runtime here is OpenMP: each run sets the calling thread's
-// OpenMP thread count to the session's.
+// oneDNN's CPU runtime here is OpenMP, whose worker threads spin between
+// parallel regions: next to XNNPACK's pthreadpool they fight it for the
+// cores (MobileNetV2 at 2 threads on 2 cores: 187 ms instead of 3.2). So
+// only single-threaded sessions use these kernels, and they run oneDNN with
+// an OpenMP team of one (no OpenMP threads at all), setting the calling
+// thread's OpenMP thread count for the call and restoring it after.
 #include "Kernel.h"
 #include "QuantBounds.h"
 
@@ -33,15 +37,27 @@ const dnnl::engine &cpuEngine() {
   return Engine;
 }
 
+/// Sets the calling thread's OpenMP thread count to one while it lives:
+/// oneDNN sizes its team from it, when a primitive is created and run.
+class OneOpenMpThread {
+public:
+  OneOpenMpThread() : Before(omp_get_max_threads()) { omp_set_num_threads(1); }
+  ~OneOpenMpThread() { omp_set_num_threads(Before); }
+  OneOpenMpThread(const OneOpenMpThread &) = delete;
+  OneOpenMpThread &operator=(const OneOpenMpThread &) = delete;
+
+private:
+  int Before;
+};
+
 class OnednnConvKernel : public Kernel {
 public:
   OnednnConvKernel(dnnl::convolution_forward Conv,
-                   std::unordered_map<int, memory> Args, int Threads)
-      : Conv(std::move(Conv)), Args(std::move(Args)),
-        Stream(cpuEngine()), Threads(Threads) {}
+                   std::unordered_map<int, memory> Args)
+      : Conv(std::move(Conv)), Args(std::move(Args)), Stream(cpuEngine()) {}
 
   Status run(pthreadpool_t) override {
-    omp_set_num_threads(Threads);
+    OneOpenMpThread One;
     try {
       Conv.execute(Stream, Args);
       Stream.wait();
@@ -56,7 +72,6 @@ private:
   dnnl::convolution_forward Conv;
   std::unordered_map<int, memory> Args;
   dnnl::stream Stream;
-  int Threads;
 };
 
 /// Appends a clamp to [Min, Max] (a fused activation), if it clamps.
@@ -137,8 +152,7 @@ bool takesTypes(const KernelArgs &A, bool &Int8) {
          (WD.Scales.size() == 1 || int64_t(WD.Scales.size()) == A.Out[0].dim(3));
 }
 
-std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add,
-                               int Threads) {
+std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add) {
   const auto &O = *A.Op.options_as_Conv2DOptions();
   const KernelTensor &X = A.In[0], &W = A.In[1], &Y = Add ? Add->Out : A.Out[0];
   const bool HasBias = A.In.size() > 2 && A.In[2].present();
@@ -169,9 +183,7 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add,
       dims({int64_t(O.dilation_height()) - 1, int64_t(O.dilation_width()) - 1});
   memory::dims PadL = dims({O.padding_top(), O.padding_left()});
   memory::dims PadR = dims({O.padding_bottom(), O.padding_right()});
-  // oneDNN sizes a primitive's thread team when it is created, from the
-  // calling thread's OpenMP setting: the session's count, not every core.
-  omp_set_num_threads(Threads);
+  OneOpenMpThread One;
   try {
     const dnnl::engine &E = cpuEngine();
     using Desc = dnnl::convolution_forward::desc;
@@ -202,7 +214,7 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add,
     if (HasBias)
       Args.emplace(DNNL_ARG_BIAS, memory(Bias, E, A.In[2].Data));
     return std::make_unique<OnednnConvKernel>(dnnl::convolution_forward(PD),
-                                              std::move(Args), Threads);
+                                              std::move(Args));
   } catch (const dnnl::error &) {
     return nullptr; // a configuration oneDNN does not take: XNNPACK's turn
   }
@@ -212,7 +224,7 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add,
 
 bool onednnBuilt() { return true; }
 
-std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A, int Threads,
+std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
                                            const FusedAdd *Add) {
   if (A.Op.kind() != fb::OpKind::CONV_2D)
     return nullptr;
@@ -223,7 +235,7 @@ std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A, int Threads,
   if (A.Op.options_as_Conv2DOptions()->depthwise() &&
       A.In[0].Desc->DType != fb::DType::I8)
     return nullptr;
-  return conv2D(A, Add, Threads);
+  return conv2D(A, Add);
 }
 
 } // namespace kiln::rt

@@ -30,10 +30,12 @@ Status Session::create(std::shared_ptr<const LoadedModel> Model,
       return {KILN_ERROR_OUT_OF_MEMORY, "cannot create the thread pool"};
   }
   S->KeepIntermediates = Opts.KeepIntermediates;
+  // oneDNN runs single-threaded sessions only (OnednnKernels.cpp).
+  S->UseOnednn = onednnBuilt() && !Opts.ForceReference && !Opts.DisableOnednn &&
+                 Opts.Threads == 1;
   // Fusing needs oneDNN, and hides the conv's output from a caller reading
   // intermediates.
-  if (onednnBuilt() && !Opts.ForceReference && !Opts.DisableOnednn &&
-      !Opts.KeepIntermediates)
+  if (S->UseOnednn && !Opts.KeepIntermediates)
     S->Fusions = findConvAddFusions(*S->Model);
   if (Status St = S->planArena(Opts))
     return St;
@@ -163,9 +165,8 @@ Status Session::createKernels(const SessionOptions &Opts) {
     }
     std::unique_ptr<Kernel> K;
     bool Native = !Opts.ForceReference && Op.engine() != fb::Engine::REFERENCE;
-    if (Native && !Opts.DisableOnednn)
-      K = createOnednnKernel(A, Pool ? int(pthreadpool_get_threads_count(Pool))
-                                     : 1);
+    if (Native && UseOnednn)
+      K = createOnednnKernel(A);
     if (Native && !K)
       K = createXnnpackKernel(A, Pool);
     if (!K)
@@ -190,8 +191,7 @@ bool Session::createFusedKernels(size_t I, const KernelArgs &A) {
                  {&M.Tensors[Out], TensorData[Out]},
                  O.output_min(),
                  O.output_max()};
-  auto K = createOnednnKernel(
-      A, Pool ? int(pthreadpool_get_threads_count(Pool)) : 1, &Fused);
+  auto K = createOnednnKernel(A, &Fused);
   if (!K)
     return false;
   Kernels.push_back(std::move(K));

@@ -79,6 +79,7 @@ private:
   /// The conv + add pairs this session may fuse (OperatorFusion.h), found
   /// before memory planning: the add's output is then live from the conv.
   std::vector<ConvAddFusion> Fusions;
+  bool UseOnednn = false;
   bool Profiling = false;
   bool KeepIntermediates = false;
   std::vector<uint64_t> OpTimes;

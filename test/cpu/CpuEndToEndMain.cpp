@@ -99,16 +99,33 @@ std::string compare(const Tensor &Got, const Tensor &Ref) {
   return "";
 }
 
+/// The runtime's kernel choices every model runs under: the default (oneDNN
+/// for the convolutions where the runtime has it, XNNPACK for the rest),
+/// XNNPACK without oneDNN, and the reference kernels alone.
+enum class Kernels { Default, XnnpackOnly, ReferenceOnly };
+const char *kernelsName(Kernels K) {
+  switch (K) {
+  case Kernels::Default:
+    return "default kernels";
+  case Kernels::XnnpackOnly:
+    return "xnnpack";
+  case Kernels::ReferenceOnly:
+    return "reference kernels";
+  }
+  return "";
+}
+
 /// Loads Bytes in the runtime and runs them on Inputs; "" or what failed.
 std::string runCompiled(const std::string &Bytes, llvm::ArrayRef<Tensor> Inputs,
-                        bool ForceReference, std::vector<Tensor> &Out) {
+                        Kernels K, std::vector<Tensor> &Out) {
   kiln_model *M = nullptr;
   if (kiln_model_load_buffer(Bytes.data(), Bytes.size(), &M) != KILN_OK)
     return std::string("load: ") + kiln_last_error();
   kiln_session_options O;
   kiln_session_options_init(&O);
   O.num_threads = 1;
-  O.force_reference = ForceReference;
+  O.force_reference = K == Kernels::ReferenceOnly;
+  O.disable_onednn = K == Kernels::XnnpackOnly;
   kiln_session *S = nullptr;
   std::string Why;
   if (kiln_session_create(M, &O, &S) != KILN_OK) {
@@ -219,10 +236,11 @@ Verdict checkModel(const std::string &Path, std::vector<Tensor> Inputs,
                                  Why, llvm::inconvertibleErrorCode()))};
     return {"FAIL", "compile: " + Why.substr(0, Why.find('\n'))};
   }
-  for (bool ForceReference : {false, true}) {
+  for (Kernels K :
+       {Kernels::Default, Kernels::XnnpackOnly, Kernels::ReferenceOnly}) {
     std::vector<Tensor> Got;
-    std::string Why = runCompiled(*Bytes, Inputs, ForceReference, Got);
-    const char *Engine = ForceReference ? "reference kernels" : "xnnpack";
+    std::string Why = runCompiled(*Bytes, Inputs, K, Got);
+    const char *Engine = kernelsName(K);
     if (!Why.empty())
       return {"FAIL", std::string(Engine) + ": " + Why};
     if (Got.size() != Ref->size())
@@ -362,8 +380,8 @@ int main(int Argc, char **Argv) {
     for (const auto &[Reason, N] : Reasons)
       llvm::outs() << llvm::formatv("{0,4} unsupported: {1}\n", N, Reason);
   llvm::outs() << Counts["PASS"]
-               << " models match the interpreter on the CPU target (XNNPACK "
-                  "and reference kernels), "
+               << " models match the interpreter on the CPU target (default, "
+                  "XNNPACK-only and reference kernels), "
                << Counts["FAIL"] << " failed, " << Counts["UNSUPPORTED"]
                << " use ops the CPU target does not support, " << Counts["SKIP"]
                << " skipped (do not import or run in the interpreter)\n";

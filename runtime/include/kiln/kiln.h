@@ -108,9 +108,11 @@ typedef struct kiln_session_options {
    * activations. */
   uint32_t keep_intermediates;
   /* Appended in 0.1 after keep_intermediates. Non-zero: no oneDNN kernels.
-   * A runtime built with oneDNN (x86) runs the dense convolutions on it
-   * where oneDNN has a JIT kernel for this CPU, and the rest on XNNPACK;
-   * with this set, XNNPACK runs them too, as on a build without oneDNN. */
+   * A runtime built with oneDNN (x86) runs the convolutions of a
+   * single-threaded session (num_threads 1) on it where oneDNN has a JIT
+   * kernel for this CPU, and the rest on XNNPACK; with this set, XNNPACK
+   * runs them too, as on a build without oneDNN. Sessions with more threads
+   * always run on XNNPACK's thread pool. */
   uint32_t disable_onednn;
 } kiln_session_options;
 

@@ -65,6 +65,13 @@ TEST_CASE("oneDNN, XNNPACK and the reference kernels agree on a "
   REQUIRE(std::string(kiln_session_operator_engine(R.Session, 0)) ==
           "reference");
   REQUIRE(kiln_session_operator_engine(R.Session, 1) == nullptr);
+  // A session with more threads runs on XNNPACK's pool, never oneDNN
+  // (whose OpenMP threads would fight the pool's for the cores).
+  TestSession Two;
+  kiln_session_options TwoThreads = TestSession::options(Kernels::Default);
+  TwoThreads.num_threads = 2;
+  Two.open(Bytes, TwoThreads);
+  REQUIRE(Two.engines() == std::vector<std::string>{"xnnpack"});
   std::vector<float> In(32);
   for (size_t I = 0; I < In.size(); ++I)
     In[I] = float(I % 5) - 2.0f;
