@@ -48,27 +48,32 @@ add_library(kiln_xnnpack INTERFACE)
 target_include_directories(kiln_xnnpack SYSTEM INTERFACE ${XNNPACK_INCLUDE_DIR})
 target_link_libraries(kiln_xnnpack INTERFACE ${XNNPACK_LIBRARY} ${PTHREADPOOL_LIBRARY} Threads::Threads)
 
-# oneDNN (libdnnl-dev) for the runtime's dense f32 convolutions on x86, where
-# its JIT kernels beat XNNPACK's (runtime/src/OnednnKernels.cpp). Optional:
-# without it (or off x86, or a compiler without OpenMP, which Debian's oneDNN
-# threads with) XNNPACK runs them.
+# oneDNN (libdnnl-dev) for the runtime's convolutions on x86, where its JIT
+# kernels beat XNNPACK's (runtime/src/OnednnKernels.cpp). Optional: without
+# it, or off x86, XNNPACK runs them. Debian builds it on OpenMP (libgomp),
+# whose thread count the runtime sets, so the runtime links that same libgomp
+# (found through the compiler; clang's own libomp would be another runtime
+# with settings of its own).
 find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
 find_library(DNNL_LIBRARY dnnl)
-find_package(OpenMP QUIET COMPONENTS CXX)
+execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libgomp.so
+                OUTPUT_VARIABLE KILN_GOMP_LIBRARY OUTPUT_STRIP_TRAILING_WHITESPACE)
 set(KILN_ONEDNN_FOUND OFF)
-if(DNNL_INCLUDE_DIR AND DNNL_LIBRARY AND OpenMP_CXX_FOUND AND
-   CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
-  set(KILN_ONEDNN_FOUND ON)
+if(DNNL_INCLUDE_DIR AND DNNL_LIBRARY AND IS_ABSOLUTE "${KILN_GOMP_LIBRARY}" AND
+   EXISTS "${KILN_GOMP_LIBRARY}" AND CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  file(STRINGS ${DNNL_INCLUDE_DIR}/oneapi/dnnl/dnnl_config.h KILN_DNNL_OMP
+       REGEX "define DNNL_CPU_THREADING_RUNTIME DNNL_RUNTIME_OMP")
+  if(KILN_DNNL_OMP)
+    set(KILN_ONEDNN_FOUND ON)
+  endif()
 endif()
-option(KILN_WITH_ONEDNN "Run dense f32 convolutions on oneDNN (x86, libdnnl-dev)" ${KILN_ONEDNN_FOUND})
+option(KILN_WITH_ONEDNN "Run convolutions on oneDNN (x86, libdnnl-dev)" ${KILN_ONEDNN_FOUND})
 if(KILN_WITH_ONEDNN)
   if(NOT KILN_ONEDNN_FOUND)
-    message(FATAL_ERROR "KILN_WITH_ONEDNN=ON but oneDNN (libdnnl-dev), OpenMP or an x86 target is missing")
+    message(FATAL_ERROR "KILN_WITH_ONEDNN=ON but oneDNN (libdnnl-dev) built on OpenMP, libgomp or an x86 target is missing")
   endif()
   add_library(kiln_onednn INTERFACE)
   target_include_directories(kiln_onednn SYSTEM INTERFACE ${DNNL_INCLUDE_DIR})
-  # Only the OpenMP library (omp_set_num_threads): -fopenmp on kiln's own
-  # code would switch on Eigen's OpenMP threading in the interpreter.
-  target_link_libraries(kiln_onednn INTERFACE ${DNNL_LIBRARY} ${OpenMP_CXX_LIBRARIES})
+  target_link_libraries(kiln_onednn INTERFACE ${DNNL_LIBRARY} ${KILN_GOMP_LIBRARY})
 endif()
 message(STATUS "oneDNN convolutions in the runtime: ${KILN_WITH_ONEDNN}")

@@ -17,7 +17,17 @@
 #include "QuantBounds.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
+
+#if __has_include(<omp.h>)
 #include <omp.h>
+#else
+// The OpenMP runtime's C API (libgomp is linked; clang without libomp-dev
+// has no omp.h).
+extern "C" {
+int omp_get_max_threads(void);
+void omp_set_num_threads(int);
+}
+#endif
 
 #include <algorithm>
 #include <cfloat>
