@@ -36,6 +36,11 @@ public:
   static bool validBinCount(uint64_t Bins);
 
   void observe(const float *Data, size_t N);
+
+  /// The vector code observe uses: the best this CPU has (the default), or
+  /// a lower one (tests check that every path gives the same observer).
+  enum class VectorPath { Best, Avx2, Sse2 };
+  static void setVectorPath(VectorPath P);
   /// Adds O's data; O must have the same bin count.
   void merge(const TensorObserver &O);
 

@@ -217,3 +217,41 @@ TEST_CASE("non-finite values among many finite ones", "[quant][observer]") {
   CHECK(O.counts()[32 + 2] == 697); // 0.25 with w = 0.125
   CHECK(O.counts()[32 - 24] == 1);  // -3.0
 }
+
+TEST_CASE("the SSE2, AVX2 and AVX-512 paths give the same observer",
+          "[quant][observer]") {
+  // Lengths around the 8- and 16-lane steps and the 256-value blocks, long
+  // enough for the four partial histograms; runs of zeros and negative
+  // zeros (counted apart), subnormals, values far from each other, and
+  // non-finite ones; two observations, so the second widens the range.
+  std::mt19937 Rng(11);
+  std::normal_distribution<float> N(0.0f, 3.0f);
+  for (size_t Len : {size_t(1), size_t(15), size_t(17), size_t(255),
+                     size_t(300), size_t(9000), size_t(40000)}) {
+    std::vector<float> A(Len), B(Len);
+    for (size_t I = 0; I < Len; ++I) {
+      A[I] = I % 3 == 0 ? 0.0f : (I % 7 == 0 ? -0.0f : N(Rng));
+      B[I] = N(Rng) * 1000.0f;
+    }
+    A[Len / 2] = 1e-40f; // subnormal
+    if (Len > 20) {
+      B[5] = NAN;
+      B[Len - 3] = INFINITY;
+    }
+    std::vector<TensorObserver> Got;
+    for (auto Path : {TensorObserver::VectorPath::Sse2,
+                      TensorObserver::VectorPath::Avx2,
+                      TensorObserver::VectorPath::Best}) {
+      TensorObserver::setVectorPath(Path);
+      TensorObserver O(2048);
+      O.observe(A.data(), A.size());
+      O.observe(B.data(), B.size());
+      Got.push_back(O);
+    }
+    TensorObserver::setVectorPath(TensorObserver::VectorPath::Best);
+    INFO("length " << Len);
+    REQUIRE(Got[0].count() + Got[0].nonFiniteCount() == 2 * Len);
+    REQUIRE(Got[0] == Got[1]);
+    REQUIRE(Got[0] == Got[2]);
+  }
+}
