@@ -2,6 +2,7 @@
 
 #include "IR/Printer.h"
 #include "Support/Error.h"
+#include "Support/Logging.h"
 #include "Support/Hash.h"
 
 #include <algorithm>
@@ -73,6 +74,12 @@ llvm::Error mergeStats(CalibrationStats &Into, const CalibrationStats &From,
         From.Values[I].Name != Into.Values[I].Name)
       return inputError("{0}: observed tensor #{1} is '{2}', expected '{3}'",
                         FromName, I, From.Values[I].Name, Into.Values[I].Name);
+  if (From.Engine != Into.Engine)
+    log().warn("{}: calibrated on the {}, the statistics merged before it on "
+               "the {}: the merge equals one run only up to float rounding "
+               "(calibrate every shard on the same engine and kind of CPU, "
+               "or with --calib-engine interpreter)",
+               FromName.str(), From.Engine, Into.Engine);
   for (size_t I = 0; I < From.Values.size(); ++I)
     Into.Values[I].Observer.merge(From.Values[I].Observer);
   Into.Shards.insert(Into.Shards.end(), From.Shards.begin(), From.Shards.end());

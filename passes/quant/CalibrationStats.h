@@ -38,6 +38,11 @@ struct CalibrationStats {
   /// Samples in the whole dataset (every shard), and observed here.
   uint64_t DatasetSamples = 0;
   uint64_t Samples = 0;
+  /// What ran the samples: "reference interpreter", or the kiln runtime and
+  /// the CPU it ran on. Shards merge to exactly the statistics of one run
+  /// only when they were made by the same engine on the same kind of CPU
+  /// (kernels differ in their last bits across instruction sets).
+  std::string Engine = "reference interpreter";
   /// Sorted by ordinal.
   std::vector<ObservedValue> Values;
 
@@ -54,13 +59,15 @@ std::string reportName(const Value &V);
 uint64_t graphFingerprint(const Graph &G);
 
 /// Adds From (read from FromName) into Into. Both must come from the same
-/// graph, bin count and shard split, with no shard in common.
+/// graph, bin count and shard split, with no shard in common; a different
+/// engine is a warning (the merge is then exact only up to float rounding).
+/// The merge's engine is Into's.
 llvm::Error mergeStats(CalibrationStats &Into, const CalibrationStats &From,
                        llvm::StringRef FromName);
 
 /// The .kcal file: a small, versioned, checksummed binary form (see
 /// StatsFile.cpp). Serialization is deterministic.
-constexpr uint32_t StatsFileVersion = 1;
+constexpr uint32_t StatsFileVersion = 2;
 std::string serializeStats(const CalibrationStats &S);
 llvm::Expected<CalibrationStats> parseStats(llvm::StringRef Bytes,
                                             llvm::StringRef Name);

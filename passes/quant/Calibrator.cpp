@@ -114,6 +114,8 @@ calibrateGraph(const Graph &G, const CalibrationDataset &Data,
 
   CalibrationStats S;
   S.GraphHash = graphFingerprint(G);
+  if (Engine)
+    S.Engine = Engine->name();
   S.Bins = Opts.Bins;
   S.ShardCount = DataOpts.ShardCount;
   S.Shards = {DataOpts.ShardIndex};

@@ -29,6 +29,9 @@ class CalibrationEngine {
 public:
   virtual ~CalibrationEngine() = default;
   virtual llvm::Expected<std::unique_ptr<SampleExecutor>> newExecutor() = 0;
+  /// What runs the samples, and where, for the statistics' Engine (asked
+  /// after the executors are made).
+  virtual std::string name() const = 0;
 };
 
 /// Prepares an engine for G; a null engine (not an error) when it cannot

@@ -1,6 +1,8 @@
-// The .kcal file, version 1. Little-endian; every count is bounded and every
+// The .kcal file, version 2. Little-endian; every count is bounded and every
 // list sorted, so a reader can check it completely before trusting it:
 //   "KCAL"  u32 version  u64 graph-fingerprint  u32 bins
+//   u32 engine-length  engine-bytes      (version 2; version 1 files were
+//                                         all made by the interpreter)
 //   u32 shard-count  u64 dataset-samples  u64 samples
 //   u32 n-shards  { u32 shard }            strictly increasing, < shard-count
 //   u32 n-values  { u32 ordinal           strictly increasing
@@ -25,6 +27,7 @@ constexpr uint64_t MaxStatsFileBytes = uint64_t(1) << 30;
 constexpr uint32_t MaxValues = 1u << 22;
 constexpr uint32_t MaxNameBytes = 4096;
 constexpr uint32_t MaxShards = 1u << 16;
+constexpr uint32_t MaxEngineBytes = 256;
 
 class Writer {
 public:
@@ -122,6 +125,8 @@ std::string serializeStats(const CalibrationStats &S) {
   W.put<uint32_t>(StatsFileVersion);
   W.put<uint64_t>(S.GraphHash);
   W.put<uint32_t>(S.Bins);
+  W.put<uint32_t>(uint32_t(S.Engine.size()));
+  W.bytes(S.Engine);
   W.put<uint32_t>(S.ShardCount);
   W.put<uint64_t>(S.DatasetSamples);
   W.put<uint64_t>(S.Samples);
@@ -168,9 +173,9 @@ llvm::Expected<CalibrationStats> parseStats(llvm::StringRef Bytes,
     return E;
   uint32_t Version = 0;
   KILN_READ(Version);
-  if (Version != StatsFileVersion)
+  if (Version != StatsFileVersion && Version != 1)
     return inputError("{0}: calibration file version {1}; this kiln reads "
-                      "version {2} (recalibrate with this kiln)",
+                      "versions 1 and {2} (recalibrate with this kiln)",
                       Name, Version, StatsFileVersion);
   if (contentHash(Body) != Stored)
     return inputError("{0}: calibration file checksum mismatch (the file is "
@@ -180,6 +185,14 @@ llvm::Expected<CalibrationStats> parseStats(llvm::StringRef Bytes,
   uint32_t NShards = 0, NValues = 0;
   KILN_READ(S.GraphHash);
   KILN_READ(S.Bins);
+  if (Version >= 2) {
+    uint32_t EngineBytes = 0;
+    KILN_READ(EngineBytes);
+    if (EngineBytes > MaxEngineBytes)
+      return R.bad("engine name of " + std::to_string(EngineBytes) + " bytes");
+    if (llvm::Error E = R.bytes(EngineBytes, S.Engine))
+      return E;
+  }
   KILN_READ(S.ShardCount);
   KILN_READ(S.DatasetSamples);
   KILN_READ(S.Samples);

@@ -94,6 +94,7 @@ llvm::json::Value statsJson(const CalibrationStats &S, double Percentile) {
     Shards.push_back(int64_t(Sh));
   return llvm::json::Object{{"fingerprint", hashToHex(S.GraphHash)},
                             {"bins", int64_t(S.Bins)},
+                            {"engine", S.Engine},
                             {"shard_count", int64_t(S.ShardCount)},
                             {"shards", std::move(Shards)},
                             {"dataset_samples", int64_t(S.DatasetSamples)},

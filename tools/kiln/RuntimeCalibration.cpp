@@ -7,6 +7,10 @@
 #include "Support/Error.h"
 #include "Support/Logging.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <set>
+
 namespace kiln {
 
 namespace {
@@ -54,6 +58,19 @@ private:
   const ValueReads &Reads;
 };
 
+/// The CPU's model name (Linux), or "".
+std::string cpuModelName() {
+  auto Info = llvm::MemoryBuffer::getFileAsStream("/proc/cpuinfo");
+  if (!Info)
+    return "";
+  llvm::SmallVector<llvm::StringRef, 64> Lines;
+  (*Info)->getBuffer().split(Lines, '\n');
+  for (llvm::StringRef L : Lines)
+    if (L.startswith("model name"))
+      return L.split(':').second.trim().str();
+  return "";
+}
+
 class RuntimeEngine : public CalibrationEngine {
 public:
   RuntimeEngine(ModelPtr Model, ValueReads Reads)
@@ -67,12 +84,26 @@ public:
     kiln_session *S = nullptr;
     if (kiln_session_create(Model.get(), &O, &S) != KILN_OK)
       return runtimeFailure("creating a session");
+    for (size_t I = 0; I < kiln_session_num_operators(S); ++I)
+      Libraries.insert(kiln_session_operator_engine(S, I));
     return std::make_unique<RuntimeExecutor>(S, Reads);
+  }
+
+  /// "kiln runtime (onednn, reference, xnnpack) on <CPU>": the kernel
+  /// libraries that ran, and the CPU whose instruction set they chose.
+  std::string name() const override {
+    std::string N = "kiln runtime (";
+    for (const std::string &L : Libraries)
+      N += (N.back() == '(' ? "" : ", ") + L;
+    N += ")";
+    std::string Cpu = cpuModelName();
+    return Cpu.empty() ? N : N + " on " + Cpu;
   }
 
 private:
   ModelPtr Model;
   ValueReads Reads;
+  std::set<std::string> Libraries;
 };
 
 } // namespace

@@ -2,6 +2,7 @@
 // a crash) for every truncation, a flipped byte, a wrong version, and merges
 // of shards that do not belong together.
 #include "passes/quant/CalibrationStats.h"
+#include "Support/Hash.h"
 
 #include "LlvmErrorChecks.h"
 
@@ -77,11 +78,33 @@ TEST_CASE("every truncation and a flipped byte are clear errors",
   std::string Version = Bytes;
   Version[4] = 9;
   CHECK(errorOf(parseStats(Version, "t.kcal")) ==
-        "t.kcal: calibration file version 9; this kiln reads version 1 "
-        "(recalibrate with this kiln)");
+        "t.kcal: calibration file version 9; this kiln reads versions 1 "
+        "and 2 (recalibrate with this kiln)");
   CHECK(errorOf(parseStats("PK\x03\x04 not a kcal", "t.kcal")) ==
         "t.kcal: not a kiln calibration file (no KCAL header); make one with "
         "'kiln calibrate'");
+}
+
+TEST_CASE("the engine that ran the samples is recorded; version 1 files "
+          "were the interpreter's",
+          "[quant][kcal]") {
+  CalibrationStats S = sampleStats(0, 1, 1);
+  S.Engine = "kiln runtime (onednn, xnnpack) on Some CPU";
+  std::string V2 = serializeStats(S);
+  CHECK(requireValue(parseStats(V2, "a.kcal")).Engine == S.Engine);
+  // The same statistics as a version 1 file: no engine field, and the
+  // checksum of the bytes before it.
+  S.Engine = "";
+  std::string V1 = serializeStats(S);
+  V1.erase(20, 4); // "KCAL", version, fingerprint, bins, then engine length
+  V1[4] = 1;
+  V1.resize(V1.size() - 8);
+  uint64_t Sum = contentHash(V1);
+  V1.append(reinterpret_cast<const char *>(&Sum), 8);
+  CalibrationStats R = requireValue(parseStats(V1, "old.kcal"));
+  CHECK(R.Engine == "reference interpreter");
+  CHECK(R.Values.size() == S.Values.size());
+  CHECK(R.Values[0].Observer == S.Values[0].Observer);
 }
 
 TEST_CASE("merges check graph, bins, split and overlap", "[quant][kcal]") {
