@@ -3,9 +3,11 @@
 # (examples/c-api) against it twice -- with find_package(kiln) and with
 # pkg-config -- runs both on a converted model, and checks their output
 # against `kiln run` on the same input.
-#   check_install.sh BUILD_DIR SOURCE_DIR KILN PYTHON
+#   check_install.sh BUILD_DIR SOURCE_DIR KILN PYTHON [PRELOAD]
+# PRELOAD: in a sanitizer build, the sanitizer runtime the example (built
+# without it) must load before the instrumented libkiln.so.
 set -euo pipefail
-BUILD=$1 SRC=$2 KILN=$3 PY=$4
+BUILD=$1 SRC=$2 KILN=$3 PY=$4 PRELOAD=${5:-}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -29,8 +31,8 @@ PKG_CONFIG_PATH="$TMP/prefix/lib/pkgconfig" \
   -o "$TMP/run_model_pc"
 
 "$KILN" convert "$SRC/examples/models/mobilenetv2_small.onnx" -o "$TMP/m.kiln" > /dev/null
-"$TMP/cmake-build/run_model" "$TMP/m.kiln" > "$TMP/cmake.out"
-LD_LIBRARY_PATH="$TMP/prefix/lib" "$TMP/run_model_pc" "$TMP/m.kiln" > "$TMP/pc.out"
+LD_PRELOAD="$PRELOAD" "$TMP/cmake-build/run_model" "$TMP/m.kiln" > "$TMP/cmake.out"
+LD_PRELOAD="$PRELOAD" LD_LIBRARY_PATH="$TMP/prefix/lib" "$TMP/run_model_pc" "$TMP/m.kiln" > "$TMP/pc.out"
 cmp "$TMP/cmake.out" "$TMP/pc.out"
 
 # The same ramp through `kiln run`.
