@@ -103,16 +103,11 @@ TEST_CASE("oneDNN, XNNPACK and the reference kernels agree on a "
 
 TEST_CASE("options of a caller built before disable_onednn are accepted",
           "[capi]") {
-  TestSession L;
-  std::string Bytes = bytesOf(convModule());
-  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &L.Model) ==
-          KILN_OK);
-  kiln_session_options O;
-  kiln_session_options_init(&O);
-  O.num_threads = 1;
+  kiln_session_options O = TestSession::options(Kernels::Default);
   O.disable_onednn = 1; // beyond the old struct: not read
   O.struct_size = offsetof(kiln_session_options, disable_onednn);
-  REQUIRE(kiln_session_create(L.Model, &O, &L.Session) == KILN_OK);
+  TestSession L;
+  L.open(bytesOf(convModule()), O);
 #ifdef KILN_WITH_ONEDNN
   REQUIRE(std::string(kiln_session_operator_engine(L.Session, 0)) == "onednn");
 #else

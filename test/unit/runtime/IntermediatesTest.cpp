@@ -1,6 +1,7 @@
 // keep_intermediates and kiln_session_tensor: every operator's output read
 // back after a run, with hand-computed values.
 #include "RuntimeTestModels.h"
+#include "TestSession.h"
 
 #include <catch2/catch.hpp>
 
@@ -11,25 +12,12 @@ using namespace kiln::testmodels;
 
 namespace {
 
-struct Opened {
-  kiln_model *Model = nullptr;
-  kiln_session *Session = nullptr;
-  ~Opened() {
-    kiln_session_destroy(Session);
-    kiln_model_destroy(Model);
-  }
-};
-
-kiln_status open(const std::string &Bytes, Opened &O, bool Keep,
-                 bool Reference = false) {
-  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &O.Model) ==
-          KILN_OK);
-  kiln_session_options Opts;
-  kiln_session_options_init(&Opts);
-  Opts.num_threads = 1;
-  Opts.force_reference = Reference;
-  Opts.keep_intermediates = Keep;
-  return kiln_session_create(O.Model, &Opts, &O.Session);
+/// One thread; every intermediate kept when Keep.
+kiln_session_options keepOptions(bool Keep, bool Reference = false) {
+  kiln_session_options O = TestSession::options(
+      Reference ? Kernels::ReferenceOnly : Kernels::Default);
+  O.keep_intermediates = Keep;
+  return O;
 }
 
 std::vector<float> floatsOf(const kiln_tensor_value &V) {
@@ -43,12 +31,10 @@ std::vector<float> floatsOf(const kiln_tensor_value &V) {
 TEST_CASE("keep_intermediates: every operator output is readable after a run",
           "[capi][intermediates]") {
   for (bool Reference : {false, true}) {
-    Opened O;
-    REQUIRE(open(bytesOf(addMulModule()), O, /*Keep=*/true, Reference) ==
-            KILN_OK);
+    TestSession O;
+    O.open(bytesOf(addMulModule()), keepOptions(true, Reference));
     float X[6] = {0, 1, -5, 2.5f, -1, 0.5f};
-    REQUIRE(kiln_session_set_input(O.Session, 0, X, sizeof X) == KILN_OK);
-    REQUIRE(kiln_session_run(O.Session) == KILN_OK);
+    O.run(X, sizeof X);
     // x, c, two, y, z.
     REQUIRE(kiln_session_num_tensors(O.Session) == 5);
     REQUIRE(kiln_session_num_operators(O.Session) == 2);
@@ -94,13 +80,13 @@ TEST_CASE("keep_intermediates gives every activation its own bytes",
   addOp(M, fb::OpKind::BINARY, {Z, One}, {W}, Sub);
   M.Model.outputs = {W};
   std::string Bytes = bytesOf(std::move(M));
-  Opened Shared, Kept;
-  REQUIRE(open(Bytes, Shared, false) == KILN_OK);
-  REQUIRE(open(Bytes, Kept, true) == KILN_OK);
+  TestSession Shared, Kept;
+  Shared.open(Bytes, keepOptions(false));
+  Kept.open(Bytes, keepOptions(true));
   REQUIRE(kiln_session_arena_bytes(Kept.Session) >
           kiln_session_arena_bytes(Shared.Session));
   float X[6] = {0, 1, -5, 2.5f, -1, 0.5f};
-  for (Opened *O : {&Shared, &Kept}) {
+  for (TestSession *O : {&Shared, &Kept}) {
     REQUIRE(kiln_session_set_input(O->Session, 0, X, sizeof X) == KILN_OK);
     REQUIRE(kiln_session_run(O->Session) == KILN_OK);
   }
@@ -126,18 +112,13 @@ TEST_CASE("keep_intermediates gives every activation its own bytes",
 
 TEST_CASE("options of a caller built before keep_intermediates are accepted",
           "[capi][intermediates]") {
-  Opened O;
-  std::string Bytes = bytesOf(addMulModule());
-  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &O.Model) ==
-          KILN_OK);
-  kiln_session_options Opts;
-  kiln_session_options_init(&Opts);
-  Opts.keep_intermediates = 1; // beyond the old struct: not read
+  // keep_intermediates is beyond the old struct: not read.
+  kiln_session_options Opts = keepOptions(true);
   Opts.struct_size = offsetof(kiln_session_options, keep_intermediates);
-  REQUIRE(kiln_session_create(O.Model, &Opts, &O.Session) == KILN_OK);
+  TestSession O;
+  O.open(bytesOf(addMulModule()), Opts);
   float X[6] = {0, 1, -5, 2.5f, -1, 0.5f};
-  REQUIRE(kiln_session_set_input(O.Session, 0, X, sizeof X) == KILN_OK);
-  REQUIRE(kiln_session_run(O.Session) == KILN_OK);
+  O.run(X, sizeof X);
   kiln_tensor_value V;
   REQUIRE(kiln_session_tensor(O.Session, 3, &V) == KILN_ERROR_INVALID_ARGUMENT);
   Opts.struct_size = 12;
@@ -165,11 +146,10 @@ TEST_CASE("an int8 NHWC intermediate comes with its layout and quantization",
   M.Model.outputs = {Y};
   std::string Bytes = bytesOf(std::move(M));
   for (bool Reference : {false, true}) {
-    Opened O;
-    REQUIRE(open(Bytes, O, /*Keep=*/true, Reference) == KILN_OK);
+    TestSession O;
+    O.open(Bytes, keepOptions(true, Reference));
     float In[8] = {0, 0.5f, -1, 1.5f, 2, -0.5f, 3, -2};
-    REQUIRE(kiln_session_set_input(O.Session, 0, In, sizeof In) == KILN_OK);
-    REQUIRE(kiln_session_run(O.Session) == KILN_OK);
+    O.run(In, sizeof In);
     size_t T = 0;
     REQUIRE(kiln_session_operator_output(O.Session, 0, 0, &T) == KILN_OK);
     kiln_tensor_value V;
