@@ -100,6 +100,16 @@ void simplifyTranspose(const std::vector<int64_t> &Shape,
   }
 }
 
+/// Out[c][r] = In[r][c] for a matrix of few rows (an image's NCHW -> NHWC
+/// with 2-4 channels): every row is one sequential read stream and the output
+/// is written in order, with the row count known to the compiler.
+template <typename Word, int Rows>
+void interleaveRows(const Word *S, Word *D, int64_t Cols) {
+  for (int64_t C = 0; C < Cols; ++C)
+    for (int R = 0; R < Rows; ++R)
+      D[C * Rows + R] = S[R * Cols + C];
+}
+
 /// Out[b][c][r] = In[b][r][c] for Batch matrices of Rows x Cols, in tiles
 /// that stay in cache.
 template <typename Word>
@@ -111,6 +121,12 @@ void transposeMatrices(const uint8_t *In, uint8_t *Out, int64_t Batch,
   for (int64_t B = 0; B < Batch; ++B) {
     const Word *S = Src + B * Rows * Cols;
     Word *D = Dst + B * Rows * Cols;
+    switch (Rows) {
+    case 2: interleaveRows<Word, 2>(S, D, Cols); continue;
+    case 3: interleaveRows<Word, 3>(S, D, Cols); continue;
+    case 4: interleaveRows<Word, 4>(S, D, Cols); continue;
+    default: break;
+    }
     for (int64_t R0 = 0; R0 < Rows; R0 += Tile)
       for (int64_t C0 = 0; C0 < Cols; C0 += Tile) {
         int64_t R1 = std::min(Rows, R0 + Tile), C1 = std::min(Cols, C0 + Tile);

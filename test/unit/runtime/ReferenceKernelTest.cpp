@@ -178,42 +178,72 @@ TEST_CASE("transpose moves bytes of any element type", "[reference]") {
 
 TEST_CASE("4-D transposes match the definition", "[reference]") {
   // y[i0][i1][i2][i3] = x[...] with y dim k = x dim perm[k], for the layout
-  // changes (tiled path), a pure reshape, and a general permutation.
-  const std::vector<int64_t> Shape = {2, 3, 1, 5};
-  for (std::vector<int32_t> Perm : {std::vector<int32_t>{0, 2, 3, 1},
-                                    std::vector<int32_t>{0, 3, 1, 2},
-                                    std::vector<int32_t>{2, 0, 1, 3},
-                                    std::vector<int32_t>{3, 1, 0, 2}}) {
-    std::vector<int64_t> OutShape;
-    for (int32_t P : Perm)
-      OutShape.push_back(Shape[size_t(P)]);
-    KilnModule M;
-    int32_t X = addTensor(M, "x", fb::DType::F32, Shape);
-    int32_t Y = addTensor(M, "y", fb::DType::F32, OutShape);
-    fb::TransposeOptionsT O;
-    O.perm = Perm;
-    addOp(M, fb::OpKind::TRANSPOSE, {X}, {Y}, O);
-    M.Model.inputs = {X};
-    M.Model.outputs = {Y};
-    std::vector<float> In(30);
-    for (size_t I = 0; I < In.size(); ++I)
-      In[I] = float(I);
-    std::vector<float> Out;
-    std::string Error;
-    REQUIRE(run(std::move(M), In, Out, Error) == KILN_OK);
-    std::vector<int64_t> Strides = {15, 5, 5, 1}; // of x
-    size_t K = 0;
-    for (int64_t A = 0; A < OutShape[0]; ++A)
-      for (int64_t B = 0; B < OutShape[1]; ++B)
-        for (int64_t C = 0; C < OutShape[2]; ++C)
-          for (int64_t D = 0; D < OutShape[3]; ++D) {
-            int64_t Index[4] = {A, B, C, D}, Src = 0;
-            for (int Dim = 0; Dim < 4; ++Dim)
-              Src += Index[Dim] * Strides[size_t(Perm[size_t(Dim)])];
-            INFO("perm " << Perm[0] << Perm[1] << Perm[2] << Perm[3] << " at " << K);
-            REQUIRE(Out[K++] == In[size_t(Src)]);
-          }
-  }
+  // changes (the few-rows path for 2-4 channels, the tiled path above), a
+  // pure reshape, and a general permutation.
+  for (std::vector<int64_t> Shape :
+       {std::vector<int64_t>{2, 3, 1, 5}, std::vector<int64_t>{1, 2, 4, 3},
+        std::vector<int64_t>{1, 4, 3, 3}, std::vector<int64_t>{2, 6, 2, 5}})
+    for (std::vector<int32_t> Perm : {std::vector<int32_t>{0, 2, 3, 1},
+                                      std::vector<int32_t>{0, 3, 1, 2},
+                                      std::vector<int32_t>{2, 0, 1, 3},
+                                      std::vector<int32_t>{3, 1, 0, 2}}) {
+      std::vector<int64_t> OutShape;
+      for (int32_t P : Perm)
+        OutShape.push_back(Shape[size_t(P)]);
+      KilnModule M;
+      int32_t X = addTensor(M, "x", fb::DType::F32, Shape);
+      int32_t Y = addTensor(M, "y", fb::DType::F32, OutShape);
+      fb::TransposeOptionsT O;
+      O.perm = Perm;
+      addOp(M, fb::OpKind::TRANSPOSE, {X}, {Y}, O);
+      M.Model.inputs = {X};
+      M.Model.outputs = {Y};
+      std::vector<float> In(size_t(Shape[0] * Shape[1] * Shape[2] * Shape[3]));
+      for (size_t I = 0; I < In.size(); ++I)
+        In[I] = float(I);
+      std::vector<float> Out;
+      std::string Error;
+      REQUIRE(run(std::move(M), In, Out, Error) == KILN_OK);
+      REQUIRE(Out.size() == In.size());
+      std::vector<int64_t> Strides = {Shape[1] * Shape[2] * Shape[3],
+                                      Shape[2] * Shape[3], Shape[3], 1}; // of x
+      size_t K = 0;
+      for (int64_t A = 0; A < OutShape[0]; ++A)
+        for (int64_t B = 0; B < OutShape[1]; ++B)
+          for (int64_t C = 0; C < OutShape[2]; ++C)
+            for (int64_t D = 0; D < OutShape[3]; ++D) {
+              int64_t Index[4] = {A, B, C, D}, Src = 0;
+              for (int Dim = 0; Dim < 4; ++Dim)
+                Src += Index[Dim] * Strides[size_t(Perm[size_t(Dim)])];
+              INFO("shape " << Shape[0] << "x" << Shape[1] << "x" << Shape[2]
+                            << "x" << Shape[3] << " perm " << Perm[0] << Perm[1]
+                            << Perm[2] << Perm[3] << " at " << K);
+              REQUIRE(Out[K++] == In[size_t(Src)]);
+            }
+    }
+}
+
+TEST_CASE("an int8 image goes from NCHW to NHWC", "[reference]") {
+  // 3 channels of 2x5 pixels: the few-rows path with 1-byte elements.
+  KilnModule M;
+  int32_t X = addTensor(M, "x", fb::DType::I8, {1, 3, 2, 5});
+  int32_t Y = addTensor(M, "y", fb::DType::I8, {1, 2, 5, 3});
+  fb::TransposeOptionsT O;
+  O.perm = {0, 2, 3, 1};
+  addOp(M, fb::OpKind::TRANSPOSE, {X}, {Y}, O);
+  M.Model.inputs = {X};
+  M.Model.outputs = {Y};
+  std::vector<int8_t> In(30);
+  for (size_t I = 0; I < In.size(); ++I)
+    In[I] = int8_t(int(I) - 15); // channel c, pixel p: 10c + p - 15
+  std::vector<int8_t> Out;
+  std::string Error;
+  REQUIRE(run(std::move(M), In, Out, Error) == KILN_OK);
+  std::vector<int8_t> Expected;
+  for (int P = 0; P < 10; ++P)
+    for (int C = 0; C < 3; ++C)
+      Expected.push_back(int8_t(10 * C + P - 15));
+  REQUIRE(Out == Expected);
 }
 
 TEST_CASE("cast truncates, saturates and maps NaN to 0", "[reference]") {
