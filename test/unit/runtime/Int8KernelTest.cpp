@@ -156,6 +156,106 @@ TEST_CASE("qc8 convolution matches real arithmetic within one quantum",
 
 namespace {
 
+// A pointwise convolution on a 16x16 map, 8 -> 12 channels: small enough
+// that, on a CPU with AMX, the runtime picks oneDNN's VNNI kernel over its
+// AMX one. x i8 NHWC (scale 0.5, zp 1), per-channel weight scales, bias,
+// relu6 -> y i8 (scale 0.05, zp -128).
+constexpr int PwSide = 16, PwIn = 8, PwOut = 12;
+constexpr float PwYS = 0.05f;
+constexpr int64_t PwYZ = -128;
+
+std::vector<int8_t> pointwiseInput() {
+  std::vector<int8_t> X(PwSide * PwSide * PwIn);
+  for (size_t I = 0; I < X.size(); ++I)
+    X[I] = int8_t(int(I * 13 % 61) - 30);
+  return X;
+}
+std::vector<int8_t> pointwiseWeights() {
+  std::vector<int8_t> W(PwOut * PwIn);
+  for (size_t I = 0; I < W.size(); ++I)
+    W[I] = int8_t(int(I * 7 % 41) - 20);
+  return W;
+}
+float pointwiseScale(int C) { return 0.01f * float(1 + C % 4); }
+int32_t pointwiseBias(int C) { return 50 * C - 200; }
+
+KilnModule int8PointwiseModule() {
+  KilnModule M;
+  int32_t X = addTensor(M, "x", fb::DType::I8, {1, PwSide, PwSide, PwIn},
+                        fb::Layout::NHWC);
+  setQuant(M, X, {XS}, {XZ}, -1);
+  std::vector<float> Scales, BiasScales;
+  std::vector<int32_t> Bias;
+  for (int C = 0; C < PwOut; ++C) {
+    Scales.push_back(pointwiseScale(C));
+    BiasScales.push_back(XS * pointwiseScale(C));
+    Bias.push_back(pointwiseBias(C));
+  }
+  int32_t W = addConst(M, "w", fb::DType::I8, {PwOut, 1, 1, PwIn},
+                       pointwiseWeights(), fb::Layout::OHWI);
+  setQuant(M, W, Scales, {}, 0);
+  int32_t B = addConst(M, "b", fb::DType::I32, {PwOut}, Bias);
+  setQuant(M, B, BiasScales, {}, 0);
+  int32_t Y = addTensor(M, "y", fb::DType::I8, {1, PwSide, PwSide, PwOut},
+                        fb::Layout::NHWC);
+  setQuant(M, Y, {PwYS}, {PwYZ}, -1);
+  fb::Conv2DOptionsT O;
+  O.kernel_height = O.kernel_width = 1;
+  O.groups = 1;
+  O.group_input_channels = PwIn;
+  O.group_output_channels = PwOut;
+  O.output_min = 0;
+  O.output_max = 6; // relu6
+  addOp(M, fb::OpKind::CONV_2D, {X, W, B}, {Y}, O);
+  M.Model.inputs = {X};
+  M.Model.outputs = {Y};
+  return M;
+}
+
+std::vector<int> expectedPointwise() {
+  std::vector<int8_t> X = pointwiseInput(), W = pointwiseWeights();
+  std::vector<int> Y;
+  for (int P = 0; P < PwSide * PwSide; ++P)
+    for (int C = 0; C < PwOut; ++C) {
+      double Acc = pointwiseBias(C) * double(XS) * pointwiseScale(C);
+      for (int I = 0; I < PwIn; ++I)
+        Acc += (X[size_t(P * PwIn + I)] - XZ) * double(XS) *
+               W[size_t(C * PwIn + I)] * pointwiseScale(C);
+      Acc = std::min(6.0, std::max(0.0, Acc));
+      double Q = std::nearbyint(Acc / PwYS) + PwYZ;
+      Y.push_back(int(std::min(127.0, std::max(-128.0, Q))));
+    }
+  return Y;
+}
+
+} // namespace
+
+TEST_CASE("a small int8 pointwise convolution matches real arithmetic "
+          "within one quantum",
+          "[int8]") {
+  std::vector<int> Want = expectedPointwise();
+  std::string Bytes = bytesOf(int8PointwiseModule());
+  for (Kernels K :
+       {Kernels::Default, Kernels::XnnpackOnly, Kernels::ReferenceOnly}) {
+    TestSession S(Bytes, K);
+    INFO(convEngine(K));
+    REQUIRE(S.engines()[0] == convEngine(K));
+    std::vector<int8_t> X = pointwiseInput();
+    S.run(X.data(), X.size());
+    std::vector<int8_t> Got = S.output<int8_t>();
+    REQUIRE(Got.size() == Want.size());
+    int Worst = 0, Inside = 0;
+    for (size_t I = 0; I < Got.size(); ++I) {
+      Worst = std::max(Worst, std::abs(int(Got[I]) - Want[I]));
+      Inside += Want[I] > PwYZ && Want[I] < PwYZ + 120; // neither 0 nor 6
+    }
+    REQUIRE(Worst <= 1);
+    REQUIRE(Inside > int(Got.size()) / 8); // the clamp leaves a real signal
+  }
+}
+
+namespace {
+
 // x i8 [2, 5] (scale 0.5, zp 1) -> fully connected, 3 outputs (per-channel
 // scales), bias -> y i8 (scale 0.25, zp -3) -> ADD y + y -> z i8 (scale 0.5,
 // zp 2), relu.
