@@ -48,20 +48,21 @@ double TensorObserver::binEdge(int64_t I) const {
 void TensorObserver::widenTo(int32_t E) {
   if (E <= Exponent)
     return;
-  // Each doubling folds pairs of bins towards the middle; after Log2Bins + 1
-  // doublings nothing moves any more, so the loop is bounded.
-  int Steps = std::min(E - Exponent, Log2Bins + 1);
-  int64_t Half = int64_t(bins() / 2);
-  for (int S = 0; S < Steps; ++S) {
-    std::vector<uint64_t> Wider(Counts.size(), 0);
-    for (int64_t I = 0; I < int64_t(Counts.size()); ++I) {
-      int64_t Offset = I - Half; // floor division by 2 of a possibly negative
-      int64_t J = (Offset >= 0 ? Offset / 2 : -((-Offset + 1) / 2)) + Half;
-      Wider[size_t(J)] += Counts[size_t(I)];
-    }
-    Counts.swap(Wider);
-  }
+  // Each doubling folds pairs of bins towards the middle: the bin at offset
+  // k from the middle goes to floor(k / 2). Steps doublings at once send it to
+  // floor(k / 2^Steps), an arithmetic shift; after Log2Bins + 1 doublings
+  // nothing moves any more. With no counts yet (the first observation)
+  // there is nothing to fold.
+  const int Steps = std::min(E - Exponent, Log2Bins + 1);
   Exponent = E;
+  if (std::all_of(Counts.begin(), Counts.end(),
+                  [](uint64_t C) { return C == 0; }))
+    return;
+  const int64_t Half = int64_t(bins() / 2);
+  std::vector<uint64_t> Wider(Counts.size(), 0);
+  for (int64_t I = 0; I < int64_t(Counts.size()); ++I)
+    Wider[size_t(((I - Half) >> Steps) + Half)] += Counts[size_t(I)];
+  Counts.swap(Wider);
 }
 
 namespace {

@@ -45,6 +45,18 @@ TEST_CASE("observer widens its range by exact re-binning", "[quant][observer]") 
   Want[32 - 3] = 1;  // -0.7 -> floor(-2.8)
   Want[32 + 20] = 1; // 5.0 -> 20
   CHECK(O.counts() == Want);
+  // A jump of more than log2(bins) + 1 doublings folds every earlier value
+  // onto the two middle bins: positive ones on 32, negative ones on 31.
+  std::vector<float> C = {1e30f};
+  O.observe(C.data(), C.size());
+  REQUIRE(O.exponent() > 90);
+  uint64_t Sum = 0;
+  for (uint64_t N : O.counts())
+    Sum += N;
+  CHECK(Sum == 4);
+  CHECK(O.counts()[32] == 2); // 0.3, 5.0
+  CHECK(O.counts()[31] == 1); // -0.7
+  CHECK(O.counts()[size_t(std::floor(1e30 * 32 / std::ldexp(1.0, O.exponent())) + 32)] == 1);
 }
 
 TEST_CASE("non-finite values are counted, not binned", "[quant][observer]") {
