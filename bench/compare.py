@@ -11,9 +11,14 @@ convolution at 56x56 (the kernel ceiling), at 1 thread:
   conversion  `kiln convert` (a process: parse ONNX, -O2, lower, write)
               vs torch.utils.mobile_optimizer.optimize_for_mobile on the
               scripted module plus saving it for the lite interpreter
-  load        kiln: map + verify + session creation (XNNPACK packs weights)
+  load        kiln: map + verify + session creation (XNNPACK packs weights,
+              oneDNN generates its kernels and reorders weights)
               vs ONNX Runtime session creation (onnxruntime-node in ORT_DIR,
-              installed with `npm install onnxruntime-node --ignore-scripts`)
+              installed with `npm install onnxruntime-node --ignore-scripts`),
+              each measured the same two ways: cold, the first in a fresh
+              process (an app starting), and warm, the median of the 2nd and
+              3rd in that process (page cache, allocators and kernel caches
+              warm; oneDNN reuses the code it generated)
   latency     median of N runs: kiln bench vs ONNX Runtime vs the lite
               interpreter (_load_for_lite_interpreter); kiln runs the dense
               convolutions on oneDNN where its runtime has it (x86) and the
@@ -138,8 +143,9 @@ def kiln_output(kiln, kiln_path, shape, workdir):
     return z[z.files[0]]
 
 
-def kiln_bench(kiln, path, runs, profile=False, onednn=True):
-    cmd = [kiln, "bench", path, "--threads", "1", "--runs", str(runs), "--json"]
+def kiln_bench(kiln, path, runs, profile=False, onednn=True, sessions=1):
+    cmd = [kiln, "bench", path, "--threads", "1", "--runs", str(runs), "--json",
+           "--sessions", str(sessions)]
     if profile:
         cmd.append("--profile")
     if not onednn:
@@ -206,6 +212,7 @@ def main():
         kiln_path = os.path.join(args.workdir, name + ".kiln")
         ptl_path = os.path.join(args.workdir, name + ".ptl")
         m = {k: [] for k in ["kiln_convert", "ofm", "kiln_load", "ort_session",
+                             "kiln_load_warm", "ort_session_warm",
                              "lite_load", "kiln_lat", "ort_lat", "lite_lat",
                              "kiln_first", "ort_first", "int8_lat",
                              "kiln_xnn_load", "kiln_xnn_lat"]}
@@ -216,15 +223,17 @@ def main():
                 m["int8_lat"].append(kiln_bench(args.kiln, qpaths["int8"],
                                                 args.runs)["median_ms"])
             m["ofm"].append(time_optimize_for_mobile(model, ptl_path))
-            k = kiln_bench(args.kiln, kiln_path, args.runs)
+            k = kiln_bench(args.kiln, kiln_path, args.runs, sessions=3)
             m["kiln_load"].append(k["load_total_ms"])
+            m["kiln_load_warm"].append(k["warm_load_total_ms"])
             m["kiln_lat"].append(k["median_ms"])
             m["kiln_first"].append(k["first_run_ms"])
             kx = kiln_bench(args.kiln, kiln_path, args.runs, onednn=False)
             m["kiln_xnn_load"].append(kx["load_total_ms"])
             m["kiln_xnn_lat"].append(kx["median_ms"])
             o = ort_bench(args.ort_dir, onnx_path, shape, args.runs)
-            m["ort_session"].append(statistics.median(o["session_ms"]))
+            m["ort_session"].append(o["session_ms"][0])
+            m["ort_session_warm"].append(statistics.median(o["session_ms"][1:]))
             m["ort_lat"].append(statistics.median(o["run_ms"]))
             m["ort_first"].append(o["first_run_ms"])
             lite_load, lite_lat = lite_bench(ptl_path, shape, args.runs)
@@ -266,8 +275,15 @@ def main():
                      "%.2f" % d["kiln_xnn_lat"],
                      "%.2f" % (d["kiln_xnn_lat"] / d["ort_lat"]),
                      "%.3f" % (d["kiln_xnn_load"] / d["ort_session"])))
-    print("(ratio = kiln / peer; XNN-only: kiln with --no-onednn, against "
+    print("(ratio = kiln / peer; load: the first load + session of a fresh "
+          "process on both sides; XNN-only: kiln with --no-onednn, against "
           "ORT's latency and session creation)")
+    print("\nload, warm on both sides (median of the 2nd and 3rd load + "
+          "session in one process):")
+    for name, d, _, _ in rows:
+        print("  %-14s kiln %8.2f ms, ORT %8.2f ms, ratio %.3f"
+              % (name, d["kiln_load_warm"], d["ort_session_warm"],
+                 d["kiln_load_warm"] / d["ort_session_warm"]))
     if quant_rows:
         print("\nquantized kiln vs fp32 kiln (same rounds, 1 thread; goals: "
               "int8 latency <= 0.6x, int8 file <= 0.27x, fp16 file <= 0.52x)\n")
