@@ -115,14 +115,22 @@ Structure compareStructure(const DiffModel &A, const DiffModel &B) {
         !Counted.insert(N.Sources).second)
       continue;
     // The node's own op as A knew it (a .kiln names runtime kinds).
-    std::string Base = AByName.count(N.Sources[0]) ? OpInA(N.Sources[0]) : N.Op;
+    auto BaseIt = AByName.find(N.Sources[0]);
+    const DiffNode *BaseInA = BaseIt == AByName.end() ? nullptr : BaseIt->second;
+    std::string Base = BaseInA ? BaseInA->Op : N.Op;
     Fusion F{N.Op, N.Name, {}};
     for (size_t I = 1; I < N.Sources.size(); ++I) {
+      // A source that A already held in the same node (A is itself
+      // optimized, e.g. fp32 against int8 .kiln) was fused before B.
+      auto It = AByName.find(N.Sources[I]);
+      if (BaseInA && It != AByName.end() && It->second == BaseInA)
+        continue;
       std::string Op = OpInA(N.Sources[I]);
       F.Absorbed.push_back({N.Sources[I], Op});
       ++S.ByPass[explainAbsorbed(Base, Op)][Op + " folded into " + Base];
     }
-    S.Fusions.push_back(std::move(F));
+    if (!F.Absorbed.empty())
+      S.Fusions.push_back(std::move(F));
   }
   // Without provenance in B (stripped, or a .kiln older than schema 1.2)
   // nothing can be said about what was removed.
