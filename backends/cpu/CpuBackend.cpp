@@ -65,8 +65,8 @@ llvm::Expected<CpuCompileResult> compileForCpu(const Graph &G) {
     if (N.isOp("const") || isNarrowingNode(N))
       continue;
     Ctx.beginNode(N);
-    bool Int8Move = isReshapeLike(N) && isInt8Pattern(N);
-    if (llvm::Error E = Int8Move ? lowerInt8Reshape(N, Ctx)
+    bool Int8Move = isInt8Move(N) && isInt8Pattern(N);
+    if (llvm::Error E = Int8Move ? lowerInt8Move(N, Ctx)
                                  : findCpuRule(N.opName())->Lower(N, Ctx))
       return addContext(std::move(E), "node '" + N.displayName() + "' (" +
                                           N.opName().str() + ")");

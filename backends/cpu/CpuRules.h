@@ -84,6 +84,12 @@ void emitWithActivation(LoweringContext &Ctx, const Value *Result, bool Nhwc,
                         const OutputActivation &Act,
                         llvm::function_ref<void(int32_t Out)> Emit);
 
+/// NCHW axis -> NHWC axis.
+inline int64_t nhwcAxis(int64_t Axis) {
+  constexpr int64_t ToNhwc[4] = {0, 3, 1, 2};
+  return ToNhwc[size_t(Axis)];
+}
+
 template <typename T> fb::OpOptionsUnion optionsOf(T Table) {
   fb::OpOptionsUnion U;
   U.Set(std::move(Table));

@@ -3,6 +3,8 @@
 // (what and why: QuantLowering.h).
 #include "backends/cpu/QuantLowering.h"
 
+#include "IR/ShapeInference.h"
+
 #include "IR/ops/FusedActivation.h"
 
 #include <algorithm>
@@ -113,7 +115,54 @@ bool isReshapeLike(const Node &N) {
          N.numResults() == 1;
 }
 
-llvm::Error lowerInt8Reshape(const Node &N, LoweringContext &Ctx) {
+bool isInt8Move(const Node &N) {
+  return isReshapeLike(N) ||
+         ((N.isOp("transpose") || N.isOp("concat")) && N.numResults() == 1);
+}
+
+namespace {
+llvm::Error lowerInt8Transpose(const Node &N, LoweringContext &Ctx) {
+  std::vector<int64_t> Perm = N.getInts("perm");
+  int64_t Rank = N.operand(0)->type().rank();
+  if (Perm.empty())
+    for (int64_t I = Rank - 1; I >= 0; --I)
+      Perm.push_back(I);
+  int32_t In = int8Operand(Ctx, N.operand(0), false);
+  const Value *QV = N.result()->uses()[0].User->result();
+  int32_t Out = Ctx.transpose(In, std::vector<int32_t>(Perm.begin(), Perm.end()),
+                              QV->name().empty() ? "transposed" : QV->name(),
+                              canonicalLayout(size_t(Rank)));
+  Ctx.define(QV, Out, false);
+  return llvm::Error::success();
+}
+
+/// In NHWC when any input already is (4-D), like the float concat.
+llvm::Error lowerInt8Concat(const Node &N, LoweringContext &Ctx) {
+  int64_t Rank = N.result()->type().rank();
+  auto Axis = normalizeAxis(N.getInt("axis"), Rank);
+  if (!Axis)
+    return Axis.takeError();
+  bool AnyNhwc = false;
+  for (const Value *V : N.operands())
+    AnyNhwc |= Ctx.hasNhwc(V->producer()->operand(0));
+  bool Nhwc = AnyNhwc && Rank == 4;
+  std::vector<int32_t> Inputs;
+  for (const Value *V : N.operands())
+    Inputs.push_back(int8Operand(Ctx, V, Nhwc));
+  fb::ConcatOptionsT O;
+  O.axis = int32_t(Nhwc ? nhwcAxis(*Axis) : *Axis);
+  int32_t Out = int8Result(Ctx, N, Nhwc);
+  Ctx.addOp(fb::OpKind::CONCAT, Inputs, {Out}, optionsOf(O),
+            fb::Engine::REFERENCE);
+  return llvm::Error::success();
+}
+} // namespace
+
+llvm::Error lowerInt8Move(const Node &N, LoweringContext &Ctx) {
+  if (N.isOp("transpose"))
+    return lowerInt8Transpose(N, Ctx);
+  if (N.isOp("concat"))
+    return lowerInt8Concat(N, Ctx);
   int32_t In = int8Operand(Ctx, N.operand(0), false);
   const Value *QV = N.result()->uses()[0].User->result();
   std::vector<int64_t> Sizes = staticSizes(QV->type().Dims);
@@ -160,7 +209,7 @@ QuantParams int8ParamsOf(const Value *V) { return *V->type().Quant; }
 bool isInt8Pattern(const Node &N) {
   llvm::StringRef Op = N.opName();
   bool Weighted = Op == "conv" || Op == "linear";
-  bool Moves = isReshapeLike(N);
+  bool Moves = isInt8Move(N);
   if (!Weighted && !Moves && Op != "add" && Op != "max_pool" &&
       Op != "global_avg_pool")
     return false;
@@ -179,13 +228,20 @@ bool isInt8Pattern(const Node &N) {
         K != ActivationKind::Clip)
       return false;
   }
-  unsigned Activations = Op == "add" ? 2 : 1;
+  unsigned Activations = Op == "add"      ? 2
+                         : Op == "concat" ? N.numOperands()
+                                          : 1;
   for (unsigned I = 0; I < Activations; ++I)
     if (!isDequantizedInt8(N.operand(I)))
       return false;
-  if (Op == "max_pool" || Moves)
-    return int8ParamsOf(N.operand(0)->producer()->operand(0)) ==
-           int8ParamsOf(Q->result());
+  // Moves and max pooling copy int8 values: the same parameters in and out.
+  if (Op == "max_pool" || Moves) {
+    for (unsigned I = 0; I < Activations; ++I)
+      if (!(int8ParamsOf(N.operand(I)->producer()->operand(0)) ==
+            int8ParamsOf(Q->result())))
+        return false;
+    return true;
+  }
   if (!Weighted)
     return true;
   auto W = narrowWeightOf(N.operand(1));

@@ -8,7 +8,6 @@
 
 #include "IR/ShapeInference.h"
 
-#include <array>
 
 namespace kiln {
 
@@ -17,9 +16,6 @@ namespace {
 std::vector<int64_t> sizesOf(const Value *V) {
   return staticSizes(V->type().Dims);
 }
-
-/// NCHW axis -> NHWC axis.
-int64_t nhwcAxis(int64_t Axis) { return std::array<int64_t, 4>{0, 3, 1, 2}[size_t(Axis)]; }
 
 CpuSupport checkAny(const Node &) { return supported(); }
 

@@ -4,6 +4,7 @@
 #include "passes/quant/WeightQuantization.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
 namespace kiln {
@@ -92,6 +93,14 @@ private:
            int8OpInfo(*Prod).Role == Int8Role::SameScale;
   }
 
+  /// V's parameters are its producer's input's: the result of an int8
+  /// same-scale op (max_pool, reshape, transpose, ...).
+  bool inheritsParameters(const Value *V) const {
+    const Node *Prod = V->producer();
+    return Prod && P.Quantized.count(Prod) &&
+           int8OpInfo(*Prod).Role == Int8Role::SameScale;
+  }
+
   void planActivations() {
     llvm::DenseMap<const Value *, bool> Needed;
     for (const Node *N : P.QuantizedInOrder) {
@@ -99,27 +108,61 @@ private:
         Needed[N->operand(I)] = true;
       Needed[N->result(0)] = true;
     }
-    llvm::DenseMap<const Value *, size_t> Index;
+    // Own ranges first, then concat inputs take their concat's, then the
+    // same-scale results inherit (in graph order, so chains resolve).
     for (const Value *V : valuesInOrder(G)) {
       if (!Needed.count(V))
         continue;
       PlannedActivation A;
       A.V = V;
-      const Node *Prod = V->producer();
-      if (Prod && P.Quantized.count(Prod) &&
-          int8OpInfo(*Prod).Role == Int8Role::SameScale) {
-        const PlannedActivation &In = P.Activations[Index[Prod->operand(0)]];
-        A.Range = In.Range;
-        A.Quant = In.Quant;
-      } else {
+      if (!inheritsParameters(V)) {
         A.Range = chooseRange(*Observed[V], Opts.Method);
         A.Quant = activationQuant(A.Range.Lo, A.Range.Hi);
       }
       Index[V] = P.Activations.size();
       P.Activations.push_back(A);
     }
+    shareConcatParameters();
+    for (PlannedActivation &A : P.Activations)
+      if (inheritsParameters(A.V)) {
+        const PlannedActivation &In =
+            P.Activations[Index[A.V->producer()->operand(0)]];
+        A.Range = In.Range;
+        A.Quant = In.Quant;
+      }
   }
 
+  /// An int8 concat whose inputs carry its output's parameters is a plain
+  /// copy (what XNNPACK, TFLite and NNAPI run); with others each input
+  /// would need requantizing. So the inputs take the concat's range, which
+  /// covers theirs (the output holds their values). Not when an input
+  /// inherits its parameters, or already shares another concat's, or is a
+  /// concat result whose inputs share its: that concat stays requantizing.
+  void shareConcatParameters() {
+    llvm::DenseMap<const Value *, const Node *> SharedWith;
+    for (const Node *N : P.QuantizedInOrder) {
+      if (!N->isOp("concat"))
+        continue;
+      const Value *Y = N->result(0);
+      bool Shareable = !SharedWith.count(Y);
+      for (const Value *X : N->operands())
+        Shareable &= !inheritsParameters(X) && !SharedWith.count(X) &&
+                     !IsSharedConcatResult.count(X);
+      if (!Shareable)
+        continue;
+      const PlannedActivation Out = P.Activations[Index[Y]];
+      for (const Value *X : N->operands()) {
+        PlannedActivation &A = P.Activations[Index[X]];
+        A.Range = Out.Range;
+        A.Quant = Out.Quant;
+        SharedWith[X] = N;
+      }
+      IsSharedConcatResult.insert(Y);
+    }
+  }
+
+  llvm::DenseMap<const Value *, size_t> Index;
+  llvm::DenseSet<const Value *> IsSharedConcatResult;
   const Graph &G;
   const Int8PlanOptions &Opts;
   llvm::DenseMap<const Value *, const TensorObserver *> Observed;

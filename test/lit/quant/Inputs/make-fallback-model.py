@@ -1,5 +1,5 @@
 """A small model with layers the CPU target has no int8 kernel for (avg_pool,
-sigmoid, concat) between int8 convolutions, plus a 3-channel stem; exported
+sigmoid), concatenated, between int8 convolutions, plus a 3-channel stem; exported
 to ONNX with seeded weights. usage: make-fallback-model.py OUT.onnx"""
 import sys, torch
 class Net(torch.nn.Module):
