@@ -84,6 +84,12 @@ void emitWithActivation(LoweringContext &Ctx, const Value *Result, bool Nhwc,
                         const OutputActivation &Act,
                         llvm::function_ref<void(int32_t Out)> Emit);
 
+/// A slice's options (starts and steps; the sizes are the result's), when
+/// its parameters are constants.
+llvm::Optional<fb::SliceOptionsT> sliceOptionsOf(const Node &N);
+/// One slice per result of a split.
+llvm::Expected<std::vector<fb::SliceOptionsT>> splitSlicesOf(const Node &N);
+
 /// NCHW axis -> NHWC axis.
 inline int64_t nhwcAxis(int64_t Axis) {
   constexpr int64_t ToNhwc[4] = {0, 3, 1, 2};

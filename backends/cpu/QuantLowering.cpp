@@ -116,7 +116,9 @@ bool isReshapeLike(const Node &N) {
 }
 
 bool isInt8Move(const Node &N) {
-  return isReshapeLike(N) ||
+  if (N.isOp("slice"))
+    return N.numResults() == 1 && sliceOptionsOf(N).hasValue();
+  return isReshapeLike(N) || N.isOp("split") ||
          ((N.isOp("transpose") || N.isOp("concat")) && N.numResults() == 1);
 }
 
@@ -156,9 +158,53 @@ llvm::Error lowerInt8Concat(const Node &N, LoweringContext &Ctx) {
             fb::Engine::REFERENCE);
   return llvm::Error::success();
 }
+
+/// One SLICE of the i8 input per result, like the float split.
+llvm::Error lowerInt8Split(const Node &N, LoweringContext &Ctx) {
+  auto Slices = splitSlicesOf(N);
+  if (!Slices)
+    return Slices.takeError();
+  int32_t In = int8Operand(Ctx, N.operand(0), false);
+  for (unsigned R = 0; R < N.numResults(); ++R) {
+    const Value *QV = N.result(R)->uses()[0].User->result();
+    int32_t Out = Ctx.resultTensor(QV, false);
+    Ctx.addOp(fb::OpKind::SLICE, {In}, {Out}, optionsOf((*Slices)[R]),
+              fb::Engine::REFERENCE);
+    Ctx.define(QV, Out, false);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error lowerInt8Slice(const Node &N, LoweringContext &Ctx) {
+  int32_t In = int8Operand(Ctx, N.operand(0), false);
+  int32_t Out = int8Result(Ctx, N, false);
+  Ctx.addOp(fb::OpKind::SLICE, {In}, {Out}, optionsOf(*sliceOptionsOf(N)),
+            fb::Engine::REFERENCE);
+  return llvm::Error::success();
+}
+
+/// split: every result's only use quantizes it with the input's parameters.
+bool isInt8Split(const Node &N) {
+  if (!isDequantizedInt8(N.operand(0)))
+    return false;
+  QuantParams In = int8ParamsOf(N.operand(0)->producer()->operand(0));
+  for (const Value *R : N.results()) {
+    if (R->numUses() != 1 || N.graph()->isOutput(R))
+      return false;
+    const Node *Q = R->uses()[0].User;
+    if (!Q->isOp("quantize") || !perTensorInt8(Q->result()) ||
+        !(int8ParamsOf(Q->result()) == In))
+      return false;
+  }
+  return true;
+}
 } // namespace
 
 llvm::Error lowerInt8Move(const Node &N, LoweringContext &Ctx) {
+  if (N.isOp("split"))
+    return lowerInt8Split(N, Ctx);
+  if (N.isOp("slice"))
+    return lowerInt8Slice(N, Ctx);
   if (N.isOp("transpose"))
     return lowerInt8Transpose(N, Ctx);
   if (N.isOp("concat"))
@@ -208,6 +254,8 @@ QuantParams int8ParamsOf(const Value *V) { return *V->type().Quant; }
 
 bool isInt8Pattern(const Node &N) {
   llvm::StringRef Op = N.opName();
+  if (Op == "split")
+    return isInt8Split(N);
   bool Weighted = Op == "conv" || Op == "linear";
   bool Moves = isInt8Move(N);
   if (!Weighted && !Moves && Op != "add" && Op != "max_pool" &&

@@ -10,8 +10,8 @@
 //    bias, and whose only use is a quantize to i8 per tensor, run as qs8/qc8
 //    operators; relu/clip fused into them become int8 output bounds. The
 //    quantize after them and the dequantizes before them emit nothing.
-//    Reshapes, transposes and concats with the same parameters on every
-//    input and the output move the i8 tensors.
+//    Reshapes, transposes, concats, slices and splits with the same
+//    parameters on every input and output move the i8 tensors.
 //  - Everything else stays float: quantize -> QUANTIZE, dequantize of an
 //    activation -> DEQUANTIZE, and dynamic_quantize -> dequantize pairs
 //    (int8-dynamic) keep the f32 activation (this XNNPACK has no qd8).
@@ -48,9 +48,9 @@ llvm::Optional<NarrowWeight> narrowWeightOf(const Value *V);
 
 /// flatten/reshape/squeeze/unsqueeze/identity.
 bool isReshapeLike(const Node &N);
-/// Reshape-likes, transpose and concat: with the same parameters on every
-/// input and the output they move int8 values (a RESHAPE, TRANSPOSE or
-/// CONCAT of i8 tensors).
+/// Reshape-likes, transpose, concat, slice and split: with the same
+/// parameters on every input and output they move int8 values (a RESHAPE,
+/// TRANSPOSE, CONCAT or SLICEs of i8 tensors).
 bool isInt8Move(const Node &N);
 llvm::Error lowerInt8Move(const Node &N, LoweringContext &Ctx);
 /// True when N runs as an int8 operator (see above).

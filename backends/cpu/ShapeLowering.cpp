@@ -125,17 +125,10 @@ CpuSupport checkSlice(const Node &N) {
 }
 
 llvm::Error lowerSlice(const Node &N, LoweringContext &Ctx) {
-  SliceParams P = *sliceParams(N);
-  std::vector<int64_t> Out = sizesOf(N.result());
-  for (size_t I = 0; I < Out.size(); ++I)
-    if (Out[I] == 0)
-      P.Starts[I] = 0;
-  fb::SliceOptionsT O;
-  O.starts = P.Starts;
-  O.steps = P.Steps;
   int32_t In = Ctx.canonical(N.operand(0));
   int32_t Res = Ctx.resultTensor(N.result(), false);
-  Ctx.addOp(fb::OpKind::SLICE, {In}, {Res}, optionsOf(O), fb::Engine::REFERENCE);
+  Ctx.addOp(fb::OpKind::SLICE, {In}, {Res}, optionsOf(*sliceOptionsOf(N)),
+            fb::Engine::REFERENCE);
   Ctx.define(N.result(), Res, false);
   return llvm::Error::success();
 }
@@ -143,24 +136,15 @@ llvm::Error lowerSlice(const Node &N, LoweringContext &Ctx) {
 CpuSupport checkSplit(const Node &N) { return checkConstantOperands(N, 1); }
 
 llvm::Error lowerSplit(const Node &N, LoweringContext &Ctx) {
-  const Value *X = N.operand(0);
-  int64_t Rank = X->type().rank();
-  auto Axis = normalizeAxis(N.getInt("axis"), Rank);
-  if (!Axis)
-    return Axis.takeError();
-  int32_t In = Ctx.canonical(X);
-  int64_t Offset = 0;
-  for (const Value *R : N.results()) {
-    fb::SliceOptionsT O;
-    O.starts.assign(size_t(Rank), 0);
-    O.steps.assign(size_t(Rank), 1);
-    int64_t Size = R->type().Dims[size_t(*Axis)].size();
-    O.starts[size_t(*Axis)] = Size ? Offset : 0;
-    Offset += Size;
-    int32_t Out = Ctx.resultTensor(R, false);
-    Ctx.addOp(fb::OpKind::SLICE, {In}, {Out}, optionsOf(O),
+  auto Slices = splitSlicesOf(N);
+  if (!Slices)
+    return Slices.takeError();
+  int32_t In = Ctx.canonical(N.operand(0));
+  for (unsigned R = 0; R < N.numResults(); ++R) {
+    int32_t Out = Ctx.resultTensor(N.result(R), false);
+    Ctx.addOp(fb::OpKind::SLICE, {In}, {Out}, optionsOf((*Slices)[R]),
               fb::Engine::REFERENCE);
-    Ctx.define(R, Out, false);
+    Ctx.define(N.result(R), Out, false);
   }
   return llvm::Error::success();
 }
@@ -300,6 +284,39 @@ const CpuOpRule Rules[] = {
 };
 
 } // namespace
+
+llvm::Optional<fb::SliceOptionsT> sliceOptionsOf(const Node &N) {
+  auto P = sliceParams(N);
+  if (!P)
+    return llvm::None;
+  std::vector<int64_t> Out = sizesOf(N.result());
+  for (size_t I = 0; I < Out.size(); ++I)
+    if (Out[I] == 0)
+      P->Starts[I] = 0;
+  fb::SliceOptionsT O;
+  O.starts = P->Starts;
+  O.steps = P->Steps;
+  return O;
+}
+
+llvm::Expected<std::vector<fb::SliceOptionsT>> splitSlicesOf(const Node &N) {
+  int64_t Rank = N.operand(0)->type().rank();
+  auto Axis = normalizeAxis(N.getInt("axis"), Rank);
+  if (!Axis)
+    return Axis.takeError();
+  std::vector<fb::SliceOptionsT> Slices;
+  int64_t Offset = 0;
+  for (const Value *R : N.results()) {
+    fb::SliceOptionsT O;
+    O.starts.assign(size_t(Rank), 0);
+    O.steps.assign(size_t(Rank), 1);
+    int64_t Size = R->type().Dims[size_t(*Axis)].size();
+    O.starts[size_t(*Axis)] = Size ? Offset : 0;
+    Offset += Size;
+    Slices.push_back(std::move(O));
+  }
+  return Slices;
+}
 
 llvm::ArrayRef<CpuOpRule> shapeRules() { return Rules; }
 

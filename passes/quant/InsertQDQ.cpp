@@ -89,8 +89,12 @@ private:
     if (Info.Role == Int8Role::None || N.numResults() < 1 ||
         !annotated(N.result(0)))
       return false;
+    // A same-scale op (split) needs every result annotated; others have
+    // one result in use.
     for (unsigned R = 1; R < N.numResults(); ++R)
-      if (N.result(R)->hasUses() || N.graph()->isOutput(N.result(R)))
+      if (Info.Role == Int8Role::SameScale
+              ? !annotated(N.result(R))
+              : N.result(R)->hasUses() || N.graph()->isOutput(N.result(R)))
         return false;
     for (unsigned I : Info.Activations)
       if (I >= N.numOperands() || !annotated(N.operand(I)))

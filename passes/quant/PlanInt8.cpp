@@ -4,8 +4,10 @@
 #include "passes/quant/WeightQuantization.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <map>
 
 namespace kiln {
 
@@ -61,9 +63,11 @@ private:
       return "op '" + N.opName().str() + "' has no int8 form";
     if (N.result(0)->type().Elem != ElementType::F32)
       return "its result is not f32";
-    for (unsigned R = 1; R < N.numResults(); ++R)
-      if (N.result(R)->hasUses() || G.isOutput(N.result(R)))
-        return "it has several results in use";
+    // A same-scale op's results all take its input's parameters (split).
+    if (Info.Role != Int8Role::SameScale)
+      for (unsigned R = 1; R < N.numResults(); ++R)
+        if (N.result(R)->hasUses() || G.isOutput(N.result(R)))
+          return "it has several results in use";
     for (unsigned I : Info.Activations) {
       const Value *V = I < N.numOperands() ? N.operand(I) : nullptr;
       if (!V)
@@ -93,76 +97,84 @@ private:
            int8OpInfo(*Prod).Role == Int8Role::SameScale;
   }
 
-  /// V's parameters are its producer's input's: the result of an int8
-  /// same-scale op (max_pool, reshape, transpose, ...).
+  /// V's parameters are its producer's input's: a result of an int8
+  /// same-scale op (max_pool, reshape, transpose, split, ...).
   bool inheritsParameters(const Value *V) const {
     const Node *Prod = V->producer();
     return Prod && P.Quantized.count(Prod) &&
            int8OpInfo(*Prod).Role == Int8Role::SameScale;
   }
 
+  /// Values that must share one set of parameters, as classes of a
+  /// union-find over P.Activations: a same-scale op's results and its input
+  /// (the op moves int8 values), and an int8 concat's inputs and output (a
+  /// concat of i8 tensors is a plain copy only then, which is what XNNPACK,
+  /// TFLite and NNAPI run). Each class takes the union of the ranges its
+  /// members have of their own (the results of same-scale ops have none), so
+  /// nothing in it is clipped harder than alone. Without concats a class is
+  /// one value and the values inheriting from it, as before.
+  size_t classOf(size_t I) {
+    while (Parent[I] != I)
+      I = Parent[I] = Parent[Parent[I]];
+    return I;
+  }
+  void join(const Value *A, const Value *B) {
+    size_t RA = classOf(Index[A]), RB = classOf(Index[B]);
+    if (RA != RB)
+      Parent[std::max(RA, RB)] = std::min(RA, RB);
+  }
+
   void planActivations() {
     llvm::DenseMap<const Value *, bool> Needed;
     for (const Node *N : P.QuantizedInOrder) {
-      for (unsigned I : int8OpInfo(*N).Activations)
+      Int8OpInfo Info = int8OpInfo(*N);
+      for (unsigned I : Info.Activations)
         Needed[N->operand(I)] = true;
-      Needed[N->result(0)] = true;
+      if (Info.Role == Int8Role::SameScale)
+        for (const Value *R : N->results())
+          Needed[R] = true;
+      else
+        Needed[N->result(0)] = true;
     }
-    // Own ranges first, then concat inputs take their concat's, then the
-    // same-scale results inherit (in graph order, so chains resolve).
+    std::vector<bool> OwnRange;
     for (const Value *V : valuesInOrder(G)) {
       if (!Needed.count(V))
         continue;
       PlannedActivation A;
       A.V = V;
-      if (!inheritsParameters(V)) {
+      OwnRange.push_back(!inheritsParameters(V));
+      if (OwnRange.back())
         A.Range = chooseRange(*Observed[V], Opts.Method);
-        A.Quant = activationQuant(A.Range.Lo, A.Range.Hi);
-      }
       Index[V] = P.Activations.size();
+      Parent.push_back(Parent.size());
       P.Activations.push_back(A);
     }
-    shareConcatParameters();
-    for (PlannedActivation &A : P.Activations)
-      if (inheritsParameters(A.V)) {
-        const PlannedActivation &In =
-            P.Activations[Index[A.V->producer()->operand(0)]];
-        A.Range = In.Range;
-        A.Quant = In.Quant;
-      }
-  }
-
-  /// An int8 concat whose inputs carry its output's parameters is a plain
-  /// copy (what XNNPACK, TFLite and NNAPI run); with others each input
-  /// would need requantizing. So the inputs take the concat's range, which
-  /// covers theirs (the output holds their values). Not when an input
-  /// inherits its parameters, or already shares another concat's, or is a
-  /// concat result whose inputs share its: that concat stays requantizing.
-  void shareConcatParameters() {
-    llvm::DenseMap<const Value *, const Node *> SharedWith;
     for (const Node *N : P.QuantizedInOrder) {
-      if (!N->isOp("concat"))
+      if (int8OpInfo(*N).Role == Int8Role::SameScale)
+        for (const Value *R : N->results())
+          join(R, N->operand(0));
+      else if (N->isOp("concat"))
+        for (const Value *X : N->operands())
+          join(X, N->result(0));
+    }
+    std::map<size_t, ActivationRange> ClassRange;
+    for (size_t I = 0; I < P.Activations.size(); ++I) {
+      if (!OwnRange[I])
         continue;
-      const Value *Y = N->result(0);
-      bool Shareable = !SharedWith.count(Y);
-      for (const Value *X : N->operands())
-        Shareable &= !inheritsParameters(X) && !SharedWith.count(X) &&
-                     !IsSharedConcatResult.count(X);
-      if (!Shareable)
-        continue;
-      const PlannedActivation Out = P.Activations[Index[Y]];
-      for (const Value *X : N->operands()) {
-        PlannedActivation &A = P.Activations[Index[X]];
-        A.Range = Out.Range;
-        A.Quant = Out.Quant;
-        SharedWith[X] = N;
-      }
-      IsSharedConcatResult.insert(Y);
+      const ActivationRange &R = P.Activations[I].Range;
+      auto [It, New] = ClassRange.try_emplace(classOf(I), R);
+      It->second.Lo = std::min(It->second.Lo, R.Lo);
+      It->second.Hi = std::max(It->second.Hi, R.Hi);
+    }
+    for (size_t I = 0; I < P.Activations.size(); ++I) {
+      PlannedActivation &A = P.Activations[I];
+      A.Range = ClassRange.at(classOf(I));
+      A.Quant = activationQuant(A.Range.Lo, A.Range.Hi);
     }
   }
 
   llvm::DenseMap<const Value *, size_t> Index;
-  llvm::DenseSet<const Value *> IsSharedConcatResult;
+  std::vector<size_t> Parent; // union-find over P.Activations
   const Graph &G;
   const Int8PlanOptions &Opts;
   llvm::DenseMap<const Value *, const TensorObserver *> Observed;

@@ -61,7 +61,7 @@ Int8OpInfo int8OpInfo(const Node &N) {
   if (Op == "max_pool" || Op == "global_max_pool" || Op == "reshape" ||
       Op == "flatten" || Op == "transpose" || Op == "squeeze" ||
       Op == "unsqueeze" || Op == "depth_to_space" || Op == "space_to_depth" ||
-      Op == "identity" || Op == "slice")
+      Op == "identity" || Op == "slice" || Op == "split")
     return withRole(Int8Role::SameScale, {0});
   return {};
 }
