@@ -84,6 +84,15 @@ void emitWithActivation(LoweringContext &Ctx, const Value *Result, bool Nhwc,
                         const OutputActivation &Act,
                         llvm::function_ref<void(int32_t Out)> Emit);
 
+/// A transpose's permutation (reversed axes when it has none).
+std::vector<int32_t> transposePermOf(const Node &N);
+/// A CONCAT of N's operands along its axis, in NHWC when any 4-D input
+/// already is (InNhwc): Operand(V, Nhwc) gives each input's tensor and
+/// Result(Nhwc) the output's, which it defines.
+llvm::Error emitConcat(const Node &N, LoweringContext &Ctx,
+                       llvm::function_ref<bool(const Value *)> InNhwc,
+                       llvm::function_ref<int32_t(const Value *, bool)> Operand,
+                       llvm::function_ref<int32_t(bool)> Result);
 /// A slice's options (starts and steps; the sizes are the result's), when
 /// its parameters are constants.
 llvm::Optional<fb::SliceOptionsT> sliceOptionsOf(const Node &N);

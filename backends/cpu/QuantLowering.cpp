@@ -3,8 +3,6 @@
 // (what and why: QuantLowering.h).
 #include "backends/cpu/QuantLowering.h"
 
-#include "IR/ShapeInference.h"
-
 #include "IR/ops/FusedActivation.h"
 
 #include <algorithm>
@@ -124,39 +122,22 @@ bool isInt8Move(const Node &N) {
 
 namespace {
 llvm::Error lowerInt8Transpose(const Node &N, LoweringContext &Ctx) {
-  std::vector<int64_t> Perm = N.getInts("perm");
-  int64_t Rank = N.operand(0)->type().rank();
-  if (Perm.empty())
-    for (int64_t I = Rank - 1; I >= 0; --I)
-      Perm.push_back(I);
   int32_t In = int8Operand(Ctx, N.operand(0), false);
   const Value *QV = N.result()->uses()[0].User->result();
-  int32_t Out = Ctx.transpose(In, std::vector<int32_t>(Perm.begin(), Perm.end()),
+  int32_t Out = Ctx.transpose(In, transposePermOf(N),
                               QV->name().empty() ? "transposed" : QV->name(),
-                              canonicalLayout(size_t(Rank)));
+                              canonicalLayout(size_t(QV->type().rank())));
   Ctx.define(QV, Out, false);
   return llvm::Error::success();
 }
 
-/// In NHWC when any input already is (4-D), like the float concat.
+/// Like the float concat, on the i8 tensors behind the dequantizes.
 llvm::Error lowerInt8Concat(const Node &N, LoweringContext &Ctx) {
-  int64_t Rank = N.result()->type().rank();
-  auto Axis = normalizeAxis(N.getInt("axis"), Rank);
-  if (!Axis)
-    return Axis.takeError();
-  bool AnyNhwc = false;
-  for (const Value *V : N.operands())
-    AnyNhwc |= Ctx.hasNhwc(V->producer()->operand(0));
-  bool Nhwc = AnyNhwc && Rank == 4;
-  std::vector<int32_t> Inputs;
-  for (const Value *V : N.operands())
-    Inputs.push_back(int8Operand(Ctx, V, Nhwc));
-  fb::ConcatOptionsT O;
-  O.axis = int32_t(Nhwc ? nhwcAxis(*Axis) : *Axis);
-  int32_t Out = int8Result(Ctx, N, Nhwc);
-  Ctx.addOp(fb::OpKind::CONCAT, Inputs, {Out}, optionsOf(O),
-            fb::Engine::REFERENCE);
-  return llvm::Error::success();
+  return emitConcat(
+      N, Ctx,
+      [&](const Value *V) { return Ctx.hasNhwc(V->producer()->operand(0)); },
+      [&](const Value *V, bool Nhwc) { return int8Operand(Ctx, V, Nhwc); },
+      [&](bool Nhwc) { return int8Result(Ctx, N, Nhwc); });
 }
 
 /// One SLICE of the i8 input per result, like the float split.

@@ -39,39 +39,25 @@ llvm::Error lowerReshape(const Node &N, LoweringContext &Ctx) {
 }
 
 llvm::Error lowerTranspose(const Node &N, LoweringContext &Ctx) {
-  std::vector<int64_t> Perm = N.getInts("perm");
-  int64_t Rank = N.operand(0)->type().rank();
-  if (Perm.empty())
-    for (int64_t I = Rank - 1; I >= 0; --I)
-      Perm.push_back(I);
-  std::vector<int32_t> P(Perm.begin(), Perm.end());
   const Value *R = N.result();
-  int32_t Out = Ctx.transpose(Ctx.canonical(N.operand(0)), P,
+  int32_t Out = Ctx.transpose(Ctx.canonical(N.operand(0)), transposePermOf(N),
                               R->name().empty() ? "transposed" : R->name(),
-                              canonicalLayout(size_t(Rank)));
+                              canonicalLayout(size_t(R->type().rank())));
   Ctx.define(R, Out, false);
   return llvm::Error::success();
 }
 
 llvm::Error lowerConcat(const Node &N, LoweringContext &Ctx) {
-  int64_t Rank = N.result()->type().rank();
-  auto Axis = normalizeAxis(N.getInt("axis"), Rank);
-  if (!Axis)
-    return Axis.takeError();
-  bool AnyNhwc = false, AllRank4 = Rank == 4;
-  for (const Value *V : N.operands())
-    AnyNhwc |= Ctx.hasNhwc(V);
-  bool Nhwc = AnyNhwc && AllRank4;
-  std::vector<int32_t> Inputs;
-  for (const Value *V : N.operands())
-    Inputs.push_back(Nhwc ? Ctx.nhwc(V) : Ctx.canonical(V));
-  fb::ConcatOptionsT O;
-  O.axis = int32_t(Nhwc ? nhwcAxis(*Axis) : *Axis);
-  int32_t Out = Ctx.resultTensor(N.result(), Nhwc);
-  Ctx.addOp(fb::OpKind::CONCAT, Inputs, {Out}, optionsOf(O),
-            fb::Engine::REFERENCE);
-  Ctx.define(N.result(), Out, Nhwc);
-  return llvm::Error::success();
+  return emitConcat(
+      N, Ctx, [&](const Value *V) { return Ctx.hasNhwc(V); },
+      [&](const Value *V, bool Nhwc) {
+        return Nhwc ? Ctx.nhwc(V) : Ctx.canonical(V);
+      },
+      [&](bool Nhwc) {
+        int32_t Out = Ctx.resultTensor(N.result(), Nhwc);
+        Ctx.define(N.result(), Out, Nhwc);
+        return Out;
+      });
 }
 
 /// Per-axis start and step of a slice, as the interpreter computes them
@@ -284,6 +270,37 @@ const CpuOpRule Rules[] = {
 };
 
 } // namespace
+
+std::vector<int32_t> transposePermOf(const Node &N) {
+  std::vector<int64_t> Perm = N.getInts("perm");
+  if (Perm.empty())
+    for (int64_t I = N.operand(0)->type().rank() - 1; I >= 0; --I)
+      Perm.push_back(I);
+  return std::vector<int32_t>(Perm.begin(), Perm.end());
+}
+
+llvm::Error emitConcat(const Node &N, LoweringContext &Ctx,
+                       llvm::function_ref<bool(const Value *)> InNhwc,
+                       llvm::function_ref<int32_t(const Value *, bool)> Operand,
+                       llvm::function_ref<int32_t(bool)> Result) {
+  int64_t Rank = N.result()->type().rank();
+  auto Axis = normalizeAxis(N.getInt("axis"), Rank);
+  if (!Axis)
+    return Axis.takeError();
+  bool AnyNhwc = false;
+  for (const Value *V : N.operands())
+    AnyNhwc |= InNhwc(V);
+  bool Nhwc = AnyNhwc && Rank == 4;
+  std::vector<int32_t> Inputs;
+  for (const Value *V : N.operands())
+    Inputs.push_back(Operand(V, Nhwc));
+  fb::ConcatOptionsT O;
+  O.axis = int32_t(Nhwc ? nhwcAxis(*Axis) : *Axis);
+  int32_t Out = Result(Nhwc);
+  Ctx.addOp(fb::OpKind::CONCAT, Inputs, {Out}, optionsOf(O),
+            fb::Engine::REFERENCE);
+  return llvm::Error::success();
+}
 
 llvm::Optional<fb::SliceOptionsT> sliceOptionsOf(const Node &N) {
   auto P = sliceParams(N);
