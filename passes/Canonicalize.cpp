@@ -3,6 +3,9 @@
 // squeezed back), as PyTorch does for XNNPACK. matmul with a constant 2-D RHS
 // and gemm with a constant B, alpha = beta = 1 (e.g. after flatten) become
 // linear with an [out, in] weight made at compile time; fused activations move.
+// A mean over the spatial axes of an NCHW tensor (x.mean([2, 3]) in PyTorch)
+// becomes global_avg_pool, squeezed when keepdims=0: the op backends run
+// (XNNPACK's global average pooling, in int8 too).
 #include "passes/Pass.h"
 #include "passes/ValueReplacement.h"
 
@@ -12,6 +15,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace kiln {
@@ -54,15 +58,19 @@ public:
   llvm::Expected<bool> run(Graph &G, PassStats &Stats) override {
     std::vector<Node *> Matches;
     for (Node &N : G.nodes())
-      if (isConv1d(N) || isMatMulConst(N) || isGemmAsLinear(N))
+      if (isConv1d(N) || isMatMulConst(N) || isGemmAsLinear(N) ||
+          isSpatialMean(N))
         Matches.push_back(&N);
     bool Changed = false;
     for (Node *N : Matches) {
-      const char *What = N->isOp("conv") ? "conv1d-to-conv2d"
-                         : N->isOp("matmul") ? "matmul-to-linear"
-                                             : "gemm-to-linear";
+      const char *What = N->isOp("conv")          ? "conv1d-to-conv2d"
+                         : N->isOp("matmul")      ? "matmul-to-linear"
+                         : N->isOp("reduce_mean") ? "mean-to-global-avg-pool"
+                                                  : "gemm-to-linear";
       Created.clear();
-      bool Done = N->isOp("conv") ? convToConv2d(G, *N) : toLinear(G, *N);
+      bool Done = N->isOp("conv")          ? convToConv2d(G, *N)
+                  : N->isOp("reduce_mean") ? meanToGlobalPool(G, *N)
+                                           : toLinear(G, *N);
       if (!Done) {
         // Undo in reverse creation order: nothing half-rewritten remains.
         for (auto It = Created.rbegin(); It != Created.rend(); ++It)
@@ -70,9 +78,10 @@ public:
         continue;
       }
       replaceValue(G, N->result(), Created.back()->result());
-      Value *OldWeight = N->operand(1);
+      Value *OldWeight = N->numOperands() > 1 ? N->operand(1) : nullptr;
       G.erase(N);
-      eraseIfDeadConstant(G, OldWeight);
+      if (OldWeight) // the weight, or the mean's axes
+        eraseIfDeadConstant(G, OldWeight);
       Stats.add(What);
       Changed = true;
     }
@@ -108,6 +117,35 @@ private:
     const Dim &CD = C->type().rank() == 1 ? C->type().Dims[0] : Dim();
     return N.getFloat("beta") == 1.0 && isPlain(C) && CD.isStatic() &&
            (CD.size() == 1 || CD == Out);
+  }
+
+  /// reduce_mean over axes {2, 3} of a rank-4 float tensor.
+  static bool isSpatialMean(const Node &N) {
+    if (!N.isOp("reduce_mean") || N.numOperands() != 2 ||
+        !isPlain(N.operand(0)) || N.operand(0)->type().rank() != 4 ||
+        !isFloatType(N.operand(0)->type().Elem))
+      return false;
+    auto Axes = constantInts(N.operand(1));
+    if (!Axes || Axes->size() != 2)
+      return false;
+    std::vector<int64_t> A;
+    for (int64_t X : *Axes)
+      A.push_back(X < 0 ? X + 4 : X);
+    std::sort(A.begin(), A.end());
+    return A == std::vector<int64_t>{2, 3};
+  }
+
+  bool meanToGlobalPool(Graph &G, Node &N) {
+    Node *Pool = create(G, N, "global_avg_pool", {N.operand(0)});
+    if (!Pool)
+      return false;
+    if (N.getInt("keepdims") == 0) {
+      Value *Axes = constant(G, N, Tensor::fromValues<int64_t>(
+                                       ElementType::I64, makeShape({2}), {2, 3}));
+      if (!create(G, N, "squeeze", {Pool->result(), Axes}))
+        return false;
+    }
+    return finish(N);
   }
 
   /// Creates a node (remembered for undo); null if inference fails.
