@@ -201,6 +201,7 @@ Command addCalibrateCommand(CLI::App &App) {
       ->check(CLI::Range(0, 2));
   Sub->add_option("--passes", O->Passes,
                   "calibrate after exactly these passes")
+      ->allow_extra_args(false)
       ->delimiter(',');
   addInputShapeOption(*Sub, O->InputShapes);
   Sub->add_flag("--json", O->Json, "print the statistics as JSON on stdout");

@@ -299,7 +299,8 @@ Command addConvertCommand(CLI::App &App) {
                   "graph as an ONNX model");
   Sub->add_option("-O", O->OptLevel, "optimization level 0, 1 or 2 (default 2)")
       ->check(CLI::Range(0, 2));
-  Sub->add_option("--disable-pass", O->Disabled, "skip this pass (repeatable)");
+  Sub->add_option("--disable-pass", O->Disabled, "skip this pass (repeatable)")
+      ->allow_extra_args(false);
   addInputShapeOption(*Sub, O->InputShapes);
   Sub->add_flag("--stats", O->Stats,
                 "also print what each pass did and which kernels (XNNPACK or "

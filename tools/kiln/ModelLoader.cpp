@@ -67,7 +67,8 @@ makeLoadOptions(const std::vector<std::string> &InputShapeSpecs) {
 void addInputShapeOption(CLI::App &Sub, std::vector<std::string> &Specs) {
   Sub.add_option("--input-shape", Specs,
                  "fix an input's shape: NAME=1x3x224x224, or 1x3x224x224 for "
-                 "a single-input model (repeatable)");
+                 "a single-input model (repeatable)")
+      ->allow_extra_args(false);
 }
 
 } // namespace kiln

@@ -156,8 +156,10 @@ Command addOptCommand(CLI::App &App) {
   Sub->add_option("-O", O->OptLevel, "optimization level 0, 1 or 2 (default 2)")
       ->check(CLI::Range(0, 2));
   Sub->add_option("--passes", O->Passes, "run exactly these passes, in order")
+      ->allow_extra_args(false)
       ->delimiter(',');
-  Sub->add_option("--disable-pass", O->Disabled, "skip this pass (repeatable)");
+  Sub->add_option("--disable-pass", O->Disabled, "skip this pass (repeatable)")
+      ->allow_extra_args(false);
   Sub->add_flag("--print-ir-after-all", O->PrintAfterAll,
                 "print the IR to stderr after every pass");
   Sub->add_option("--print-ir-after", O->PrintAfter,

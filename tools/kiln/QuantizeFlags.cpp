@@ -64,7 +64,8 @@ void addQuantizeFlags(CLI::App &Sub, QuantizeFlags &F) {
   Sub.add_option("--keep-float", F.KeepFloat,
                  "keep this node (model node name or value name) or every op "
                  "of this kind in float; 'auto' keeps the fewest layers that "
-                 "reach --min-sqnr (repeatable)");
+                 "reach --min-sqnr (repeatable)")
+      ->allow_extra_args(false);
   Sub.add_option("--min-sqnr", F.MinSqnrDb,
                  "target output SQNR in dB for --keep-float auto (default 30)");
   Sub.add_option("--sqnr-samples", F.SqnrSamples,

@@ -307,7 +307,8 @@ Command addRunCommand(CLI::App &App) {
       ->required();
   Sub->add_option("-i,--input", O->Inputs,
                   "NAME=FILE.npy, FILE.npy (single-input models) or FILE.npz "
-                  "(repeatable)");
+                  "(repeatable)")
+      ->allow_extra_args(false);
   Sub->add_option("-o,--output", O->Output,
                   "a folder (one NAME.npy per output) or FILE.npz");
   Sub->add_option("--threads", O->Threads, "worker threads (0: all cores)");

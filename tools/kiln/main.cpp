@@ -41,6 +41,7 @@ static int runKiln(int Argc, char **Argv) {
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   App.add_option("--debug-only", DebugOnly,
                  "debug output only from these components (pass names, ...)")
+      ->allow_extra_args(false)
       ->delimiter(',');
 
   std::vector<Command> Commands = {addOptCommand(App), addPassesCommand(App),
