@@ -90,11 +90,7 @@ private:
   /// V has statistics, or is the result of an int8 same-scale op (whose
   /// input's parameters it takes).
   bool hasRange(const Value *V) const {
-    if (Observed.count(V))
-      return true;
-    const Node *Prod = V->producer();
-    return Prod && P.Quantized.count(Prod) &&
-           int8OpInfo(*Prod).Role == Int8Role::SameScale;
+    return Observed.count(V) || inheritsParameters(V);
   }
 
   /// V's parameters are its producer's input's: a result of an int8
@@ -162,7 +158,7 @@ private:
       if (!OwnRange[I])
         continue;
       const ActivationRange &R = P.Activations[I].Range;
-      auto [It, New] = ClassRange.try_emplace(classOf(I), R);
+      auto It = ClassRange.try_emplace(classOf(I), R).first;
       It->second.Lo = std::min(It->second.Lo, R.Lo);
       It->second.Hi = std::max(It->second.Hi, R.Hi);
     }
