@@ -148,8 +148,8 @@ dnnl::primitive_attr int8Attr(const KernelArgs &A) {
 /// Whether an int8 convolution should skip oneDNN's AMX kernels for its
 /// AVX-512 VNNI ones: a small pointwise convolution on a 14x14 or larger map.
 /// oneDNN 2.6 runs those with its AMX 1x1 kernel, which costs about 35 us a
-/// call however little it computes. Measured per layer on a Sapphire Rapids
-/// core (MobileNetV2 and ResNet-18/50 int8): VNNI takes 0.27-0.85x the AMX
+/// call however little it computes. Measured per layer on an AMX Xeon core
+/// (MobileNetV2 and ResNet-18/50 int8): VNNI takes 0.27-0.85x the AMX
 /// time below about 11 million multiply-adds (192->64 at 14x14: 11 vs 42 us),
 /// and 1.4-2.8x above it; on 7x7 maps oneDNN's other AMX kernel has no such
 /// floor. On CPUs without AMX there is nothing to choose.
