@@ -89,6 +89,19 @@ inline float orderedMax(float A, float B) {
   return orderedKey(B) > orderedKey(A) ? B : A;
 }
 
+/// Folds the lanes the vector loops kept (minimum keys L, maximum keys H,
+/// and non-finite counts C unless null) into Lo, Hi and Bad.
+inline void foldLanes(int Lanes, const int32_t *L, const int32_t *H,
+                      const int32_t *C, int32_t &Lo, int32_t &Hi,
+                      uint32_t &Bad) {
+  for (int J = 0; J < Lanes; ++J) {
+    Lo = std::min(Lo, L[J]);
+    Hi = std::max(Hi, H[J]);
+    if (C)
+      Bad += uint32_t(C[J]);
+  }
+}
+
 #ifdef KILN_OBSERVER_AVX2
 // AVX2 and AVX-512 versions of the two loops, chosen at run time: the same
 // integer compares and the same exact float products as the portable code,
@@ -124,11 +137,7 @@ scanAvx2(const float *Data, size_t I, size_t End, int32_t &Lo, int32_t &Hi,
   _mm256_store_si256(reinterpret_cast<__m256i *>(L), VLo);
   _mm256_store_si256(reinterpret_cast<__m256i *>(H), VHi);
   _mm256_store_si256(reinterpret_cast<__m256i *>(C), VBad);
-  for (int J = 0; J < 8; ++J) {
-    Lo = std::min(Lo, L[J]);
-    Hi = std::max(Hi, H[J]);
-    Bad += uint32_t(C[J]);
-  }
+  foldLanes(8, L, H, C, Lo, Hi, Bad);
   return I;
 }
 
@@ -200,10 +209,7 @@ scanAvx512(const float *Data, size_t I, size_t End, int32_t &Lo, int32_t &Hi,
   alignas(64) int32_t L[16], H[16];
   _mm512_store_si512(L, VLo);
   _mm512_store_si512(H, VHi);
-  for (int J = 0; J < 16; ++J) {
-    Lo = std::min(Lo, L[J]);
-    Hi = std::max(Hi, H[J]);
-  }
+  foldLanes(16, L, H, nullptr, Lo, Hi, Bad);
   Bad += Count;
   return I;
 }
@@ -296,11 +302,7 @@ Scan scanValues(const float *Data, size_t N) {
     _mm_store_si128(reinterpret_cast<__m128i *>(L), VLo);
     _mm_store_si128(reinterpret_cast<__m128i *>(H), VHi);
     _mm_store_si128(reinterpret_cast<__m128i *>(Cnt), VBad);
-    for (int J = 0; J < 4; ++J) {
-      Lo = std::min(Lo, L[J]);
-      Hi = std::max(Hi, H[J]);
-      Bad += uint32_t(Cnt[J]);
-    }
+    foldLanes(4, L, H, Cnt, Lo, Hi, Bad);
 #endif
     for (; I < End; ++I) {
       int32_t B;

@@ -16,6 +16,7 @@
 #include "IR/NpyTensor.h"
 #include "Interpreter/Interpreter.h"
 #include "RunInChild.h"
+#include "RuntimeKernels.h"
 #include "Support/Npy.h"
 #include "backends/common/KilnWriter.h"
 #include "backends/cpu/CpuTarget.h"
@@ -39,6 +40,9 @@
 #include <map>
 
 using namespace kiln;
+using kiln::testing::Kernels;
+using kiln::testing::kernelsName;
+using kiln::testing::sessionOptions;
 
 namespace {
 
@@ -99,33 +103,13 @@ std::string compare(const Tensor &Got, const Tensor &Ref) {
   return "";
 }
 
-/// The runtime's kernel choices every model runs under: the default (oneDNN
-/// for the convolutions where the runtime has it, XNNPACK for the rest),
-/// XNNPACK without oneDNN, and the reference kernels alone.
-enum class Kernels { Default, XnnpackOnly, ReferenceOnly };
-const char *kernelsName(Kernels K) {
-  switch (K) {
-  case Kernels::Default:
-    return "default kernels";
-  case Kernels::XnnpackOnly:
-    return "xnnpack";
-  case Kernels::ReferenceOnly:
-    return "reference kernels";
-  }
-  return "";
-}
-
 /// Loads Bytes in the runtime and runs them on Inputs; "" or what failed.
 std::string runCompiled(const std::string &Bytes, llvm::ArrayRef<Tensor> Inputs,
                         Kernels K, std::vector<Tensor> &Out) {
   kiln_model *M = nullptr;
   if (kiln_model_load_buffer(Bytes.data(), Bytes.size(), &M) != KILN_OK)
     return std::string("load: ") + kiln_last_error();
-  kiln_session_options O;
-  kiln_session_options_init(&O);
-  O.num_threads = 1;
-  O.force_reference = K == Kernels::ReferenceOnly;
-  O.disable_onednn = K == Kernels::XnnpackOnly;
+  kiln_session_options O = sessionOptions(K);
   kiln_session *S = nullptr;
   std::string Why;
   if (kiln_session_create(M, &O, &S) != KILN_OK) {

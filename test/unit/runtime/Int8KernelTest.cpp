@@ -117,10 +117,12 @@ std::string convEngine(Kernels K) {
   return "xnnpack"; // qc8
 }
 
-std::vector<int> runInt8(const std::string &Bytes, Kernels K) {
+/// The int8 output of the one-convolution model Bytes on X, run with the
+/// kernels K (the convolution on the library K must choose).
+std::vector<int> runInt8(const std::string &Bytes, Kernels K,
+                         const std::vector<int8_t> &X) {
   TestSession S(Bytes, K);
   REQUIRE(S.engines()[0] == convEngine(K));
-  std::vector<int8_t> X = inputValues();
   S.run(X.data(), X.size());
   std::vector<int8_t> Y = S.output<int8_t>();
   return std::vector<int>(Y.begin(), Y.end());
@@ -141,7 +143,7 @@ TEST_CASE("qc8 convolution matches real arithmetic within one quantum",
   std::string Bytes = bytesOf(int8ConvModule());
   for (Kernels K :
        {Kernels::Default, Kernels::XnnpackOnly, Kernels::ReferenceOnly}) {
-    std::vector<int> Got = runInt8(Bytes, K);
+    std::vector<int> Got = runInt8(Bytes, K, inputValues());
     REQUIRE(Got.size() == Want.size());
     int Worst = 0, Positive = 0;
     for (size_t I = 0; I < Got.size(); ++I) {
@@ -237,16 +239,12 @@ TEST_CASE("a small int8 pointwise convolution matches real arithmetic "
   std::string Bytes = bytesOf(int8PointwiseModule());
   for (Kernels K :
        {Kernels::Default, Kernels::XnnpackOnly, Kernels::ReferenceOnly}) {
-    TestSession S(Bytes, K);
     INFO(convEngine(K));
-    REQUIRE(S.engines()[0] == convEngine(K));
-    std::vector<int8_t> X = pointwiseInput();
-    S.run(X.data(), X.size());
-    std::vector<int8_t> Got = S.output<int8_t>();
+    std::vector<int> Got = runInt8(Bytes, K, pointwiseInput());
     REQUIRE(Got.size() == Want.size());
     int Worst = 0, Inside = 0;
     for (size_t I = 0; I < Got.size(); ++I) {
-      Worst = std::max(Worst, std::abs(int(Got[I]) - Want[I]));
+      Worst = std::max(Worst, std::abs(Got[I] - Want[I]));
       Inside += Want[I] > PwYZ && Want[I] < PwYZ + 120; // neither 0 nor 6
     }
     REQUIRE(Worst <= 1);

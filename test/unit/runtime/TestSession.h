@@ -3,6 +3,7 @@
 // failure.
 #pragma once
 
+#include "RuntimeKernels.h"
 #include "kiln/kiln.h"
 
 #include <catch2/catch.hpp>
@@ -13,10 +14,7 @@
 
 namespace kiln::testmodels {
 
-/// Which kernels a session may use: the default (oneDNN where the runtime
-/// has it, then XNNPACK, then the reference kernels), XNNPACK and the
-/// reference kernels, or the reference kernels only.
-enum class Kernels { Default, XnnpackOnly, ReferenceOnly };
+using kiln::testing::Kernels;
 
 class TestSession {
 public:
@@ -34,12 +32,7 @@ public:
 
   /// One thread and the kernels K.
   static kiln_session_options options(Kernels K) {
-    kiln_session_options O;
-    kiln_session_options_init(&O);
-    O.num_threads = 1;
-    O.force_reference = K == Kernels::ReferenceOnly;
-    O.disable_onednn = K == Kernels::XnnpackOnly;
-    return O;
+    return kiln::testing::sessionOptions(K);
   }
   void open(const std::string &Bytes, const kiln_session_options &O) {
     REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &Model) ==
