@@ -34,12 +34,24 @@ struct KernelArgs {
   std::vector<KernelTensor> Out;
 };
 
+/// Weights as a kernel reads them after converting them to a layout of its
+/// own library (oneDNN's blocked layouts): what `kiln convert --prepack
+/// native` stores in the file (BlockedLayout.h).
+struct PackedWeights {
+  BlockedDesc Layout;
+  const uint8_t *Data = nullptr;
+  uint64_t Bytes = 0;
+};
+
 class Kernel {
 public:
   virtual ~Kernel() = default;
   virtual Status run(pthreadpool_t Pool) = 0;
   /// The kernel library that runs it: "reference", "xnnpack" or "onednn".
   virtual const char *engine() const { return "reference"; }
+  /// Its weight (input 1) in the layout it converted them to when it was
+  /// created, if it converted a dense f32 OHWI weight; null otherwise.
+  virtual const PackedWeights *packedWeights() const { return nullptr; }
 };
 
 /// A reference kernel: a closure over the operator's parameters.

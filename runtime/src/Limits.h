@@ -14,6 +14,8 @@ constexpr size_t MaxOperators = size_t(1) << 20;
 constexpr size_t MaxOperatorInputs = 4096;
 /// Bytes of one tensor (1 TiB: element counts times sizes never overflow).
 constexpr uint64_t MaxTensorBytes = uint64_t(1) << 40;
+/// Inner blocks of a BLOCKED tensor (oneDNN's DNNL_MAX_NDIMS).
+constexpr size_t MaxInnerBlocks = 12;
 /// Kernel sizes, strides, dilations and paddings of spatial operators.
 constexpr uint32_t MaxSpatialParam = uint32_t(1) << 24;
 /// FlatBuffers verifier: nesting depth and number of tables.

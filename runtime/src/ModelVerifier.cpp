@@ -5,6 +5,7 @@
 // order where each input already exists, which makes the graph acyclic),
 // then each operator's own contract (OpValidation.h). Nothing is used before
 // it is checked.
+#include "BlockedLayout.h"
 #include "LoadedModel.h"
 #include "Limits.h"
 #include "OpValidation.h"
@@ -149,6 +150,8 @@ Status describeTensor(const fb::Model &M, unsigned I, const ModelBytes &Bytes,
   D.Bytes = Elements * ElemSize;
   if (Status S = describeQuantization(*T, D))
     return S.withContext(concat("tensor ", I, " '", D.Name, "'"));
+  if (Status S = describeBlocked(*T, D))
+    return S.withContext(concat("tensor ", I, " '", D.Name, "'"));
   if (D.Bytes > limits::MaxTensorBytes)
     return invalidModel("tensor ", I, " '", D.Name, "' is too large (",
                         D.Bytes, " bytes)");
@@ -160,11 +163,13 @@ Status describeTensor(const fb::Model &M, unsigned I, const ModelBytes &Bytes,
     return invalidModel("tensor ", I, " '", D.Name, "' names buffer ",
                         D.Buffer, " of ", NumBuffers);
   const fb::Buffer *B = M.buffers()->Get(unsigned(D.Buffer));
-  if (B->size() != D.Bytes)
+  uint64_t Stored = D.Blocked ? D.StoredBytes : D.Bytes;
+  if (B->size() != Stored)
     return invalidModel("tensor ", I, " '", D.Name, "' is ",
                         dtypeName(D.DType), shapeString(D.Shape), " (",
-                        D.Bytes, " bytes) but buffer ", D.Buffer, " holds ",
-                        B->size(), " bytes");
+                        Stored, D.Blocked ? " bytes, blocked" : " bytes",
+                        ") but buffer ", D.Buffer, " holds ", B->size(),
+                        " bytes");
   D.ConstData = Bytes.data() + B->offset(); // bounds checked by checkBuffers
   return Status::ok();
 }

@@ -1,11 +1,14 @@
 // oneDNN kernels (x86): convolutions on oneDNN's JIT kernels. On this
 // AVX-512 machine its f32 kernels run ResNet's 3x3 convolutions 1.3-2x as
 // fast as XNNPACK's (bench/conv_ceiling.cpp), and with AMX its int8 kernels
-// run ResNet-18 in a seventh of its f32 time. The .kiln file stays the
-// same: its weights are in XNNPACK's order (OHWI / HWO), which oneDNN
-// reads through a memory descriptor and reorders once, into the blocked
-// layout its kernel chose, when the session is created. Activations stay
-// NHWC, so these kernels mix freely with XNNPACK's and the reference ones.
+// run ResNet-18 in a seventh of its f32 time. A portable .kiln file keeps
+// its weights in XNNPACK's order (OHWI / HWO), which oneDNN reads through a
+// memory descriptor and reorders once, into the blocked layout its kernel
+// chose, when the session is created. A file converted with `--prepack
+// native` holds the f32 weights in that blocked layout already
+// (BlockedLayout.h): on the CPU it was made for they are used in place from
+// the mapping, and elsewhere reordered from it. Activations stay NHWC, so
+// these kernels mix freely with XNNPACK's and the reference ones.
 //
 // oneDNN's CPU runtime here is OpenMP, whose worker threads spin between
 // parallel regions: next to XNNPACK's pthreadpool they fight it for the
@@ -14,6 +17,7 @@
 // an OpenMP team of one (no OpenMP threads at all), setting the calling
 // thread's OpenMP thread count for the call and restoring it after.
 #include "Kernel.h"
+#include "BlockedLayout.h"
 #include "QuantBounds.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -64,8 +68,10 @@ private:
 class OnednnConvKernel : public Kernel {
 public:
   OnednnConvKernel(dnnl::convolution_forward Conv,
-                   std::unordered_map<int, memory> Args)
-      : Conv(std::move(Conv)), Args(std::move(Args)), Stream(cpuEngine()) {}
+                   std::unordered_map<int, memory> Args,
+                   std::optional<PackedWeights> Packed)
+      : Conv(std::move(Conv)), Args(std::move(Args)), Stream(cpuEngine()),
+        Packed(std::move(Packed)) {}
 
   Status run(pthreadpool_t) override {
     OneOpenMpThread One;
@@ -78,12 +84,86 @@ public:
     return Status::ok();
   }
   const char *engine() const override { return "onednn"; }
+  const PackedWeights *packedWeights() const override {
+    return Packed ? &*Packed : nullptr;
+  }
 
 private:
   dnnl::convolution_forward Conv;
   std::unordered_map<int, memory> Args;
   dnnl::stream Stream;
+  std::optional<PackedWeights> Packed;
 };
+
+/// oneDNN's conv weight dims {O, I, KH, KW} are these axes of OHWI.
+const std::vector<int32_t> OhwiAxesOfOihw = {0, 3, 1, 2};
+
+const char *isaName(dnnl::cpu_isa Isa) {
+  using I = dnnl::cpu_isa;
+  switch (Isa) {
+  case I::sse41: return "sse41";
+  case I::avx: return "avx";
+  case I::avx2: return "avx2";
+  case I::avx2_vnni: return "avx2_vnni";
+  case I::avx512_core: return "avx512_core";
+  case I::avx512_core_vnni: return "avx512_core_vnni";
+  case I::avx512_core_bf16: return "avx512_core_bf16";
+  case I::avx512_core_amx: return "avx512_core_amx";
+  default: return "other";
+  }
+}
+
+/// The oneDNN descriptor of a dense f32 conv weight stored BLOCKED, or
+/// nullopt when the layout is not one of oneDNN's conv weight layouts.
+std::optional<memory::desc> blockedWeightsDesc(const TensorDesc &W) {
+  const BlockedDesc &L = *W.Blocked;
+  if (L.Order != OhwiAxesOfOihw || L.InnerBlocks.size() > DNNL_MAX_NDIMS)
+    return std::nullopt;
+  dnnl_memory_desc_t C{};
+  C.ndims = 4;
+  C.data_type = dnnl_f32;
+  C.format_kind = dnnl_blocked;
+  for (size_t K = 0; K < 4; ++K) {
+    C.dims[K] = W.Shape[size_t(L.Order[K])];
+    C.padded_dims[K] = L.Padded[K];
+    C.format_desc.blocking.strides[K] = L.Strides[K];
+  }
+  C.format_desc.blocking.inner_nblks = int(L.InnerBlocks.size());
+  for (size_t B = 0; B < L.InnerBlocks.size(); ++B) {
+    C.format_desc.blocking.inner_blks[B] = L.InnerBlocks[B];
+    C.format_desc.blocking.inner_idxs[B] = L.InnerDims[B];
+  }
+  memory::desc D(C);
+  if (D.get_size() > W.StoredBytes) // the loader's size is oneDNN's; never
+    return std::nullopt;            // read past the segment regardless
+  return D;
+}
+
+/// A dense f32 conv weight in the oneDNN blocked layout D, as the file
+/// stores it, or nullopt when D is not a plain blocked layout.
+std::optional<PackedWeights> packedWeightsOf(const memory &Weights) {
+  const dnnl_memory_desc_t &C = Weights.get_desc().data;
+  if (C.ndims != 4 || C.format_kind != dnnl_blocked || C.offset0 != 0 ||
+      C.extra.flags != 0 || C.data_type != dnnl_f32)
+    return std::nullopt;
+  PackedWeights P;
+  P.Layout.Library = "onednn";
+  P.Layout.Isa = isaName(dnnl::get_effective_cpu_isa());
+  P.Layout.Order = OhwiAxesOfOihw;
+  for (int K = 0; K < 4; ++K) {
+    if (C.padded_offsets[K] != 0)
+      return std::nullopt;
+    P.Layout.Padded.push_back(C.padded_dims[K]);
+    P.Layout.Strides.push_back(C.format_desc.blocking.strides[K]);
+  }
+  for (int B = 0; B < C.format_desc.blocking.inner_nblks; ++B) {
+    P.Layout.InnerBlocks.push_back(C.format_desc.blocking.inner_blks[B]);
+    P.Layout.InnerDims.push_back(int32_t(C.format_desc.blocking.inner_idxs[B]));
+  }
+  P.Data = static_cast<const uint8_t *>(Weights.get_data_handle());
+  P.Bytes = Weights.get_desc().get_size();
+  return P;
+}
 
 /// Appends a clamp to [Min, Max] (a fused activation), if it clamps.
 void appendClamp(dnnl::post_ops &Ops, float Min, float Max) {
@@ -219,6 +299,12 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add) {
           ? memory::desc(dims({G, Go, 1, KH, KW}), Type, Tag::hwigo)
       : G == 1 ? memory::desc(dims({Go, Gi, KH, KW}), Type, Tag::ohwi)
                : memory::desc(dims({G, Go, Gi, KH, KW}), Type, Tag::gohwi);
+  if (W.Desc->Blocked) { // the validator allows it on dense f32 convs only
+    auto Blocked = blockedWeightsDesc(*W.Desc);
+    if (!Blocked)
+      return nullptr; // the session unpacks it for XNNPACK
+    UserW = *Blocked;
+  }
   memory::desc AnyW(UserW.dims(), Type, Tag::any);
   memory::desc Src(dims({X.dim(0), X.dim(3), X.dim(1), X.dim(2)}), Type,
                    Tag::nhwc);
@@ -253,11 +339,14 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add) {
       return nullptr;
     memory UserWeights(UserW, E, W.Data);
     memory Weights = UserWeights;
+    std::optional<PackedWeights> Packed;
     if (PD.weights_desc() != UserW) {
       Weights = memory(PD.weights_desc(), E);
       dnnl::stream S(E);
       dnnl::reorder(UserWeights, Weights).execute(S, UserWeights, Weights);
       S.wait();
+      if (!Int8 && G == 1 && !O.depthwise())
+        Packed = packedWeightsOf(Weights);
     }
     std::unordered_map<int, memory> Args = {
         {DNNL_ARG_SRC, memory(Src, E, X.Data)},
@@ -266,7 +355,7 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add) {
     if (HasBias)
       Args.emplace(DNNL_ARG_BIAS, memory(Bias, E, A.In[2].Data));
     return std::make_unique<OnednnConvKernel>(dnnl::convolution_forward(PD),
-                                              std::move(Args));
+                                              std::move(Args), std::move(Packed));
   } catch (const dnnl::error &) {
     return nullptr; // a configuration oneDNN does not take: XNNPACK's turn
   }

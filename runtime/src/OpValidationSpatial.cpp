@@ -108,7 +108,7 @@ Status validateConv2D(const OpView &V) {
                               "weight"))
       return S;
   } else {
-    if (W.Layout != fb::Layout::OHWI)
+    if (W.Layout != fb::Layout::OHWI && W.Layout != fb::Layout::BLOCKED)
       return invalidModel("weight '", W.Name, "' is not OHWI");
     if (Status S = checkShape(W, {OutChannels, O.kernel_height(),
                                   O.kernel_width(), O.group_input_channels()},

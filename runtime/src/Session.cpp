@@ -1,5 +1,6 @@
 #include "Session.h"
 
+#include "BlockedLayout.h"
 #include "MemoryPlanner.h"
 #include "WeightWidening.h"
 
@@ -167,6 +168,8 @@ Status Session::createKernels(const SessionOptions &Opts) {
     bool Native = !Opts.ForceReference && Op.engine() != fb::Engine::REFERENCE;
     if (Native && UseOnednn)
       K = createOnednnKernel(A);
+    if (!K)
+      unblockWeights(A);
     if (Native && !K)
       K = createXnnpackKernel(A, Pool);
     if (!K)
@@ -176,6 +179,32 @@ Status Session::createKernels(const SessionOptions &Opts) {
     Kernels.push_back(std::move(K));
   }
   return Status::ok();
+}
+
+void Session::unblockWeights(KernelArgs &A) {
+  for (size_t In = 1; In < A.In.size(); ++In) {
+    if (!A.In[In].present() || !A.In[In].Desc->Blocked)
+      continue;
+    size_t T = size_t(A.Op.inputs()->Get(unsigned(In)));
+    auto &U = Unblocked[T];
+    if (!U.first) {
+      U.second = unpackBlocked(*A.In[In].Desc, A.In[In].Data, XNN_EXTRA_BYTES);
+      U.first = std::make_unique<TensorDesc>(*A.In[In].Desc);
+      U.first->Layout = fb::Layout::OHWI;
+      U.first->Blocked.reset();
+      U.first->StoredBytes = 0;
+    }
+    A.In[In] = {U.first.get(), U.second.data()};
+  }
+}
+
+std::vector<std::pair<int32_t, const PackedWeights *>>
+Session::packedWeights() const {
+  std::vector<std::pair<int32_t, const PackedWeights *>> Out;
+  for (size_t I = 0; I < Kernels.size(); ++I)
+    if (const PackedWeights *P = Kernels[I]->packedWeights())
+      Out.emplace_back(Model->op(I).inputs()->Get(1), P);
+  return Out;
 }
 
 bool Session::createFusedKernels(size_t I, const KernelArgs &A) {

@@ -52,6 +52,9 @@ public:
   bool keepsIntermediates() const { return KeepIntermediates; }
   /// The bytes of tensor T (a constant, or an activation's arena slot).
   const uint8_t *tensorData(size_t T) const { return TensorData[T]; }
+  /// The weights its kernels converted to a layout of their own, by tensor
+  /// index (Kernel::packedWeights), in operator order.
+  std::vector<std::pair<int32_t, const PackedWeights *>> packedWeights() const;
 
 private:
   Session() = default;
@@ -63,6 +66,8 @@ private:
   /// Creates the kernel of operator I with A; true when it was a fused
   /// conv + add pair, both kernels pushed.
   bool createFusedKernels(size_t I, const KernelArgs &A);
+  /// Points A's BLOCKED inputs at their logical-order copies (made once).
+  void unblockWeights(KernelArgs &A);
 
   std::shared_ptr<const LoadedModel> Model;
   pthreadpool_t Pool = nullptr;
@@ -76,6 +81,10 @@ private:
   /// index (WeightWidening.h), with their f32 descriptions.
   std::map<size_t, std::pair<std::unique_ptr<TensorDesc>, std::vector<float>>>
       Widened;
+  /// BLOCKED weights in their logical order, for the kernels that do not
+  /// read the blocked layout (BlockedLayout.h), by tensor index.
+  std::map<size_t, std::pair<std::unique_ptr<TensorDesc>, std::vector<uint8_t>>>
+      Unblocked;
   /// The conv + add pairs this session may fuse (OperatorFusion.h), found
   /// before memory planning: the add's output is then live from the conv.
   std::vector<ConvAddFusion> Fusions;

@@ -5,10 +5,20 @@
 #include "schema/kiln_generated.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace kiln::rt {
+
+/// A checked Tensor.blocked (schema 1.3, BlockedLayout.h): library dim k is
+/// the tensor's axis Order[k].
+struct BlockedDesc {
+  std::string Library, Isa;
+  std::vector<int32_t> Order;
+  std::vector<int64_t> Padded, Strides, InnerBlocks;
+  std::vector<int32_t> InnerDims;
+};
 
 struct TensorDesc {
   std::string Name;
@@ -26,6 +36,10 @@ struct TensorDesc {
   std::vector<float> Scales;
   std::vector<int64_t> ZeroPoints;
   int32_t QuantAxis = -1;
+  /// For a BLOCKED constant: its layout, and the bytes it holds (padding
+  /// included; Bytes stays the logical size).
+  std::optional<BlockedDesc> Blocked;
+  uint64_t StoredBytes = 0;
 
   bool isConstant() const { return Buffer >= 0; }
   bool isQuantized() const { return !Scales.empty(); }

@@ -11,6 +11,7 @@
 #include "ModelLoader.h"
 #include "ConvertOnnxTarget.h"
 #include "ConvertQuantReport.h"
+#include "NativePrepack.h"
 #include "QuantizeFlags.h"
 #include "Version.h"
 
@@ -47,6 +48,7 @@ struct ConvertOptions {
   bool Json = false;
   QuantizeFlags Quantize;
   bool StripProvenance = false;
+  std::string Prepack = "portable";
 };
 
 using OpHistogram = std::map<std::string, int64_t>;
@@ -186,6 +188,13 @@ llvm::Error runConvert(const ConvertOptions &O) {
   if (!HashHex)
     return HashHex.takeError();
   fillMetadata(*Compiled->Module.Model.metadata, O, PM, *HashHex);
+  PrepackReport Prepacked;
+  if (O.Prepack == "native") {
+    auto R = prepackForThisCpu(Compiled->Module);
+    if (!R)
+      return addContext(R.takeError(), O.Input);
+    Prepacked = *R;
+  }
   // Written in place from the module's segments, then verified by the
   // runtime before it replaces the output.
   uint64_t FileBytes = 0;
@@ -238,7 +247,12 @@ llvm::Error runConvert(const ConvertOptions &O) {
         {"nodes", std::move(Nodes)},
         {"file_bytes", int64_t(FileBytes)},
         {"weight_bytes", int64_t(WeightBytes)},
-        {"source_hash", *HashHex}};
+        {"source_hash", *HashHex},
+        {"prepack", llvm::json::Object{{"mode", O.Prepack},
+                                       {"blocked_weights", Prepacked.Tensors},
+                                       {"isa", Prepacked.Isa},
+                                       {"padding_bytes",
+                                        int64_t(Prepacked.PaddingBytes)}}}};
     if (Quantized)
       Report["quantize"] = quantizeJson(QReport, *Compiled, FloatLayers);
     printJson(std::move(Report));
@@ -261,6 +275,10 @@ llvm::Error runConvert(const ConvertOptions &O) {
   OS << "  file:       " << FileBytes << " bytes (" << WeightBytes
      << " bytes of weights in " << Compiled->Module.Segments.size()
      << " segments)\n";
+  if (O.Prepack == "native")
+    OS << "  prepack:    " << Prepacked.Tensors << " weights blocked for oneDNN"
+       << (Prepacked.Tensors ? " on " + Prepacked.Isa : std::string())
+       << " (" << Prepacked.PaddingBytes << " bytes of padding)\n";
   if (Quantized)
     printQuantizeSummary(OS, QReport, *Compiled, FloatLayers, O.Stats);
   if (O.Stats) {
@@ -307,6 +325,13 @@ Command addConvertCommand(CLI::App &App) {
                 "reference) run each node");
   Sub->add_flag("--json", O->Json, "print a JSON report on stdout");
   addQuantizeFlags(*Sub, O->Quantize);
+  Sub->add_option("--prepack", O->Prepack,
+                  "weight layouts: portable (default: XNNPACK's order, the "
+                  "same file on every machine) or native (the f32 convolution "
+                  "weights in the blocked layout oneDNN's kernels read on this "
+                  "CPU, used in place when a session is created; the file "
+                  "still runs anywhere)")
+      ->check(CLI::IsMember({"portable", "native"}));
   Sub->add_flag("--strip-provenance", O->StripProvenance,
                 "leave out the links to the source model's nodes "
                 "(Operator.sources)");

@@ -6,6 +6,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <set>
 
 namespace kiln {
 
@@ -28,6 +29,19 @@ std::string humanBytes(int64_t N) {
 }
 
 namespace {
+
+/// Weights stored in a kernel library's blocked layout (--prepack native):
+/// how many, and the CPUs they were chosen for.
+std::pair<int64_t, std::string> blockedWeights(const fb::ModelT &M) {
+  int64_t N = 0;
+  std::set<std::string> Isas;
+  for (const auto &T : M.tensors)
+    if (T->blocked) {
+      ++N;
+      Isas.insert(T->blocked->library + " " + T->blocked->isa);
+    }
+  return {N, llvm::join(Isas, ", ")};
+}
 
 const fb::MetadataT &metadataOf(const KilnFileStats &S) {
   static const fb::MetadataT Empty;
@@ -119,6 +133,11 @@ std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
                       Z.PaddingBytes);
   OS << llvm::formatv("  {0,-36} {1,10}\n", "tail guard (zeros)", Z.TailBytes);
   OS << llvm::formatv("  {0,-36} {1,10}\n", "target blobs", Z.TargetBlobBytes);
+  auto [Blocked, BlockedFor] = blockedWeights(S.Model);
+  OS << "weight layouts: "
+     << (Blocked ? std::to_string(Blocked) + " tensors blocked for " + BlockedFor
+                 : std::string("portable"))
+     << "\n";
   if (Nodes) {
     OS << "operators:\n";
     OS << llvm::formatv("  {0,4} {1,-22} {2,-9} {3,-26} {4,12} {5,9}  {6}\n", "#",
@@ -192,6 +211,9 @@ llvm::json::Value kilnJsonReport(const KilnFileStats &S, bool Nodes) {
                           {"padding", int64_t(Z.PaddingBytes)},
                           {"tail", int64_t(Z.TailBytes)},
                           {"target_blobs", int64_t(Z.TargetBlobBytes)}}}};
+  auto [Blocked, BlockedFor] = blockedWeights(M);
+  R["blocked_weights"] =
+      llvm::json::Object{{"tensors", Blocked}, {"for", BlockedFor}};
   if (Nodes) {
     llvm::json::Array Arr;
     for (const KilnOperatorStats &O : S.Operators) {

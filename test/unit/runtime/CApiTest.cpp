@@ -139,7 +139,7 @@ TEST_CASE("inputs, outputs and metadata are described", "[capi]") {
   uint32_t Major = 0, Minor = 99;
   kiln_schema_version(&Major, &Minor);
   REQUIRE(Major == 1);
-  REQUIRE(Minor == 2); // schema 1.2: QUANTIZE, DEQUANTIZE, int8 operands
+  REQUIRE(Minor == 3); // schema 1.3: BLOCKED weights
 }
 
 TEST_CASE("argument errors are reported", "[capi]") {
