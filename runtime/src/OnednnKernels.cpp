@@ -65,21 +65,22 @@ private:
   int Before;
 };
 
-class OnednnConvKernel : public Kernel {
+/// One oneDNN primitive with its arguments bound: a convolution or an
+/// inner product.
+class OnednnKernel : public Kernel {
 public:
-  OnednnConvKernel(dnnl::convolution_forward Conv,
-                   std::unordered_map<int, memory> Args,
-                   std::optional<PackedWeights> Packed)
-      : Conv(std::move(Conv)), Args(std::move(Args)), Stream(cpuEngine()),
+  OnednnKernel(dnnl::primitive Prim, std::unordered_map<int, memory> Args,
+               std::optional<PackedWeights> Packed)
+      : Prim(std::move(Prim)), Args(std::move(Args)), Stream(cpuEngine()),
         Packed(std::move(Packed)) {}
 
   Status run(pthreadpool_t) override {
     OneOpenMpThread One;
     try {
-      Conv.execute(Stream, Args);
+      Prim.execute(Stream, Args);
       Stream.wait();
     } catch (const dnnl::error &E) {
-      return runtimeError("oneDNN failed to run the convolution: ", E.what());
+      return runtimeError("oneDNN failed to run the operator: ", E.what());
     }
     return Status::ok();
   }
@@ -89,14 +90,16 @@ public:
   }
 
 private:
-  dnnl::convolution_forward Conv;
+  dnnl::primitive Prim;
   std::unordered_map<int, memory> Args;
   dnnl::stream Stream;
   std::optional<PackedWeights> Packed;
 };
 
-/// oneDNN's conv weight dims {O, I, KH, KW} are these axes of OHWI.
+/// oneDNN's weight dims as axes of kiln's weight: a convolution's
+/// {O, I, KH, KW} of OHWI, an inner product's {O, I} of OI.
 const std::vector<int32_t> OhwiAxesOfOihw = {0, 3, 1, 2};
+const std::vector<int32_t> OiAxesOfOi = {0, 1};
 
 const char *isaName(dnnl::cpu_isa Isa) {
   using I = dnnl::cpu_isa;
@@ -113,17 +116,19 @@ const char *isaName(dnnl::cpu_isa Isa) {
   }
 }
 
-/// The oneDNN descriptor of a dense f32 conv weight stored BLOCKED, or
-/// nullopt when the layout is not one of oneDNN's conv weight layouts.
-std::optional<memory::desc> blockedWeightsDesc(const TensorDesc &W) {
+/// The oneDNN descriptor of an f32 weight stored BLOCKED, whose oneDNN
+/// dims are the weight's axes Order, or nullopt when the layout orders them
+/// otherwise.
+std::optional<memory::desc>
+blockedWeightsDesc(const TensorDesc &W, const std::vector<int32_t> &Order) {
   const BlockedDesc &L = *W.Blocked;
-  if (L.Order != OhwiAxesOfOihw || L.InnerBlocks.size() > DNNL_MAX_NDIMS)
+  if (L.Order != Order || L.InnerBlocks.size() > DNNL_MAX_NDIMS)
     return std::nullopt;
   dnnl_memory_desc_t C{};
-  C.ndims = 4;
+  C.ndims = int(Order.size());
   C.data_type = dnnl_f32;
   C.format_kind = dnnl_blocked;
-  for (size_t K = 0; K < 4; ++K) {
+  for (size_t K = 0; K < Order.size(); ++K) {
     C.dims[K] = W.Shape[size_t(L.Order[K])];
     C.padded_dims[K] = L.Padded[K];
     C.format_desc.blocking.strides[K] = L.Strides[K];
@@ -139,18 +144,20 @@ std::optional<memory::desc> blockedWeightsDesc(const TensorDesc &W) {
   return D;
 }
 
-/// A dense f32 conv weight in the oneDNN blocked layout D, as the file
-/// stores it, or nullopt when D is not a plain blocked layout.
-std::optional<PackedWeights> packedWeightsOf(const memory &Weights) {
+/// An f32 weight in oneDNN's blocked layout, as the file stores it (its
+/// oneDNN dims are the weight's axes Order), or nullopt when the layout is
+/// not a plain blocked one.
+std::optional<PackedWeights> packedWeightsOf(const memory &Weights,
+                                             const std::vector<int32_t> &Order) {
   const dnnl_memory_desc_t &C = Weights.get_desc().data;
-  if (C.ndims != 4 || C.format_kind != dnnl_blocked || C.offset0 != 0 ||
-      C.extra.flags != 0 || C.data_type != dnnl_f32)
+  if (C.ndims != int(Order.size()) || C.format_kind != dnnl_blocked ||
+      C.offset0 != 0 || C.extra.flags != 0 || C.data_type != dnnl_f32)
     return std::nullopt;
   PackedWeights P;
   P.Layout.Library = "onednn";
   P.Layout.Isa = isaName(dnnl::get_effective_cpu_isa());
-  P.Layout.Order = OhwiAxesOfOihw;
-  for (int K = 0; K < 4; ++K) {
+  P.Layout.Order = Order;
+  for (int K = 0; K < C.ndims; ++K) {
     if (C.padded_offsets[K] != 0)
       return std::nullopt;
     P.Layout.Padded.push_back(C.padded_dims[K]);
@@ -263,6 +270,84 @@ nonAmxImplementation(const dnnl::convolution_forward::desc &D,
   return PD;
 }
 
+/// The weights as the primitive reads them (Want): the file's bytes in
+/// place when their layout (Have) is that one, else a reordered copy.
+memory bindWeights(const memory::desc &Want, const memory::desc &Have,
+                   const uint8_t *Data) {
+  const dnnl::engine &E = cpuEngine();
+  memory Stored(Have, E, const_cast<uint8_t *>(Data));
+  if (Want == Have)
+    return Stored;
+  memory Weights(Want, E);
+  dnnl::stream S(E);
+  dnnl::reorder(Stored, Weights).execute(S, Stored, Weights);
+  S.wait();
+  return Weights;
+}
+
+bool isReference(const char *ImplInfo) {
+  return std::string(ImplInfo).rfind("ref", 0) == 0;
+}
+
+/// An f32 FULLY_CONNECTED as oneDNN's inner product: the rows of x (all its
+/// dims but the last) times the weight [O, I], plus the bias, clamped. The
+/// weight is read in place when the file stores it in the layout the
+/// primitive wants (plain OI at batch 1 on this CPU, or BLOCKED).
+std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A) {
+  const auto &O = *A.Op.options_as_FullyConnectedOptions();
+  const KernelTensor &X = A.In[0], &W = A.In[1], &Y = A.Out[0];
+  const bool HasBias = A.In.size() > 2 && A.In[2].present();
+  const auto F32 = fb::DType::F32;
+  if (X.Desc->DType != F32 || W.Desc->DType != F32 || Y.Desc->DType != F32 ||
+      (HasBias && A.In[2].Desc->DType != F32))
+    return nullptr;
+  const int64_t Outputs = W.dim(0), Inputs = W.dim(1);
+  if (Outputs == 0 || Inputs == 0 || X.elements() == 0)
+    return nullptr;
+  const int64_t Rows = int64_t(X.elements()) / Inputs;
+  const auto Type = memory::data_type::f32;
+  memory::desc UserW(dims({Outputs, Inputs}), Type, Tag::oi);
+  if (W.Desc->Blocked) {
+    auto Blocked = blockedWeightsDesc(*W.Desc, OiAxesOfOi);
+    if (!Blocked)
+      return nullptr;
+    UserW = *Blocked;
+  }
+  memory::desc Src(dims({Rows, Inputs}), Type, Tag::nc);
+  memory::desc Dst(dims({Rows, Outputs}), Type, Tag::nc);
+  memory::desc AnyW(UserW.dims(), Type, Tag::any);
+  memory::desc Bias(dims({Outputs}), Type, Tag::x);
+  OneOpenMpThread One;
+  try {
+    const dnnl::engine &E = cpuEngine();
+    using Desc = dnnl::inner_product_forward::desc;
+    const auto Inference = dnnl::prop_kind::forward_inference;
+    Desc D = HasBias ? Desc(Inference, Src, AnyW, Bias, Dst)
+                     : Desc(Inference, Src, AnyW, Dst);
+    dnnl::post_ops Ops;
+    appendClamp(Ops, O.output_min(), O.output_max());
+    dnnl::primitive_attr Attr;
+    Attr.set_post_ops(Ops);
+    dnnl::inner_product_forward::primitive_desc PD(D, Attr, E);
+    if (isReference(PD.impl_info_str()))
+      return nullptr;
+    memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data);
+    std::optional<PackedWeights> Packed;
+    if (Weights.get_desc() != UserW)
+      Packed = packedWeightsOf(Weights, OiAxesOfOi);
+    std::unordered_map<int, memory> Args = {
+        {DNNL_ARG_SRC, memory(Src, E, X.Data)},
+        {DNNL_ARG_WEIGHTS, Weights},
+        {DNNL_ARG_DST, memory(Dst, E, Y.Data)}};
+    if (HasBias)
+      Args.emplace(DNNL_ARG_BIAS, memory(Bias, E, A.In[2].Data));
+    return std::make_unique<OnednnKernel>(dnnl::inner_product_forward(PD),
+                                          std::move(Args), std::move(Packed));
+  } catch (const dnnl::error &) {
+    return nullptr;
+  }
+}
+
 /// f32 everywhere, or the int8 scheme: i8 input and output quantized per
 /// tensor, i8 weights per tensor or per output channel, i32 bias.
 bool takesTypes(const KernelArgs &A, bool &Int8) {
@@ -300,7 +385,7 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add) {
       : G == 1 ? memory::desc(dims({Go, Gi, KH, KW}), Type, Tag::ohwi)
                : memory::desc(dims({G, Go, Gi, KH, KW}), Type, Tag::gohwi);
   if (W.Desc->Blocked) { // the validator allows it on dense f32 convs only
-    auto Blocked = blockedWeightsDesc(*W.Desc);
+    auto Blocked = blockedWeightsDesc(*W.Desc, OhwiAxesOfOihw);
     if (!Blocked)
       return nullptr; // the session unpacks it for XNNPACK
     UserW = *Blocked;
@@ -335,27 +420,20 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add) {
         PD = *Vnni;
     // oneDNN's reference implementation is far slower than XNNPACK: leave
     // the operator to XNNPACK when oneDNN has no optimized kernel for it.
-    if (std::string(PD.impl_info_str()).rfind("ref", 0) == 0)
+    if (isReference(PD.impl_info_str()))
       return nullptr;
-    memory UserWeights(UserW, E, W.Data);
-    memory Weights = UserWeights;
     std::optional<PackedWeights> Packed;
-    if (PD.weights_desc() != UserW) {
-      Weights = memory(PD.weights_desc(), E);
-      dnnl::stream S(E);
-      dnnl::reorder(UserWeights, Weights).execute(S, UserWeights, Weights);
-      S.wait();
-      if (!Int8 && G == 1 && !O.depthwise())
-        Packed = packedWeightsOf(Weights);
-    }
+    memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data);
+    if (Weights.get_desc() != UserW && !Int8 && G == 1 && !O.depthwise())
+      Packed = packedWeightsOf(Weights, OhwiAxesOfOihw);
     std::unordered_map<int, memory> Args = {
         {DNNL_ARG_SRC, memory(Src, E, X.Data)},
         {DNNL_ARG_WEIGHTS, Weights},
         {DNNL_ARG_DST, memory(Dst, E, Y.Data)}};
     if (HasBias)
       Args.emplace(DNNL_ARG_BIAS, memory(Bias, E, A.In[2].Data));
-    return std::make_unique<OnednnConvKernel>(dnnl::convolution_forward(PD),
-                                              std::move(Args), std::move(Packed));
+    return std::make_unique<OnednnKernel>(dnnl::convolution_forward(PD),
+                                          std::move(Args), std::move(Packed));
   } catch (const dnnl::error &) {
     return nullptr; // a configuration oneDNN does not take: XNNPACK's turn
   }
@@ -367,6 +445,8 @@ bool onednnBuilt() { return true; }
 
 std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
                                            const FusedAdd *Add) {
+  if (A.Op.kind() == fb::OpKind::FULLY_CONNECTED)
+    return Add ? nullptr : fullyConnected(A);
   if (A.Op.kind() != fb::OpKind::CONV_2D)
     return nullptr;
   // In f32, XNNPACK's depthwise kernels are as fast as oneDNN's (MobileNetV2

@@ -72,18 +72,20 @@ static Status checkPassThroughQuantization(const OpView &V) {
 
 static Status validateKind(const OpView &V);
 
-/// Only a dense f32 convolution reads BLOCKED weights (BlockedLayout.h);
-/// every other operand of every operator is in its logical layout.
+/// Only a dense f32 convolution or fully connected layer reads BLOCKED
+/// weights (BlockedLayout.h); every other operand of every operator is in
+/// its logical layout.
 static Status checkBlockedOperands(const OpView &V) {
   for (size_t I = 0; I < V.In.size(); ++I) {
     if (!V.In[I] || !V.In[I]->Blocked)
       continue;
-    const auto *O = V.Op.options_as_Conv2DOptions();
-    if (I != 1 || !O || O->depthwise() || O->groups() != 1 ||
-        V.In[0]->DType != fb::DType::F32)
+    const auto *Conv = V.Op.options_as_Conv2DOptions();
+    bool Dense = (Conv && !Conv->depthwise() && Conv->groups() == 1) ||
+                 V.Op.kind() == fb::OpKind::FULLY_CONNECTED;
+    if (I != 1 || !Dense || V.In[0]->DType != fb::DType::F32)
       return invalidModel("input ", I, " '", V.In[I]->Name,
                           "' is BLOCKED, which only the weight of a dense "
-                          "f32 CONV_2D may be");
+                          "f32 CONV_2D or FULLY_CONNECTED may be");
   }
   return Status::ok();
 }

@@ -190,7 +190,9 @@ void Session::unblockWeights(KernelArgs &A) {
     if (!U.first) {
       U.second = unpackBlocked(*A.In[In].Desc, A.In[In].Data, XNN_EXTRA_BYTES);
       U.first = std::make_unique<TensorDesc>(*A.In[In].Desc);
-      U.first->Layout = fb::Layout::OHWI;
+      U.first->Layout = A.Op.kind() == fb::OpKind::FULLY_CONNECTED
+                            ? fb::Layout::OI
+                            : fb::Layout::OHWI;
       U.first->Blocked.reset();
       U.first->StoredBytes = 0;
     }

@@ -233,7 +233,7 @@ TEST_CASE("the loader rejects inconsistent BLOCKED weights", "[blocked][loader]"
                   }),
                   KILN_ERROR_INVALID_MODEL,
                   "input 2 'b' is BLOCKED, which only the weight of a dense "
-                  "f32 CONV_2D may be");
+                  "f32 CONV_2D or FULLY_CONNECTED may be");
   requireRejected(Mutated([&](KilnModule &M) {
                     M.Model.operators[0]->options.AsConv2DOptions()->groups = 3;
                   }),
