@@ -82,7 +82,7 @@ static Status checkBlockedOperands(const OpView &V) {
     const auto *Conv = V.Op.options_as_Conv2DOptions();
     bool Dense = (Conv && !Conv->depthwise() && Conv->groups() == 1) ||
                  V.Op.kind() == fb::OpKind::FULLY_CONNECTED;
-    if (I != 1 || !Dense || V.In[0]->DType != fb::DType::F32)
+    if (I != 1 || !Dense || !V.In[0] || V.In[0]->DType != fb::DType::F32)
       return invalidModel("input ", I, " '", V.In[I]->Name,
                           "' is BLOCKED, which only the weight of a dense "
                           "f32 CONV_2D or FULLY_CONNECTED may be");

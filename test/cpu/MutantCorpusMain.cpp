@@ -12,9 +12,12 @@
 //   shape lies      a tensor dim, dtype or a convolution option changed
 //   quant lies      a quantization scale (0, negative, NaN, inf, huge), zero
 //                   point (out of range) or axis changed
+//   layout lies     a BLOCKED weight's padded dim, stride, inner block or
+//                   axis order changed, or a tensor's layout set to BLOCKED
 //
 //   kiln-mutants [--count N] [--seed S] [--write DIR] MODEL.onnx[:MODE]...
-// MODE quantizes the seed first: int8-dynamic, or int8=CALIB (.npy/.npz).
+// MODE quantizes the seed first: int8-dynamic, or int8=CALIB (.npy/.npz);
+// or it is native, `kiln convert --prepack native` (BLOCKED weights).
 // --write keeps the corpus (seed-N.kiln and mutant-N.kiln) as files, e.g.
 // for libFuzzer.
 #include "LoaderFuzzTarget.h"
@@ -22,6 +25,7 @@
 #include "Support/FileSystem.h"
 #include "backends/common/KilnWriter.h"
 #include "backends/cpu/CpuTarget.h"
+#include "backends/cpu/NativePrepack.h"
 #include "frontends/onnx/OnnxImporter.h"
 #include "passes/PassManager.h"
 #include "passes/Pipelines.h"
@@ -34,6 +38,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <type_traits>
 
 using namespace kiln;
 
@@ -49,7 +54,7 @@ llvm::Expected<std::string> compileSeed(const std::string &Spec) {
       Q.Data.Path = Mode.substr(Eq + 1);
       Mode = Mode.substr(0, Eq);
     }
-    auto M = parseQuantizeMode(Mode);
+    auto M = Mode == "native" ? QuantizeMode::None : parseQuantizeMode(Mode);
     if (!M)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "unknown quantize mode " + Mode);
@@ -70,6 +75,9 @@ llvm::Expected<std::string> compileSeed(const std::string &Spec) {
   auto C = compileForCpu(**G);
   if (!C)
     return C.takeError();
+  if (Mode == "native")
+    if (auto R = prepackForThisCpu(C->Module); !R)
+      return R.takeError();
   return serializeKilnModule(C->Module);
 }
 
@@ -77,7 +85,7 @@ class Mutator {
 public:
   explicit Mutator(uint64_t Seed) : Rng(Seed) {}
 
-  /// Applies mutation Kind (0..5) to a copy of Seed; Name says what it did.
+  /// Applies mutation Kind (0..7) to a copy of Seed; Name says what it did.
   std::string mutate(const std::string &Seed, unsigned Kind, std::string &Name) {
     std::string B = Seed;
     fb::Model *M = fb::GetMutableModel(B.data());
@@ -103,6 +111,10 @@ public:
       return flipBits(B, Name);
     case 6:
       if (lieAboutQuantization(*M, Name))
+        return B;
+      return flipBits(B, Name);
+    case 7:
+      if (lieAboutLayout(*M, Name))
         return B;
       return flipBits(B, Name);
     default:
@@ -226,6 +238,40 @@ private:
     }
   }
 
+  /// A BLOCKED weight's layout field set to a wrong value, or (in a seed
+  /// without one) a tensor's layout set to BLOCKED.
+  bool lieAboutLayout(fb::Model &M, std::string &Name) {
+    auto *Tensors = M.mutable_tensors();
+    std::vector<fb::Tensor *> Blocked;
+    for (unsigned I = 0; Tensors && I < Tensors->size(); ++I)
+      if (Tensors->GetMutableObject(I)->blocked())
+        Blocked.push_back(Tensors->GetMutableObject(I));
+    if (Blocked.empty() || Rng() % 8 == 0) {
+      if (!Tensors || !Tensors->size())
+        return false;
+      Name = "layout = BLOCKED";
+      return Tensors->GetMutableObject(unsigned(pick(Tensors->size())))
+          ->mutate_layout(fb::Layout::BLOCKED);
+    }
+    fb::BlockedLayout *L = Blocked[pick(Blocked.size())]->mutable_blocked();
+    int64_t V = Rng() % 2 ? wild() : int64_t(Rng() % 70) - 3;
+    auto MutateIn = [&](auto *Vec, const char *Field) {
+      if (!Vec || !Vec->size())
+        return false;
+      Name = llvm::formatv("blocked {0} = {1}", Field, V);
+      using Elem = std::remove_reference_t<decltype(Vec->Get(0))>;
+      Vec->Mutate(unsigned(pick(Vec->size())), Elem(V));
+      return true;
+    };
+    switch (Rng() % 5) {
+    case 0: return MutateIn(L->mutable_padded_dims(), "padded dim");
+    case 1: return MutateIn(L->mutable_strides(), "stride");
+    case 2: return MutateIn(L->mutable_inner_blocks(), "inner block");
+    case 3: return MutateIn(L->mutable_inner_dims(), "inner dim");
+    default: return MutateIn(L->mutable_order(), "order");
+    }
+  }
+
   bool lieAboutShape(fb::Model &M, std::string &Name) {
     auto *Tensors = M.mutable_tensors();
     if (Rng() % 3 == 0) {
@@ -323,7 +369,7 @@ int main(int Argc, char **Argv) {
   std::map<kiln::fuzz::Outcome, unsigned> Outcomes;
   std::map<unsigned, std::pair<unsigned, unsigned>> ByKind; // rejected, ran
   for (unsigned I = 0; I < Count; ++I) {
-    unsigned Kind = I % 7;
+    unsigned Kind = I % 8;
     std::string Name;
     std::string Mutant = Mut.mutate(Seeds[I % Seeds.size()], Kind, Name);
     if (!WriteDir.empty())
@@ -335,7 +381,7 @@ int main(int Argc, char **Argv) {
   }
   static const char *KindNames[] = {"bit flips", "truncation", "offset lies",
                                     "index lies", "cycles", "shape lies",
-                                    "quant lies"};
+                                    "quant lies", "layout lies"};
   for (const auto &[Kind, RR] : ByKind)
     llvm::outs() << llvm::formatv("{0,-12} {1,4} rejected, {2,4} ran cleanly\n",
                                   KindNames[Kind], RR.first, RR.second);

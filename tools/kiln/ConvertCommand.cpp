@@ -11,7 +11,7 @@
 #include "ModelLoader.h"
 #include "ConvertOnnxTarget.h"
 #include "ConvertQuantReport.h"
-#include "NativePrepack.h"
+#include "backends/cpu/NativePrepack.h"
 #include "QuantizeFlags.h"
 #include "Version.h"
 

@@ -238,4 +238,9 @@ TEST_CASE("the loader rejects inconsistent BLOCKED weights", "[blocked][loader]"
                     M.Model.operators[0]->options.AsConv2DOptions()->groups = 3;
                   }),
                   KILN_ERROR_INVALID_MODEL, "input 1 'w' is BLOCKED");
+  // With its input absent (-1), the check must not read it (a mutant of
+  // the corpus crashed here).
+  requireRejected(
+      Mutated([&](KilnModule &M) { M.Model.operators[0]->inputs[0] = -1; }),
+      KILN_ERROR_INVALID_MODEL, "input 1 'w' is BLOCKED");
 }

@@ -1,4 +1,4 @@
-#include "NativePrepack.h"
+#include "backends/cpu/NativePrepack.h"
 
 #include "backends/common/KilnWriter.h"
 
