@@ -25,6 +25,10 @@ convolution at 56x56 (the kernel ceiling), at 1 thread:
               convolutions on oneDNN where its runtime has it (x86) and the
               rest on XNNPACK, and is also timed XNNPACK-only
               (`kiln bench --no-onednn`, what an ARM phone build runs)
+  native      the same model converted with `kiln convert --prepack native`
+              (the weights oneDNN runs stored in the layout its kernels read
+              on this CPU, used in place): conversion, cold and warm load,
+              first run and latency against the same peers
 
 Quantization (--quant-models, default MobileNetV2 and ResNet-18): each is
 also converted with `kiln convert --quantize fp16|int8-dynamic|int8` (int8
@@ -125,9 +129,9 @@ def prepare(name, workdir):
     return model, shape, onnx_path
 
 
-def time_kiln_convert(kiln, onnx_path, out):
+def time_kiln_convert(kiln, onnx_path, out, *extra):
     t0 = time.perf_counter()
-    subprocess.run([kiln, "convert", onnx_path, "-o", out], check=True,
+    subprocess.run([kiln, "convert", onnx_path, "-o", out, *extra], check=True,
                    stdout=subprocess.DEVNULL)
     return (time.perf_counter() - t0) * 1e3
 
@@ -255,7 +259,10 @@ def main():
                              "kiln_load_warm", "ort_session_warm",
                              "lite_load", "kiln_lat", "ort_lat", "lite_lat",
                              "kiln_first", "ort_first", "int8_lat",
-                             "kiln_xnn_load", "kiln_xnn_lat"]}
+                             "kiln_xnn_load", "kiln_xnn_lat",
+                             "native_convert", "native_load",
+                             "native_load_warm", "native_lat", "native_first"]}
+        native_path = os.path.join(args.workdir, name + ".native.kiln")
         for _ in range(args.rounds):
             m["kiln_convert"].append(time_kiln_convert(args.kiln, onnx_path, kiln_path))
             if quant:
@@ -268,6 +275,13 @@ def main():
             m["kiln_load_warm"].append(k["warm_load_total_ms"])
             m["kiln_lat"].append(k["median_ms"])
             m["kiln_first"].append(k["first_run_ms"])
+            m["native_convert"].append(time_kiln_convert(
+                args.kiln, onnx_path, native_path, "--prepack", "native"))
+            kn = kiln_bench(args.kiln, native_path, args.runs, sessions=3)
+            m["native_load"].append(kn["load_total_ms"])
+            m["native_load_warm"].append(kn["warm_load_total_ms"])
+            m["native_lat"].append(kn["median_ms"])
+            m["native_first"].append(kn["first_run_ms"])
             kx = kiln_bench(args.kiln, kiln_path, args.runs, onednn=False)
             m["kiln_xnn_load"].append(kx["load_total_ms"])
             m["kiln_xnn_lat"].append(kx["median_ms"])
@@ -296,7 +310,10 @@ def main():
         head = kiln_output_head(args.kiln, kiln_path, shape, args.workdir)
         ort_head = np.array(o["output_head"], dtype=np.float32)
         err = float(np.max(np.abs(head - ort_head)) / max(1e-12, np.max(np.abs(ort_head))))
-        rows.append((name, med, profile, err))
+        native_head = kiln_output_head(args.kiln, native_path, shape, args.workdir)
+        native_err = float(np.max(np.abs(native_head - ort_head)) /
+                           max(1e-12, np.max(np.abs(ort_head))))
+        rows.append((name, med, profile, max(err, native_err)))
 
     print("\nkiln vs ONNX Runtime %s (onnxruntime-node) and PyTorch %s lite "
           "interpreter, 1 thread, median of %d rounds x %d runs\n"
@@ -329,6 +346,26 @@ def main():
         print("  %-14s kiln %8.2f ms, ORT %8.2f ms, ratio %.3f"
               % (name, d["kiln_load_warm"], d["ort_session_warm"],
                  d["kiln_load_warm"] / d["ort_session_warm"]))
+    print("\nkiln convert --prepack native (weights in the layouts oneDNN's "
+          "kernels read on this CPU, used in place), against the same peers:")
+    nfmt = "%-14s %10s %6s %9s %6s %9s %6s %9s %9s %6s %8s %6s"
+    print(nfmt % ("model", "convert ms", "ratio", "load ms", "ratio",
+                  "warm ms", "ratio", "1st run", "ORT 1st", "ratio", "kiln ms",
+                  "ratio"))
+    for name, d, _, _ in rows:
+        print(nfmt % (name, "%.1f" % d["native_convert"],
+                      "%.2f" % (d["native_convert"] / d["ofm"]),
+                      "%.2f" % d["native_load"],
+                      "%.3f" % (d["native_load"] / d["ort_session"]),
+                      "%.2f" % d["native_load_warm"],
+                      "%.3f" % (d["native_load_warm"] / d["ort_session_warm"]),
+                      "%.2f" % d["native_first"], "%.2f" % d["ort_first"],
+                      "%.2f" % (d["native_first"] / d["ort_first"]),
+                      "%.2f" % d["native_lat"],
+                      "%.2f" % (d["native_lat"] / d["ort_lat"])))
+    print("(load: cold, the first load + session of a fresh process, against "
+          "ORT's first session; warm: against ORT's warm sessions; 1st run: "
+          "the first inference after it, which now reads the weights)")
     if quant_rows:
         print("\nquantized kiln vs fp32 kiln (same rounds, 1 thread; goals: "
               "int8 latency <= 0.6x, int8 file <= 0.27x, fp16 file <= 0.52x)\n")
