@@ -86,10 +86,12 @@ struct FusedAdd {
   float Min, Max;
 };
 
-/// The oneDNN kernel (x86 builds with oneDNN, OnednnKernels.cpp), or null
-/// when this runtime has no oneDNN or oneDNN has no JIT kernel for the
-/// operator (with Add folded in, when given) on this CPU. It runs on the
-/// calling thread: only single-threaded sessions use it.
+/// The oneDNN kernel of a convolution or an f32 fully connected layer (x86
+/// builds with oneDNN, OnednnKernels.cpp), or null when this runtime has no
+/// oneDNN or oneDNN has no JIT kernel for the operator (with Add folded in,
+/// when given) on this CPU, or cannot read its BLOCKED weight directly (the
+/// session then unpacks it for the other kernels). It runs on the calling
+/// thread: only single-threaded sessions use it.
 std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
                                            const FusedAdd *Add = nullptr);
 /// Whether this runtime was built with oneDNN.

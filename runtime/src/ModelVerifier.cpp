@@ -307,11 +307,15 @@ Status loadVerifiedModel(std::shared_ptr<ModelBytes> Bytes,
   for (unsigned I = 0; I < NumOps; ++I)
     if (Status S = checkOperator(*LM, I, Defined))
       return S;
-  for (int32_t X : LM->Outputs)
+  for (int32_t X : LM->Outputs) {
     if (!Defined[size_t(X)])
       return invalidModel("graph output tensor ", X, " '",
                           LM->Tensors[size_t(X)].Name,
                           "' is never computed");
+    if (LM->Tensors[size_t(X)].Blocked) // callers read outputs in order
+      return invalidModel("graph output tensor ", X, " '",
+                          LM->Tensors[size_t(X)].Name, "' is BLOCKED");
+  }
   readMetadata(M, LM->Metadata);
   LM->Bytes = std::move(Bytes);
   Out = std::move(LM);

@@ -238,6 +238,9 @@ TEST_CASE("the loader rejects inconsistent BLOCKED weights", "[blocked][loader]"
                     M.Model.operators[0]->options.AsConv2DOptions()->groups = 3;
                   }),
                   KILN_ERROR_INVALID_MODEL, "input 1 'w' is BLOCKED");
+  requireRejected(
+      Mutated([&](KilnModule &M) { M.Model.outputs.push_back(1); }),
+      KILN_ERROR_INVALID_MODEL, "graph output tensor 1 'w' is BLOCKED");
   // With its input absent (-1), the check must not read it (a mutant of
   // the corpus crashed here).
   requireRejected(
