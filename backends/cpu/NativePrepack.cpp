@@ -15,6 +15,13 @@ namespace kiln {
 
 namespace {
 
+/// The session whose kernels hold the packed weights, with the file bytes
+/// its model was loaded from: the new segments alias its memory.
+struct PackingSession {
+  std::string Bytes;
+  std::unique_ptr<rt::Session> Session;
+};
+
 std::unique_ptr<fb::BlockedLayoutT> toSchema(const rt::BlockedDesc &L) {
   auto B = std::make_unique<fb::BlockedLayoutT>();
   B->library = L.Library;
@@ -33,14 +40,17 @@ llvm::Expected<PrepackReport> prepackForThisCpu(KilnModule &M) {
   auto Bytes = serializeKilnModule(M);
   if (!Bytes)
     return Bytes.takeError();
+  auto Owner = std::make_shared<PackingSession>();
+  Owner->Bytes = std::move(*Bytes);
   std::shared_ptr<const rt::LoadedModel> Model;
   if (rt::Status S = rt::loadVerifiedModel(
-          rt::ModelBytes::borrow(Bytes->data(), Bytes->size()), Model))
+          rt::ModelBytes::borrow(Owner->Bytes.data(), Owner->Bytes.size()),
+          Model))
     return internalError("--prepack native: the runtime rejects the compiled "
                          "model: {0}", S.message());
   rt::SessionOptions Opts;
   Opts.Threads = 1; // the sessions that run oneDNN
-  std::unique_ptr<rt::Session> Session;
+  std::unique_ptr<rt::Session> &Session = Owner->Session;
   if (rt::Status S = rt::Session::create(Model, Opts, Session))
     return internalError("--prepack native: cannot create a session: {0}",
                          S.message());
@@ -55,7 +65,7 @@ llvm::Expected<PrepackReport> prepackForThisCpu(KilnModule &M) {
     if (!Done.insert(Index).second)
       continue; // a weight two convolutions share: packed the same way
     fb::TensorT &T = *M.Model.tensors[size_t(Index)];
-    Buffer Blocked = Buffer::copy({Packed->Data, size_t(Packed->Bytes)});
+    Buffer Blocked = Buffer::alias(Owner, Packed->Data, size_t(Packed->Bytes));
     R.PaddingBytes += Packed->Bytes - M.Segments[size_t(T.buffer)].size();
     if (Readers[T.buffer] == 1)
       M.Segments[size_t(T.buffer)] = std::move(Blocked);
