@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace kiln {
@@ -60,6 +61,18 @@ llvm::Error writeFileAtomically(
   // The size first: gaps between pieces then read as zeros.
   if (::ftruncate(FD, off_t(Size)) != 0)
     return Fail("ftruncate");
+  // Writeback of each written stretch starts at once, so the disk works
+  // while the rest is copied and the fsync below waits only for the tail.
+  // Advisory: where it fails, the fsync still writes everything.
+  constexpr uint64_t WritebackChunk = uint64_t(8) << 20;
+  uint64_t WrittenSince = 0;
+  auto StartWriteback = [&](uint64_t End) {
+    if (End - WrittenSince < WritebackChunk)
+      return;
+    (void)::sync_file_range(FD, off_t(WrittenSince), off_t(End - WrittenSince),
+                            SYNC_FILE_RANGE_WRITE);
+    WrittenSince = End;
+  };
   for (const FilePiece &Piece : Pieces) {
     const char *P = Piece.Bytes.data();
     size_t Left = Piece.Bytes.size();
@@ -78,6 +91,7 @@ llvm::Error writeFileAtomically(
       P += N;
       At += uint64_t(N);
       Left -= size_t(N);
+      StartWriteback(At);
     }
   }
   if (::fsync(FD) != 0)
