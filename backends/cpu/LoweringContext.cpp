@@ -76,15 +76,32 @@ int32_t LoweringContext::addConstant(std::string Name, ElementType Elem,
   return Index;
 }
 
+namespace {
+
+/// A Buffer that keeps the vector Values alive and aliases its floats.
+template <typename Vector> Buffer floatBuffer(Vector Values) {
+  auto Owner = std::make_shared<Vector>(std::move(Values));
+  const auto *Data = reinterpret_cast<const uint8_t *>(Owner->data());
+  size_t Size = Owner->size() * sizeof(float);
+  return Size ? Buffer::alias(Owner, Data, Size) : Buffer();
+}
+
+} // namespace
+
 int32_t LoweringContext::addFloatConstant(std::string Name,
                                           const std::vector<int64_t> &Shape,
                                           fb::Layout Layout,
                                           std::vector<float> Values) {
-  auto Owner = std::make_shared<std::vector<float>>(std::move(Values));
-  const auto *Data = reinterpret_cast<const uint8_t *>(Owner->data());
-  size_t Size = Owner->size() * sizeof(float);
   return addConstant(std::move(Name), ElementType::F32, Shape, Layout,
-                     Size ? Buffer::alias(Owner, Data, Size) : Buffer());
+                     floatBuffer(std::move(Values)));
+}
+
+int32_t LoweringContext::addFloatConstant(std::string Name,
+                                          const std::vector<int64_t> &Shape,
+                                          fb::Layout Layout,
+                                          PackedFloats Values) {
+  return addConstant(std::move(Name), ElementType::F32, Shape, Layout,
+                     floatBuffer(std::move(Values)));
 }
 
 void LoweringContext::define(const Value *V, int32_t Index, bool Nhwc) {

@@ -5,6 +5,8 @@
 // written (and permuted) on demand, so an unused one costs nothing.
 #pragma once
 
+#include "backends/cpu/WeightPacking.h"
+
 #include "backends/common/KilnModule.h"
 
 #include "IR/Graph.h"
@@ -39,6 +41,8 @@ public:
   /// A new f32 constant; the values move into the segment (no copy).
   int32_t addFloatConstant(std::string Name, const std::vector<int64_t> &Shape,
                            fb::Layout Layout, std::vector<float> Values);
+  int32_t addFloatConstant(std::string Name, const std::vector<int64_t> &Shape,
+                           fb::Layout Layout, PackedFloats Values);
   const fb::TensorT &tensor(int32_t Index) const {
     return *M.Model.tensors[size_t(Index)];
   }

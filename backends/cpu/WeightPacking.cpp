@@ -4,9 +4,9 @@
 
 namespace kiln {
 
-std::vector<float> packConvOHWI(const float *W, int64_t O, int64_t I,
+PackedFloats packConvOHWI(const float *W, int64_t O, int64_t I,
                                 int64_t KH, int64_t KW) {
-  std::vector<float> Out(static_cast<std::size_t>(O * I * KH * KW));
+  PackedFloats Out(static_cast<std::size_t>(O * I * KH * KW));
   float *Dst = Out.data();
   int64_t Taps = KH * KW;
   // Written in order; the reads stay inside one output channel's block.
@@ -19,9 +19,9 @@ std::vector<float> packConvOHWI(const float *W, int64_t O, int64_t I,
   return Out;
 }
 
-std::vector<float> packDepthwiseHWO(const float *W, int64_t OC, int64_t KH,
+PackedFloats packDepthwiseHWO(const float *W, int64_t OC, int64_t KH,
                                     int64_t KW) {
-  std::vector<float> Out(static_cast<std::size_t>(OC * KH * KW));
+  PackedFloats Out(static_cast<std::size_t>(OC * KH * KW));
   for (int64_t Oc = 0; Oc < OC; ++Oc)
     for (int64_t Y = 0; Y < KH; ++Y)
       for (int64_t X = 0; X < KW; ++X)
@@ -29,9 +29,9 @@ std::vector<float> packDepthwiseHWO(const float *W, int64_t OC, int64_t KH,
   return Out;
 }
 
-std::vector<float> packDeconvOHWI(const float *W, int64_t Groups, int64_t I,
+PackedFloats packDeconvOHWI(const float *W, int64_t Groups, int64_t I,
                                   int64_t O, int64_t KH, int64_t KW) {
-  std::vector<float> Out(static_cast<std::size_t>(Groups * O * KH * KW * I));
+  PackedFloats Out(static_cast<std::size_t>(Groups * O * KH * KW * I));
   for (int64_t G = 0; G < Groups; ++G)
     for (int64_t Ic = 0; Ic < I; ++Ic)
       for (int64_t Oc = 0; Oc < O; ++Oc)

@@ -13,7 +13,7 @@ TEST_CASE("conv weights go from OIHW to OHWI", "[packing]") {
       for (int X = 0; X < 2; ++X)
         W.push_back(float(100 * O + 10 * I + X));
   REQUIRE(packConvOHWI(W.data(), 2, 3, 1, 2) ==
-          std::vector<float>{0, 10, 20, 1, 11, 21, 100, 110, 120, 101, 111, 121});
+          PackedFloats{0, 10, 20, 1, 11, 21, 100, 110, 120, 101, 111, 121});
 }
 
 TEST_CASE("depthwise weights go from [C,1,kh,kw] to [1,kh,kw,C]",
@@ -21,7 +21,7 @@ TEST_CASE("depthwise weights go from [C,1,kh,kw] to [1,kh,kw,C]",
   // C=3, 2x1 kernel: W[c][0][y][0] = 10*c + y.
   std::vector<float> W = {0, 1, 10, 11, 20, 21};
   REQUIRE(packDepthwiseHWO(W.data(), 3, 2, 1) ==
-          std::vector<float>{0, 10, 20, 1, 11, 21});
+          PackedFloats{0, 10, 20, 1, 11, 21});
 }
 
 TEST_CASE("transposed-convolution weights go to OHWI per group",
@@ -30,11 +30,11 @@ TEST_CASE("transposed-convolution weights go to OHWI per group",
   // W[g*I + i][o] = 10*g + o.
   std::vector<float> W = {0, 1, 10, 11};
   REQUIRE(packDeconvOHWI(W.data(), 2, 1, 2, 1, 1) ==
-          std::vector<float>{0, 1, 10, 11});
+          PackedFloats{0, 1, 10, 11});
   // groups=1, I=2, O=2: W[i][o] = 10*i + o -> Out[o][i].
   std::vector<float> V = {0, 1, 10, 11};
   REQUIRE(packDeconvOHWI(V.data(), 1, 2, 2, 1, 1) ==
-          std::vector<float>{0, 10, 1, 11});
+          PackedFloats{0, 10, 1, 11});
 }
 
 TEST_CASE("matrices transpose", "[packing]") {
