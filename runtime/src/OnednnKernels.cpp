@@ -285,6 +285,29 @@ memory bindWeights(const memory::desc &Want, const memory::desc &Have,
   return Weights;
 }
 
+/// An activation or bias operand: its descriptor and bytes (null: absent).
+struct Operand {
+  memory::desc Desc;
+  uint8_t *Data;
+};
+
+/// The kernel running Prim on Src, the weights and the bias (when present),
+/// writing Dst.
+std::unique_ptr<Kernel> boundKernel(dnnl::primitive Prim, const Operand &Src,
+                                    memory Weights, const Operand &Bias,
+                                    const Operand &Dst,
+                                    std::optional<PackedWeights> Packed) {
+  const dnnl::engine &E = cpuEngine();
+  std::unordered_map<int, memory> Args = {
+      {DNNL_ARG_SRC, memory(Src.Desc, E, Src.Data)},
+      {DNNL_ARG_WEIGHTS, std::move(Weights)},
+      {DNNL_ARG_DST, memory(Dst.Desc, E, Dst.Data)}};
+  if (Bias.Data)
+    Args.emplace(DNNL_ARG_BIAS, memory(Bias.Desc, E, Bias.Data));
+  return std::make_unique<OnednnKernel>(std::move(Prim), std::move(Args),
+                                        std::move(Packed));
+}
+
 bool isReference(const char *ImplInfo) {
   return std::string(ImplInfo).rfind("ref", 0) == 0;
 }
@@ -335,14 +358,9 @@ std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A) {
     std::optional<PackedWeights> Packed;
     if (Weights.get_desc() != UserW)
       Packed = packedWeightsOf(Weights, OiAxesOfOi);
-    std::unordered_map<int, memory> Args = {
-        {DNNL_ARG_SRC, memory(Src, E, X.Data)},
-        {DNNL_ARG_WEIGHTS, Weights},
-        {DNNL_ARG_DST, memory(Dst, E, Y.Data)}};
-    if (HasBias)
-      Args.emplace(DNNL_ARG_BIAS, memory(Bias, E, A.In[2].Data));
-    return std::make_unique<OnednnKernel>(dnnl::inner_product_forward(PD),
-                                          std::move(Args), std::move(Packed));
+    return boundKernel(dnnl::inner_product_forward(PD), {Src, X.Data},
+                       Weights, {Bias, HasBias ? A.In[2].Data : nullptr},
+                       {Dst, Y.Data}, std::move(Packed));
   } catch (const dnnl::error &) {
     return nullptr;
   }
@@ -426,14 +444,9 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add) {
     memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data);
     if (Weights.get_desc() != UserW && !Int8 && G == 1 && !O.depthwise())
       Packed = packedWeightsOf(Weights, OhwiAxesOfOihw);
-    std::unordered_map<int, memory> Args = {
-        {DNNL_ARG_SRC, memory(Src, E, X.Data)},
-        {DNNL_ARG_WEIGHTS, Weights},
-        {DNNL_ARG_DST, memory(Dst, E, Y.Data)}};
-    if (HasBias)
-      Args.emplace(DNNL_ARG_BIAS, memory(Bias, E, A.In[2].Data));
-    return std::make_unique<OnednnKernel>(dnnl::convolution_forward(PD),
-                                          std::move(Args), std::move(Packed));
+    return boundKernel(dnnl::convolution_forward(PD), {Src, X.Data}, Weights,
+                       {Bias, HasBias ? A.In[2].Data : nullptr}, {Dst, Y.Data},
+                       std::move(Packed));
   } catch (const dnnl::error &) {
     return nullptr; // a configuration oneDNN does not take: XNNPACK's turn
   }

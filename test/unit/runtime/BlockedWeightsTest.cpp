@@ -79,15 +79,6 @@ std::vector<float> runConv(const KilnModule &M, Kernels K, std::string &Engine) 
   return S.output<float>();
 }
 
-void requireRejected(std::string Bytes, kiln_status Code,
-                     const std::string &Text) {
-  std::string Error;
-  kiln_status S = tryLoad(Bytes, Error);
-  INFO("message: " << Error);
-  REQUIRE(S == Code);
-  REQUIRE(Error.find(Text) != std::string::npos);
-}
-
 } // namespace
 
 TEST_CASE("a BLOCKED weight computes what its OHWI original does",

@@ -12,20 +12,6 @@
 using namespace kiln;
 using namespace kiln::testmodels;
 
-namespace {
-
-/// Expects Bytes to be rejected with Code and a message containing Text.
-void requireRejected(const std::string &Bytes, kiln_status Code,
-                     const std::string &Text) {
-  std::string Error;
-  kiln_status S = tryLoad(Bytes, Error);
-  INFO("message: " << Error);
-  REQUIRE(S == Code);
-  REQUIRE(Error.find(Text) != std::string::npos);
-}
-
-} // namespace
-
 TEST_CASE("a valid model loads", "[loader]") {
   std::string Error;
   REQUIRE(tryLoad(bytesOf(addMulModule()), Error) == KILN_OK);

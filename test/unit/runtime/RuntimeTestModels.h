@@ -8,6 +8,8 @@
 
 #include "llvm/Support/Error.h"
 
+#include <catch2/catch.hpp>
+
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -120,6 +122,17 @@ inline kiln_status tryLoad(const std::string &Bytes, std::string &Error,
   else
     kiln_model_destroy(M);
   return S;
+}
+
+/// Expects Bytes to be rejected when loaded, with Code and a message
+/// containing Text.
+inline void requireRejected(const std::string &Bytes, kiln_status Code,
+                            const std::string &Text) {
+  std::string Error;
+  kiln_status S = tryLoad(Bytes, Error);
+  INFO("message: " << Error);
+  REQUIRE(S == Code);
+  REQUIRE(Error.find(Text) != std::string::npos);
 }
 
 } // namespace kiln::testmodels
