@@ -12,6 +12,7 @@
 #include "frontends/onnx/OnnxImporter.h"
 
 #include "frontends/onnx/OnnxNodeImporter.h"
+#include "frontends/onnx/OnnxRawData.h"
 #include "frontends/onnx/OnnxTensors.h"
 
 #include "IR/Verifier.h"
@@ -68,13 +69,24 @@ llvm::Error parseLimited(MessageT &M, llvm::StringRef Bytes,
   return llvm::Error::success();
 }
 
-/// Parses a model file from a read-only mapping. protobuf copies each
-/// raw_data field into the message in one allocation; the mapped pages are
-/// clean page cache, released when the mapping goes. (Parsing through read()
-/// in chunks grew every weight string piecewise, zero-filling then copying:
-/// a fifth of a ResNet-50 conversion.) The weights then live once, in the
-/// message, and the constants alias them.
-llvm::Error parseFileLimited(onnx::ModelProto &M, llvm::StringRef Path) {
+/// The large initializers' raw_data, left in the mapped file by the parse.
+struct MappedRawData {
+  std::shared_ptr<llvm::MemoryBuffer> File; // keeps the bytes mapped
+  /// Per graph.initializer (OnnxRawData.h); empty when nothing was left out.
+  std::vector<llvm::Optional<llvm::ArrayRef<uint8_t>>> Ranges;
+};
+
+/// Raw data smaller than this stays in the message.
+constexpr uint64_t MinAliasedRawBytes = 64 * 1024;
+
+/// Parses a model file from a read-only mapping. The large float
+/// initializers' raw_data stays in the mapping (OnnxRawData.h): the
+/// constants alias the file's page cache, and protobuf parses only the rest.
+/// Smaller raw_data is copied into the message, and the constants alias it.
+/// (Parsing through read() in chunks grew every weight string piecewise,
+/// zero-filling then copying: a fifth of a ResNet-50 conversion.)
+llvm::Error parseFileLimited(onnx::ModelProto &M, llvm::StringRef Path,
+                             MappedRawData &Raw) {
   int FD = ::open(Path.str().c_str(), O_RDONLY | O_CLOEXEC);
   if (FD < 0)
     return inputError("{0}: cannot open: {1}", Path, std::strerror(errno));
@@ -92,10 +104,16 @@ llvm::Error parseFileLimited(onnx::ModelProto &M, llvm::StringRef Path) {
                    Path, uint64_t(St.st_size));
   } else {
     auto Buf = mapFile(Path);
-    if (!Buf)
+    if (!Buf) {
       E = Buf.takeError();
-    else
+    } else if (auto Stripped = stripLargeRawData((*Buf)->getBuffer(),
+                                                 MinAliasedRawBytes)) {
+      E = parseLimited(M, Stripped->Bytes, Path, "ONNX model");
+      Raw.File = *Buf;
+      Raw.Ranges = std::move(Stripped->RawData);
+    } else {
       E = parseLimited(M, (*Buf)->getBuffer(), Path, "ONNX model");
+    }
   }
   ::close(FD);
   return E;
@@ -121,9 +139,10 @@ std::string sanitizeGraphName(const std::string &Name) {
 class ModelImporter {
 public:
   ModelImporter(std::shared_ptr<onnx::ModelProto> M, std::string File,
-                std::string Dir, const OnnxImportOptions &Opts)
+                std::string Dir, const OnnxImportOptions &Opts,
+                MappedRawData Raw = {})
       : M(std::move(M)), File(std::move(File)), Dir(Dir),
-        Resolver(std::move(Dir)), Opts(Opts) {}
+        Resolver(std::move(Dir)), Opts(Opts), Raw(std::move(Raw)) {}
 
   llvm::Expected<std::unique_ptr<Graph>> run();
 
@@ -145,6 +164,7 @@ private:
   int64_t Opset = 0;
   llvm::StringSet<> InitializerNames;
   llvm::StringMap<std::vector<int64_t>> KnownShapeValues;
+  MappedRawData Raw;
 };
 
 llvm::Error ModelImporter::checkHeader() {
@@ -413,8 +433,12 @@ llvm::Error ModelImporter::buildInputs(ImportState &S) {
 }
 
 llvm::Error ModelImporter::buildInitializers(ImportState &S) {
-  for (const auto &T : M->graph().initializer()) {
-    auto Data = decodeTensor(T, S.Owner, &Resolver);
+  for (int I = 0; I < M->graph().initializer_size(); ++I) {
+    const onnx::TensorProto &T = M->graph().initializer(I);
+    bool Aliased = size_t(I) < Raw.Ranges.size() && Raw.Ranges[size_t(I)];
+    auto Data = Aliased ? decodeTensor(T, Raw.File, &Resolver,
+                                       Raw.Ranges[size_t(I)])
+                        : decodeTensor(T, S.Owner, &Resolver);
     if (!Data)
       return addContext(Data.takeError(), File);
     Value *V = S.G.createConstant(std::move(*Data), T.name());
@@ -493,12 +517,15 @@ importOnnxFile(llvm::StringRef Path, const OnnxImportOptions &Opts) {
   if (llvm::sys::fs::is_directory(Path))
     return inputError("{0}: is a directory, expected a file", Path);
   auto M = std::make_shared<onnx::ModelProto>();
-  if (llvm::Error E = parseFileLimited(*M, Path))
+  MappedRawData Raw;
+  if (llvm::Error E = parseFileLimited(*M, Path, Raw))
     return E;
   llvm::SmallString<256> Dir(llvm::sys::path::parent_path(Path));
   if (Dir.empty())
     Dir = ".";
-  return ModelImporter(std::move(M), Path.str(), std::string(Dir), Opts).run();
+  return ModelImporter(std::move(M), Path.str(), std::string(Dir), Opts,
+                       std::move(Raw))
+      .run();
 }
 
 llvm::Expected<std::unique_ptr<Graph>>

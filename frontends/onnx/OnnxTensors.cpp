@@ -293,7 +293,8 @@ static llvm::Expected<Buffer> externalData(const TensorProto &T,
 
 llvm::Expected<Tensor> decodeTensor(const TensorProto &T,
                                     std::shared_ptr<const void> Owner,
-                                    ExternalDataResolver *Resolver) {
+                                    ExternalDataResolver *Resolver,
+                                    llvm::Optional<llvm::ArrayRef<uint8_t>> Raw) {
   if (T.has_segment())
     return inputError("tensor '{0}' is segmented, which is not supported",
                       T.name());
@@ -316,15 +317,17 @@ llvm::Expected<Tensor> decodeTensor(const TensorProto &T,
     return Tensor(Type, std::move(*B));
   }
   if (T.has_raw_data()) {
-    const std::string &Raw = T.raw_data();
-    if (Raw.size() != Bytes)
+    if (!Raw)
+      Raw = llvm::ArrayRef<uint8_t>(
+          reinterpret_cast<const uint8_t *>(T.raw_data().data()),
+          T.raw_data().size());
+    if (Raw->size() != Bytes)
       return inputError("tensor '{0}' of type {1} has {2} bytes of raw_data, "
                         "its shape needs {3}",
-                        T.name(), toString(Type), Raw.size(), Bytes);
-    const auto *Data = reinterpret_cast<const uint8_t *>(Raw.data());
+                        T.name(), toString(Type), Raw->size(), Bytes);
     if (Owner)
-      return Tensor(Type, Buffer::alias(std::move(Owner), Data, Raw.size()));
-    return Tensor(Type, Buffer::copy({Data, Raw.size()}));
+      return Tensor(Type, Buffer::alias(std::move(Owner), Raw->data(), Raw->size()));
+    return Tensor(Type, Buffer::copy(*Raw));
   }
   auto B = typedData(T, *Elem, Count);
   if (!B)

@@ -50,10 +50,13 @@ private:
 
 /// Decodes T into a Tensor. Owner keeps T's raw_data alive (the ModelProto);
 /// null: the bytes are copied. Resolver may be null when external data is not
-/// allowed. Errors are plain messages naming the tensor.
-llvm::Expected<Tensor> decodeTensor(const onnx::TensorProto &T,
-                                    std::shared_ptr<const void> Owner,
-                                    ExternalDataResolver *Resolver);
+/// allowed. Raw, when given, is T's raw_data, which the parse left out
+/// (OnnxRawData.h); Owner then keeps those bytes alive. Errors are plain
+/// messages naming the tensor.
+llvm::Expected<Tensor>
+decodeTensor(const onnx::TensorProto &T, std::shared_ptr<const void> Owner,
+             ExternalDataResolver *Resolver,
+             llvm::Optional<llvm::ArrayRef<uint8_t>> Raw = llvm::None);
 
 /// The static shape of T's dims, checked against the limits.
 llvm::Expected<Shape> tensorShape(const onnx::TensorProto &T);
