@@ -65,15 +65,15 @@ llvm::Expected<PrepackReport> prepackForThisCpu(KilnModule &M) {
     if (!Done.insert(Index).second)
       continue; // a weight two convolutions share: packed the same way
     fb::TensorT &T = *M.Model.tensors[size_t(Index)];
-    Buffer Blocked = Buffer::alias(Owner, Packed->Data, size_t(Packed->Bytes));
-    R.PaddingBytes += Packed->Bytes - M.Segments[size_t(T.buffer)].size();
+    Buffer Blocked = Buffer::alias(Owner, Packed.Data, size_t(Packed.Bytes));
+    R.PaddingBytes += Packed.Bytes - M.Segments[size_t(T.buffer)].size();
     if (Readers[T.buffer] == 1)
       M.Segments[size_t(T.buffer)] = std::move(Blocked);
     else // another tensor reads the plain bytes
       T.buffer = M.addSegment(std::move(Blocked));
     T.layout = fb::Layout::BLOCKED;
-    T.blocked = toSchema(Packed->Layout);
-    R.Isa = Packed->Layout.Isa;
+    T.blocked = toSchema(Packed.Layout);
+    R.Isa = Packed.Layout.Isa;
     ++R.Tensors;
   }
   return R;

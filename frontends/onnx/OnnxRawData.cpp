@@ -97,43 +97,38 @@ public:
   Stripper(uint64_t MinBytes) : MinBytes(MinBytes) {}
 
   bool model(llvm::StringRef Bytes, std::string &Out) {
-    Reader R(Bytes);
-    Field F;
-    while (!R.done()) {
-      if (!R.next(F))
-        return false;
-      if (F.Number == ModelGraph && F.Type == Length) {
-        std::string Graph;
-        if (!graph(F.Payload, Graph))
-          return false;
-        putLengthField(Out, ModelGraph, Graph);
-      } else {
-        Out.append(F.Whole.data(), F.Whole.size());
-      }
-    }
-    return true;
+    return rewriteField(Bytes, ModelGraph, &Stripper::graph, Out);
   }
 
   std::vector<llvm::Optional<llvm::ArrayRef<uint8_t>>> RawData;
   bool Stripped = false;
 
 private:
-  bool graph(llvm::StringRef Bytes, std::string &Out) {
+  using Rewrite = bool (Stripper::*)(llvm::StringRef, std::string &);
+
+  /// Copies a message, passing every length-delimited field Number through
+  /// Fn and the other fields through unchanged.
+  bool rewriteField(llvm::StringRef Bytes, uint32_t Number, Rewrite Fn,
+                    std::string &Out) {
     Reader R(Bytes);
     Field F;
     while (!R.done()) {
       if (!R.next(F))
         return false;
-      if (F.Number == GraphInitializer && F.Type == Length) {
-        std::string Tensor;
-        if (!tensor(F.Payload, Tensor))
-          return false;
-        putLengthField(Out, GraphInitializer, Tensor);
-      } else {
+      if (F.Number != Number || F.Type != Length) {
         Out.append(F.Whole.data(), F.Whole.size());
+        continue;
       }
+      std::string Rewritten;
+      if (!(this->*Fn)(F.Payload, Rewritten))
+        return false;
+      putLengthField(Out, Number, Rewritten);
     }
     return true;
+  }
+
+  bool graph(llvm::StringRef Bytes, std::string &Out) {
+    return rewriteField(Bytes, GraphInitializer, &Stripper::tensor, Out);
   }
 
   /// Copies the tensor, emptying its raw_data when it is large FLOAT data

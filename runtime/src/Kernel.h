@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace kiln::rt {
@@ -49,9 +50,12 @@ public:
   virtual Status run(pthreadpool_t Pool) = 0;
   /// The kernel library that runs it: "reference", "xnnpack" or "onednn".
   virtual const char *engine() const { return "reference"; }
-  /// Its weight (input 1) in the layout it converted them to when it was
-  /// created, if it converted a dense f32 OHWI weight; null otherwise.
-  virtual const PackedWeights *packedWeights() const { return nullptr; }
+  /// Its weight (input 1) in the layout it converted it to when it was
+  /// created, if it converted a dense f32 weight; described on demand, for
+  /// the converter, never when a session is created.
+  virtual std::optional<PackedWeights> packedWeights() const {
+    return std::nullopt;
+  }
 };
 
 /// A reference kernel: a closure over the operator's parameters.

@@ -69,10 +69,12 @@ private:
 /// inner product.
 class OnednnKernel : public Kernel {
 public:
+  /// PackedOrder: the weight's axes as oneDNN's dims, when the weights were
+  /// reordered into a layout the file may store (packedWeights); else null.
   OnednnKernel(dnnl::primitive Prim, std::unordered_map<int, memory> Args,
-               std::optional<PackedWeights> Packed)
+               const std::vector<int32_t> *PackedOrder)
       : Prim(std::move(Prim)), Args(std::move(Args)), Stream(cpuEngine()),
-        Packed(std::move(Packed)) {}
+        PackedOrder(PackedOrder) {}
 
   Status run(pthreadpool_t) override {
     OneOpenMpThread One;
@@ -85,15 +87,13 @@ public:
     return Status::ok();
   }
   const char *engine() const override { return "onednn"; }
-  const PackedWeights *packedWeights() const override {
-    return Packed ? &*Packed : nullptr;
-  }
+  std::optional<PackedWeights> packedWeights() const override;
 
 private:
   dnnl::primitive Prim;
   std::unordered_map<int, memory> Args;
   dnnl::stream Stream;
-  std::optional<PackedWeights> Packed;
+  const std::vector<int32_t> *PackedOrder;
 };
 
 /// oneDNN's weight dims as axes of kiln's weight: a convolution's
@@ -285,6 +285,12 @@ memory bindWeights(const memory::desc &Want, const memory::desc &Have,
   return Weights;
 }
 
+std::optional<PackedWeights> OnednnKernel::packedWeights() const {
+  if (!PackedOrder)
+    return std::nullopt;
+  return packedWeightsOf(Args.at(DNNL_ARG_WEIGHTS), *PackedOrder);
+}
+
 /// An activation or bias operand: its descriptor and bytes (null: absent).
 struct Operand {
   memory::desc Desc;
@@ -296,7 +302,7 @@ struct Operand {
 std::unique_ptr<Kernel> boundKernel(dnnl::primitive Prim, const Operand &Src,
                                     memory Weights, const Operand &Bias,
                                     const Operand &Dst,
-                                    std::optional<PackedWeights> Packed) {
+                                    const std::vector<int32_t> *PackedOrder) {
   const dnnl::engine &E = cpuEngine();
   std::unordered_map<int, memory> Args = {
       {DNNL_ARG_SRC, memory(Src.Desc, E, Src.Data)},
@@ -305,7 +311,7 @@ std::unique_ptr<Kernel> boundKernel(dnnl::primitive Prim, const Operand &Src,
   if (Bias.Data)
     Args.emplace(DNNL_ARG_BIAS, memory(Bias.Desc, E, Bias.Data));
   return std::make_unique<OnednnKernel>(std::move(Prim), std::move(Args),
-                                        std::move(Packed));
+                                        PackedOrder);
 }
 
 bool isReference(const char *ImplInfo) {
@@ -355,12 +361,10 @@ std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A) {
     if (isReference(PD.impl_info_str()))
       return nullptr;
     memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data);
-    std::optional<PackedWeights> Packed;
-    if (Weights.get_desc() != UserW)
-      Packed = packedWeightsOf(Weights, OiAxesOfOi);
+    bool Reordered = Weights.get_desc() != UserW;
     return boundKernel(dnnl::inner_product_forward(PD), {Src, X.Data},
                        Weights, {Bias, HasBias ? A.In[2].Data : nullptr},
-                       {Dst, Y.Data}, std::move(Packed));
+                       {Dst, Y.Data}, Reordered ? &OiAxesOfOi : nullptr);
   } catch (const dnnl::error &) {
     return nullptr;
   }
@@ -440,13 +444,12 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add) {
     // the operator to XNNPACK when oneDNN has no optimized kernel for it.
     if (isReference(PD.impl_info_str()))
       return nullptr;
-    std::optional<PackedWeights> Packed;
     memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data);
-    if (Weights.get_desc() != UserW && !Int8 && G == 1 && !O.depthwise())
-      Packed = packedWeightsOf(Weights, OhwiAxesOfOihw);
+    bool Packable = Weights.get_desc() != UserW && !Int8 && G == 1 &&
+                    !O.depthwise();
     return boundKernel(dnnl::convolution_forward(PD), {Src, X.Data}, Weights,
                        {Bias, HasBias ? A.In[2].Data : nullptr}, {Dst, Y.Data},
-                       std::move(Packed));
+                       Packable ? &OhwiAxesOfOihw : nullptr);
   } catch (const dnnl::error &) {
     return nullptr; // a configuration oneDNN does not take: XNNPACK's turn
   }

@@ -200,12 +200,11 @@ void Session::unblockWeights(KernelArgs &A) {
   }
 }
 
-std::vector<std::pair<int32_t, const PackedWeights *>>
-Session::packedWeights() const {
-  std::vector<std::pair<int32_t, const PackedWeights *>> Out;
+std::vector<std::pair<int32_t, PackedWeights>> Session::packedWeights() const {
+  std::vector<std::pair<int32_t, PackedWeights>> Out;
   for (size_t I = 0; I < Kernels.size(); ++I)
-    if (const PackedWeights *P = Kernels[I]->packedWeights())
-      Out.emplace_back(Model->op(I).inputs()->Get(1), P);
+    if (std::optional<PackedWeights> P = Kernels[I]->packedWeights())
+      Out.emplace_back(Model->op(I).inputs()->Get(1), std::move(*P));
   return Out;
 }
 

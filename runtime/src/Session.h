@@ -54,7 +54,7 @@ public:
   const uint8_t *tensorData(size_t T) const { return TensorData[T]; }
   /// The weights its kernels converted to a layout of their own, by tensor
   /// index (Kernel::packedWeights), in operator order.
-  std::vector<std::pair<int32_t, const PackedWeights *>> packedWeights() const;
+  std::vector<std::pair<int32_t, PackedWeights>> packedWeights() const;
 
 private:
   Session() = default;
