@@ -27,15 +27,6 @@ std::vector<float> floatsOf(const Tensor &T) {
   return V;
 }
 
-FloatData::FloatData(const Tensor &T) {
-  if (T.buffer().isAligned(alignof(float))) {
-    Ptr = reinterpret_cast<const float *>(T.buffer().data());
-    return;
-  }
-  Copy = floatsOf(T);
-  Ptr = Copy.data();
-}
-
 CpuSupport requireF32(const Node &N) {
   for (const Value *V : N.operands())
     if (V && V->type().Elem != ElementType::F32)

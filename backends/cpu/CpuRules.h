@@ -53,17 +53,6 @@ const CpuOpRule *findCpuRule(llvm::StringRef Op);
 /// f32 contents of a constant (copied, so unaligned source bytes are fine).
 std::vector<float> floatsOf(const Tensor &T);
 
-/// The f32 contents of a constant, read in place when its bytes are
-/// aligned (the usual case) and from a copy otherwise.
-class FloatData {
-public:
-  explicit FloatData(const Tensor &T);
-  const float *data() const { return Ptr; }
-
-private:
-  std::vector<float> Copy;
-  const float *Ptr;
-};
 /// A check that every listed operand (absent ones skipped) and every result
 /// is f32.
 CpuSupport requireF32(const Node &N);

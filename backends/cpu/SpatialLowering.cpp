@@ -105,15 +105,23 @@ llvm::Error lowerConv(const Node &N, LoweringContext &Ctx) {
     });
     return llvm::Error::success();
   }
-  FloatData Weights(*constantOf(Wv));
-  std::string Name = Wv->name().empty() ? "weight" : Wv->name();
+  const Tensor &Weights = *constantOf(Wv);
+  std::string Name = (Wv->name().empty() ? "weight" : Wv->name()) +
+                     (Depthwise ? ".hwo" : ".ohwi");
+  std::vector<int64_t> Shape = Depthwise ? std::vector<int64_t>{1, KH, KW, M}
+                                         : std::vector<int64_t>{M, KH, KW, GroupIn};
+  fb::Layout Layout = Depthwise ? fb::Layout::HWO : fb::Layout::OHWI;
+  FloatSource Source(Weights.buffer().data());
   int32_t Packed =
-      Depthwise
-          ? Ctx.addFloatConstant(Name + ".hwo", {1, KH, KW, M}, fb::Layout::HWO,
-                                 packDepthwiseHWO(Weights.data(), M, KH, KW))
-          : Ctx.addFloatConstant(Name + ".ohwi", {M, KH, KW, GroupIn},
-                                 fb::Layout::OHWI,
-                                 packConvOHWI(Weights.data(), M, GroupIn, KH, KW));
+      KH * KW == 1
+          // The packed layout is the source's bytes: store them as they are.
+          ? Ctx.addConstant(Name, ElementType::F32, Shape, Layout,
+                            Weights.buffer())
+      : Depthwise
+          ? Ctx.addFloatConstant(Name, Shape, Layout,
+                                 packDepthwiseHWO(Source, M, KH, KW))
+          : Ctx.addFloatConstant(Name, Shape, Layout,
+                                 packConvOHWI(Source, M, GroupIn, KH, KW));
   int32_t In = Ctx.nhwc(X), Bias = biasTensor(N, Ctx);
   emitWithActivation(Ctx, N.result(), true, Act, [&](int32_t Out) {
     Ctx.addOp(fb::OpKind::CONV_2D, {In, Packed, Bias}, {Out}, optionsOf(O),
@@ -149,7 +157,7 @@ llvm::Error lowerConvTranspose(const Node &N, LoweringContext &Ctx) {
   auto Adjust = spatialAttr(N, "output_padding", 2, 0);
   if (!Adjust)
     return Adjust.takeError();
-  FloatData Weights(*constantOf(Wv));
+  FloatSource Weights(constantOf(Wv)->buffer().data());
   fb::Deconv2DOptionsT O;
   O.padding_top = uint32_t(W.PT), O.padding_left = uint32_t(W.PL);
   O.padding_bottom = uint32_t(W.PB), O.padding_right = uint32_t(W.PR);
@@ -166,7 +174,7 @@ llvm::Error lowerConvTranspose(const Node &N, LoweringContext &Ctx) {
   std::string Name = Wv->name().empty() ? "weight" : Wv->name();
   int32_t Packed = Ctx.addFloatConstant(
       Name + ".ohwi", {Groups * GroupOut, KH, KW, GroupIn}, fb::Layout::OHWI,
-      packDeconvOHWI(Weights.data(), Groups, GroupIn, GroupOut, KH, KW));
+      packDeconvOHWI(Weights, Groups, GroupIn, GroupOut, KH, KW));
   int32_t In = Ctx.nhwc(X), Bias = biasTensor(N, Ctx);
   emitWithActivation(Ctx, N.result(), true, Act, [&](int32_t Out) {
     Ctx.addOp(fb::OpKind::DECONV_2D, {In, Packed, Bias}, {Out}, optionsOf(O),

@@ -4,22 +4,22 @@
 
 namespace kiln {
 
-PackedFloats packConvOHWI(const float *W, int64_t O, int64_t I,
+PackedFloats packConvOHWI(FloatSource W, int64_t O, int64_t I,
                                 int64_t KH, int64_t KW) {
   PackedFloats Out(static_cast<std::size_t>(O * I * KH * KW));
   float *Dst = Out.data();
   int64_t Taps = KH * KW;
   // Written in order; the reads stay inside one output channel's block.
   for (int64_t Oc = 0; Oc < O; ++Oc) {
-    const float *Src = W + Oc * I * Taps;
+    int64_t Base = Oc * I * Taps;
     for (int64_t T = 0; T < Taps; ++T)
       for (int64_t Ic = 0; Ic < I; ++Ic)
-        *Dst++ = Src[Ic * Taps + T];
+        *Dst++ = W[Base + Ic * Taps + T];
   }
   return Out;
 }
 
-PackedFloats packDepthwiseHWO(const float *W, int64_t OC, int64_t KH,
+PackedFloats packDepthwiseHWO(FloatSource W, int64_t OC, int64_t KH,
                                     int64_t KW) {
   PackedFloats Out(static_cast<std::size_t>(OC * KH * KW));
   for (int64_t Oc = 0; Oc < OC; ++Oc)
@@ -29,7 +29,7 @@ PackedFloats packDepthwiseHWO(const float *W, int64_t OC, int64_t KH,
   return Out;
 }
 
-PackedFloats packDeconvOHWI(const float *W, int64_t Groups, int64_t I,
+PackedFloats packDeconvOHWI(FloatSource W, int64_t Groups, int64_t I,
                                   int64_t O, int64_t KH, int64_t KW) {
   PackedFloats Out(static_cast<std::size_t>(Groups * O * KH * KW * I));
   for (int64_t G = 0; G < Groups; ++G)

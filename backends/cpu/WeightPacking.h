@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -32,17 +33,39 @@ template <typename T> struct UninitializedAllocator : std::allocator<T> {
 /// Packed weights.
 using PackedFloats = std::vector<float, UninitializedAllocator<float>>;
 
-/// conv weight [O, I, kh, kw] -> [O, kh, kw, I].
-PackedFloats packConvOHWI(const float *W, int64_t O, int64_t I,
+/// f32 values read from bytes of any alignment. A weight imported from ONNX
+/// aliases its raw_data inside the mapped file, usually at an address that is
+/// not a multiple of 4; reading it through this view (each read a memcpy,
+/// which compiles to one unaligned load) spares copying 100 MB first.
+class FloatSource {
+public:
+  explicit FloatSource(const void *Bytes)
+      : P(static_cast<const unsigned char *>(Bytes)) {}
+  /// Aligned floats (tests, values computed in memory).
+  FloatSource(const float *Values) : FloatSource(static_cast<const void *>(Values)) {}
+  float operator[](int64_t I) const {
+    float F;
+    std::memcpy(&F, P + I * int64_t(sizeof(float)), sizeof(float));
+    return F;
+  }
+
+private:
+  const unsigned char *P;
+};
+
+/// conv weight [O, I, kh, kw] -> [O, kh, kw, I]. With a 1x1 kernel the two
+/// layouts are the same bytes (as are the depthwise ones below): the lowering
+/// then stores the source weight as it is and calls no packer.
+PackedFloats packConvOHWI(FloatSource W, int64_t O, int64_t I,
                                 int64_t KH, int64_t KW);
 
 /// Depthwise conv weight [C*mult, 1, kh, kw] -> [1, kh, kw, C*mult].
-PackedFloats packDepthwiseHWO(const float *W, int64_t OC, int64_t KH,
+PackedFloats packDepthwiseHWO(FloatSource W, int64_t OC, int64_t KH,
                                     int64_t KW);
 
 /// conv_transpose weight [groups * I, O, kh, kw] (I input channels and O
 /// output channels per group) -> [groups * O, kh, kw, I].
-PackedFloats packDeconvOHWI(const float *W, int64_t Groups, int64_t I,
+PackedFloats packDeconvOHWI(FloatSource W, int64_t Groups, int64_t I,
                                   int64_t O, int64_t KH, int64_t KW);
 
 /// [Rows, Cols] -> [Cols, Rows] (gemm/matmul weights [K, N] -> [N, K]).

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
+
 using namespace kiln;
 
 TEST_CASE("conv weights go from OIHW to OHWI", "[packing]") {
@@ -41,4 +43,24 @@ TEST_CASE("matrices transpose", "[packing]") {
   std::vector<float> W = {1, 2, 3, 4, 5, 6}; // [2, 3]
   REQUIRE(transposeMatrix(W.data(), 2, 3) ==
           std::vector<float>{1, 4, 2, 5, 3, 6});
+}
+
+TEST_CASE("packers read weights at any byte alignment", "[packing]") {
+  // An ONNX initializer's raw_data sits wherever protobuf put it in the file:
+  // the same weights as the first test, stored 1..3 bytes past alignment.
+  std::vector<float> W;
+  for (int O = 0; O < 2; ++O)
+    for (int I = 0; I < 3; ++I)
+      for (int X = 0; X < 2; ++X)
+        W.push_back(float(100 * O + 10 * I + X));
+  for (size_t Skew = 1; Skew < sizeof(float); ++Skew) {
+    std::vector<unsigned char> Bytes(Skew + W.size() * sizeof(float), 0xEE);
+    std::memcpy(Bytes.data() + Skew, W.data(), W.size() * sizeof(float));
+    FloatSource Source(Bytes.data() + Skew);
+    REQUIRE(Source[5] == 21.0f);
+    REQUIRE(packConvOHWI(Source, 2, 3, 1, 2) ==
+            PackedFloats{0, 10, 20, 1, 11, 21, 100, 110, 120, 101, 111, 121});
+    REQUIRE(packDepthwiseHWO(Source, 6, 2, 1) ==
+            PackedFloats{0, 10, 20, 100, 110, 120, 1, 11, 21, 101, 111, 121});
+  }
 }
