@@ -52,7 +52,7 @@ llvm::Expected<std::unique_ptr<KilnFileLayout>> layoutKilnModule(KilnModule &M) 
   // Segment offsets relative to the first one.
   std::vector<uint64_t> Relative;
   uint64_t SegmentsEnd = 0;
-  for (const Buffer &S : M.Segments) {
+  for (const Segment &S : M.Segments) {
     SegmentsEnd = alignUp(SegmentsEnd);
     Relative.push_back(SegmentsEnd);
     SegmentsEnd += S.size();
@@ -83,8 +83,17 @@ llvm::Expected<std::unique_ptr<KilnFileLayout>> layoutKilnModule(KilnModule &M) 
   auto L = std::make_unique<KilnFileLayout>();
   L->FlatBuffer = std::move(Flat);
   L->Pieces.push_back({0, L->FlatBuffer});
-  for (size_t I = 0; I < M.Segments.size(); ++I)
-    L->Pieces.push_back({Base + Relative[I], M.Segments[I].str()});
+  for (size_t I = 0; I < M.Segments.size(); ++I) {
+    const Segment &S = M.Segments[I];
+    if (!S.isProduced()) {
+      L->Pieces.push_back({Base + Relative[I], S.bytes().str()});
+      continue;
+    }
+    const Segment::Producer &Produce = S.producer();
+    L->Pieces.push_back({Base + Relative[I], {}, [&Produce](char *Out) {
+                           Produce(reinterpret_cast<uint8_t *>(Out));
+                         }, S.size()});
+  }
   L->Size = L->FlatBuffer.size();
   // Zeros after the last segment, so that kernels which read a little past
   // their inputs (XNNPACK: 16 bytes) stay inside the file.
@@ -98,8 +107,12 @@ llvm::Expected<std::string> serializeKilnModule(KilnModule &M) {
   if (!L)
     return L.takeError();
   std::string File((*L)->Size, '\0');
-  for (const FilePiece &P : (*L)->Pieces)
-    std::copy(P.Bytes.begin(), P.Bytes.end(), File.begin() + P.Offset);
+  for (const FilePiece &P : (*L)->Pieces) {
+    if (P.Produce) // a multiple of 64 past the string's (16-aligned) start
+      P.Produce(File.data() + P.Offset);
+    else
+      std::copy(P.Bytes.begin(), P.Bytes.end(), File.begin() + P.Offset);
+  }
   return File;
 }
 

@@ -96,12 +96,18 @@ int32_t LoweringContext::addFloatConstant(std::string Name,
                      floatBuffer(std::move(Values)));
 }
 
-int32_t LoweringContext::addFloatConstant(std::string Name,
-                                          const std::vector<int64_t> &Shape,
-                                          fb::Layout Layout,
-                                          PackedFloats Values) {
-  return addConstant(std::move(Name), ElementType::F32, Shape, Layout,
-                     floatBuffer(std::move(Values)));
+int32_t LoweringContext::addPackedFloatConstant(
+    std::string Name, const std::vector<int64_t> &Shape, fb::Layout Layout,
+    std::function<void(float *Out)> Pack) {
+  int32_t Index = addTensor(std::move(Name), ElementType::F32, Shape, Layout);
+  uint64_t Count = 1;
+  for (int64_t D : Shape)
+    Count *= uint64_t(D);
+  M.Model.tensors[size_t(Index)]->buffer = M.addSegment(Segment::produced(
+      Count * sizeof(float), [Pack = std::move(Pack)](uint8_t *Out) {
+        Pack(reinterpret_cast<float *>(Out));
+      }));
+  return Index;
 }
 
 void LoweringContext::define(const Value *V, int32_t Index, bool Nhwc) {

@@ -41,8 +41,12 @@ public:
   /// A new f32 constant; the values move into the segment (no copy).
   int32_t addFloatConstant(std::string Name, const std::vector<int64_t> &Shape,
                            fb::Layout Layout, std::vector<float> Values);
-  int32_t addFloatConstant(std::string Name, const std::vector<int64_t> &Shape,
-                           fb::Layout Layout, PackedFloats Values);
+  /// A new f32 constant whose values Pack writes (every element of Out) when
+  /// the file is written, from weights it keeps alive itself.
+  int32_t addPackedFloatConstant(std::string Name,
+                                 const std::vector<int64_t> &Shape,
+                                 fb::Layout Layout,
+                                 std::function<void(float *Out)> Pack);
   const fb::TensorT &tensor(int32_t Index) const {
     return *M.Model.tensors[size_t(Index)];
   }

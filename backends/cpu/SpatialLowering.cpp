@@ -111,17 +111,19 @@ llvm::Error lowerConv(const Node &N, LoweringContext &Ctx) {
   std::vector<int64_t> Shape = Depthwise ? std::vector<int64_t>{1, KH, KW, M}
                                          : std::vector<int64_t>{M, KH, KW, GroupIn};
   fb::Layout Layout = Depthwise ? fb::Layout::HWO : fb::Layout::OHWI;
-  FloatSource Source(Weights.buffer().data());
-  int32_t Packed =
-      KH * KW == 1
-          // The packed layout is the source's bytes: store them as they are.
-          ? Ctx.addConstant(Name, ElementType::F32, Shape, Layout,
-                            Weights.buffer())
-      : Depthwise
-          ? Ctx.addFloatConstant(Name, Shape, Layout,
-                                 packDepthwiseHWO(Source, M, KH, KW))
-          : Ctx.addFloatConstant(Name, Shape, Layout,
-                                 packConvOHWI(Source, M, GroupIn, KH, KW));
+  int32_t Packed;
+  if (KH * KW == 1) // the packed layout is the source's bytes
+    Packed = Ctx.addConstant(Name, ElementType::F32, Shape, Layout,
+                             Weights.buffer());
+  else // packed as the file is written; the lambda keeps the source alive
+    Packed = Ctx.addPackedFloatConstant(
+        Name, Shape, Layout,
+        [Source = Weights.buffer(), Depthwise, M, GroupIn, KH, KW](float *Out) {
+          if (Depthwise)
+            packDepthwiseHWO(FloatSource(Source.data()), M, KH, KW, Out);
+          else
+            packConvOHWI(FloatSource(Source.data()), M, GroupIn, KH, KW, Out);
+        });
   int32_t In = Ctx.nhwc(X), Bias = biasTensor(N, Ctx);
   emitWithActivation(Ctx, N.result(), true, Act, [&](int32_t Out) {
     Ctx.addOp(fb::OpKind::CONV_2D, {In, Packed, Bias}, {Out}, optionsOf(O),
@@ -157,7 +159,6 @@ llvm::Error lowerConvTranspose(const Node &N, LoweringContext &Ctx) {
   auto Adjust = spatialAttr(N, "output_padding", 2, 0);
   if (!Adjust)
     return Adjust.takeError();
-  FloatSource Weights(constantOf(Wv)->buffer().data());
   fb::Deconv2DOptionsT O;
   O.padding_top = uint32_t(W.PT), O.padding_left = uint32_t(W.PL);
   O.padding_bottom = uint32_t(W.PB), O.padding_right = uint32_t(W.PR);
@@ -172,9 +173,13 @@ llvm::Error lowerConvTranspose(const Node &N, LoweringContext &Ctx) {
   OutputActivation Act = outputActivation(N);
   O.output_min = Act.Min, O.output_max = Act.Max;
   std::string Name = Wv->name().empty() ? "weight" : Wv->name();
-  int32_t Packed = Ctx.addFloatConstant(
+  int32_t Packed = Ctx.addPackedFloatConstant(
       Name + ".ohwi", {Groups * GroupOut, KH, KW, GroupIn}, fb::Layout::OHWI,
-      packDeconvOHWI(Weights, Groups, GroupIn, GroupOut, KH, KW));
+      [Source = constantOf(Wv)->buffer(), Groups, GroupIn, GroupOut, KH,
+       KW](float *Out) {
+        packDeconvOHWI(FloatSource(Source.data()), Groups, GroupIn, GroupOut,
+                       KH, KW, Out);
+      });
   int32_t In = Ctx.nhwc(X), Bias = biasTensor(N, Ctx);
   emitWithActivation(Ctx, N.result(), true, Act, [&](int32_t Out) {
     Ctx.addOp(fb::OpKind::DECONV_2D, {In, Packed, Bias}, {Out}, optionsOf(O),

@@ -4,7 +4,8 @@
 //   depthwise            [1, kh, kw, channels * multiplier]   (HWO, "HWGo")
 //   deconvolution2d_nhwc [groups * out per group, kh, kw, in per group]
 //   fully_connected      [out, in]                              (OI)
-// from the IR's NCHW-style weights. All functions work on f32.
+// from the IR's NCHW-style weights. All functions work on f32; the packers
+// write every element of Out, which holds as many floats as W.
 #pragma once
 
 #include <cstdint>
@@ -13,25 +14,6 @@
 #include <vector>
 
 namespace kiln {
-
-/// An allocator whose elements start uninitialized: the packers write every
-/// element, so zero-filling first would only touch the memory twice (100 MB
-/// for ResNet-50).
-template <typename T> struct UninitializedAllocator : std::allocator<T> {
-  template <typename U> struct rebind {
-    using other = UninitializedAllocator<U>;
-  };
-  UninitializedAllocator() = default;
-  template <typename U>
-  UninitializedAllocator(const UninitializedAllocator<U> &) noexcept {}
-  template <typename U> void construct(U *P) noexcept { ::new (P) U; }
-  template <typename U, typename... Args> void construct(U *P, Args &&...A) {
-    ::new (P) U(std::forward<Args>(A)...);
-  }
-};
-
-/// Packed weights.
-using PackedFloats = std::vector<float, UninitializedAllocator<float>>;
 
 /// f32 values read from bytes of any alignment. A weight imported from ONNX
 /// aliases its raw_data inside the mapped file, usually at an address that is
@@ -56,17 +38,17 @@ private:
 /// conv weight [O, I, kh, kw] -> [O, kh, kw, I]. With a 1x1 kernel the two
 /// layouts are the same bytes (as are the depthwise ones below): the lowering
 /// then stores the source weight as it is and calls no packer.
-PackedFloats packConvOHWI(FloatSource W, int64_t O, int64_t I,
-                                int64_t KH, int64_t KW);
+void packConvOHWI(FloatSource W, int64_t O, int64_t I, int64_t KH, int64_t KW,
+                  float *Out);
 
 /// Depthwise conv weight [C*mult, 1, kh, kw] -> [1, kh, kw, C*mult].
-PackedFloats packDepthwiseHWO(FloatSource W, int64_t OC, int64_t KH,
-                                    int64_t KW);
+void packDepthwiseHWO(FloatSource W, int64_t OC, int64_t KH, int64_t KW,
+                      float *Out);
 
 /// conv_transpose weight [groups * I, O, kh, kw] (I input channels and O
 /// output channels per group) -> [groups * O, kh, kw, I].
-PackedFloats packDeconvOHWI(FloatSource W, int64_t Groups, int64_t I,
-                                  int64_t O, int64_t KH, int64_t KW);
+void packDeconvOHWI(FloatSource W, int64_t Groups, int64_t I, int64_t O,
+                    int64_t KH, int64_t KW, float *Out);
 
 /// [Rows, Cols] -> [Cols, Rows] (gemm/matmul weights [K, N] -> [N, K]).
 std::vector<float> transposeMatrix(const float *W, int64_t Rows, int64_t Cols);

@@ -6,9 +6,13 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <future>
+#include <new>
 #include <unistd.h>
 
 namespace kiln {
@@ -35,6 +39,61 @@ llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Bytes) {
   FilePiece Whole{0, Bytes};
   return writeFileAtomically(Path, Whole, Bytes.size());
 }
+
+namespace {
+
+/// The produced pieces of a file, made in order one ahead of the writer: while
+/// the writer writes piece k from one staging buffer, a second thread
+/// produces piece k+1 into the other.
+class ProducedPieces {
+public:
+  explicit ProducedPieces(llvm::ArrayRef<FilePiece> Pieces) : Pieces(Pieces) {
+    uint64_t Largest = 0;
+    for (size_t I = 0; I < Pieces.size(); ++I)
+      if (Pieces[I].Produce) {
+        Order.push_back(I);
+        Largest = std::max(Largest, Pieces[I].ProducedSize);
+      }
+    if (Order.empty())
+      return;
+    for (auto &S : Staging) // uninitialized: every byte is produced
+      S.reset(new (std::align_val_t(64)) char[Largest]);
+    start(0);
+  }
+  ~ProducedPieces() {
+    if (Pending.valid())
+      Pending.wait();
+  }
+
+  /// The bytes of piece I, the next produced piece in file order.
+  const char *take(size_t I) {
+    assert(Next < Order.size() && Order[Next] == I && "pieces out of order");
+    (void)I;
+    Pending.get();
+    const char *Ready = Staging[Next % 2].get();
+    if (++Next < Order.size())
+      start(Next); // into the other buffer, whose piece is written
+    return Ready;
+  }
+
+private:
+  void start(size_t K) {
+    Pending = std::async(std::launch::async, [this, K] {
+      Pieces[Order[K]].Produce(Staging[K % 2].get());
+    });
+  }
+
+  struct AlignedDelete {
+    void operator()(char *P) const { ::operator delete[](P, std::align_val_t(64)); }
+  };
+  llvm::ArrayRef<FilePiece> Pieces;
+  std::vector<size_t> Order;
+  std::unique_ptr<char[], AlignedDelete> Staging[2];
+  std::future<void> Pending;
+  size_t Next = 0;
+};
+
+} // namespace
 
 llvm::Error writeFileAtomically(
     llvm::StringRef Path, llvm::ArrayRef<FilePiece> Pieces, uint64_t Size,
@@ -73,14 +132,16 @@ llvm::Error writeFileAtomically(
                             SYNC_FILE_RANGE_WRITE);
     WrittenSince = End;
   };
-  for (const FilePiece &Piece : Pieces) {
-    const char *P = Piece.Bytes.data();
-    size_t Left = Piece.Bytes.size();
+  ProducedPieces Produced(Pieces);
+  for (size_t I = 0; I < Pieces.size(); ++I) {
+    const FilePiece &Piece = Pieces[I];
     uint64_t At = Piece.Offset;
+    size_t Left = size_t(Piece.size());
     if (At + Left > Size) {
       errno = EINVAL;
       return Fail("write (a piece lies past the end)");
     }
+    const char *P = Piece.Produce ? Produced.take(I) : Piece.Bytes.data();
     while (Left > 0) {
       ssize_t N = ::pwrite(FD, P, Left, off_t(At));
       if (N < 0) {

@@ -8,6 +8,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <functional>
 #include <memory>
 
 namespace kiln {
@@ -22,14 +23,27 @@ mapFile(llvm::StringRef Path);
 /// removed and an existing Path is left untouched.
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Bytes);
 
+/// Writes a piece's bytes into Out (aligned to at least 16 bytes).
+using PieceProducer = std::function<void(char *Out)>;
+
 /// Bytes placed at Offset in a file; what no piece covers reads as zeros.
+/// A piece is either Bytes in memory or, when Produce is set, ProducedSize
+/// bytes that Produce writes as the file is written (weights packed straight
+/// into the writer's buffer, so the packed model never exists in memory as a
+/// whole).
 struct FilePiece {
   uint64_t Offset;
   llvm::StringRef Bytes;
+  PieceProducer Produce = nullptr;
+  uint64_t ProducedSize = 0;
+
+  uint64_t size() const { return Produce ? ProducedSize : Bytes.size(); }
 };
 
-/// writeFileAtomically for a file of Size bytes given as pieces, so a large
-/// file (a model's weights) is never assembled in memory. When Check is
+/// writeFileAtomically for a file of Size bytes given as pieces, in order of
+/// Offset, so a large file (a model's weights) is never assembled in memory.
+/// Produced pieces are made one ahead on a second thread, so producing the
+/// next overlaps writing this one. When Check is
 /// given, it runs on the written temporary (mapped) before the rename; its
 /// error leaves Path untouched.
 llvm::Error writeFileAtomically(

@@ -209,7 +209,7 @@ llvm::Error runConvert(const ConvertOptions &O) {
   for (const CpuNodeReport &N : Compiled->Nodes)
     for (const auto &Op : N.Ops)
       (Op.second == "xnnpack" ? Xnnpack : Reference) += 1;
-  for (const Buffer &S : Compiled->Module.Segments)
+  for (const Segment &S : Compiled->Module.Segments)
     WeightBytes += S.size();
   bool Quantized = QuantOpts->Mode != QuantizeMode::None;
   std::vector<FloatLayerReport> FloatLayers =

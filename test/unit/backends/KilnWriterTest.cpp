@@ -17,6 +17,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
+
 using namespace kiln;
 
 namespace {
@@ -72,7 +74,7 @@ TEST_CASE("the file layout", "[writer]") {
     REQUIRE(B->offset() % 64 == 0);
     REQUIRE(B->offset() >= Previous);
     REQUIRE(B->size() == M.Segments[I].size());
-    REQUIRE(Bytes.compare(B->offset(), B->size(), M.Segments[I].str().str()) == 0);
+    REQUIRE(Bytes.compare(B->offset(), B->size(), M.Segments[I].bytes().str().str()) == 0);
     // Padding between the end of the previous segment and this one is zero.
     for (uint64_t P = Previous; P < B->offset(); ++P)
       if (I > 0)
@@ -117,6 +119,47 @@ TEST_CASE("writing replaces the file atomically", "[writer]") {
   REQUIRE(static_cast<bool>(E));
   llvm::consumeError(std::move(E));
   REQUIRE(!llvm::sys::fs::exists(Bad));
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+TEST_CASE("a 3x3 weight is packed into the file as it is written",
+          "[writer]") {
+  // W[o][0][y][x] = 10*o + 3*y + x: the OHWI (I = 1) bytes are the same
+  // values in the same order; a second input channel interleaves them.
+  std::unique_ptr<Graph> G = requireValue(parseGraph(
+      R"(graph @g(%x: f32[1,2,4,4]) -> (%y: f32[1,2,2,2]) {
+  %w = const f32[2,2,3,3] dense[0, 1, 2, 3, 4, 5, 6, 7, 8, 100, 101, 102, 103, 104, 105, 106, 107, 108, 10, 11, 12, 13, 14, 15, 16, 17, 18, 110, 111, 112, 113, 114, 115, 116, 117, 118]
+  %y = conv(%x, %w) {strides=[1,1], pads=[0,0,0,0], group=1} : f32[1,2,2,2]
+  return %y
+})",
+      "conv3x3.kir"));
+  KilnModule M = requireValue(compileForCpu(*G)).Module;
+  const fb::TensorT *W = nullptr;
+  for (const auto &T : M.Model.tensors)
+    if (T->layout == fb::Layout::OHWI)
+      W = T.get();
+  REQUIRE(W);
+  REQUIRE(M.Segments[size_t(W->buffer)].isProduced());
+  std::string Bytes = requireValue(serializeKilnModule(M));
+  const fb::BufferT &B = *M.Model.buffers[size_t(W->buffer)];
+  REQUIRE(B.size == 36 * sizeof(float));
+  std::vector<float> Stored(36);
+  std::memcpy(Stored.data(), Bytes.data() + B.offset, B.size);
+  std::vector<float> Expected;
+  for (int O = 0; O < 2; ++O)
+    for (int Tap = 0; Tap < 9; ++Tap)
+      for (int I = 0; I < 2; ++I)
+        Expected.push_back(float(10 * O + 100 * I + Tap));
+  REQUIRE(Stored == Expected);
+
+  // The file written piece by piece is the same bytes.
+  llvm::SmallString<128> Dir;
+  REQUIRE(!llvm::sys::fs::createUniqueDirectory("kiln-writer", Dir));
+  std::string Path = (Dir + "/conv.kiln").str();
+  REQUIRE_NO_ERROR(writeKilnFile(Path, M));
+  auto Written = llvm::MemoryBuffer::getFile(Path);
+  REQUIRE(Written);
+  REQUIRE((*Written)->getBuffer() == Bytes);
   llvm::sys::fs::remove_directories(Dir);
 }
 

@@ -52,7 +52,7 @@ KilnModule blockedConvModule() {
   KilnModule M = convModule();
   fb::TensorT &W = *M.Model.tensors[1];
   REQUIRE(W.name == "w");
-  const Buffer &Plain = M.Segments[size_t(W.buffer)];
+  const Buffer &Plain = M.Segments[size_t(W.buffer)].bytes();
   std::vector<float> Ohwi(size_t(O * KH * KW * I));
   std::memcpy(Ohwi.data(), Plain.data(), Ohwi.size() * sizeof(float));
   std::vector<float> Blocked = oihw4o(Ohwi);

@@ -9,6 +9,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <atomic>
+
 #include <fstream>
 #include <sstream>
 
@@ -79,6 +82,32 @@ TEST_CASE("a file written in pieces has zeros in its gaps", "[support][fs]") {
   REQUIRE(bool(E));
   CHECK(llvm::StringRef(toString(std::move(E))).contains("past the end"));
   CHECK(slurp(Path) == Expected);
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+TEST_CASE("produced pieces are written where they belong, each made once",
+          "[support][fs]") {
+  llvm::SmallString<128> Dir;
+  REQUIRE_FALSE(llvm::sys::fs::createUniqueDirectory("kiln-fs-test", Dir));
+  std::string Path = (Dir + "/produced.bin").str();
+  std::atomic<int> Calls[3] = {{0}, {0}, {0}};
+  auto Fill = [&](int Which, char C, size_t N) {
+    return [&Calls, Which, C, N](char *Out) {
+      ++Calls[Which];
+      std::fill(Out, Out + N, C);
+    };
+  };
+  // Produced pieces of different sizes between plain ones, and two produced
+  // pieces in a row (the second made while the first is written).
+  FilePiece Pieces[] = {{0, "head"},
+                        {4, {}, Fill(0, 'a', 3), 3},
+                        {8, "mid"},
+                        {11, {}, Fill(1, 'b', 5), 5},
+                        {16, {}, Fill(2, 'c', 2), 2}};
+  REQUIRE_NO_ERROR(writeFileAtomically(Path, Pieces, 20));
+  CHECK(slurp(Path) == std::string("headaaa\0midbbbbbcc\0\0", 20));
+  for (auto &N : Calls)
+    CHECK(N == 1);
   llvm::sys::fs::remove_directories(Dir);
 }
 
