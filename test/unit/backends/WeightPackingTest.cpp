@@ -17,15 +17,20 @@ template <typename Pack> std::vector<float> packed(size_t Count, Pack P) {
   return Out;
 }
 
-} // namespace
-
-TEST_CASE("conv weights go from OIHW to OHWI", "[packing]") {
-  // O=2, I=3, kh=1, kw=2: W[o][i][0][x] = 100*o + 10*i + x.
+/// Conv weights with O=2, I=3, kh=1, kw=2: W[o][i][0][x] = 100*o + 10*i + x.
+std::vector<float> convWeights() {
   std::vector<float> W;
   for (int O = 0; O < 2; ++O)
     for (int I = 0; I < 3; ++I)
       for (int X = 0; X < 2; ++X)
         W.push_back(float(100 * O + 10 * I + X));
+  return W;
+}
+
+} // namespace
+
+TEST_CASE("conv weights go from OIHW to OHWI", "[packing]") {
+  std::vector<float> W = convWeights();
   REQUIRE(packed(12, [&](float *Out) { packConvOHWI(W.data(), 2, 3, 1, 2, Out); }) ==
           std::vector<float>{0, 10, 20, 1, 11, 21, 100, 110, 120, 101, 111, 121});
 }
@@ -60,11 +65,7 @@ TEST_CASE("matrices transpose", "[packing]") {
 TEST_CASE("packers read weights at any byte alignment", "[packing]") {
   // An ONNX initializer's raw_data sits wherever protobuf put it in the file:
   // the same weights as the first test, stored 1..3 bytes past alignment.
-  std::vector<float> W;
-  for (int O = 0; O < 2; ++O)
-    for (int I = 0; I < 3; ++I)
-      for (int X = 0; X < 2; ++X)
-        W.push_back(float(100 * O + 10 * I + X));
+  std::vector<float> W = convWeights();
   for (size_t Skew = 1; Skew < sizeof(float); ++Skew) {
     std::vector<unsigned char> Bytes(Skew + W.size() * sizeof(float), 0xEE);
     std::memcpy(Bytes.data() + Skew, W.data(), W.size() * sizeof(float));
