@@ -4,10 +4,10 @@
 #pragma once
 
 #include "IR/Tensor.h"
+#include "Support/FileSystem.h"
 #include "schema/kiln_generated.h"
 
 #include <cassert>
-#include <functional>
 #include <vector>
 
 namespace kiln {
@@ -19,7 +19,7 @@ namespace kiln {
 /// weight at once, in memory (45 MB for ResNet-50's 3x3 convolutions).
 class Segment {
 public:
-  using Producer = std::function<void(uint8_t *Out)>;
+  using Producer = PieceProducer;
 
   Segment(Buffer Bytes) : Bytes(std::move(Bytes)) {}
   /// Size bytes that Produce writes to Out (aligned to at least 16 bytes).

@@ -89,10 +89,7 @@ llvm::Expected<std::unique_ptr<KilnFileLayout>> layoutKilnModule(KilnModule &M) 
       L->Pieces.push_back({Base + Relative[I], S.bytes().str()});
       continue;
     }
-    const Segment::Producer &Produce = S.producer();
-    L->Pieces.push_back({Base + Relative[I], {}, [&Produce](char *Out) {
-                           Produce(reinterpret_cast<uint8_t *>(Out));
-                         }, S.size()});
+    L->Pieces.push_back({Base + Relative[I], {}, S.producer(), S.size()});
   }
   L->Size = L->FlatBuffer.size();
   // Zeros after the last segment, so that kernels which read a little past

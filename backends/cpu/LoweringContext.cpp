@@ -79,8 +79,8 @@ int32_t LoweringContext::addConstant(std::string Name, ElementType Elem,
 namespace {
 
 /// A Buffer that keeps the vector Values alive and aliases its floats.
-template <typename Vector> Buffer floatBuffer(Vector Values) {
-  auto Owner = std::make_shared<Vector>(std::move(Values));
+Buffer floatBuffer(std::vector<float> Values) {
+  auto Owner = std::make_shared<std::vector<float>>(std::move(Values));
   const auto *Data = reinterpret_cast<const uint8_t *>(Owner->data());
   size_t Size = Owner->size() * sizeof(float);
   return Size ? Buffer::alias(Owner, Data, Size) : Buffer();
@@ -104,7 +104,7 @@ int32_t LoweringContext::addPackedFloatConstant(
   for (int64_t D : Shape)
     Count *= uint64_t(D);
   M.Model.tensors[size_t(Index)]->buffer = M.addSegment(Segment::produced(
-      Count * sizeof(float), [Pack = std::move(Pack)](uint8_t *Out) {
+      Count * sizeof(float), [Pack = std::move(Pack)](char *Out) {
         Pack(reinterpret_cast<float *>(Out));
       }));
   return Index;

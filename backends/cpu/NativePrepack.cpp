@@ -42,6 +42,15 @@ llvm::Expected<PrepackReport> prepackForThisCpu(KilnModule &M) {
     return Bytes.takeError();
   auto Owner = std::make_shared<PackingSession>();
   Owner->Bytes = std::move(*Bytes);
+  // Weights packed while serializing are not packed again when the file is
+  // written: those the session leaves as they are alias these bytes.
+  for (size_t I = 0; I < M.Segments.size(); ++I)
+    if (M.Segments[I].isProduced())
+      M.Segments[I] = Buffer::alias(
+          Owner,
+          reinterpret_cast<const uint8_t *>(Owner->Bytes.data()) +
+              M.Model.buffers[I]->offset,
+          size_t(M.Segments[I].size()));
   std::shared_ptr<const rt::LoadedModel> Model;
   if (rt::Status S = rt::loadVerifiedModel(
           rt::ModelBytes::borrow(Owner->Bytes.data(), Owner->Bytes.size()),
