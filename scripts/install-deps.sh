@@ -16,6 +16,7 @@ PACKAGES=(
   libxnnpack-dev libpthreadpool-dev  # CPU runtime kernels
   libdnnl-dev                        # x86 runtime: oneDNN convolutions
   python3 python3-numpy python3-onnx # test-data generators
+  xxhash                             # tests: xxhsum checks the source hash
   python3-torch python3-torchvision
   graphviz                           # kiln inspect --format svg
 )

@@ -8,6 +8,7 @@
 
 #include "Support/Error.h"
 #include "Support/FileSystem.h"
+#include "Support/Hash.h"
 #include "schema/KilnSchemaVersion.h"
 
 #include <algorithm>
@@ -115,11 +116,33 @@ llvm::Expected<std::string> serializeKilnModule(KilnModule &M) {
 
 llvm::Error writeKilnFile(
     llvm::StringRef Path, KilnModule &M,
-    llvm::function_ref<llvm::Error(llvm::StringRef Written)> Check) {
+    llvm::function_ref<llvm::Error(llvm::StringRef Written)> Check,
+    LateSourceHash SourceHash) {
+  if (SourceHash) {
+    if (!M.Model.metadata)
+      return internalError("kiln writer: a late source hash needs metadata");
+    // Same length as the real hash, so the layout does not change.
+    M.Model.metadata->source_hash = hashToHex(0);
+  }
   auto L = layoutKilnModule(M);
   if (!L)
     return L.takeError();
-  return writeFileAtomically(Path, (*L)->Pieces, (*L)->Size, Check);
+  if (!SourceHash)
+    return writeFileAtomically(Path, (*L)->Pieces, (*L)->Size, Check);
+
+  const std::string &Flat = (*L)->FlatBuffer;
+  const flatbuffers::String *Placeholder =
+      fb::GetModel(Flat.data())->metadata()->source_hash();
+  size_t HashAt = size_t(Placeholder->data() - Flat.data());
+  std::vector<FilePiece> Pieces((*L)->Pieces.begin() + 1, (*L)->Pieces.end());
+  Pieces.push_back({0, {},
+                    [&Flat, HashAt, SourceHash](char *Out) {
+                      std::copy(Flat.begin(), Flat.end(), Out);
+                      std::string Hex = hashToHex(SourceHash());
+                      std::copy(Hex.begin(), Hex.end(), Out + HashAt);
+                    },
+                    Flat.size()});
+  return writeFileAtomically(Path, Pieces, (*L)->Size, Check);
 }
 
 } // namespace kiln

@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,10 +37,20 @@ llvm::Expected<std::unique_ptr<KilnFileLayout>> layoutKilnModule(KilnModule &M);
 /// The file bytes for M, in one string (layoutKilnModule, assembled).
 llvm::Expected<std::string> serializeKilnModule(KilnModule &M);
 
+/// The source model's hash, computed while the file is written.
+using LateSourceHash = std::function<uint64_t()>;
+
 /// Writes M to Path atomically without assembling it in memory. Check, when
 /// given, sees the complete written bytes before they replace Path.
+///
+/// When SourceHash is given, metadata.source_hash (which must be present) is
+/// filled in from it while the segments are written: they go to disk first
+/// and the FlatBuffer last, so a hash of a large source model overlaps the
+/// writing. M keeps a placeholder; the bytes written are those of M with the
+/// hash in place.
 llvm::Error writeKilnFile(
     llvm::StringRef Path, KilnModule &M,
-    llvm::function_ref<llvm::Error(llvm::StringRef Written)> Check = nullptr);
+    llvm::function_ref<llvm::Error(llvm::StringRef Written)> Check = nullptr,
+    LateSourceHash SourceHash = nullptr);
 
 } // namespace kiln

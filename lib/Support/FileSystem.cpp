@@ -12,10 +12,47 @@
 #include <cstring>
 #include <fcntl.h>
 #include <future>
+#include <map>
+#include <mutex>
 #include <new>
+#include <tuple>
 #include <unistd.h>
 
 namespace kiln {
+
+namespace {
+
+/// The mappings alive in this process, by file identity: a file mapped
+/// while it is still mapped (a model hashed on one thread and imported on
+/// another) shares the one mapping, and its pages are faulted in once.
+class LiveMappings {
+public:
+  using Key = std::tuple<llvm::sys::fs::UniqueID, uint64_t, int64_t>;
+  static Key keyOf(const llvm::sys::fs::file_status &S) {
+    return {S.getUniqueID(), S.getSize(),
+            S.getLastModificationTime().time_since_epoch().count()};
+  }
+  std::shared_ptr<llvm::MemoryBuffer> find(const Key &K) {
+    auto It = Live.find(K);
+    return It == Live.end() ? nullptr : It->second.lock();
+  }
+  void add(const Key &K, const std::shared_ptr<llvm::MemoryBuffer> &Buf) {
+    for (auto It = Live.begin(); It != Live.end();) // drop the expired
+      It = It->second.expired() ? Live.erase(It) : std::next(It);
+    Live[K] = Buf;
+  }
+  std::mutex M;
+
+private:
+  std::map<Key, std::weak_ptr<llvm::MemoryBuffer>> Live;
+};
+
+LiveMappings &liveMappings() {
+  static LiveMappings L;
+  return L;
+}
+
+} // namespace
 
 llvm::Expected<std::shared_ptr<llvm::MemoryBuffer>>
 mapFile(llvm::StringRef Path) {
@@ -27,12 +64,20 @@ mapFile(llvm::StringRef Path) {
   if (Status.getSize() > limits::MaxFileBytes)
     return inputError("{0}: file is {1} bytes, above the {2}-byte limit", Path,
                       Status.getSize(), limits::MaxFileBytes);
+  LiveMappings &Live = liveMappings();
+  LiveMappings::Key Key = LiveMappings::keyOf(Status);
+  std::lock_guard<std::mutex> Lock(Live.M);
+  if (auto Shared = Live.find(Key))
+    return Shared;
   auto BufOrErr = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
                                               /*RequiresNullTerminator=*/false);
   if (!BufOrErr)
     return inputError("{0}: cannot read: {1}", Path,
                       BufOrErr.getError().message());
-  return std::shared_ptr<llvm::MemoryBuffer>(std::move(*BufOrErr));
+  std::shared_ptr<llvm::MemoryBuffer> Buf(std::move(*BufOrErr));
+  if (Buf->getBufferSize() == Status.getSize()) // else it changed meanwhile
+    Live.add(Key, Buf);
+  return Buf;
 }
 
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Bytes) {
@@ -65,7 +110,7 @@ public:
       Pending.wait();
   }
 
-  /// The bytes of piece I, the next produced piece in file order.
+  /// The bytes of piece I, the next produced piece in writing order.
   const char *take(size_t I) {
     assert(Next < Order.size() && Order[Next] == I && "pieces out of order");
     (void)I;
@@ -126,7 +171,7 @@ llvm::Error writeFileAtomically(
   constexpr uint64_t WritebackChunk = uint64_t(8) << 20;
   uint64_t WrittenSince = 0;
   auto StartWriteback = [&](uint64_t End) {
-    if (End - WrittenSince < WritebackChunk)
+    if (End < WrittenSince + WritebackChunk) // or a piece written out of order
       return;
     (void)::sync_file_range(FD, off_t(WrittenSince), off_t(End - WrittenSince),
                             SYNC_FILE_RANGE_WRITE);

@@ -14,7 +14,9 @@
 namespace kiln {
 
 /// Maps Path read-only (mmap where the OS allows it). Errors name the file.
-/// Files above limits::MaxFileBytes are refused before mapping.
+/// Files above limits::MaxFileBytes are refused before mapping. While a
+/// mapping of the file (the same inode, size and modification time) is
+/// alive, mapping it again returns that one, so its pages are faulted once.
 llvm::Expected<std::shared_ptr<llvm::MemoryBuffer>>
 mapFile(llvm::StringRef Path);
 
@@ -40,8 +42,9 @@ struct FilePiece {
   uint64_t size() const { return Produce ? ProducedSize : Bytes.size(); }
 };
 
-/// writeFileAtomically for a file of Size bytes given as pieces, in order of
-/// Offset, so a large file (a model's weights) is never assembled in memory.
+/// writeFileAtomically for a file of Size bytes given as pieces, written in
+/// the order given (usually that of Offset), so a large file (a model's
+/// weights) is never assembled in memory.
 /// Produced pieces are made one ahead on a second thread, so producing the
 /// next overlaps writing this one. When Check is
 /// given, it runs on the written temporary (mapped) before the rename; its

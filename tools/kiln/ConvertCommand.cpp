@@ -79,28 +79,31 @@ std::string histogramText(const OpHistogram &H) {
 }
 
 /// The source model's hash (xxHash64 of its bytes), computed on another
-/// thread while the model is imported and optimized: for a 100 MB model it
-/// is a tenth of the conversion.
+/// thread while the model is imported, optimized and written: for a 100 MB
+/// model it is a tenth of the conversion. value() may be called from any
+/// thread; error() tells whether the file could be read.
 class SourceHash {
 public:
   explicit SourceHash(std::string Path)
       : Result(std::async(std::launch::async, [Path = std::move(Path)] {
-          auto Bytes = mapFile(Path);
-          if (!Bytes)
-            return std::make_pair(std::string(),
-                                  llvm::toString(Bytes.takeError()));
-          return std::make_pair(hashToHex(contentHash((*Bytes)->getBuffer())),
-                                std::string());
-        })) {}
-  llvm::Expected<std::string> get() {
-    auto [Hex, Error] = Result.get();
-    if (!Error.empty())
-      return inputError("{0}", Error);
-    return Hex;
+                 auto Bytes = mapFile(Path);
+                 if (!Bytes)
+                   return Outcome{0, llvm::toString(Bytes.takeError())};
+                 return Outcome{contentHash((*Bytes)->getBuffer()), ""};
+               }).share()) {}
+  uint64_t value() const { return Result.get().Hash; }
+  llvm::Error error() const {
+    if (Result.get().Error.empty())
+      return llvm::Error::success();
+    return inputError("{0}", Result.get().Error);
   }
 
 private:
-  std::future<std::pair<std::string, std::string>> Result;
+  struct Outcome {
+    uint64_t Hash;
+    std::string Error;
+  };
+  std::shared_future<Outcome> Result;
 };
 
 /// The runtime must accept what the writer produced; if not, it is a bug.
@@ -112,8 +115,9 @@ llvm::Error verifyWithRuntime(llvm::StringRef Bytes, llvm::StringRef Out) {
   return llvm::Error::success();
 }
 
+/// Everything but the source hash, which the writer fills in.
 void fillMetadata(fb::MetadataT &MD, const ConvertOptions &O,
-                  const PassManager &PM, std::string Hash) {
+                  const PassManager &PM) {
   MD.producer = "kiln";
   MD.producer_version = KILN_VERSION_STRING;
   MD.pipeline = O.Disabled.empty() ? "-O" + std::to_string(O.OptLevel) : "custom";
@@ -127,7 +131,6 @@ void fillMetadata(fb::MetadataT &MD, const ConvertOptions &O,
   else if (O.Quantize.Mode == "int8")
     MD.quantization = fb::Quantization::INT8_STATIC;
   MD.source_model = llvm::sys::path::filename(O.Input).str();
-  MD.source_hash = std::move(Hash);
 }
 
 llvm::json::Object histogramJson(const OpHistogram &H) {
@@ -184,10 +187,7 @@ llvm::Error runConvert(const ConvertOptions &O) {
   auto Compiled = compileForCpu(**G);
   if (!Compiled)
     return addContext(Compiled.takeError(), O.Input);
-  auto HashHex = Hash.get();
-  if (!HashHex)
-    return HashHex.takeError();
-  fillMetadata(*Compiled->Module.Model.metadata, O, PM, *HashHex);
+  fillMetadata(*Compiled->Module.Model.metadata, O, PM);
   PrepackReport Prepacked;
   if (O.Prepack == "native") {
     auto R = prepackForThisCpu(Compiled->Module);
@@ -195,15 +195,20 @@ llvm::Error runConvert(const ConvertOptions &O) {
       return addContext(R.takeError(), O.Input);
     Prepacked = *R;
   }
-  // Written in place from the module's segments, then verified by the
-  // runtime before it replaces the output.
+  // Written in place from the module's segments, the source hash last, then
+  // verified by the runtime before it replaces the output.
   uint64_t FileBytes = 0;
-  if (llvm::Error E = writeKilnFile(O.Output, Compiled->Module,
-                                    [&](llvm::StringRef Written) {
-                                      FileBytes = Written.size();
-                                      return verifyWithRuntime(Written, O.Output);
-                                    }))
+  if (llvm::Error E = writeKilnFile(
+          O.Output, Compiled->Module,
+          [&](llvm::StringRef Written) {
+            if (llvm::Error HashError = Hash.error())
+              return HashError;
+            FileBytes = Written.size();
+            return verifyWithRuntime(Written, O.Output);
+          },
+          [&Hash] { return Hash.value(); }))
     return E;
+  std::string HashHex = hashToHex(Hash.value());
 
   size_t Xnnpack = 0, Reference = 0, WeightBytes = 0;
   for (const CpuNodeReport &N : Compiled->Nodes)
@@ -247,7 +252,7 @@ llvm::Error runConvert(const ConvertOptions &O) {
         {"nodes", std::move(Nodes)},
         {"file_bytes", int64_t(FileBytes)},
         {"weight_bytes", int64_t(WeightBytes)},
-        {"source_hash", *HashHex},
+        {"source_hash", HashHex},
         {"prepack", llvm::json::Object{{"mode", O.Prepack},
                                        {"blocked_weights", Prepacked.Tensors},
                                        {"isa", Prepacked.Isa},

@@ -1,7 +1,7 @@
 // The writer: byte-identical output for the same module, 64-byte aligned
 // segments after the FlatBuffer with zero padding, the schema version and
-// identifier, atomic replacement, and an internal error for a module that
-// names a missing segment.
+// identifier, atomic replacement, a source hash filled in late, and an
+// internal error for a module that names a missing segment.
 #include "backends/common/KilnWriter.h"
 #include "backends/cpu/CpuTarget.h"
 #include "schema/KilnSchemaVersion.h"
@@ -45,6 +45,19 @@ KilnModule tinyCnnModule() {
     REQUIRE_NO_ERROR(PM.add(P));
   REQUIRE_NO_ERROR(PM.run(*Fixed));
   return requireValue(compileForCpu(*Fixed)).Module;
+}
+
+/// One 3x3 convolution, W[o][i][y][x] = 10*o + 100*i + 3*y + x, compiled
+/// for the CPU target: its weight is packed (OHWI) as the file is written.
+KilnModule conv3x3Module() {
+  std::unique_ptr<Graph> G = requireValue(parseGraph(
+      R"(graph @g(%x: f32[1,2,4,4]) -> (%y: f32[1,2,2,2]) {
+  %w = const f32[2,2,3,3] dense[0, 1, 2, 3, 4, 5, 6, 7, 8, 100, 101, 102, 103, 104, 105, 106, 107, 108, 10, 11, 12, 13, 14, 15, 16, 17, 18, 110, 111, 112, 113, 114, 115, 116, 117, 118]
+  %y = conv(%x, %w) {strides=[1,1], pads=[0,0,0,0], group=1} : f32[1,2,2,2]
+  return %y
+})",
+      "conv3x3.kir"));
+  return requireValue(compileForCpu(*G)).Module;
 }
 
 } // namespace
@@ -124,16 +137,8 @@ TEST_CASE("writing replaces the file atomically", "[writer]") {
 
 TEST_CASE("a 3x3 weight is packed into the file as it is written",
           "[writer]") {
-  // W[o][0][y][x] = 10*o + 3*y + x: the OHWI (I = 1) bytes are the same
-  // values in the same order; a second input channel interleaves them.
-  std::unique_ptr<Graph> G = requireValue(parseGraph(
-      R"(graph @g(%x: f32[1,2,4,4]) -> (%y: f32[1,2,2,2]) {
-  %w = const f32[2,2,3,3] dense[0, 1, 2, 3, 4, 5, 6, 7, 8, 100, 101, 102, 103, 104, 105, 106, 107, 108, 10, 11, 12, 13, 14, 15, 16, 17, 18, 110, 111, 112, 113, 114, 115, 116, 117, 118]
-  %y = conv(%x, %w) {strides=[1,1], pads=[0,0,0,0], group=1} : f32[1,2,2,2]
-  return %y
-})",
-      "conv3x3.kir"));
-  KilnModule M = requireValue(compileForCpu(*G)).Module;
+  // The OHWI bytes interleave the two input channels of each tap.
+  KilnModule M = conv3x3Module();
   const fb::TensorT *W = nullptr;
   for (const auto &T : M.Model.tensors)
     if (T->layout == fb::Layout::OHWI)
@@ -161,6 +166,39 @@ TEST_CASE("a 3x3 weight is packed into the file as it is written",
   REQUIRE(Written);
   REQUIRE((*Written)->getBuffer() == Bytes);
   llvm::sys::fs::remove_directories(Dir);
+}
+
+TEST_CASE("a late source hash is filled in as the file is written",
+          "[writer]") {
+  // Written with the hash given late: the same bytes as the module with the
+  // hash set beforehand, for modules with and without produced segments.
+  for (KilnModule (*Make)() : {&tinyCnnModule, &conv3x3Module}) {
+    KilnModule Late = Make(), Early = Make();
+    Early.Model.metadata->source_hash = "0123456789abcdef";
+    std::string Expected = requireValue(serializeKilnModule(Early));
+    REQUIRE(Expected.find("0123456789abcdef") != std::string::npos);
+
+    llvm::SmallString<128> Dir;
+    REQUIRE(!llvm::sys::fs::createUniqueDirectory("kiln-writer", Dir));
+    std::string Path = (Dir + "/late.kiln").str();
+    int Calls = 0;
+    REQUIRE_NO_ERROR(writeKilnFile(Path, Late, nullptr, [&Calls] {
+      ++Calls;
+      return uint64_t(0x0123456789abcdefULL);
+    }));
+    REQUIRE(Calls == 1);
+    auto Written = llvm::MemoryBuffer::getFile(Path);
+    REQUIRE(Written);
+    REQUIRE((*Written)->getBuffer() == Expected);
+    llvm::sys::fs::remove_directories(Dir);
+  }
+  // Without metadata there is nowhere to put it: an internal error.
+  KilnModule M = tinyCnnModule();
+  M.Model.metadata.reset();
+  llvm::Error E = writeKilnFile("never-written.kiln", M, nullptr,
+                                [] { return uint64_t(1); });
+  REQUIRE(diagnose(std::move(E)).Code == ExitCode::Internal);
+  REQUIRE(!llvm::sys::fs::exists("never-written.kiln"));
 }
 
 TEST_CASE("a tensor naming a missing segment is an internal error",

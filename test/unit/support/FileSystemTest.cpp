@@ -133,6 +133,35 @@ TEST_CASE("a failing check leaves the old file and no temporary",
   llvm::sys::fs::remove_directories(Dir);
 }
 
+TEST_CASE("a file mapped while it is mapped shares the mapping",
+          "[support][fs]") {
+  llvm::SmallString<128> Dir;
+  REQUIRE_FALSE(llvm::sys::fs::createUniqueDirectory("kiln-fs-test", Dir));
+  std::string Path = (Dir + "/shared.bin").str();
+  std::string Other = (Dir + "/other.bin").str();
+  REQUIRE_NO_ERROR(writeFileAtomically(Path, std::string(100000, 'a')));
+  REQUIRE_NO_ERROR(writeFileAtomically(Other, std::string(100000, 'a')));
+  auto First = requireValue(mapFile(Path));
+  auto Again = requireValue(mapFile(Path));
+  CHECK(Again.get() == First.get());
+  // Same bytes in another file: another mapping.
+  auto OtherMap = requireValue(mapFile(Other));
+  CHECK(OtherMap.get() != First.get());
+  // A replaced file is another file: its new bytes, while the old mapping
+  // keeps the old ones.
+  REQUIRE_NO_ERROR(writeFileAtomically(Path, std::string(100000, 'b')));
+  auto Replaced = requireValue(mapFile(Path));
+  CHECK(Replaced.get() != First.get());
+  CHECK(Replaced->getBuffer()[0] == 'b');
+  CHECK(First->getBuffer()[0] == 'a');
+  // Once released, mapping it again works.
+  First.reset();
+  Again.reset();
+  Replaced.reset();
+  CHECK(requireValue(mapFile(Path))->getBuffer() == std::string(100000, 'b'));
+  llvm::sys::fs::remove_directories(Dir);
+}
+
 TEST_CASE("mapFile names the file in its errors", "[support][fs]") {
   auto Map = mapFile("/nonexistent/kiln/file.onnx");
   REQUIRE_FALSE(bool(Map));
