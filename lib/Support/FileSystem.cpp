@@ -15,6 +15,7 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <sys/stat.h>
 #include <tuple>
 #include <unistd.h>
 
@@ -138,6 +139,24 @@ private:
   size_t Next = 0;
 };
 
+/// The file being replaced keeps its bytes until the rename, but not its
+/// cached pages: they would be freed at the rename anyway. Dropped first,
+/// they are the pages the new file is written into, rather than memory not
+/// touched for a while, which a virtual machine may have handed back to its
+/// host (a ResNet-50 conversion after other work: 238 ms -> 160 ms, median
+/// of 5). Replacing a file in place with O_TRUNC, as most tools do, frees
+/// them first in the same way. Advisory: only clean, unmapped pages go.
+void dropCachedPages(llvm::StringRef Path) {
+  // Non-blocking: a FIFO in the way must not hang the write.
+  int Old = ::open(Path.str().c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (Old < 0)
+    return;
+  struct stat St;
+  if (::fstat(Old, &St) == 0 && S_ISREG(St.st_mode))
+    (void)::posix_fadvise(Old, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(Old);
+}
+
 } // namespace
 
 llvm::Error writeFileAtomically(
@@ -162,6 +181,7 @@ llvm::Error writeFileAtomically(
     llvm::sys::fs::remove(TempPath);
     return inputError("{0}: {1} failed: {2}", Path, What, Reason);
   };
+  dropCachedPages(Path);
   // The size first: gaps between pieces then read as zeros.
   if (::ftruncate(FD, off_t(Size)) != 0)
     return Fail("ftruncate");

@@ -14,6 +14,12 @@
 
 #include <fstream>
 #include <sstream>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace kiln;
 
@@ -130,6 +136,41 @@ TEST_CASE("a failing check leaves the old file and no temporary",
        It.increment(EC))
     ++Count;
   CHECK(Count == 1);
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+/// How many of the first Bytes of the file open as FD are in the page cache.
+static size_t residentPages(int FD, size_t Bytes) {
+  void *Map = ::mmap(nullptr, Bytes, PROT_READ, MAP_SHARED, FD, 0);
+  REQUIRE(Map != MAP_FAILED);
+  size_t Page = size_t(::sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> In((Bytes + Page - 1) / Page);
+  REQUIRE(::mincore(Map, Bytes, In.data()) == 0);
+  ::munmap(Map, Bytes);
+  return size_t(std::count_if(In.begin(), In.end(),
+                              [](unsigned char C) { return C & 1; }));
+}
+
+TEST_CASE("replacing a file drops the old file's cached pages first",
+          "[support][fs]") {
+  llvm::SmallString<128> Dir;
+  REQUIRE_FALSE(llvm::sys::fs::createUniqueDirectory("kiln-fs-test", Dir));
+  std::string Path = (Dir + "/old.bin").str();
+  const size_t Bytes = size_t(1) << 20;
+  REQUIRE_NO_ERROR(writeFileAtomically(Path, std::string(Bytes, 'o')));
+  REQUIRE(slurp(Path).size() == Bytes); // now in the page cache
+  int Old = ::open(Path.c_str(), O_RDONLY); // the old file, after the rename
+  REQUIRE(Old >= 0);
+  CHECK(residentPages(Old, Bytes) > 0);
+  REQUIRE_NO_ERROR(writeFileAtomically(Path, "new"));
+  CHECK(residentPages(Old, Bytes) == 0);
+  ::close(Old);
+  CHECK(slurp(Path) == "new");
+  // A FIFO where the file would go: no hang, and it is replaced.
+  std::string Fifo = (Dir + "/fifo").str();
+  REQUIRE(::mkfifo(Fifo.c_str(), 0600) == 0);
+  REQUIRE_NO_ERROR(writeFileAtomically(Fifo, "file"));
+  CHECK(slurp(Fifo) == "file");
   llvm::sys::fs::remove_directories(Dir);
 }
 
