@@ -38,11 +38,14 @@ latency and file size ratios, with the int8 outputs' SQNR against fp32 on
 4 held-out N(0,1) images and how many of them keep the fp32 top-1 class.
 
 Engines are measured in alternating rounds (R of them) and the medians over
-rounds are compared, since these machines are shared and noisy. Every file a
+rounds are compared, since these machines are shared and noisy. The
+conversions come first, R rounds of their own, each starting with another
+converter: a step run right after heavy work pays for the memory that work
+left cold (this machine hands idle memory back to its host). Every file a
 timed step reads (the ONNX model, the .kiln, the .ptl) is read once just
 before it, so both sides start from the page cache: the machine pages out
-files idle for a minute, and optimize_for_mobile reads no file at all. kiln's and
-ORT's outputs on the same input are compared as a sanity check, and
+files idle for a minute, and optimize_for_mobile reads no file at all.
+kiln's and ORT's outputs on the same input are compared as a sanity check, and
 `kiln bench --profile` gives kiln's executor overhead over the sum of its
 operators. Prints a table of ratios (kiln / peer: below 1.0 means kiln is
 faster or smaller).
@@ -281,20 +284,28 @@ def main():
                              "native_convert", "native_load",
                              "native_load_warm", "native_lat", "native_first"]}
         native_path = os.path.join(args.workdir, name + ".native.kiln")
+        # Conversions first, in a phase of their own, each round in another
+        # order: a step right after heavy work pays for touching memory that
+        # work left cold, and no converter should always be the one that does.
+        converters = [
+            ("kiln_convert", lambda: time_kiln_convert(args.kiln, onnx_path,
+                                                       kiln_path)),
+            ("ofm", lambda: time_optimize_for_mobile(model, ptl_path)),
+            ("native_convert", lambda: time_kiln_convert(
+                args.kiln, onnx_path, native_path, "--prepack", "native"))]
+        for r in range(args.rounds):
+            for key, convert in converters[r % 3:] + converters[:r % 3]:
+                m[key].append(convert())
         for _ in range(args.rounds):
-            m["kiln_convert"].append(time_kiln_convert(args.kiln, onnx_path, kiln_path))
             if quant:
                 qpaths = convert_quantized(args.kiln, onnx_path, args.workdir, name)
                 m["int8_lat"].append(kiln_bench(args.kiln, qpaths["int8"],
                                                 args.runs)["median_ms"])
-            m["ofm"].append(time_optimize_for_mobile(model, ptl_path))
             k = kiln_bench(args.kiln, kiln_path, args.runs, sessions=3)
             m["kiln_load"].append(k["load_total_ms"])
             m["kiln_load_warm"].append(k["warm_load_total_ms"])
             m["kiln_lat"].append(k["median_ms"])
             m["kiln_first"].append(k["first_run_ms"])
-            m["native_convert"].append(time_kiln_convert(
-                args.kiln, onnx_path, native_path, "--prepack", "native"))
             kn = kiln_bench(args.kiln, native_path, args.runs, sessions=3)
             m["native_load"].append(kn["load_total_ms"])
             m["native_load_warm"].append(kn["warm_load_total_ms"])
