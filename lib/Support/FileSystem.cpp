@@ -23,35 +23,39 @@ namespace kiln {
 
 namespace {
 
-/// The mappings alive in this process, by file identity: a file mapped
-/// while it is still mapped (a model hashed on one thread and imported on
-/// another) shares the one mapping, and its pages are faulted in once.
+/// The mappings alive in this process, by file identity (inode, size and
+/// modification time): a file mapped while it is still mapped (a model
+/// hashed on one thread and imported on another) shares the one mapping, and
+/// its pages are faulted in once.
 class LiveMappings {
 public:
-  using Key = std::tuple<llvm::sys::fs::UniqueID, uint64_t, int64_t>;
-  static Key keyOf(const llvm::sys::fs::file_status &S) {
-    return {S.getUniqueID(), S.getSize(),
-            S.getLastModificationTime().time_since_epoch().count()};
-  }
-  std::shared_ptr<llvm::MemoryBuffer> find(const Key &K) {
+  using Buffer = std::shared_ptr<llvm::MemoryBuffer>;
+
+  /// The live mapping of the file whose status is S, or Map's new one.
+  llvm::Expected<Buffer>
+  getOrMap(const llvm::sys::fs::file_status &S,
+           llvm::function_ref<llvm::Expected<Buffer>()> Map) {
+    Key K{S.getUniqueID(), S.getSize(),
+          S.getLastModificationTime().time_since_epoch().count()};
+    std::lock_guard<std::mutex> Lock(M);
     auto It = Live.find(K);
-    return It == Live.end() ? nullptr : It->second.lock();
+    if (It != Live.end())
+      if (Buffer Shared = It->second.lock())
+        return Shared;
+    auto Buf = Map();
+    if (!Buf || (*Buf)->getBufferSize() != S.getSize()) // or it changed
+      return Buf;
+    for (auto E = Live.begin(); E != Live.end();) // drop the expired
+      E = E->second.expired() ? Live.erase(E) : std::next(E);
+    Live[K] = *Buf;
+    return Buf;
   }
-  void add(const Key &K, const std::shared_ptr<llvm::MemoryBuffer> &Buf) {
-    for (auto It = Live.begin(); It != Live.end();) // drop the expired
-      It = It->second.expired() ? Live.erase(It) : std::next(It);
-    Live[K] = Buf;
-  }
-  std::mutex M;
 
 private:
+  using Key = std::tuple<llvm::sys::fs::UniqueID, uint64_t, int64_t>;
+  std::mutex M;
   std::map<Key, std::weak_ptr<llvm::MemoryBuffer>> Live;
 };
-
-LiveMappings &liveMappings() {
-  static LiveMappings L;
-  return L;
-}
 
 } // namespace
 
@@ -65,20 +69,16 @@ mapFile(llvm::StringRef Path) {
   if (Status.getSize() > limits::MaxFileBytes)
     return inputError("{0}: file is {1} bytes, above the {2}-byte limit", Path,
                       Status.getSize(), limits::MaxFileBytes);
-  LiveMappings &Live = liveMappings();
-  LiveMappings::Key Key = LiveMappings::keyOf(Status);
-  std::lock_guard<std::mutex> Lock(Live.M);
-  if (auto Shared = Live.find(Key))
-    return Shared;
-  auto BufOrErr = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
-                                              /*RequiresNullTerminator=*/false);
-  if (!BufOrErr)
-    return inputError("{0}: cannot read: {1}", Path,
-                      BufOrErr.getError().message());
-  std::shared_ptr<llvm::MemoryBuffer> Buf(std::move(*BufOrErr));
-  if (Buf->getBufferSize() == Status.getSize()) // else it changed meanwhile
-    Live.add(Key, Buf);
-  return Buf;
+  static LiveMappings Live;
+  return Live.getOrMap(
+      Status, [&]() -> llvm::Expected<LiveMappings::Buffer> {
+        auto BufOrErr = llvm::MemoryBuffer::getFile(
+            Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+        if (!BufOrErr)
+          return inputError("{0}: cannot read: {1}", Path,
+                            BufOrErr.getError().message());
+        return LiveMappings::Buffer(std::move(*BufOrErr));
+      });
 }
 
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Bytes) {
