@@ -5,7 +5,6 @@
 // written (and permuted) on demand, so an unused one costs nothing.
 #pragma once
 
-#include "backends/cpu/WeightPacking.h"
 
 #include "backends/common/KilnModule.h"
 
@@ -14,6 +13,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 

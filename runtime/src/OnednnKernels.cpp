@@ -183,13 +183,15 @@ void appendClamp(dnnl::post_ops &Ops, float Min, float Max) {
                        std::max(Min, -FLT_MAX), std::min(Max, FLT_MAX));
 }
 
-/// The f32 convolution's post-ops: its clamp, then for a fused add the sum
+/// The f32 post-ops of a convolution or fully connected layer: its clamp,
+/// then for a fused add (convolutions only) the sum
 /// with what the destination holds (the add's other operand: the session
 /// places the add's output in its bytes) and the add's clamp. oneDNN's
 /// fastest kernels here (brgconv) take a sum post-op but not a binary one.
-dnnl::primitive_attr f32Attr(const fb::Conv2DOptions &O, const FusedAdd *Add) {
+dnnl::primitive_attr f32Attr(float Min, float Max,
+                             const FusedAdd *Add = nullptr) {
   dnnl::post_ops Ops;
-  appendClamp(Ops, O.output_min(), O.output_max());
+  appendClamp(Ops, Min, Max);
   if (Add) {
     Ops.append_sum(1.f);
     appendClamp(Ops, Add->Min, Add->Max);
@@ -257,6 +259,10 @@ bool isAmx(const dnnl::convolution_forward::primitive_desc &PD) {
 
 /// The first of oneDNN's implementations for D that does not use AMX, if it
 /// is an optimized one.
+bool isReference(const char *ImplInfo) {
+  return std::string(ImplInfo).rfind("ref", 0) == 0;
+}
+
 std::optional<dnnl::convolution_forward::primitive_desc>
 nonAmxImplementation(const dnnl::convolution_forward::desc &D,
                      const dnnl::primitive_attr &Attr,
@@ -265,7 +271,7 @@ nonAmxImplementation(const dnnl::convolution_forward::desc &D,
   while (isAmx(PD))
     if (!PD.next_impl())
       return std::nullopt;
-  if (std::string(PD.impl_info_str()).rfind("ref", 0) == 0)
+  if (isReference(PD.impl_info_str()))
     return std::nullopt;
   return PD;
 }
@@ -314,10 +320,6 @@ std::unique_ptr<Kernel> boundKernel(dnnl::primitive Prim, const Operand &Src,
                                         PackedOrder);
 }
 
-bool isReference(const char *ImplInfo) {
-  return std::string(ImplInfo).rfind("ref", 0) == 0;
-}
-
 /// An f32 FULLY_CONNECTED as oneDNN's inner product: the rows of x (all its
 /// dims but the last) times the weight [O, I], plus the bias, clamped. The
 /// weight is read in place when the file stores it in the layout the
@@ -353,11 +355,8 @@ std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A) {
     const auto Inference = dnnl::prop_kind::forward_inference;
     Desc D = HasBias ? Desc(Inference, Src, AnyW, Bias, Dst)
                      : Desc(Inference, Src, AnyW, Dst);
-    dnnl::post_ops Ops;
-    appendClamp(Ops, O.output_min(), O.output_max());
-    dnnl::primitive_attr Attr;
-    Attr.set_post_ops(Ops);
-    dnnl::inner_product_forward::primitive_desc PD(D, Attr, E);
+    dnnl::inner_product_forward::primitive_desc PD(
+        D, f32Attr(O.output_min(), O.output_max()), E);
     if (isReference(PD.impl_info_str()))
       return nullptr;
     memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data);
@@ -435,7 +434,8 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add) {
                      : Desc(dnnl::prop_kind::forward_inference,
                             dnnl::algorithm::convolution_direct, Src, AnyW,
                             Dst, Strides, Dilations, PadL, PadR);
-    dnnl::primitive_attr Attr = Int8 ? int8Attr(A) : f32Attr(O, Add);
+    dnnl::primitive_attr Attr =
+        Int8 ? int8Attr(A) : f32Attr(O.output_min(), O.output_max(), Add);
     dnnl::convolution_forward::primitive_desc PD(D, Attr, E);
     if (Int8 && isAmx(PD) && prefersVnniOverAmx(O, Y))
       if (auto Vnni = nonAmxImplementation(D, Attr, E))
