@@ -16,11 +16,9 @@
 // only single-threaded sessions use these kernels, and they run oneDNN with
 // an OpenMP team of one (no OpenMP threads at all), setting the calling
 // thread's OpenMP thread count for the call and restoring it after.
-#include "Kernel.h"
 #include "BlockedLayout.h"
+#include "OnednnCommon.h"
 #include "QuantBounds.h"
-
-#include <oneapi/dnnl/dnnl.hpp>
 
 #if __has_include(<omp.h>)
 #include <omp.h>
@@ -42,28 +40,50 @@ void omp_set_num_threads(int);
 
 namespace kiln::rt {
 
+namespace onednn {
+
+OneOpenMpThread::OneOpenMpThread() : Before(omp_get_max_threads()) {
+  omp_set_num_threads(1);
+}
+OneOpenMpThread::~OneOpenMpThread() { omp_set_num_threads(Before); }
+
+namespace {
+
+/// Appends a clamp to [Min, Max] (a fused activation), if it clamps.
+void appendClamp(dnnl::post_ops &Ops, float Min, float Max) {
+  if (Min == -INFINITY && Max == INFINITY)
+    return;
+  if (Min == 0 && Max == INFINITY)
+    Ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+  else
+    Ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip,
+                       std::max(Min, -FLT_MAX), std::min(Max, FLT_MAX));
+}
+
+} // namespace
+
+/// The add's other operand is the destination's content: the session places
+/// the add's output in its bytes. oneDNN's fastest kernels here (brgconv)
+/// take a sum post-op but not a binary one.
+dnnl::primitive_attr f32Attr(float Min, float Max, const FusedAdd *Add) {
+  dnnl::post_ops Ops;
+  appendClamp(Ops, Min, Max);
+  if (Add) {
+    Ops.append_sum(1.f);
+    appendClamp(Ops, Add->Min, Add->Max);
+  }
+  dnnl::primitive_attr Attr;
+  Attr.set_post_ops(Ops);
+  return Attr;
+}
+
+} // namespace onednn
+
 namespace {
 
 using dnnl::memory;
 using Tag = memory::format_tag;
-
-const dnnl::engine &cpuEngine() {
-  static const dnnl::engine Engine(dnnl::engine::kind::cpu, 0);
-  return Engine;
-}
-
-/// Sets the calling thread's OpenMP thread count to one while it lives:
-/// oneDNN sizes its team from it, when a primitive is created and run.
-class OneOpenMpThread {
-public:
-  OneOpenMpThread() : Before(omp_get_max_threads()) { omp_set_num_threads(1); }
-  ~OneOpenMpThread() { omp_set_num_threads(Before); }
-  OneOpenMpThread(const OneOpenMpThread &) = delete;
-  OneOpenMpThread &operator=(const OneOpenMpThread &) = delete;
-
-private:
-  int Before;
-};
+using namespace onednn;
 
 /// One oneDNN primitive with its arguments bound: a convolution or an
 /// inner product.
@@ -172,39 +192,6 @@ std::optional<PackedWeights> packedWeightsOf(const memory &Weights,
   return P;
 }
 
-/// Appends a clamp to [Min, Max] (a fused activation), if it clamps.
-void appendClamp(dnnl::post_ops &Ops, float Min, float Max) {
-  if (Min == -INFINITY && Max == INFINITY)
-    return;
-  if (Min == 0 && Max == INFINITY)
-    Ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
-  else
-    Ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip,
-                       std::max(Min, -FLT_MAX), std::min(Max, FLT_MAX));
-}
-
-/// The f32 post-ops of a convolution or fully connected layer: its clamp,
-/// then for a fused add (convolutions only) the sum
-/// with what the destination holds (the add's other operand: the session
-/// places the add's output in its bytes) and the add's clamp. oneDNN's
-/// fastest kernels here (brgconv) take a sum post-op but not a binary one.
-dnnl::primitive_attr f32Attr(float Min, float Max,
-                             const FusedAdd *Add = nullptr) {
-  dnnl::post_ops Ops;
-  appendClamp(Ops, Min, Max);
-  if (Add) {
-    Ops.append_sum(1.f);
-    appendClamp(Ops, Add->Min, Add->Max);
-  }
-  dnnl::primitive_attr Attr;
-  Attr.set_post_ops(Ops);
-  return Attr;
-}
-
-memory::dims dims(std::initializer_list<int64_t> L) {
-  return memory::dims(L.begin(), L.end());
-}
-
 /// The int8 convolution's requantization as oneDNN attributes: the source
 /// and destination zero points, per-output-channel scales x_scale *
 /// w_scale[c] / y_scale applied to the int32 sum (bias included), and the
@@ -259,10 +246,6 @@ bool isAmx(const dnnl::convolution_forward::primitive_desc &PD) {
 
 /// The first of oneDNN's implementations for D that does not use AMX, if it
 /// is an optimized one.
-bool isReference(const char *ImplInfo) {
-  return std::string(ImplInfo).rfind("ref", 0) == 0;
-}
-
 std::optional<dnnl::convolution_forward::primitive_desc>
 nonAmxImplementation(const dnnl::convolution_forward::desc &D,
                      const dnnl::primitive_attr &Attr,
@@ -487,6 +470,9 @@ std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
     return nullptr;
   if (F32 && isNarrowPointwise(O) && !Add)
     return nullptr;
+  if (F32 && !Add)
+    if (auto Winograd = createWinogradKernel(A))
+      return Winograd;
   return conv2D(A, Add);
 }
 

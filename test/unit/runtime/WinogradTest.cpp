@@ -1,0 +1,219 @@
+// oneDNN's Winograd convolutions (OnednnWinograd.cpp): the weights kiln
+// transforms itself are the bytes oneDNN's own reorder writes, the kernel's
+// outputs are a direct convolution's (summed here in double), and the shapes
+// it loses on are left to the direct kernel.
+#include "OnednnCommon.h"
+#include "WinogradWeights.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+using namespace kiln;
+using namespace kiln::rt;
+using dnnl::memory;
+using Tag = memory::format_tag;
+
+namespace {
+
+std::vector<float> ramp(size_t N, int Seed, float Scale) {
+  std::vector<float> V(N);
+  for (size_t I = 0; I < N; ++I)
+    V[I] = float(int((I * 37 + size_t(Seed) * 11) % 29) - 14) * Scale;
+  return V;
+}
+
+/// oneDNN's F(2x2, 3x3) weights descriptor for O x I channels at HxW.
+memory::desc winogradWeightsDesc(int64_t O, int64_t I, int64_t H) {
+  const auto F32 = memory::data_type::f32;
+  memory::desc Src({1, I, H, H}, F32, Tag::nChw16c),
+      Dst({1, O, H, H}, F32, Tag::nChw16c), W({O, I, 3, 3}, F32, Tag::any);
+  dnnl::convolution_forward::desc D(
+      dnnl::prop_kind::forward_inference,
+      dnnl::algorithm::convolution_winograd, Src, W, Dst, {1, 1}, {0, 0},
+      {1, 1}, {1, 1});
+  dnnl::convolution_forward::primitive_desc PD(D, onednn::cpuEngine());
+  while (std::string(PD.impl_info_str()).find("wino_2x3") == std::string::npos)
+    REQUIRE(PD.next_impl());
+  return PD.weights_desc();
+}
+
+/// oneDNN's reorder of the OHWI weight W into Want (via HWIO, which it reads).
+std::vector<float> reorderedByOnednn(const memory::desc &Want,
+                                     std::vector<float> W, int64_t O,
+                                     int64_t I) {
+  const dnnl::engine &E = onednn::cpuEngine();
+  const auto F32 = memory::data_type::f32;
+  memory Ohwi({{O, I, 3, 3}, F32, Tag::ohwi}, E, W.data());
+  memory Hwio({{O, I, 3, 3}, F32, Tag::hwio}, E);
+  std::vector<float> Out(Want.get_size() / sizeof(float));
+  memory Wino(Want, E, Out.data());
+  dnnl::stream S(E);
+  dnnl::reorder(Ohwi, Hwio).execute(S, Ohwi, Hwio);
+  dnnl::reorder(Hwio, Wino).execute(S, Hwio, Wino);
+  S.wait();
+  return Out;
+}
+
+} // namespace
+
+TEST_CASE("Winograd weights are the bytes oneDNN's reorder writes",
+          "[winograd]") {
+  struct Case {
+    int64_t O, I, H;
+    dnnl_wino_memory_format_t Format;
+  };
+  // aaOBiOo with one, two and four output blocks a chunk; aaOio (which
+  // oneDNN picks at 14x14); and channel counts that are not multiples of
+  // the 16-channel blocks, whose padding must be zeros.
+  for (Case C : {Case{64, 64, 56, dnnl_wino_wei_aaOBiOo},
+                 Case{128, 128, 28, dnnl_wino_wei_aaOBiOo},
+                 Case{128, 64, 56, dnnl_wino_wei_aaOBiOo},
+                 Case{256, 256, 14, dnnl_wino_wei_aaOio},
+                 Case{40, 48, 30, dnnl_wino_wei_aaOBiOo}}) {
+    CAPTURE(C.O, C.I, C.H);
+    memory::desc Want = winogradWeightsDesc(C.O, C.I, C.H);
+    const dnnl_wino_desc_t &Wino = Want.data.format_desc.wino_desc;
+    REQUIRE(Wino.wino_format == C.Format);
+    std::vector<float> W = ramp(size_t(C.O * 9 * C.I), int(C.O), 0.03f);
+    std::vector<float> Expected = reorderedByOnednn(Want, W, C.O, C.I);
+    std::vector<float> Got(Expected.size(), NAN);
+    REQUIRE(transformWinogradWeights(Wino, W.data(), C.O, C.I, Got.data()));
+    CHECK(std::memcmp(Got.data(), Expected.data(), Got.size() * 4) == 0);
+    // Not vacuous: the weights are not all zeros, and padding is.
+    CHECK(std::count(Got.begin(), Got.end(), 0.f) <
+          std::ptrdiff_t(Got.size()) / 2);
+  }
+}
+
+TEST_CASE("Winograd layouts kiln does not write are left to oneDNN",
+          "[winograd]") {
+  memory::desc Want = winogradWeightsDesc(64, 64, 56);
+  dnnl_wino_desc_t Wino = Want.data.format_desc.wino_desc;
+  std::vector<float> W(64 * 9 * 64, 1.f), Out(Wino.size / 4, 7.f);
+  dnnl_wino_desc_t Other = Wino;
+  Other.wino_format = dnnl_wino_wei_aaOIoi;
+  CHECK_FALSE(transformWinogradWeights(Other, W.data(), 64, 64, Out.data()));
+  Other = Wino;
+  Other.r = 5; // not a 3x3 transform
+  CHECK_FALSE(transformWinogradWeights(Other, W.data(), 64, 64, Out.data()));
+  // More channels than the layout holds.
+  CHECK_FALSE(transformWinogradWeights(Wino, W.data(), 80, 64, Out.data()));
+  CHECK_FALSE(transformWinogradWeights(Wino, W.data(), 64, 80, Out.data()));
+  Other = Wino;
+  Other.size -= 4;
+  CHECK_FALSE(transformWinogradWeights(Other, W.data(), 64, 64, Out.data()));
+  CHECK(std::all_of(Out.begin(), Out.end(), [](float V) { return V == 7.f; }));
+}
+
+namespace {
+
+/// A CONV_2D operator with 3x3 kernels, 1 pixel of padding and a relu.
+struct ConvOp {
+  int64_t H, Cin, Cout;
+  uint32_t Stride = 1;
+  flatbuffers::FlatBufferBuilder Fbb;
+  TensorDesc XD, WD, BD, YD;
+  std::vector<float> X, W, B, Y;
+
+  ConvOp(int64_t H, int64_t Cin, int64_t Cout, uint32_t Stride = 1)
+      : H(H), Cin(Cin), Cout(Cout), Stride(Stride) {
+    fb::OperatorT Op;
+    Op.kind = fb::OpKind::CONV_2D;
+    Op.inputs = {0, 1, 2};
+    Op.outputs = {3};
+    fb::Conv2DOptionsT O;
+    O.padding_top = O.padding_left = O.padding_bottom = O.padding_right = 1;
+    O.kernel_height = O.kernel_width = 3;
+    O.stride_height = O.stride_width = Stride;
+    O.group_input_channels = uint32_t(Cin);
+    O.group_output_channels = uint32_t(Cout);
+    O.output_min = 0;
+    Op.options.Set(O);
+    Fbb.Finish(fb::Operator::Pack(Fbb, &Op));
+    const int64_t OH = (H - 1) / Stride + 1;
+    XD = desc({1, H, H, Cin});
+    WD = desc({Cout, 3, 3, Cin});
+    BD = desc({Cout});
+    YD = desc({1, OH, OH, Cout});
+    X = ramp(size_t(H * H * Cin), 1, 0.1f);
+    W = ramp(size_t(Cout * 9 * Cin), 2, 0.01f);
+    B = ramp(size_t(Cout), 3, 0.05f);
+    Y.assign(size_t(OH * OH * Cout), NAN);
+  }
+  static TensorDesc desc(std::vector<int64_t> Shape) {
+    TensorDesc D;
+    D.DType = fb::DType::F32;
+    D.Shape = std::move(Shape);
+    D.Elements = 1;
+    for (int64_t S : D.Shape)
+      D.Elements *= uint64_t(S);
+    D.Bytes = D.Elements * 4;
+    return D;
+  }
+  std::unique_ptr<Kernel> kernel() {
+    auto P = [](std::vector<float> &V) {
+      return reinterpret_cast<uint8_t *>(V.data());
+    };
+    KernelArgs A{*flatbuffers::GetRoot<fb::Operator>(Fbb.GetBufferPointer()),
+                 {{&XD, P(X)}, {&WD, P(W)}, {&BD, P(B)}},
+                 {{&YD, P(Y)}}};
+    return onednn::createWinogradKernel(A);
+  }
+  /// relu(conv(x) + b) at output pixel (Oy, Ox), channel Co, in double.
+  double direct(int64_t Oy, int64_t Ox, int64_t Co) const {
+    double Sum = B[size_t(Co)];
+    for (int64_t Kh = 0; Kh < 3; ++Kh)
+      for (int64_t Kw = 0; Kw < 3; ++Kw) {
+        int64_t Iy = Oy * Stride + Kh - 1, Ix = Ox * Stride + Kw - 1;
+        if (Iy < 0 || Ix < 0 || Iy >= H || Ix >= H)
+          continue;
+        for (int64_t Ci = 0; Ci < Cin; ++Ci)
+          Sum += double(X[size_t((Iy * H + Ix) * Cin + Ci)]) *
+                 W[size_t(((Co * 3 + Kh) * 3 + Kw) * Cin + Ci)];
+      }
+    return std::max(Sum, 0.0);
+  }
+};
+
+} // namespace
+
+TEST_CASE("A 64-channel 3x3 convolution at 28x28 runs on Winograd and "
+          "matches the direct sum",
+          "[winograd]") {
+  ConvOp C(28, 64, 80);
+  std::unique_ptr<Kernel> K = C.kernel();
+  REQUIRE(K);
+  CHECK(std::string(K->engine()) == "onednn");
+  Status Ran = K->run(nullptr);
+  INFO(Ran.message());
+  REQUIRE(Ran.isOk());
+  double MaxErr = 0, MaxAbs = 0;
+  size_t Positive = 0;
+  for (int64_t Y = 0; Y < 28; ++Y)
+    for (int64_t X = 0; X < 28; ++X)
+      for (int64_t Co = 0; Co < 80; ++Co) {
+        double Want = C.direct(Y, X, Co);
+        double Got = C.Y[size_t((Y * 28 + X) * 80 + Co)];
+        MaxErr = std::max(MaxErr, std::fabs(Got - Want));
+        MaxAbs = std::max(MaxAbs, std::fabs(Want));
+        Positive += Want > 0;
+      }
+  CHECK(Positive > C.Y.size() / 4); // the relu leaves values to compare
+  CHECK(MaxErr / MaxAbs < 1e-5);
+}
+
+TEST_CASE("Convolutions Winograd loses on are left to the direct kernel",
+          "[winograd]") {
+  CHECK_FALSE(ConvOp(56, 32, 32).kernel()); // too few channels
+  CHECK_FALSE(ConvOp(56, 64, 48).kernel());
+  CHECK_FALSE(ConvOp(14, 256, 256).kernel()); // too small a map
+  CHECK_FALSE(ConvOp(56, 64, 64, 2).kernel()); // stride 2
+  ConvOp Blocked(28, 64, 64);
+  Blocked.WD.Blocked = BlockedDesc{};
+  CHECK_FALSE(Blocked.kernel()); // weights already in another layout
+  CHECK(ConvOp(28, 64, 64).kernel());
+}
