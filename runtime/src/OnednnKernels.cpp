@@ -8,7 +8,9 @@
 // native` holds the f32 weights in that blocked layout already
 // (BlockedLayout.h): on the CPU it was made for they are used in place from
 // the mapping, and elsewhere reordered from it. Activations stay NHWC, so
-// these kernels mix freely with XNNPACK's and the reference ones.
+// these kernels mix freely with XNNPACK's and the reference ones. The 3x3
+// convolutions that run faster on oneDNN's Winograd kernel go there instead
+// (OnednnWinograd.cpp).
 //
 // oneDNN's CPU runtime here is OpenMP, whose worker threads spin between
 // parallel regions: next to XNNPACK's pthreadpool they fight it for the
