@@ -9,6 +9,8 @@
 
 #include <initializer_list>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace kiln::rt::onednn {
 
@@ -30,6 +32,34 @@ private:
   int Before;
 };
 
+/// A primitive with its arguments bound.
+struct BoundPrimitive {
+  dnnl::primitive Prim;
+  std::unordered_map<int, dnnl::memory> Args;
+};
+
+/// Runs its primitives in order on the calling thread: a convolution or an
+/// inner product, or a reorder, a convolution and a reorder (Winograd).
+class OnednnKernel : public Kernel {
+public:
+  /// PackedOrder: the weight's axes as oneDNN's dims, when the first
+  /// primitive's weights were reordered into a layout the file may store
+  /// (packedWeights); else null.
+  explicit OnednnKernel(std::vector<BoundPrimitive> Steps,
+                        const std::vector<int32_t> *PackedOrder = nullptr)
+      : Steps(std::move(Steps)), Stream(cpuEngine()),
+        PackedOrder(PackedOrder) {}
+
+  Status run(pthreadpool_t) override;
+  const char *engine() const override { return "onednn"; }
+  std::optional<PackedWeights> packedWeights() const override;
+
+private:
+  std::vector<BoundPrimitive> Steps;
+  dnnl::stream Stream;
+  const std::vector<int32_t> *PackedOrder;
+};
+
 /// The f32 post-ops of a convolution or fully connected layer: its clamp to
 /// [Min, Max], then for a fused add (convolutions only) the sum with what
 /// the destination holds and the add's clamp.
@@ -46,8 +76,9 @@ inline dnnl::memory::dims dims(std::initializer_list<int64_t> L) {
   return dnnl::memory::dims(L.begin(), L.end());
 }
 
-/// The Winograd kernel of an f32 3x3 convolution (OnednnWinograd.cpp), or
-/// null when the convolution is not one it runs faster than the direct one.
+/// The Winograd kernel of a 3x3 convolution whose operands are all f32
+/// (OnednnWinograd.cpp), or null when the convolution is not one it runs
+/// faster than the direct one.
 std::unique_ptr<Kernel> createWinogradKernel(const KernelArgs &A);
 
 } // namespace kiln::rt::onednn

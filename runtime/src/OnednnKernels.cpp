@@ -87,37 +87,6 @@ using dnnl::memory;
 using Tag = memory::format_tag;
 using namespace onednn;
 
-/// One oneDNN primitive with its arguments bound: a convolution or an
-/// inner product.
-class OnednnKernel : public Kernel {
-public:
-  /// PackedOrder: the weight's axes as oneDNN's dims, when the weights were
-  /// reordered into a layout the file may store (packedWeights); else null.
-  OnednnKernel(dnnl::primitive Prim, std::unordered_map<int, memory> Args,
-               const std::vector<int32_t> *PackedOrder)
-      : Prim(std::move(Prim)), Args(std::move(Args)), Stream(cpuEngine()),
-        PackedOrder(PackedOrder) {}
-
-  Status run(pthreadpool_t) override {
-    OneOpenMpThread One;
-    try {
-      Prim.execute(Stream, Args);
-      Stream.wait();
-    } catch (const dnnl::error &E) {
-      return runtimeError("oneDNN failed to run the operator: ", E.what());
-    }
-    return Status::ok();
-  }
-  const char *engine() const override { return "onednn"; }
-  std::optional<PackedWeights> packedWeights() const override;
-
-private:
-  dnnl::primitive Prim;
-  std::unordered_map<int, memory> Args;
-  dnnl::stream Stream;
-  const std::vector<int32_t> *PackedOrder;
-};
-
 /// oneDNN's weight dims as axes of kiln's weight: a convolution's
 /// {O, I, KH, KW} of OHWI, an inner product's {O, I} of OI.
 const std::vector<int32_t> OhwiAxesOfOihw = {0, 3, 1, 2};
@@ -276,12 +245,6 @@ memory bindWeights(const memory::desc &Want, const memory::desc &Have,
   return Weights;
 }
 
-std::optional<PackedWeights> OnednnKernel::packedWeights() const {
-  if (!PackedOrder)
-    return std::nullopt;
-  return packedWeightsOf(Args.at(DNNL_ARG_WEIGHTS), *PackedOrder);
-}
-
 /// An activation or bias operand: its descriptor and bytes (null: absent).
 struct Operand {
   memory::desc Desc;
@@ -301,8 +264,9 @@ std::unique_ptr<Kernel> boundKernel(dnnl::primitive Prim, const Operand &Src,
       {DNNL_ARG_DST, memory(Dst.Desc, E, Dst.Data)}};
   if (Bias.Data)
     Args.emplace(DNNL_ARG_BIAS, memory(Bias.Desc, E, Bias.Data));
-  return std::make_unique<OnednnKernel>(std::move(Prim), std::move(Args),
-                                        PackedOrder);
+  std::vector<BoundPrimitive> Steps;
+  Steps.push_back({std::move(Prim), std::move(Args)});
+  return std::make_unique<OnednnKernel>(std::move(Steps), PackedOrder);
 }
 
 /// An f32 FULLY_CONNECTED as oneDNN's inner product: the rows of x (all its
@@ -379,6 +343,9 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add) {
   bool Int8 = false;
   if (!takesTypes(A, Int8) || (Add && (Int8 || Add->Other.Data != Y.Data)))
     return nullptr;
+  if (!Int8 && !Add)
+    if (auto Winograd = createWinogradKernel(A))
+      return Winograd;
   const auto Type = Int8 ? memory::data_type::s8 : memory::data_type::f32;
   const int64_t G = O.groups(), Gi = O.group_input_channels(),
                 Go = O.group_output_channels(), KH = O.kernel_height(),
@@ -454,6 +421,24 @@ bool isNarrowPointwise(const fb::Conv2DOptions &O) {
 
 } // namespace
 
+Status onednn::OnednnKernel::run(pthreadpool_t) {
+  OneOpenMpThread One;
+  try {
+    for (BoundPrimitive &S : Steps)
+      S.Prim.execute(Stream, S.Args);
+    Stream.wait();
+  } catch (const dnnl::error &E) {
+    return runtimeError("oneDNN failed to run the operator: ", E.what());
+  }
+  return Status::ok();
+}
+
+std::optional<PackedWeights> onednn::OnednnKernel::packedWeights() const {
+  if (!PackedOrder)
+    return std::nullopt;
+  return packedWeightsOf(Steps.front().Args.at(DNNL_ARG_WEIGHTS), *PackedOrder);
+}
+
 bool onednnBuilt() { return true; }
 
 std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
@@ -472,9 +457,6 @@ std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
     return nullptr;
   if (F32 && isNarrowPointwise(O) && !Add)
     return nullptr;
-  if (F32 && !Add)
-    if (auto Winograd = createWinogradKernel(A))
-      return Winograd;
   return conv2D(A, Add);
 }
 

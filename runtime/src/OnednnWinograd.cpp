@@ -22,17 +22,14 @@ using Tag = memory::format_tag;
 
 constexpr int64_t MinChannels = 64, MinOutputPixels = 28 * 28;
 
+/// A's operands are f32 (the caller checked).
 bool takesWinograd(const KernelArgs &A) {
   const auto &O = *A.Op.options_as_Conv2DOptions();
-  const KernelTensor &X = A.In[0], &W = A.In[1], &Y = A.Out[0];
-  const bool HasBias = A.In.size() > 2 && A.In[2].present();
-  const auto F32 = fb::DType::F32;
-  return X.Desc->DType == F32 && W.Desc->DType == F32 && !W.Desc->Blocked &&
-         Y.Desc->DType == F32 && (!HasBias || A.In[2].Desc->DType == F32) &&
-         O.groups() == 1 && !O.depthwise() && O.kernel_height() == 3 &&
-         O.kernel_width() == 3 && O.stride_height() == 1 &&
-         O.stride_width() == 1 && O.dilation_height() == 1 &&
-         O.dilation_width() == 1 &&
+  const KernelTensor &Y = A.Out[0];
+  return !A.In[1].Desc->Blocked && O.groups() == 1 && !O.depthwise() &&
+         O.kernel_height() == 3 && O.kernel_width() == 3 &&
+         O.stride_height() == 1 && O.stride_width() == 1 &&
+         O.dilation_height() == 1 && O.dilation_width() == 1 &&
          std::min(O.group_input_channels(), O.group_output_channels()) >=
              MinChannels &&
          Y.dim(1) * Y.dim(2) >= MinOutputPixels;
@@ -62,38 +59,6 @@ memory winogradWeights(const memory::desc &Want, const KernelTensor &W) {
   S.wait();
   return Weights;
 }
-
-/// The convolution between two reorders: the NHWC input into the kernel's
-/// nChw16c buffer, its nChw16c output back to NHWC.
-class WinogradKernel : public Kernel {
-public:
-  WinogradKernel(dnnl::convolution_forward Conv,
-                 std::unordered_map<int, memory> Args, memory X, memory Y)
-      : Conv(std::move(Conv)), Args(std::move(Args)), X(std::move(X)),
-        Y(std::move(Y)), In(this->X, this->Args.at(DNNL_ARG_SRC)),
-        Out(this->Args.at(DNNL_ARG_DST), this->Y), Stream(cpuEngine()) {}
-
-  Status run(pthreadpool_t) override {
-    OneOpenMpThread One;
-    try {
-      In.execute(Stream, X, Args.at(DNNL_ARG_SRC));
-      Conv.execute(Stream, Args);
-      Out.execute(Stream, Args.at(DNNL_ARG_DST), Y);
-      Stream.wait();
-    } catch (const dnnl::error &E) {
-      return runtimeError("oneDNN failed to run the operator: ", E.what());
-    }
-    return Status::ok();
-  }
-  const char *engine() const override { return "onednn"; }
-
-private:
-  dnnl::convolution_forward Conv;
-  std::unordered_map<int, memory> Args;
-  memory X, Y;
-  dnnl::reorder In, Out;
-  dnnl::stream Stream;
-};
 
 } // namespace
 
@@ -127,16 +92,23 @@ std::unique_ptr<Kernel> createWinogradKernel(const KernelArgs &A) {
     while (!isWinograd2x3(PD))
       if (!PD.next_impl())
         return nullptr;
+    // The NHWC input into the kernel's nChw16c buffer, the convolution, its
+    // nChw16c output back to NHWC.
+    memory UserX({XDims, F32, Tag::nhwc}, E, X.Data), BlockedX(PD.src_desc(), E),
+        BlockedY(PD.dst_desc(), E), UserY({YDims, F32, Tag::nhwc}, E, Y.Data);
     std::unordered_map<int, memory> Args = {
-        {DNNL_ARG_SRC, memory(PD.src_desc(), E)},
+        {DNNL_ARG_SRC, BlockedX},
         {DNNL_ARG_WEIGHTS, winogradWeights(PD.weights_desc(), W)},
-        {DNNL_ARG_DST, memory(PD.dst_desc(), E)}};
+        {DNNL_ARG_DST, BlockedY}};
     if (HasBias)
       Args.emplace(DNNL_ARG_BIAS, memory(Bias, E, A.In[2].Data));
-    return std::make_unique<WinogradKernel>(
-        dnnl::convolution_forward(PD), std::move(Args),
-        memory({XDims, F32, Tag::nhwc}, E, X.Data),
-        memory({YDims, F32, Tag::nhwc}, E, Y.Data));
+    std::vector<BoundPrimitive> Steps;
+    Steps.push_back({dnnl::reorder(UserX, BlockedX),
+                     {{DNNL_ARG_FROM, UserX}, {DNNL_ARG_TO, BlockedX}}});
+    Steps.push_back({dnnl::convolution_forward(PD), std::move(Args)});
+    Steps.push_back({dnnl::reorder(BlockedY, UserY),
+                     {{DNNL_ARG_FROM, BlockedY}, {DNNL_ARG_TO, UserY}}});
+    return std::make_unique<OnednnKernel>(std::move(Steps));
   } catch (const dnnl::error &) {
     return nullptr; // oneDNN has no Winograd kernel for it on this CPU
   }
