@@ -284,6 +284,10 @@ size_t kiln_session_arena_bytes(const kiln_session *Session) {
   return Session ? size_t(Session->S->arenaBytes()) : 0;
 }
 
+size_t kiln_session_scratch_bytes(const kiln_session *Session) {
+  return Session ? size_t(Session->S->scratchBytes()) : 0;
+}
+
 size_t kiln_session_num_tensors(const kiln_session *Session) {
   return Session ? Session->S->model().Tensors.size() : 0;
 }

@@ -56,6 +56,14 @@ public:
   virtual std::optional<PackedWeights> packedWeights() const {
     return std::nullopt;
   }
+  /// Bytes of working memory it uses only while it runs (0: none). A
+  /// session's kernels run one at a time, so they share one buffer, sized
+  /// for the largest need and given to each through bindScratch.
+  virtual size_t scratchBytes() const { return 0; }
+  /// Its working memory: 64-byte aligned, scratchBytes() long, shared with
+  /// the session's other kernels. Called once, before the first run, when
+  /// scratchBytes() is not 0.
+  virtual void bindScratch(uint8_t *) {}
 };
 
 /// A reference kernel: a closure over the operator's parameters.

@@ -38,26 +38,37 @@ struct BoundPrimitive {
   std::unordered_map<int, dnnl::memory> Args;
 };
 
+/// A memory object of a kernel's steps that lives in the session's shared
+/// scratch buffer (Kernel::scratchBytes), at Offset; created without data.
+struct ScratchMemory {
+  dnnl::memory Memory;
+  size_t Offset;
+};
+
 /// Runs its primitives in order on the calling thread: a convolution or an
 /// inner product, or a reorder, a convolution and a reorder (Winograd).
 class OnednnKernel : public Kernel {
 public:
   /// PackedOrder: the weight's axes as oneDNN's dims, when the first
   /// primitive's weights were reordered into a layout the file may store
-  /// (packedWeights); else null.
+  /// (packedWeights); else null. Scratch: the steps' memory objects that
+  /// take their bytes from the session's scratch buffer.
   explicit OnednnKernel(std::vector<BoundPrimitive> Steps,
-                        const std::vector<int32_t> *PackedOrder = nullptr)
-      : Steps(std::move(Steps)), Stream(cpuEngine()),
-        PackedOrder(PackedOrder) {}
+                        const std::vector<int32_t> *PackedOrder = nullptr,
+                        std::vector<ScratchMemory> Scratch = {});
 
   Status run(pthreadpool_t) override;
   const char *engine() const override { return "onednn"; }
   std::optional<PackedWeights> packedWeights() const override;
+  size_t scratchBytes() const override { return ScratchNeed; }
+  void bindScratch(uint8_t *Base) override;
 
 private:
   std::vector<BoundPrimitive> Steps;
   dnnl::stream Stream;
   const std::vector<int32_t> *PackedOrder;
+  std::vector<ScratchMemory> Scratch;
+  size_t ScratchNeed = 0;
 };
 
 /// The f32 post-ops of a convolution or fully connected layer: its clamp to

@@ -421,6 +421,20 @@ bool isNarrowPointwise(const fb::Conv2DOptions &O) {
 
 } // namespace
 
+onednn::OnednnKernel::OnednnKernel(std::vector<BoundPrimitive> Steps,
+                                   const std::vector<int32_t> *PackedOrder,
+                                   std::vector<ScratchMemory> Scratch)
+    : Steps(std::move(Steps)), Stream(cpuEngine()), PackedOrder(PackedOrder),
+      Scratch(std::move(Scratch)) {
+  for (const ScratchMemory &M : this->Scratch)
+    ScratchNeed = std::max(ScratchNeed, M.Offset + M.Memory.get_desc().get_size());
+}
+
+void onednn::OnednnKernel::bindScratch(uint8_t *Base) {
+  for (ScratchMemory &M : Scratch)
+    M.Memory.set_data_handle(Base + M.Offset);
+}
+
 Status onednn::OnednnKernel::run(pthreadpool_t) {
   OneOpenMpThread One;
   try {

@@ -92,10 +92,14 @@ std::unique_ptr<Kernel> createWinogradKernel(const KernelArgs &A) {
     while (!isWinograd2x3(PD))
       if (!PD.next_impl())
         return nullptr;
-    // The NHWC input into the kernel's nChw16c buffer, the convolution, its
-    // nChw16c output back to NHWC.
-    memory UserX({XDims, F32, Tag::nhwc}, E, X.Data), BlockedX(PD.src_desc(), E),
-        BlockedY(PD.dst_desc(), E), UserY({YDims, F32, Tag::nhwc}, E, Y.Data);
+    // The NHWC input into an nChw16c copy, the convolution, its nChw16c
+    // output back to NHWC. The two copies live in the session's scratch
+    // buffer: the input's at 0, the output's after it.
+    memory UserX({XDims, F32, Tag::nhwc}, E, X.Data),
+        BlockedX(PD.src_desc(), E, DNNL_MEMORY_NONE),
+        BlockedY(PD.dst_desc(), E, DNNL_MEMORY_NONE),
+        UserY({YDims, F32, Tag::nhwc}, E, Y.Data);
+    const size_t OutputOffset = (PD.src_desc().get_size() + 63) / 64 * 64;
     std::unordered_map<int, memory> Args = {
         {DNNL_ARG_SRC, BlockedX},
         {DNNL_ARG_WEIGHTS, winogradWeights(PD.weights_desc(), W)},
@@ -108,7 +112,9 @@ std::unique_ptr<Kernel> createWinogradKernel(const KernelArgs &A) {
     Steps.push_back({dnnl::convolution_forward(PD), std::move(Args)});
     Steps.push_back({dnnl::reorder(BlockedY, UserY),
                      {{DNNL_ARG_FROM, BlockedY}, {DNNL_ARG_TO, UserY}}});
-    return std::make_unique<OnednnKernel>(std::move(Steps));
+    return std::make_unique<OnednnKernel>(
+        std::move(Steps), nullptr,
+        std::vector<ScratchMemory>{{BlockedX, 0}, {BlockedY, OutputOffset}});
   } catch (const dnnl::error &) {
     return nullptr; // oneDNN has no Winograd kernel for it on this CPU
   }

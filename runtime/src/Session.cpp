@@ -18,6 +18,7 @@ Session::~Session() {
   if (Pool)
     pthreadpool_destroy(Pool);
   std::free(Arena);
+  std::free(Scratch);
 }
 
 Status Session::create(std::shared_ptr<const LoadedModel> Model,
@@ -41,6 +42,8 @@ Status Session::create(std::shared_ptr<const LoadedModel> Model,
   if (Status St = S->planArena(Opts))
     return St;
   if (Status St = S->createKernels(Opts))
+    return St;
+  if (Status St = S->allocateScratch(Opts))
     return St;
   S->InputSet.assign(S->Model->Inputs.size(), 0);
   Out = std::move(S);
@@ -178,6 +181,26 @@ Status Session::createKernels(const SessionOptions &Opts) {
       return unsupported("operator ", I, ": no kernel");
     Kernels.push_back(std::move(K));
   }
+  return Status::ok();
+}
+
+Status Session::allocateScratch(const SessionOptions &Opts) {
+  for (const auto &K : Kernels)
+    ScratchBytes = std::max<uint64_t>(ScratchBytes, K->scratchBytes());
+  if (!ScratchBytes)
+    return Status::ok();
+  if (Opts.MaxArenaBytes && ArenaBytes + ScratchBytes > Opts.MaxArenaBytes)
+    return {KILN_ERROR_OUT_OF_MEMORY,
+            concat("the model needs ", ArenaBytes, " bytes for activations and ",
+                   ScratchBytes, " for its kernels' working copies, above the "
+                   "limit of ", Opts.MaxArenaBytes)};
+  uint64_t Rounded = (ScratchBytes + 63) / 64 * 64;
+  if (!(Scratch = static_cast<uint8_t *>(std::aligned_alloc(64, size_t(Rounded)))))
+    return {KILN_ERROR_OUT_OF_MEMORY,
+            concat("cannot allocate ", Rounded, " bytes of kernel scratch")};
+  for (const auto &K : Kernels)
+    if (K->scratchBytes())
+      K->bindScratch(Scratch);
   return Status::ok();
 }
 

@@ -45,6 +45,8 @@ public:
   size_t numOperators() const { return Kernels.size(); }
   const char *engine(size_t Op) const { return Kernels[Op]->engine(); }
   uint64_t arenaBytes() const { return ArenaBytes; }
+  /// Bytes of the working memory its kernels share (Kernel::scratchBytes).
+  uint64_t scratchBytes() const { return ScratchBytes; }
   /// Per-operator time of the last run, in nanoseconds (empty unless
   /// profiling was switched on with setProfiling).
   const std::vector<uint64_t> &operatorTimes() const { return OpTimes; }
@@ -63,6 +65,8 @@ private:
   /// too close to the end of the model's bytes.
   uint8_t *constantData(size_t T);
   Status createKernels(const SessionOptions &Opts);
+  /// Allocates the kernels' shared working memory and binds it to them.
+  Status allocateScratch(const SessionOptions &Opts);
   /// Creates the kernel of operator I with A; true when it was a fused
   /// conv + add pair, both kernels pushed.
   bool createFusedKernels(size_t I, const KernelArgs &A);
@@ -73,6 +77,8 @@ private:
   pthreadpool_t Pool = nullptr;
   uint8_t *Arena = nullptr;
   uint64_t ArenaBytes = 0;
+  uint8_t *Scratch = nullptr;
+  uint64_t ScratchBytes = 0;
   std::vector<uint8_t *> TensorData;
   std::vector<std::unique_ptr<Kernel>> Kernels;
   std::vector<char> InputSet;

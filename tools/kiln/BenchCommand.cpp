@@ -193,7 +193,8 @@ llvm::Error runBench(const BenchOptions &O) {
                          {"p90_ms", P90},
                          {"min_ms", Min},
                          {"operators", int64_t(Total)},
-                         {"arena_bytes", int64_t(M->arenaBytes())}};
+                         {"arena_bytes", int64_t(M->arenaBytes())},
+                         {"scratch_bytes", int64_t(M->scratchBytes())}};
     for (const auto &[Engine, Count] : Engines)
       J[Engine + "_operators"] = int64_t(Count);
     if (!WarmLoads.empty())
@@ -238,7 +239,10 @@ llvm::Error runBench(const BenchOptions &O) {
   OS << llvm::format("  latency:   median %.3f ms, p90 %.3f ms, min %.3f ms "
                      "(%u runs)\n",
                      Median, P90, Min, O.Runs);
-  OS << "  arena:     " << M->arenaBytes() << " bytes\n";
+  OS << "  arena:     " << M->arenaBytes() << " bytes";
+  if (size_t Scratch = M->scratchBytes())
+    OS << ", plus " << Scratch << " bytes of kernel scratch";
+  OS << "\n";
   if (Profile) {
     OS << llvm::format("  operators: %.3f ms summed (oneDNN %.3f, XNNPACK "
                        "%.3f, reference %.3f); executor overhead %.3f ms per "

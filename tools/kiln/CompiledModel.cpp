@@ -128,4 +128,8 @@ size_t CompiledModel::arenaBytes() const {
   return Session ? kiln_session_arena_bytes(Session.get()) : 0;
 }
 
+size_t CompiledModel::scratchBytes() const {
+  return Session ? kiln_session_scratch_bytes(Session.get()) : 0;
+}
+
 } // namespace kiln

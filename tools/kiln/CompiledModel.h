@@ -65,6 +65,8 @@ public:
   std::optional<Tensor> operatorOutput(size_t Op) const;
   void setProfiling(bool On);
   size_t arenaBytes() const;
+  /// Bytes of the kernels' shared working memory (0: none).
+  size_t scratchBytes() const;
 
 private:
   CompiledModel() = default;

@@ -99,7 +99,8 @@ typedef struct kiln_session_options {
    * the XNNPACK path against them). */
   uint32_t force_reference;
   /* Non-zero: kiln_session_create fails (KILN_ERROR_OUT_OF_MEMORY) rather
-   * than allocate more than this many bytes for activations. */
+   * than allocate more than this many bytes for activations (the arena and
+   * the kernels' scratch together). */
   uint64_t max_arena_bytes;
   /* Appended in 0.1 (a caller built before passes the shorter struct_size
    * and gets 0). Non-zero: every tensor keeps its own bytes (the memory
@@ -191,6 +192,10 @@ KILN_API kiln_status kiln_session_set_profiling(kiln_session *session,
                                                 int enable);
 /* Bytes of the activation arena, after memory planning. */
 KILN_API size_t kiln_session_arena_bytes(const kiln_session *session);
+/* Bytes of working memory the session's kernels share, beside the arena
+ * (e.g. the blocked copies of a Winograd convolution's input and output);
+ * 0 when no kernel needs any. */
+KILN_API size_t kiln_session_scratch_bytes(const kiln_session *session);
 
 /* Reading any tensor of a session (debugging, e.g. comparing every layer of
  * a compiled model with the source model):
