@@ -1,8 +1,11 @@
 // oneDNN's Winograd convolutions (OnednnWinograd.cpp): the weights kiln
 // transforms itself are the bytes oneDNN's own reorder writes, the kernel's
 // outputs are a direct convolution's (summed here in double), and the shapes
-// it loses on are left to the direct kernel.
+// it loses on are left to the direct kernel. A session gives its Winograd
+// kernels one shared scratch buffer, counted against max_arena_bytes.
 #include "OnednnCommon.h"
+#include "RuntimeTestModels.h"
+#include "TestSession.h"
 #include "WinogradWeights.h"
 
 #include <catch2/catch.hpp>
@@ -226,4 +229,60 @@ TEST_CASE("Convolutions Winograd loses on are left to the direct kernel",
   Blocked.WD.Blocked = BlockedDesc{};
   CHECK_FALSE(Blocked.kernel()); // weights already in another layout
   CHECK(ConvOp(28, 64, 64).kernel());
+}
+
+namespace {
+
+/// A session over one 64 -> 64 3x3 convolution at 28x28 (a Winograd
+/// shape), with max_arena_bytes Limit; the status of kiln_session_create.
+kiln_status createWinogradSession(uint64_t Limit, size_t &Arena,
+                                  size_t &Scratch, std::string &Error) {
+  using namespace kiln::testmodels;
+  KilnModule M;
+  int32_t X = addTensor(M, "x", fb::DType::F32, {1, 28, 28, 64}, fb::Layout::NHWC);
+  int32_t W = addFloats(M, "w", {64, 3, 3, 64}, ramp(64 * 9 * 64, 2, 0.01f),
+                        fb::Layout::OHWI);
+  int32_t Y = addTensor(M, "y", fb::DType::F32, {1, 28, 28, 64}, fb::Layout::NHWC);
+  fb::Conv2DOptionsT O;
+  O.padding_top = O.padding_left = O.padding_bottom = O.padding_right = 1;
+  O.kernel_height = O.kernel_width = 3;
+  O.groups = 1;
+  O.group_input_channels = O.group_output_channels = 64;
+  addOp(M, fb::OpKind::CONV_2D, {X, W}, {Y}, O);
+  M.Model.inputs = {X};
+  M.Model.outputs = {Y};
+  std::string Bytes = bytesOf(std::move(M));
+  kiln_model *Model = nullptr;
+  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &Model) == KILN_OK);
+  kiln_session_options Options = TestSession::options(Kernels::Default);
+  Options.max_arena_bytes = Limit;
+  kiln_session *Session = nullptr;
+  kiln_status St = kiln_session_create(Model, &Options, &Session);
+  Error = St == KILN_OK ? "" : kiln_last_error();
+  Arena = kiln_session_arena_bytes(Session);
+  Scratch = kiln_session_scratch_bytes(Session);
+  kiln_session_destroy(Session);
+  kiln_model_destroy(Model);
+  return St;
+}
+
+} // namespace
+
+TEST_CASE("A session's Winograd scratch is reported and counted against "
+          "max_arena_bytes",
+          "[winograd]") {
+  size_t Arena = 0, Scratch = 0;
+  std::string Error;
+  REQUIRE(createWinogradSession(0, Arena, Scratch, Error) == KILN_OK);
+  // The nChw16c copies of the input and the output: 28*28*64 floats each.
+  CHECK(Scratch == 2 * 28 * 28 * 64 * 4);
+  CHECK(Arena >= 2 * 28 * 28 * 64 * 4); // x and y, both live
+  const uint64_t Needed = Arena + Scratch;
+  size_t A = 0, S = 0;
+  CHECK(createWinogradSession(Needed, A, S, Error) == KILN_OK);
+  CHECK(createWinogradSession(Needed - 1, A, S, Error) ==
+        KILN_ERROR_OUT_OF_MEMORY);
+  CHECK_THAT(Error, Catch::Contains("for its kernels' working copies, above "
+                                    "the limit of " +
+                                    std::to_string(Needed - 1)));
 }
