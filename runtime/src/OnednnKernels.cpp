@@ -427,7 +427,8 @@ onednn::OnednnKernel::OnednnKernel(std::vector<BoundPrimitive> Steps,
     : Steps(std::move(Steps)), Stream(cpuEngine()), PackedOrder(PackedOrder),
       Scratch(std::move(Scratch)) {
   for (const ScratchMemory &M : this->Scratch)
-    ScratchNeed = std::max(ScratchNeed, M.Offset + M.Memory.get_desc().get_size());
+    ScratchNeed =
+        std::max(ScratchNeed, M.Offset + M.Memory.get_desc().get_size());
 }
 
 void onednn::OnednnKernel::bindScratch(uint8_t *Base) {

@@ -195,7 +195,8 @@ Status Session::allocateScratch(const SessionOptions &Opts) {
                    ScratchBytes, " for its kernels' working copies, above the "
                    "limit of ", Opts.MaxArenaBytes)};
   uint64_t Rounded = (ScratchBytes + 63) / 64 * 64;
-  if (!(Scratch = static_cast<uint8_t *>(std::aligned_alloc(64, size_t(Rounded)))))
+  Scratch = static_cast<uint8_t *>(std::aligned_alloc(64, size_t(Rounded)));
+  if (!Scratch)
     return {KILN_ERROR_OUT_OF_MEMORY,
             concat("cannot allocate ", Rounded, " bytes of kernel scratch")};
   for (const auto &K : Kernels)

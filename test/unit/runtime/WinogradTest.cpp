@@ -239,10 +239,12 @@ kiln_status createWinogradSession(uint64_t Limit, size_t &Arena,
                                   size_t &Scratch, std::string &Error) {
   using namespace kiln::testmodels;
   KilnModule M;
-  int32_t X = addTensor(M, "x", fb::DType::F32, {1, 28, 28, 64}, fb::Layout::NHWC);
+  int32_t X =
+      addTensor(M, "x", fb::DType::F32, {1, 28, 28, 64}, fb::Layout::NHWC);
   int32_t W = addFloats(M, "w", {64, 3, 3, 64}, ramp(64 * 9 * 64, 2, 0.01f),
                         fb::Layout::OHWI);
-  int32_t Y = addTensor(M, "y", fb::DType::F32, {1, 28, 28, 64}, fb::Layout::NHWC);
+  int32_t Y =
+      addTensor(M, "y", fb::DType::F32, {1, 28, 28, 64}, fb::Layout::NHWC);
   fb::Conv2DOptionsT O;
   O.padding_top = O.padding_left = O.padding_bottom = O.padding_right = 1;
   O.kernel_height = O.kernel_width = 3;
@@ -253,7 +255,8 @@ kiln_status createWinogradSession(uint64_t Limit, size_t &Arena,
   M.Model.outputs = {Y};
   std::string Bytes = bytesOf(std::move(M));
   kiln_model *Model = nullptr;
-  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &Model) == KILN_OK);
+  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &Model) ==
+          KILN_OK);
   kiln_session_options Options = TestSession::options(Kernels::Default);
   Options.max_arena_bytes = Limit;
   kiln_session *Session = nullptr;
