@@ -62,7 +62,7 @@ public:
   virtual size_t scratchBytes() const { return 0; }
   /// Its working memory: 64-byte aligned, scratchBytes() long, shared with
   /// the session's other kernels. Called once, before the first run, when
-  /// scratchBytes() is not 0.
+  /// some kernel of the session needs scratch.
   virtual void bindScratch(uint8_t *) {}
 };
 

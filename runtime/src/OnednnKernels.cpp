@@ -421,14 +421,11 @@ bool isNarrowPointwise(const fb::Conv2DOptions &O) {
 
 } // namespace
 
-onednn::OnednnKernel::OnednnKernel(std::vector<BoundPrimitive> Steps,
-                                   const std::vector<int32_t> *PackedOrder,
-                                   std::vector<ScratchMemory> Scratch)
-    : Steps(std::move(Steps)), Stream(cpuEngine()), PackedOrder(PackedOrder),
-      Scratch(std::move(Scratch)) {
-  for (const ScratchMemory &M : this->Scratch)
-    ScratchNeed =
-        std::max(ScratchNeed, M.Offset + M.Memory.get_desc().get_size());
+size_t onednn::OnednnKernel::scratchBytes() const {
+  size_t Need = 0;
+  for (const ScratchMemory &M : Scratch)
+    Need = std::max(Need, M.Offset + M.Memory.get_desc().get_size());
+  return Need;
 }
 
 void onednn::OnednnKernel::bindScratch(uint8_t *Base) {

@@ -40,27 +40,31 @@ bool isWinograd2x3(const dnnl::convolution_forward::primitive_desc &PD) {
 }
 
 /// The weights in the layout the primitive reads (Want): transformed here
-/// when it is one transformWinogradWeights writes, else by oneDNN's reorder
-/// from HWIO (which it reads; OHWI it does not).
+/// when it is one transformWinogradWeights writes, else by oneDNN's reorder.
 memory winogradWeights(const memory::desc &Want, const KernelTensor &W) {
-  const dnnl::engine &E = cpuEngine();
-  memory Weights(Want, E);
+  memory Weights(Want, cpuEngine());
   const int64_t O = W.dim(0), I = W.dim(3);
-  if (transformWinogradWeights(Want.data.format_desc.wino_desc,
-                               W.as<const float>(), O, I,
-                               static_cast<float *>(Weights.get_data_handle())))
-    return Weights;
-  const auto F32 = memory::data_type::f32;
-  memory Ohwi({dims({O, I, 3, 3}), F32, Tag::ohwi}, E, W.Data);
-  memory Hwio({dims({O, I, 3, 3}), F32, Tag::hwio}, E);
-  dnnl::stream S(E);
-  dnnl::reorder(Ohwi, Hwio).execute(S, Ohwi, Hwio);
-  dnnl::reorder(Hwio, Weights).execute(S, Hwio, Weights);
-  S.wait();
+  float *Out = static_cast<float *>(Weights.get_data_handle());
+  if (!transformWinogradWeights(Want.data.format_desc.wino_desc,
+                                W.as<const float>(), O, I, Out))
+    reorderToWinograd(Want, W.as<const float>(), O, I, Out);
   return Weights;
 }
 
 } // namespace
+
+void reorderToWinograd(const memory::desc &Want, const float *Ohwi, int64_t O,
+                       int64_t I, void *Out) {
+  const dnnl::engine &E = cpuEngine();
+  const auto F32 = memory::data_type::f32;
+  memory From({dims({O, I, 3, 3}), F32, Tag::ohwi}, E,
+              const_cast<float *>(Ohwi)),
+      Hwio({dims({O, I, 3, 3}), F32, Tag::hwio}, E), To(Want, E, Out);
+  dnnl::stream S(E);
+  dnnl::reorder(From, Hwio).execute(S, From, Hwio);
+  dnnl::reorder(Hwio, To).execute(S, Hwio, To);
+  S.wait();
+}
 
 std::unique_ptr<Kernel> createWinogradKernel(const KernelArgs &A) {
   if (!takesWinograd(A))

@@ -200,8 +200,7 @@ Status Session::allocateScratch(const SessionOptions &Opts) {
     return {KILN_ERROR_OUT_OF_MEMORY,
             concat("cannot allocate ", Rounded, " bytes of kernel scratch")};
   for (const auto &K : Kernels)
-    if (K->scratchBytes())
-      K->bindScratch(Scratch);
+    K->bindScratch(Scratch); // a kernel without scratch ignores it
   return Status::ok();
 }
 

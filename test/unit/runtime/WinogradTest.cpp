@@ -45,20 +45,13 @@ memory::desc winogradWeightsDesc(int64_t O, int64_t I, int64_t H) {
   return PD.weights_desc();
 }
 
-/// oneDNN's reorder of the OHWI weight W into Want (via HWIO, which it reads).
+/// oneDNN's reorder of the OHWI weight W into Want (the runtime's fallback,
+/// oneDNN's code throughout): the reference kiln's transform must match.
 std::vector<float> reorderedByOnednn(const memory::desc &Want,
-                                     std::vector<float> W, int64_t O,
+                                     const std::vector<float> &W, int64_t O,
                                      int64_t I) {
-  const dnnl::engine &E = onednn::cpuEngine();
-  const auto F32 = memory::data_type::f32;
-  memory Ohwi({{O, I, 3, 3}, F32, Tag::ohwi}, E, W.data());
-  memory Hwio({{O, I, 3, 3}, F32, Tag::hwio}, E);
   std::vector<float> Out(Want.get_size() / sizeof(float));
-  memory Wino(Want, E, Out.data());
-  dnnl::stream S(E);
-  dnnl::reorder(Ohwi, Hwio).execute(S, Ohwi, Hwio);
-  dnnl::reorder(Hwio, Wino).execute(S, Hwio, Wino);
-  S.wait();
+  onednn::reorderToWinograd(Want, W.data(), O, I, Out.data());
   return Out;
 }
 
