@@ -1,0 +1,126 @@
+// oneDNN's f32 fully connected kernel (OnednnKernels.cpp): at one row over
+// more than 1 MiB of weights it runs oneDNN's GEMV on the file's OI weights
+// in place; smaller weights and more rows get a blocked copy for brgemm.
+// Either way the outputs are the sum computed here in double.
+#include "Kernel.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+using namespace kiln;
+using namespace kiln::rt;
+
+namespace {
+
+TensorDesc f32Desc(std::vector<int64_t> Shape) {
+  TensorDesc D;
+  D.DType = fb::DType::F32;
+  D.Shape = std::move(Shape);
+  D.Elements = 1;
+  for (int64_t S : D.Shape)
+    D.Elements *= uint64_t(S);
+  D.Bytes = D.Elements * 4;
+  return D;
+}
+
+std::vector<float> ramp(size_t N, int Seed, float Scale) {
+  std::vector<float> V(N);
+  for (size_t I = 0; I < N; ++I)
+    V[I] = float(int((I * 37 + size_t(Seed) * 11) % 29) - 14) * Scale;
+  return V;
+}
+
+/// y = relu(x W^T + b) for Rows rows of Inputs values, Outputs outputs.
+struct FullyConnectedOp {
+  int64_t Rows, Inputs, Outputs;
+  flatbuffers::FlatBufferBuilder Fbb;
+  TensorDesc XD, WD, BD, YD;
+  std::vector<float> X, W, B, Y;
+
+  FullyConnectedOp(int64_t Rows, int64_t Inputs, int64_t Outputs)
+      : Rows(Rows), Inputs(Inputs), Outputs(Outputs),
+        XD(f32Desc({Rows, Inputs})), WD(f32Desc({Outputs, Inputs})),
+        BD(f32Desc({Outputs})), YD(f32Desc({Rows, Outputs})),
+        X(ramp(size_t(Rows * Inputs), 1, 0.1f)),
+        W(ramp(size_t(Outputs * Inputs), 2, 0.01f)),
+        B(ramp(size_t(Outputs), 3, 0.05f)), Y(size_t(Rows * Outputs), NAN) {
+    fb::OperatorT Op;
+    Op.kind = fb::OpKind::FULLY_CONNECTED;
+    Op.inputs = {0, 1, 2};
+    Op.outputs = {3};
+    fb::FullyConnectedOptionsT O;
+    O.output_min = 0;
+    Op.options.Set(O);
+    Fbb.Finish(fb::Operator::Pack(Fbb, &Op));
+  }
+  std::unique_ptr<Kernel> kernel() {
+    auto P = [](std::vector<float> &V) {
+      return reinterpret_cast<uint8_t *>(V.data());
+    };
+    KernelArgs A{*flatbuffers::GetRoot<fb::Operator>(Fbb.GetBufferPointer()),
+                 {{&XD, P(X)}, {&WD, P(W)}, {&BD, P(B)}},
+                 {{&YD, P(Y)}}};
+    return createOnednnKernel(A);
+  }
+  /// The largest |y - reference| over the largest |reference|.
+  double relativeError() const {
+    double MaxErr = 0, MaxAbs = 0;
+    for (int64_t R = 0; R < Rows; ++R)
+      for (int64_t O = 0; O < Outputs; ++O) {
+        double Sum = B[size_t(O)];
+        for (int64_t I = 0; I < Inputs; ++I)
+          Sum += double(X[size_t(R * Inputs + I)]) * W[size_t(O * Inputs + I)];
+        Sum = std::max(Sum, 0.0);
+        MaxErr = std::max(MaxErr, std::fabs(Y[size_t(R * Outputs + O)] - Sum));
+        MaxAbs = std::max(MaxAbs, std::fabs(Sum));
+      }
+    return MaxAbs > 0 ? MaxErr / MaxAbs : INFINITY;
+  }
+};
+
+/// Runs Op's kernel; returns whether it copied the weights into a blocked
+/// layout (what `--prepack native` would store) rather than reading the
+/// caller's OI bytes.
+bool runAndReportBlockedCopy(FullyConnectedOp &Op) {
+  std::unique_ptr<Kernel> K = Op.kernel();
+  REQUIRE(K);
+  REQUIRE(std::string(K->engine()) == "onednn");
+  Status Ran = K->run(nullptr);
+  INFO(Ran.message());
+  REQUIRE(Ran.isOk());
+  std::optional<PackedWeights> Packed = K->packedWeights();
+  if (Packed) {
+    CHECK(Packed->Data != reinterpret_cast<const uint8_t *>(Op.W.data()));
+    CHECK(!Packed->Layout.InnerBlocks.empty());
+  }
+  return Packed.has_value();
+}
+
+} // namespace
+
+TEST_CASE("A one-row fully connected layer over more than 1 MiB of weights "
+          "reads them in place",
+          "[onednn][fc]") {
+  // 1000 x 288 floats: 1,152,000 bytes.
+  FullyConnectedOp Op(1, 288, 1000);
+  CHECK_FALSE(runAndReportBlockedCopy(Op));
+  CHECK(Op.relativeError() < 1e-5);
+}
+
+TEST_CASE("Smaller weights, or more rows, get oneDNN's blocked copy",
+          "[onednn][fc]") {
+  SECTION("one row, 512 x 512 floats: exactly 1 MiB") {
+    FullyConnectedOp Op(1, 512, 512);
+    CHECK(runAndReportBlockedCopy(Op));
+    CHECK(Op.relativeError() < 1e-5);
+  }
+  SECTION("two rows over the same 1000 x 288 weights") {
+    FullyConnectedOp Op(2, 288, 1000);
+    CHECK(runAndReportBlockedCopy(Op));
+    CHECK(Op.relativeError() < 1e-5);
+  }
+}
