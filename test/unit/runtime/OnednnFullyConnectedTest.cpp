@@ -3,6 +3,7 @@
 // in place; smaller weights and more rows get a blocked copy for brgemm.
 // Either way the outputs are the sum computed here in double.
 #include "Kernel.h"
+#include "KernelTestTensors.h"
 
 #include <catch2/catch.hpp>
 
@@ -13,26 +14,12 @@
 
 using namespace kiln;
 using namespace kiln::rt;
+using kiln::testing::f32Desc;
+using kiln::testing::finishedOperator;
+using kiln::testing::operand;
+using kiln::testing::ramp;
 
 namespace {
-
-TensorDesc f32Desc(std::vector<int64_t> Shape) {
-  TensorDesc D;
-  D.DType = fb::DType::F32;
-  D.Shape = std::move(Shape);
-  D.Elements = 1;
-  for (int64_t S : D.Shape)
-    D.Elements *= uint64_t(S);
-  D.Bytes = D.Elements * 4;
-  return D;
-}
-
-std::vector<float> ramp(size_t N, int Seed, float Scale) {
-  std::vector<float> V(N);
-  for (size_t I = 0; I < N; ++I)
-    V[I] = float(int((I * 37 + size_t(Seed) * 11) % 29) - 14) * Scale;
-  return V;
-}
 
 /// y = relu(x W^T + b) for Rows rows of Inputs values, Outputs outputs.
 struct FullyConnectedOp {
@@ -58,12 +45,9 @@ struct FullyConnectedOp {
     Fbb.Finish(fb::Operator::Pack(Fbb, &Op));
   }
   std::unique_ptr<Kernel> kernel() {
-    auto P = [](std::vector<float> &V) {
-      return reinterpret_cast<uint8_t *>(V.data());
-    };
-    KernelArgs A{*flatbuffers::GetRoot<fb::Operator>(Fbb.GetBufferPointer()),
-                 {{&XD, P(X)}, {&WD, P(W)}, {&BD, P(B)}},
-                 {{&YD, P(Y)}}};
+    KernelArgs A{finishedOperator(Fbb),
+                 {operand(XD, X), operand(WD, W), operand(BD, B)},
+                 {operand(YD, Y)}};
     return createOnednnKernel(A);
   }
   /// The largest |y - reference| over the largest |reference|.

@@ -3,6 +3,7 @@
 // outputs are a direct convolution's (summed here in double), and the shapes
 // it loses on are left to the direct kernel. A session gives its Winograd
 // kernels one shared scratch buffer, counted against max_arena_bytes.
+#include "KernelTestTensors.h"
 #include "OnednnCommon.h"
 #include "RuntimeTestModels.h"
 #include "TestSession.h"
@@ -19,16 +20,13 @@
 using namespace kiln;
 using namespace kiln::rt;
 using dnnl::memory;
+using kiln::testing::f32Desc;
+using kiln::testing::finishedOperator;
+using kiln::testing::operand;
+using kiln::testing::ramp;
 using Tag = memory::format_tag;
 
 namespace {
-
-std::vector<float> ramp(size_t N, int Seed, float Scale) {
-  std::vector<float> V(N);
-  for (size_t I = 0; I < N; ++I)
-    V[I] = float(int((I * 37 + size_t(Seed) * 11) % 29) - 14) * Scale;
-  return V;
-}
 
 /// oneDNN's F(2x2, 3x3) weights descriptor for O x I channels at HxW.
 memory::desc winogradWeightsDesc(int64_t O, int64_t I, int64_t H) {
@@ -132,32 +130,19 @@ struct ConvOp {
     Op.options.Set(O);
     Fbb.Finish(fb::Operator::Pack(Fbb, &Op));
     const int64_t OH = (H - 1) / Stride + 1;
-    XD = desc({1, H, H, Cin});
-    WD = desc({Cout, 3, 3, Cin});
-    BD = desc({Cout});
-    YD = desc({1, OH, OH, Cout});
+    XD = f32Desc({1, H, H, Cin});
+    WD = f32Desc({Cout, 3, 3, Cin});
+    BD = f32Desc({Cout});
+    YD = f32Desc({1, OH, OH, Cout});
     X = ramp(size_t(H * H * Cin), 1, 0.1f);
     W = ramp(size_t(Cout * 9 * Cin), 2, 0.01f);
     B = ramp(size_t(Cout), 3, 0.05f);
     Y.assign(size_t(OH * OH * Cout), NAN);
   }
-  static TensorDesc desc(std::vector<int64_t> Shape) {
-    TensorDesc D;
-    D.DType = fb::DType::F32;
-    D.Shape = std::move(Shape);
-    D.Elements = 1;
-    for (int64_t S : D.Shape)
-      D.Elements *= uint64_t(S);
-    D.Bytes = D.Elements * 4;
-    return D;
-  }
   std::unique_ptr<Kernel> kernel() {
-    auto P = [](std::vector<float> &V) {
-      return reinterpret_cast<uint8_t *>(V.data());
-    };
-    KernelArgs A{*flatbuffers::GetRoot<fb::Operator>(Fbb.GetBufferPointer()),
-                 {{&XD, P(X)}, {&WD, P(W)}, {&BD, P(B)}},
-                 {{&YD, P(Y)}}};
+    KernelArgs A{finishedOperator(Fbb),
+                 {operand(XD, X), operand(WD, W), operand(BD, B)},
+                 {operand(YD, Y)}};
     return onednn::createWinogradKernel(A);
   }
   /// relu(conv(x) + b) at output pixel (Oy, Ox), channel Co, in double.
