@@ -84,6 +84,24 @@ inline bool isReference(const char *ImplInfo) {
   return std::string(ImplInfo).rfind("ref", 0) == 0;
 }
 
+/// Moves PD along oneDNN's list of implementations of its descriptor, from
+/// where it is, to the first whose impl_info_str() Wanted accepts; false
+/// when none does.
+template <typename PrimitiveDesc, typename Predicate>
+bool seekImplementation(PrimitiveDesc &PD, Predicate Wanted) {
+  while (!Wanted(std::string(PD.impl_info_str())))
+    if (!PD.next_impl())
+      return false;
+  return true;
+}
+
+/// A seekImplementation predicate: the implementation's name contains Part.
+inline auto named(const char *Part) {
+  return [Part](const std::string &Impl) {
+    return Impl.find(Part) != std::string::npos;
+  };
+}
+
 inline dnnl::memory::dims dims(std::initializer_list<int64_t> L) {
   return dnnl::memory::dims(L.begin(), L.end());
 }

@@ -212,7 +212,7 @@ bool prefersVnniOverAmx(const fb::Conv2DOptions &O, const KernelTensor &Y) {
 }
 
 bool isAmx(const dnnl::convolution_forward::primitive_desc &PD) {
-  return std::string(PD.impl_info_str()).find("amx") != std::string::npos;
+  return named("amx")(PD.impl_info_str());
 }
 
 /// The first of oneDNN's implementations for D that does not use AMX, if it
@@ -222,10 +222,8 @@ nonAmxImplementation(const dnnl::convolution_forward::desc &D,
                      const dnnl::primitive_attr &Attr,
                      const dnnl::engine &E) {
   dnnl::convolution_forward::primitive_desc PD(D, Attr, E);
-  while (isAmx(PD))
-    if (!PD.next_impl())
-      return std::nullopt;
-  if (isReference(PD.impl_info_str()))
+  auto NotAmx = [](const std::string &Impl) { return !named("amx")(Impl); };
+  if (!seekImplementation(PD, NotAmx) || isReference(PD.impl_info_str()))
     return std::nullopt;
   return PD;
 }
@@ -283,16 +281,10 @@ constexpr uint64_t GemvMinWeightBytes = uint64_t(1) << 20;
 dnnl::inner_product_forward::primitive_desc
 innerProductImplementation(const dnnl::inner_product_forward::desc &D,
                            const dnnl::primitive_attr &Attr, bool Gemv) {
-  const dnnl::engine &E = cpuEngine();
-  if (Gemv)
-    for (dnnl::inner_product_forward::primitive_desc PD(D, Attr, E);;) {
-      if (std::string(PD.impl_info_str()).find("gemm:jit") !=
-          std::string::npos)
-        return PD;
-      if (!PD.next_impl())
-        break;
-    }
-  return dnnl::inner_product_forward::primitive_desc(D, Attr, E);
+  dnnl::inner_product_forward::primitive_desc PD(D, Attr, cpuEngine());
+  if (Gemv && !seekImplementation(PD, named("gemm:jit")))
+    PD = dnnl::inner_product_forward::primitive_desc(D, Attr, cpuEngine());
+  return PD;
 }
 
 /// An f32 FULLY_CONNECTED as oneDNN's inner product: the rows of x (all its

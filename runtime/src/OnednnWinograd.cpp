@@ -35,10 +35,6 @@ bool takesWinograd(const KernelArgs &A) {
          Y.dim(1) * Y.dim(2) >= MinOutputPixels;
 }
 
-bool isWinograd2x3(const dnnl::convolution_forward::primitive_desc &PD) {
-  return std::string(PD.impl_info_str()).find("wino_2x3") != std::string::npos;
-}
-
 /// The weights in the layout the primitive reads (Want): transformed here
 /// when it is one transformWinogradWeights writes, else by oneDNN's reorder.
 memory winogradWeights(const memory::desc &Want, const KernelTensor &W) {
@@ -93,9 +89,8 @@ std::unique_ptr<Kernel> createWinogradKernel(const KernelArgs &A) {
                             NoDilation, PadL, PadR);
     dnnl::convolution_forward::primitive_desc PD(
         D, f32Attr(O.output_min(), O.output_max()), E);
-    while (!isWinograd2x3(PD))
-      if (!PD.next_impl())
-        return nullptr;
+    if (!seekImplementation(PD, named("wino_2x3")))
+      return nullptr;
     // The NHWC input into an nChw16c copy, the convolution, its nChw16c
     // output back to NHWC. The two copies live in the session's scratch
     // buffer: the input's at 0, the output's after it.

@@ -38,8 +38,7 @@ memory::desc winogradWeightsDesc(int64_t O, int64_t I, int64_t H) {
       dnnl::algorithm::convolution_winograd, Src, W, Dst, {1, 1}, {0, 0},
       {1, 1}, {1, 1});
   dnnl::convolution_forward::primitive_desc PD(D, onednn::cpuEngine());
-  while (std::string(PD.impl_info_str()).find("wino_2x3") == std::string::npos)
-    REQUIRE(PD.next_impl());
+  REQUIRE(onednn::seekImplementation(PD, onednn::named("wino_2x3")));
   return PD.weights_desc();
 }
 
