@@ -2,15 +2,18 @@
 // (SUITE/node/*, SUITE/simple/*, test_data_set_0) and every example
 // (EXAMPLES/*.onnx with NAME.input.npz) is imported, run unoptimized in the
 // reference interpreter (the reference), optimized at -O2, compiled for the
-// CPU target, written to .kiln bytes, loaded by the runtime and run twice:
-// with XNNPACK and with the runtime's reference kernels only. Both must match
-// the reference within 1e-4 relative (plus 1e-6 absolute); integer outputs
-// exactly. When kiln is built with the TorchScript frontend, the examples
-// also include TorchScript fixtures (NAME.traced.pt / NAME.scripted.pt with
-// NAME.input.npz). Models with an op the CPU target does not support are counted as
-// UNSUPPORTED (with the reason), models that do not import or run in the
-// interpreter as SKIP. Examples must pass, and convert byte-identically
-// twice.
+// CPU target, written to .kiln bytes, loaded by the runtime and run on the
+// default kernels (oneDNN where built, then XNNPACK), on XNNPACK alone and
+// on the runtime's reference kernels alone. Where `--prepack native` blocks
+// any weight, that file also runs on the default kernels (reading the
+// blocked weights in place) and on XNNPACK (converting them back). Every run
+// must match the reference within 1e-4 relative (plus 1e-6 absolute);
+// integer outputs exactly. When kiln is built with the TorchScript frontend,
+// the examples also include TorchScript fixtures (NAME.traced.pt /
+// NAME.scripted.pt with NAME.input.npz). Models with an op the CPU target
+// does not support are counted as UNSUPPORTED (with the reason), models that
+// do not import or run in the interpreter as SKIP. Examples must pass, and
+// convert byte-identically twice, portable and native.
 //
 //   kiln-cpu-e2e [--suite DIR] [--examples DIR]... [--filter S] [--verbose]
 #include "IR/NpyTensor.h"
@@ -20,6 +23,7 @@
 #include "Support/Npy.h"
 #include "backends/common/KilnWriter.h"
 #include "backends/cpu/CpuTarget.h"
+#include "backends/cpu/NativePrepack.h"
 #include "frontends/onnx/OnnxImporter.h"
 #ifdef KILN_WITH_TORCHSCRIPT
 #include "frontends/torchscript/TorchScriptImporter.h"
@@ -50,8 +54,14 @@ constexpr double RelTol = 1e-4;
 constexpr double AbsTol = 1e-6;
 
 struct Verdict {
-  std::string Kind, Detail; // PASS, UNSUPPORTED, SKIP or FAIL
+  // PASS, PASS-NATIVE (the --prepack native file passed too), UNSUPPORTED,
+  // SKIP or FAIL
+  std::string Kind, Detail;
 };
+
+bool passed(const Verdict &V) {
+  return V.Kind == "PASS" || V.Kind == "PASS-NATIVE";
+}
 
 std::string firstLine(llvm::Error E) {
   std::string S = llvm::toString(std::move(E));
@@ -94,11 +104,11 @@ std::string compare(const Tensor &Got, const Tensor &Ref) {
     double A = Got.asDouble(I), B = Ref.asDouble(I);
     if (std::isnan(A) || std::isnan(B) || std::isinf(A) || std::isinf(B)) {
       if (!(std::isnan(A) && std::isnan(B)) && A != B)
-        return llvm::formatv("at {0}: {1} vs {2}", I, A, B);
+        return llvm::formatv("at {0}: {1:e7} vs {2:e7}", I, A, B);
       continue;
     }
     if (std::fabs(A - B) > AbsTol + RelTol * std::fabs(B))
-      return llvm::formatv("at {0}: {1} vs reference {2}", I, A, B);
+      return llvm::formatv("at {0}: {1:e7} vs reference {2:e7}", I, A, B);
   }
   return "";
 }
@@ -166,11 +176,32 @@ llvm::Expected<std::unique_ptr<Graph>> importModel(const std::string &Path) {
 #endif
 }
 
-llvm::Expected<std::string> compileToBytes(Graph &G) {
+struct CompiledBytes {
+  std::string Portable;
+  /// `--prepack native` bytes; empty where no weight was blocked (no
+  /// oneDNN, or no convolution or linear layer it runs).
+  std::string Native;
+};
+
+llvm::Expected<CompiledBytes> compileToBytes(Graph &G) {
   auto C = compileForCpu(G);
   if (!C)
     return C.takeError();
-  return serializeKilnModule(C->Module);
+  CompiledBytes Out;
+  auto Portable = serializeKilnModule(C->Module);
+  if (!Portable)
+    return Portable.takeError();
+  Out.Portable = std::move(*Portable);
+  auto Prepacked = prepackForThisCpu(C->Module);
+  if (!Prepacked)
+    return Prepacked.takeError();
+  if (!Prepacked->Tensors)
+    return Out;
+  auto Native = serializeKilnModule(C->Module);
+  if (!Native)
+    return Native.takeError();
+  Out.Native = std::move(*Native);
+  return Out;
 }
 
 llvm::Error optimize(Graph &G) {
@@ -220,15 +251,27 @@ Verdict checkModel(const std::string &Path, std::vector<Tensor> Inputs,
                                  Why, llvm::inconvertibleErrorCode()))};
     return {"FAIL", "compile: " + Why.substr(0, Why.find('\n'))};
   }
-  for (Kernels K :
-       {Kernels::Default, Kernels::XnnpackOnly, Kernels::ReferenceOnly}) {
+  struct Run {
+    const std::string *Bytes;
+    Kernels K;
+    const char *File;
+  };
+  std::vector<Run> Runs = {{&Bytes->Portable, Kernels::Default, ""},
+                           {&Bytes->Portable, Kernels::XnnpackOnly, ""},
+                           {&Bytes->Portable, Kernels::ReferenceOnly, ""}};
+  // A native file reads its blocked weights in place on oneDNN, and
+  // converts them back for XNNPACK.
+  if (!Bytes->Native.empty())
+    for (Kernels K : {Kernels::Default, Kernels::XnnpackOnly})
+      Runs.push_back({&Bytes->Native, K, "native file, "});
+  for (const Run &R : Runs) {
     std::vector<Tensor> Got;
-    std::string Why = runCompiled(*Bytes, Inputs, K, Got);
-    const char *Engine = kernelsName(K);
+    std::string Why = runCompiled(*R.Bytes, Inputs, R.K, Got);
+    std::string Engine = std::string(R.File) + kernelsName(R.K);
     if (!Why.empty())
-      return {"FAIL", std::string(Engine) + ": " + Why};
+      return {"FAIL", Engine + ": " + Why};
     if (Got.size() != Ref->size())
-      return {"FAIL", std::string(Engine) + ": output count"};
+      return {"FAIL", Engine + ": output count"};
     for (size_t I = 0; I < Got.size(); ++I) {
       std::string Diff = compare(Got[I], (*Ref)[I]);
       if (!Diff.empty())
@@ -245,10 +288,17 @@ Verdict checkModel(const std::string &Path, std::vector<Tensor> Inputs,
     auto Bytes2 = compileToBytes(**G2);
     if (!Bytes2)
       return {"FAIL", "compile again: " + firstLine(Bytes2.takeError())};
-    if (*Bytes2 != *Bytes)
+    if (Bytes2->Portable != Bytes->Portable)
       return {"FAIL", "two conversions differ"};
+    if (Bytes2->Native != Bytes->Native)
+      return {"FAIL", "two native conversions differ"};
   }
-  return {"PASS", llvm::formatv("{0} bytes", Bytes->size()).str()};
+  if (Bytes->Native.empty())
+    return {"PASS", llvm::formatv("{0} bytes", Bytes->Portable.size()).str()};
+  return {"PASS-NATIVE", llvm::formatv("{0} bytes, native {1}",
+                                       Bytes->Portable.size(),
+                                       Bytes->Native.size())
+                             .str()};
 }
 
 Verdict checkNodeTest(const std::string &Folder) {
@@ -283,7 +333,7 @@ Verdict checkExample(const std::string &Model) {
     Inputs.push_back(tensorFromNpy(It->second));
   }
   Verdict V = checkModel(Model, std::move(Inputs), true);
-  if (V.Kind != "PASS") // the examples are what the CPU target is for
+  if (!passed(V)) // the examples are what the CPU target is for
     V = {"FAIL", V.Kind + ": " + V.Detail};
   return V;
 }
@@ -363,9 +413,12 @@ int main(int Argc, char **Argv) {
   if (Verbose)
     for (const auto &[Reason, N] : Reasons)
       llvm::outs() << llvm::formatv("{0,4} unsupported: {1}\n", N, Reason);
-  llvm::outs() << Counts["PASS"]
+  llvm::outs() << Counts["PASS"] + Counts["PASS-NATIVE"]
                << " models match the interpreter on the CPU target (default, "
-                  "XNNPACK-only and reference kernels), "
+                  "XNNPACK-only and reference kernels; "
+               << Counts["PASS-NATIVE"]
+               << " of them also as --prepack native files, on the default "
+                  "kernels and XNNPACK), "
                << Counts["FAIL"] << " failed, " << Counts["UNSUPPORTED"]
                << " use ops the CPU target does not support, " << Counts["SKIP"]
                << " skipped (do not import or run in the interpreter)\n";
