@@ -41,12 +41,7 @@ Status ModelBytes::mapFile(const char *Path, std::shared_ptr<ModelBytes> &Out) {
     close(Fd);
     return invalidModel(Path, ": the file is empty");
   }
-  // Populated now: a session reads every weight on its first run (or when it
-  // is created, for weights it repacks), and mapping the whole file in one
-  // call costs about a third of taking those page faults one by one then
-  // (ResNet-50, 100 MB: +1.5 ms here, -5 ms on the first run).
-  void *P = mmap(nullptr, size_t(St.st_size), PROT_READ,
-                 MAP_PRIVATE | MAP_POPULATE, Fd, 0);
+  void *P = mmap(nullptr, size_t(St.st_size), PROT_READ, MAP_PRIVATE, Fd, 0);
   int Err = errno;
   close(Fd);
   if (P == MAP_FAILED)
