@@ -76,7 +76,22 @@ dnnl::primitive_attr f32Attr(float Min, float Max, const FusedAdd *Add) {
   }
   dnnl::primitive_attr Attr;
   Attr.set_post_ops(Ops);
+  return withSessionScratchpad(std::move(Attr));
+}
+
+dnnl::primitive_attr withSessionScratchpad(dnnl::primitive_attr Attr) {
+  Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   return Attr;
+}
+
+void bindScratchpad(const dnnl::memory::desc &Desc, size_t Offset,
+                    std::unordered_map<int, dnnl::memory> &Args,
+                    std::vector<ScratchMemory> &Scratch) {
+  if (Desc.get_size() == 0)
+    return;
+  dnnl::memory Pad(Desc, cpuEngine(), DNNL_MEMORY_NONE);
+  Args.emplace(DNNL_ARG_SCRATCHPAD, Pad);
+  Scratch.push_back({Pad, Offset});
 }
 
 } // namespace onednn
@@ -189,7 +204,7 @@ dnnl::primitive_attr int8Attr(const KernelArgs &A) {
                        float(Hi - YZ));
     Attr.set_post_ops(Ops);
   }
-  return Attr;
+  return withSessionScratchpad(std::move(Attr));
 }
 
 /// Whether an int8 convolution should skip oneDNN's AMX kernels for its
@@ -249,9 +264,12 @@ struct Operand {
   uint8_t *Data;
 };
 
-/// The kernel running Prim on Src, the weights and the bias (when present),
-/// writing Dst.
-std::unique_ptr<Kernel> boundKernel(dnnl::primitive Prim, const Operand &Src,
+/// The kernel running Prim (created from PD) on Src, the weights and the
+/// bias (when present), writing Dst, with its scratchpad at the start of
+/// the session's scratch buffer.
+template <typename PrimitiveDesc>
+std::unique_ptr<Kernel> boundKernel(dnnl::primitive Prim,
+                                    const PrimitiveDesc &PD, const Operand &Src,
                                     memory Weights, const Operand &Bias,
                                     const Operand &Dst,
                                     const std::vector<int32_t> *PackedOrder) {
@@ -262,9 +280,12 @@ std::unique_ptr<Kernel> boundKernel(dnnl::primitive Prim, const Operand &Src,
       {DNNL_ARG_DST, memory(Dst.Desc, E, Dst.Data)}};
   if (Bias.Data)
     Args.emplace(DNNL_ARG_BIAS, memory(Bias.Desc, E, Bias.Data));
+  std::vector<ScratchMemory> Scratch;
+  bindScratchpad(PD.scratchpad_desc(), 0, Args, Scratch);
   std::vector<BoundPrimitive> Steps;
   Steps.push_back({std::move(Prim), std::move(Args)});
-  return std::make_unique<OnednnKernel>(std::move(Steps), PackedOrder);
+  return std::make_unique<OnednnKernel>(std::move(Steps), PackedOrder,
+                                        std::move(Scratch));
 }
 
 /// Weights above this many bytes outgrow L2 between runs, so a one-row fully
@@ -329,7 +350,7 @@ std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A) {
       return nullptr;
     memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data);
     bool Reordered = Weights.get_desc() != UserW;
-    return boundKernel(dnnl::inner_product_forward(PD), {Src, X.Data},
+    return boundKernel(dnnl::inner_product_forward(PD), PD, {Src, X.Data},
                        Weights, {Bias, HasBias ? A.In[2].Data : nullptr},
                        {Dst, Y.Data}, Reordered ? &OiAxesOfOi : nullptr);
   } catch (const dnnl::error &) {
@@ -418,7 +439,8 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add) {
     memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data);
     bool Packable = Weights.get_desc() != UserW && !Int8 && G == 1 &&
                     !O.depthwise();
-    return boundKernel(dnnl::convolution_forward(PD), {Src, X.Data}, Weights,
+    return boundKernel(dnnl::convolution_forward(PD), PD, {Src, X.Data},
+                       Weights,
                        {Bias, HasBias ? A.In[2].Data : nullptr}, {Dst, Y.Data},
                        Packable ? &OhwiAxesOfOihw : nullptr);
   } catch (const dnnl::error &) {

@@ -93,27 +93,32 @@ std::unique_ptr<Kernel> createWinogradKernel(const KernelArgs &A) {
       return nullptr;
     // The NHWC input into an nChw16c copy, the convolution, its nChw16c
     // output back to NHWC. The two copies live in the session's scratch
-    // buffer: the input's at 0, the output's after it.
+    // buffer: the input's at 0, the output's after it, then the
+    // convolution's scratchpad (its transformed tiles).
     memory UserX({XDims, F32, Tag::nhwc}, E, X.Data),
         BlockedX(PD.src_desc(), E, DNNL_MEMORY_NONE),
         BlockedY(PD.dst_desc(), E, DNNL_MEMORY_NONE),
         UserY({YDims, F32, Tag::nhwc}, E, Y.Data);
-    const size_t OutputOffset = (PD.src_desc().get_size() + 63) / 64 * 64;
+    auto Aligned = [](size_t Bytes) { return (Bytes + 63) / 64 * 64; };
+    const size_t OutputOffset = Aligned(PD.src_desc().get_size()),
+                 PadOffset = OutputOffset + Aligned(PD.dst_desc().get_size());
     std::unordered_map<int, memory> Args = {
         {DNNL_ARG_SRC, BlockedX},
         {DNNL_ARG_WEIGHTS, winogradWeights(PD.weights_desc(), W)},
         {DNNL_ARG_DST, BlockedY}};
     if (HasBias)
       Args.emplace(DNNL_ARG_BIAS, memory(Bias, E, A.In[2].Data));
+    std::vector<ScratchMemory> Scratch = {{BlockedX, 0},
+                                          {BlockedY, OutputOffset}};
+    bindScratchpad(PD.scratchpad_desc(), PadOffset, Args, Scratch);
     std::vector<BoundPrimitive> Steps;
     Steps.push_back({dnnl::reorder(UserX, BlockedX),
                      {{DNNL_ARG_FROM, UserX}, {DNNL_ARG_TO, BlockedX}}});
     Steps.push_back({dnnl::convolution_forward(PD), std::move(Args)});
     Steps.push_back({dnnl::reorder(BlockedY, UserY),
                      {{DNNL_ARG_FROM, BlockedY}, {DNNL_ARG_TO, UserY}}});
-    return std::make_unique<OnednnKernel>(
-        std::move(Steps), nullptr,
-        std::vector<ScratchMemory>{{BlockedX, 0}, {BlockedY, OutputOffset}});
+    return std::make_unique<OnednnKernel>(std::move(Steps), nullptr,
+                                          std::move(Scratch));
   } catch (const dnnl::error &) {
     return nullptr; // oneDNN has no Winograd kernel for it on this CPU
   }

@@ -5,6 +5,7 @@
 #include "Kernel.h"
 #include "TensorDesc.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -37,6 +38,20 @@ inline rt::KernelTensor operand(const rt::TensorDesc &D,
                                 std::vector<float> &V) {
   return {&D, reinterpret_cast<uint8_t *>(V.data())};
 }
+
+/// A session's scratch buffer for one kernel: its scratchBytes(), 64-byte
+/// aligned and filled with NaN, so that the kernel must write what it reads.
+class KernelScratch {
+public:
+  explicit KernelScratch(rt::Kernel &K)
+      : Floats(K.scratchBytes() / sizeof(float) + 16, NAN) {
+    auto *Base = reinterpret_cast<uint8_t *>(Floats.data());
+    K.bindScratch(Base + (64 - reinterpret_cast<uintptr_t>(Base) % 64) % 64);
+  }
+
+private:
+  std::vector<float> Floats;
+};
 
 /// The operator Fbb holds (finished).
 inline const fb::Operator &finishedOperator(

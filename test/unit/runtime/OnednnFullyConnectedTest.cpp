@@ -73,6 +73,7 @@ bool runAndReportBlockedCopy(FullyConnectedOp &Op) {
   std::unique_ptr<Kernel> K = Op.kernel();
   REQUIRE(K);
   REQUIRE(std::string(K->engine()) == "onednn");
+  kiln::testing::KernelScratch Scratch(*K);
   Status Ran = K->run(nullptr);
   INFO(Ran.message());
   REQUIRE(Ran.isOk());

@@ -2,7 +2,8 @@
 // transforms itself are the bytes oneDNN's own reorder writes, the kernel's
 // outputs are a direct convolution's (summed here in double), and the shapes
 // it loses on are left to the direct kernel. A session gives its Winograd
-// kernels one shared scratch buffer, counted against max_arena_bytes.
+// kernels one shared scratch buffer (their activation copies and oneDNN's
+// scratchpads), counted against max_arena_bytes.
 #include "KernelTestTensors.h"
 #include "OnednnCommon.h"
 #include "RuntimeTestModels.h"
@@ -28,18 +29,44 @@ using Tag = memory::format_tag;
 
 namespace {
 
-/// oneDNN's F(2x2, 3x3) weights descriptor for O x I channels at HxW.
-memory::desc winogradWeightsDesc(int64_t O, int64_t I, int64_t H) {
+/// oneDNN's F(2x2, 3x3) convolution of O x I channels at HxW (padded by
+/// 1), with a bias and a relu when Relu, its scratchpad left to the caller;
+/// for one thread, since the scratchpad grows with the thread count.
+dnnl::convolution_forward::primitive_desc
+winogradPrimitive(int64_t O, int64_t I, int64_t H, bool Relu = false) {
   const auto F32 = memory::data_type::f32;
   memory::desc Src({1, I, H, H}, F32, Tag::nChw16c),
-      Dst({1, O, H, H}, F32, Tag::nChw16c), W({O, I, 3, 3}, F32, Tag::any);
-  dnnl::convolution_forward::desc D(
-      dnnl::prop_kind::forward_inference,
-      dnnl::algorithm::convolution_winograd, Src, W, Dst, {1, 1}, {0, 0},
-      {1, 1}, {1, 1});
-  dnnl::convolution_forward::primitive_desc PD(D, onednn::cpuEngine());
+      Dst({1, O, H, H}, F32, Tag::nChw16c), W({O, I, 3, 3}, F32, Tag::any),
+      B({O}, F32, Tag::x);
+  using Desc = dnnl::convolution_forward::desc;
+  const auto Inference = dnnl::prop_kind::forward_inference;
+  const auto Winograd = dnnl::algorithm::convolution_winograd;
+  Desc D = Relu ? Desc(Inference, Winograd, Src, W, B, Dst, {1, 1}, {0, 0},
+                       {1, 1}, {1, 1})
+                : Desc(Inference, Winograd, Src, W, Dst, {1, 1}, {0, 0},
+                       {1, 1}, {1, 1});
+  dnnl::post_ops Ops;
+  if (Relu)
+    Ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+  dnnl::primitive_attr Attr;
+  Attr.set_post_ops(Ops);
+  Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  onednn::OneOpenMpThread One; // as the runtime creates it
+  dnnl::convolution_forward::primitive_desc PD(D, Attr, onednn::cpuEngine());
   REQUIRE(onednn::seekImplementation(PD, onednn::named("wino_2x3")));
-  return PD.weights_desc();
+  return PD;
+}
+
+memory::desc winogradWeightsDesc(int64_t O, int64_t I, int64_t H) {
+  return winogradPrimitive(O, I, H).weights_desc();
+}
+
+/// What oneDNN's Winograd kernel needs for its transformed tiles.
+size_t winogradScratchpadBytes(int64_t O, int64_t I, int64_t H, bool Relu) {
+  size_t Bytes =
+      winogradPrimitive(O, I, H, Relu).scratchpad_desc().get_size();
+  REQUIRE(Bytes > 0);
+  return Bytes;
 }
 
 /// oneDNN's reorder of the OHWI weight W into Want (the runtime's fallback,
@@ -170,14 +197,13 @@ TEST_CASE("A 64-channel 3x3 convolution at 28x28 runs on Winograd and "
   REQUIRE(K);
   CHECK(std::string(K->engine()) == "onednn");
   // Its working copies: the input (64 channels, already a multiple of the
-  // 16-channel block) and the output (80 channels), at 28x28, in f32.
+  // 16-channel block) and the output (80 channels), at 28x28, in f32 (both
+  // multiples of 64 bytes), then oneDNN's scratchpad.
   const size_t InputCopy = 28 * 28 * 64 * 4, OutputCopy = 28 * 28 * 80 * 4;
-  REQUIRE(K->scratchBytes() == InputCopy + OutputCopy);
+  REQUIRE(K->scratchBytes() ==
+          InputCopy + OutputCopy + winogradScratchpadBytes(80, 64, 28, true));
   // Filled with NaN: the kernel must write each copy before it reads it.
-  std::vector<float> Scratch(K->scratchBytes() / 4 + 16, NAN);
-  auto *Base = reinterpret_cast<uint8_t *>(Scratch.data());
-  Base += (64 - reinterpret_cast<uintptr_t>(Base) % 64) % 64;
-  K->bindScratch(Base);
+  kiln::testing::KernelScratch Scratch(*K);
   Status Ran = K->run(nullptr);
   INFO(Ran.message());
   REQUIRE(Ran.isOk());
@@ -254,8 +280,10 @@ TEST_CASE("A session's Winograd scratch is reported and counted against "
   size_t Arena = 0, Scratch = 0;
   std::string Error;
   REQUIRE(createWinogradSession(0, Arena, Scratch, Error) == KILN_OK);
-  // The nChw16c copies of the input and the output: 28*28*64 floats each.
-  CHECK(Scratch == 2 * 28 * 28 * 64 * 4);
+  // The nChw16c copies of the input and the output, 28*28*64 floats each,
+  // and oneDNN's scratchpad.
+  CHECK(Scratch ==
+        2 * 28 * 28 * 64 * 4 + winogradScratchpadBytes(64, 64, 28, false));
   CHECK(Arena >= 2 * 28 * 28 * 64 * 4); // x and y, both live
   const uint64_t Needed = Arena + Scratch;
   size_t A = 0, S = 0;
