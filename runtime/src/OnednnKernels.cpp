@@ -264,13 +264,13 @@ struct Operand {
   uint8_t *Data;
 };
 
-/// The kernel running Prim (created from PD) on Src, the weights and the
-/// bias (when present), writing Dst, with its scratchpad at the start of
-/// the session's scratch buffer.
-template <typename PrimitiveDesc>
+/// The kernel running Prim on Src, the weights and the bias (when present),
+/// writing Dst, with its scratchpad (Scratchpad, maybe empty) at the start
+/// of the session's scratch buffer.
 std::unique_ptr<Kernel> boundKernel(dnnl::primitive Prim,
-                                    const PrimitiveDesc &PD, const Operand &Src,
-                                    memory Weights, const Operand &Bias,
+                                    const memory::desc &Scratchpad,
+                                    const Operand &Src, memory Weights,
+                                    const Operand &Bias,
                                     const Operand &Dst,
                                     const std::vector<int32_t> *PackedOrder) {
   const dnnl::engine &E = cpuEngine();
@@ -281,7 +281,7 @@ std::unique_ptr<Kernel> boundKernel(dnnl::primitive Prim,
   if (Bias.Data)
     Args.emplace(DNNL_ARG_BIAS, memory(Bias.Desc, E, Bias.Data));
   std::vector<ScratchMemory> Scratch;
-  bindScratchpad(PD.scratchpad_desc(), 0, Args, Scratch);
+  bindScratchpad(Scratchpad, 0, Args, Scratch);
   std::vector<BoundPrimitive> Steps;
   Steps.push_back({std::move(Prim), std::move(Args)});
   return std::make_unique<OnednnKernel>(std::move(Steps), PackedOrder,
@@ -350,8 +350,9 @@ std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A) {
       return nullptr;
     memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data);
     bool Reordered = Weights.get_desc() != UserW;
-    return boundKernel(dnnl::inner_product_forward(PD), PD, {Src, X.Data},
-                       Weights, {Bias, HasBias ? A.In[2].Data : nullptr},
+    return boundKernel(dnnl::inner_product_forward(PD), PD.scratchpad_desc(),
+                       {Src, X.Data}, Weights,
+                       {Bias, HasBias ? A.In[2].Data : nullptr},
                        {Dst, Y.Data}, Reordered ? &OiAxesOfOi : nullptr);
   } catch (const dnnl::error &) {
     return nullptr;
@@ -439,8 +440,8 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add) {
     memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data);
     bool Packable = Weights.get_desc() != UserW && !Int8 && G == 1 &&
                     !O.depthwise();
-    return boundKernel(dnnl::convolution_forward(PD), PD, {Src, X.Data},
-                       Weights,
+    return boundKernel(dnnl::convolution_forward(PD), PD.scratchpad_desc(),
+                       {Src, X.Data}, Weights,
                        {Bias, HasBias ? A.In[2].Data : nullptr}, {Dst, Y.Data},
                        Packable ? &OhwiAxesOfOihw : nullptr);
   } catch (const dnnl::error &) {
