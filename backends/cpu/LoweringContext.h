@@ -5,7 +5,6 @@
 // written (and permuted) on demand, so an unused one costs nothing.
 #pragma once
 
-
 #include "backends/common/KilnModule.h"
 
 #include "IR/Graph.h"
