@@ -180,6 +180,7 @@ void kiln_session_options_init(kiln_session_options *Options) {
   Options->max_arena_bytes = 0;
   Options->keep_intermediates = 0;
   Options->disable_onednn = 0;
+  Options->disable_huge_pages = 0;
 }
 
 kiln_status kiln_session_create(const kiln_model *Model,
@@ -192,8 +193,10 @@ kiln_status kiln_session_create(const kiln_model *Model,
   // field.
   constexpr size_t KeepAt = offsetof(kiln_session_options, keep_intermediates);
   constexpr size_t OnednnAt = offsetof(kiln_session_options, disable_onednn);
+  constexpr size_t HugeAt = offsetof(kiln_session_options, disable_huge_pages);
   if (Options && Options->struct_size != sizeof(kiln_session_options) &&
-      Options->struct_size != KeepAt && Options->struct_size != OnednnAt)
+      Options->struct_size != KeepAt && Options->struct_size != OnednnAt &&
+      Options->struct_size != HugeAt)
     return failArgument("kiln_session_create: options not initialized with "
                         "kiln_session_options_init");
   return guarded([&] {
@@ -206,6 +209,8 @@ kiln_status kiln_session_create(const kiln_model *Model,
           Options->struct_size > KeepAt && Options->keep_intermediates != 0;
       O.DisableOnednn =
           Options->struct_size > OnednnAt && Options->disable_onednn != 0;
+      O.HugePageWeights =
+          Options->struct_size <= HugeAt || Options->disable_huge_pages == 0;
     }
     auto KS = std::make_unique<kiln_session>();
     if (Status S = Session::create(Model->Model, O, KS->S))

@@ -5,6 +5,7 @@
 
 #include "Status.h"
 #include "TensorDesc.h"
+#include "WeightArena.h"
 
 #include <pthreadpool.h>
 
@@ -103,8 +104,10 @@ struct FusedAdd {
 /// oneDNN or oneDNN has no JIT kernel for the operator (with Add folded in,
 /// when given) on this CPU, or cannot read its BLOCKED weight directly (the
 /// session then unpacks it for the other kernels). It runs on the calling
-/// thread: only single-threaded sessions use it.
+/// thread: only single-threaded sessions use it. Weights it converts to a
+/// layout of its own live in Weights, which must outlive it.
 std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
+                                           WeightArena &Weights,
                                            const FusedAdd *Add = nullptr);
 /// Whether this runtime was built with oneDNN.
 bool onednnBuilt();

@@ -4,7 +4,7 @@
 
 namespace kiln::rt {
 
-std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &,
+std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &, WeightArena &,
                                            const FusedAdd *) {
   return nullptr;
 }

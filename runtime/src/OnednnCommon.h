@@ -130,7 +130,9 @@ void reorderToWinograd(const dnnl::memory::desc &Want, const float *Ohwi,
 
 /// The Winograd kernel of a 3x3 convolution whose operands are all f32
 /// (OnednnWinograd.cpp), or null when the convolution is not one it runs
-/// faster than the direct one.
-std::unique_ptr<Kernel> createWinogradKernel(const KernelArgs &A);
+/// faster than the direct one (or Arena has no memory left for its
+/// transformed weights).
+std::unique_ptr<Kernel> createWinogradKernel(const KernelArgs &A,
+                                             WeightArena &Arena);
 
 } // namespace kiln::rt::onednn

@@ -244,14 +244,18 @@ nonAmxImplementation(const dnnl::convolution_forward::desc &D,
 }
 
 /// The weights as the primitive reads them (Want): the file's bytes in
-/// place when their layout (Have) is that one, else a reordered copy.
+/// place when their layout (Have) is that one, else a reordered copy in
+/// Arena. Empty when Arena has no memory left.
 memory bindWeights(const memory::desc &Want, const memory::desc &Have,
-                   const uint8_t *Data) {
+                   const uint8_t *Data, WeightArena &Arena) {
   const dnnl::engine &E = cpuEngine();
   memory Stored(Have, E, const_cast<uint8_t *>(Data));
   if (Want == Have)
     return Stored;
-  memory Weights(Want, E);
+  void *Bytes = Arena.allocate(Want.get_size());
+  if (!Bytes)
+    return memory();
+  memory Weights(Want, E, Bytes);
   dnnl::stream S(E);
   dnnl::reorder(Stored, Weights).execute(S, Stored, Weights);
   S.wait();
@@ -312,7 +316,8 @@ innerProductImplementation(const dnnl::inner_product_forward::desc &D,
 /// dims but the last) times the weight [O, I], plus the bias, clamped. The
 /// weight is read in place when the file stores it in the layout the
 /// primitive wants (plain OI for GEMV, or BLOCKED).
-std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A) {
+std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A,
+                                       WeightArena &Arena) {
   const auto &O = *A.Op.options_as_FullyConnectedOptions();
   const KernelTensor &X = A.In[0], &W = A.In[1], &Y = A.Out[0];
   const bool HasBias = A.In.size() > 2 && A.In[2].present();
@@ -348,7 +353,9 @@ std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A) {
         D, f32Attr(O.output_min(), O.output_max()), Gemv);
     if (isReference(PD.impl_info_str()))
       return nullptr;
-    memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data);
+    memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data, Arena);
+    if (!Weights)
+      return nullptr;
     bool Reordered = Weights.get_desc() != UserW;
     return boundKernel(dnnl::inner_product_forward(PD), PD.scratchpad_desc(),
                        {Src, X.Data}, Weights,
@@ -377,7 +384,8 @@ bool takesTypes(const KernelArgs &A, bool &Int8) {
          (WD.Scales.size() == 1 || int64_t(WD.Scales.size()) == A.Out[0].dim(3));
 }
 
-std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add) {
+std::unique_ptr<Kernel> conv2D(const KernelArgs &A, WeightArena &Arena,
+                               const FusedAdd *Add) {
   const auto &O = *A.Op.options_as_Conv2DOptions();
   const KernelTensor &X = A.In[0], &W = A.In[1], &Y = Add ? Add->Out : A.Out[0];
   const bool HasBias = A.In.size() > 2 && A.In[2].present();
@@ -385,7 +393,7 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add) {
   if (!takesTypes(A, Int8) || (Add && (Int8 || Add->Other.Data != Y.Data)))
     return nullptr;
   if (!Int8 && !Add)
-    if (auto Winograd = createWinogradKernel(A))
+    if (auto Winograd = createWinogradKernel(A, Arena))
       return Winograd;
   const auto Type = Int8 ? memory::data_type::s8 : memory::data_type::f32;
   const int64_t G = O.groups(), Gi = O.group_input_channels(),
@@ -437,7 +445,9 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, const FusedAdd *Add) {
     // the operator to XNNPACK when oneDNN has no optimized kernel for it.
     if (isReference(PD.impl_info_str()))
       return nullptr;
-    memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data);
+    memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data, Arena);
+    if (!Weights)
+      return nullptr;
     bool Packable = Weights.get_desc() != UserW && !Int8 && G == 1 &&
                     !O.depthwise();
     return boundKernel(dnnl::convolution_forward(PD), PD.scratchpad_desc(),
@@ -496,9 +506,10 @@ std::optional<PackedWeights> onednn::OnednnKernel::packedWeights() const {
 bool onednnBuilt() { return true; }
 
 std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
+                                           WeightArena &Weights,
                                            const FusedAdd *Add) {
   if (A.Op.kind() == fb::OpKind::FULLY_CONNECTED)
-    return Add ? nullptr : fullyConnected(A);
+    return Add ? nullptr : fullyConnected(A, Weights);
   if (A.Op.kind() != fb::OpKind::CONV_2D)
     return nullptr;
   // In f32, XNNPACK's depthwise kernels are as fast as oneDNN's (MobileNetV2
@@ -511,7 +522,7 @@ std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
     return nullptr;
   if (F32 && isNarrowPointwise(O) && !Add)
     return nullptr;
-  return conv2D(A, Add);
+  return conv2D(A, Weights, Add);
 }
 
 } // namespace kiln::rt

@@ -36,9 +36,14 @@ bool takesWinograd(const KernelArgs &A) {
 }
 
 /// The weights in the layout the primitive reads (Want): transformed here
-/// when it is one transformWinogradWeights writes, else by oneDNN's reorder.
-memory winogradWeights(const memory::desc &Want, const KernelTensor &W) {
-  memory Weights(Want, cpuEngine());
+/// when it is one transformWinogradWeights writes, else by oneDNN's reorder;
+/// in Arena. Empty when Arena has no memory left.
+memory winogradWeights(const memory::desc &Want, const KernelTensor &W,
+                       WeightArena &Arena) {
+  void *Bytes = Arena.allocate(Want.get_size());
+  if (!Bytes)
+    return memory();
+  memory Weights(Want, cpuEngine(), Bytes);
   const int64_t O = W.dim(0), I = W.dim(3);
   float *Out = static_cast<float *>(Weights.get_data_handle());
   if (!transformWinogradWeights(Want.data.format_desc.wino_desc,
@@ -62,7 +67,8 @@ void reorderToWinograd(const memory::desc &Want, const float *Ohwi, int64_t O,
   S.wait();
 }
 
-std::unique_ptr<Kernel> createWinogradKernel(const KernelArgs &A) {
+std::unique_ptr<Kernel> createWinogradKernel(const KernelArgs &A,
+                                             WeightArena &Arena) {
   if (!takesWinograd(A))
     return nullptr;
   const auto &O = *A.Op.options_as_Conv2DOptions();
@@ -102,10 +108,12 @@ std::unique_ptr<Kernel> createWinogradKernel(const KernelArgs &A) {
     auto Aligned = [](size_t Bytes) { return (Bytes + 63) / 64 * 64; };
     const size_t OutputOffset = Aligned(PD.src_desc().get_size()),
                  PadOffset = OutputOffset + Aligned(PD.dst_desc().get_size());
-    std::unordered_map<int, memory> Args = {
-        {DNNL_ARG_SRC, BlockedX},
-        {DNNL_ARG_WEIGHTS, winogradWeights(PD.weights_desc(), W)},
-        {DNNL_ARG_DST, BlockedY}};
+    memory Weights = winogradWeights(PD.weights_desc(), W, Arena);
+    if (!Weights)
+      return nullptr;
+    std::unordered_map<int, memory> Args = {{DNNL_ARG_SRC, BlockedX},
+                                            {DNNL_ARG_WEIGHTS, Weights},
+                                            {DNNL_ARG_DST, BlockedY}};
     if (HasBias)
       Args.emplace(DNNL_ARG_BIAS, memory(Bias, E, A.In[2].Data));
     std::vector<ScratchMemory> Scratch = {{BlockedX, 0},

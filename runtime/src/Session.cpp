@@ -32,6 +32,7 @@ Status Session::create(std::shared_ptr<const LoadedModel> Model,
       return {KILN_ERROR_OUT_OF_MEMORY, "cannot create the thread pool"};
   }
   S->KeepIntermediates = Opts.KeepIntermediates;
+  S->Weights.setHugePages(Opts.HugePageWeights);
   // oneDNN runs single-threaded sessions only (OnednnKernels.cpp).
   S->UseOnednn = onednnBuilt() && !Opts.ForceReference && !Opts.DisableOnednn &&
                  Opts.Threads == 1;
@@ -170,7 +171,7 @@ Status Session::createKernels(const SessionOptions &Opts) {
     std::unique_ptr<Kernel> K;
     bool Native = !Opts.ForceReference && Op.engine() != fb::Engine::REFERENCE;
     if (Native && UseOnednn)
-      K = createOnednnKernel(A);
+      K = createOnednnKernel(A, Weights);
     if (!K)
       unblockWeights(A);
     if (Native && !K)
@@ -244,7 +245,7 @@ bool Session::createFusedKernels(size_t I, const KernelArgs &A) {
                  {&M.Tensors[Out], TensorData[Out]},
                  O.output_min(),
                  O.output_max()};
-  auto K = createOnednnKernel(A, &Fused);
+  auto K = createOnednnKernel(A, Weights, &Fused);
   if (!K)
     return false;
   Kernels.push_back(std::move(K));

@@ -25,6 +25,8 @@ struct SessionOptions {
   /// XNNPACK even where this runtime has oneDNN and oneDNN takes the
   /// operator (comparing the two; what a phone build always does).
   bool DisableOnednn = false;
+  /// The weights kernels convert go on transparent huge pages (WeightArena).
+  bool HugePageWeights = true;
 };
 
 class Session {
@@ -80,6 +82,9 @@ private:
   uint8_t *Scratch = nullptr;
   uint64_t ScratchBytes = 0;
   std::vector<uint8_t *> TensorData;
+  /// The weights its kernels converted to a layout of their own; destroyed
+  /// after Kernels, which point into it.
+  WeightArena Weights;
   std::vector<std::unique_ptr<Kernel>> Kernels;
   std::vector<char> InputSet;
   std::vector<std::vector<uint8_t>> PaddedConstants;

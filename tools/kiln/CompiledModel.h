@@ -42,6 +42,8 @@ public:
     bool KeepIntermediates = false;
     /// XNNPACK for the convolutions oneDNN would run (kiln_session_options).
     bool DisableOnednn = false;
+    /// Converted weights on 4 KiB pages (kiln_session_options).
+    bool DisableHugePages = false;
   };
   /// Creates the session (memory plan, kernels and their packed weights).
   llvm::Error createSession(const SessionSettings &S);

@@ -31,6 +31,7 @@ struct RunOptions {
   std::string Output;
   unsigned Threads = 0;
   bool NoOnednn = false;
+  bool NoHugePages = false;
   bool Json = false;
 };
 
@@ -207,6 +208,7 @@ runCompiled(const RunOptions &O, CompiledModel &M, Signature &Sig,
   CompiledModel::SessionSettings Settings;
   Settings.Threads = O.Threads;
   Settings.DisableOnednn = O.NoOnednn;
+  Settings.DisableHugePages = O.NoHugePages;
   if (llvm::Error E = M.createSession(Settings))
     return E;
   auto Start = std::chrono::steady_clock::now();
@@ -315,6 +317,9 @@ Command addRunCommand(CLI::App &App) {
   Sub->add_flag("--no-onednn", O->NoOnednn,
                 ".kiln: run the convolutions on XNNPACK even where this "
                 "runtime has oneDNN");
+  Sub->add_flag("--no-huge-pages", O->NoHugePages,
+                ".kiln: keep the weights oneDNN converts on 4 KiB pages, not "
+                "transparent huge pages");
   addInputShapeOption(*Sub, O->InputShapes);
   Sub->add_flag("--json", O->Json, "print a JSON report on stdout");
   return {Sub, [O] { return runRun(*O); }};

@@ -27,6 +27,7 @@ struct FullyConnectedOp {
   flatbuffers::FlatBufferBuilder Fbb;
   TensorDesc XD, WD, BD, YD;
   std::vector<float> X, W, B, Y;
+  WeightArena Arena; // the kernel's reordered weights
 
   FullyConnectedOp(int64_t Rows, int64_t Inputs, int64_t Outputs)
       : Rows(Rows), Inputs(Inputs), Outputs(Outputs),
@@ -48,7 +49,7 @@ struct FullyConnectedOp {
     KernelArgs A{finishedOperator(Fbb),
                  {operand(XD, X), operand(WD, W), operand(BD, B)},
                  {operand(YD, Y)}};
-    return createOnednnKernel(A);
+    return createOnednnKernel(A, Arena);
   }
   /// The largest |y - reference| over the largest |reference|.
   double relativeError() const {

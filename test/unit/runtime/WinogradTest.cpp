@@ -139,6 +139,7 @@ struct ConvOp {
   flatbuffers::FlatBufferBuilder Fbb;
   TensorDesc XD, WD, BD, YD;
   std::vector<float> X, W, B, Y;
+  WeightArena Arena; // the kernel's transformed weights
 
   ConvOp(int64_t H, int64_t Cin, int64_t Cout, uint32_t Stride = 1)
       : H(H), Cin(Cin), Cout(Cout), Stride(Stride) {
@@ -169,7 +170,7 @@ struct ConvOp {
     KernelArgs A{finishedOperator(Fbb),
                  {operand(XD, X), operand(WD, W), operand(BD, B)},
                  {operand(YD, Y)}};
-    return onednn::createWinogradKernel(A);
+    return onednn::createWinogradKernel(A, Arena);
   }
   /// relu(conv(x) + b) at output pixel (Oy, Ox), channel Co, in double.
   double direct(int64_t Oy, int64_t Ox, int64_t Co) const {

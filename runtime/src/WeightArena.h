@@ -1,0 +1,57 @@
+// Memory for the weights a session's kernels convert when it is created
+// (oneDNN's blocked and Winograd layouts): bump-allocated from large chunks
+// of anonymous memory that ask the kernel for transparent huge pages.
+//
+// A run streams every weight once, and ResNet-50's 100 MB of them outgrow
+// the caches, so each 4 KiB page of them costs a TLB miss and a page walk
+// per run. On 2 MiB pages, ResNet-50 at one thread ran about 1.2 ms (2.4%)
+// faster over 11 alternating pairs. Chunks, not one allocation per weight:
+// a huge page is faulted in whole, so rounding every weight up to 2 MiB
+// would waste about 1 MiB of memory per weight.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace kiln::rt {
+
+class WeightArena {
+public:
+  WeightArena() = default;
+  ~WeightArena();
+  WeightArena(const WeightArena &) = delete;
+  WeightArena &operator=(const WeightArena &) = delete;
+
+  /// Whether the chunks mapped from now on ask for huge pages (default:
+  /// yes). Off where fresh huge pages are slow to fault in: in a virtual
+  /// machine with free page reporting, each one is a fault to the host.
+  void setHugePages(bool On) { HugePages = On; }
+
+  /// Bytes of zero-filled memory, 64-byte aligned, that live as long as the
+  /// arena; null when the system has no memory left for them.
+  void *allocate(size_t Bytes);
+  /// Bytes handed out so far, alignment included.
+  uint64_t bytes() const { return Allocated; }
+  /// The chunks mapped so far.
+  size_t chunks() const { return Chunks.size(); }
+
+  /// Address space reserved per chunk, unless one weight needs more; what
+  /// is never touched is never backed by memory.
+  static constexpr size_t ChunkBytes = size_t(64) << 20;
+  static constexpr size_t HugePageBytes = size_t(2) << 20;
+
+private:
+  struct Chunk {
+    uint8_t *Base;
+    size_t Size;
+    size_t Used;
+  };
+  bool addChunk(size_t AtLeast);
+
+  std::vector<Chunk> Chunks;
+  uint64_t Allocated = 0;
+  bool HugePages = true;
+};
+
+} // namespace kiln::rt

@@ -1,0 +1,117 @@
+// The arena of converted weights: aligned, zeroed, disjoint allocations in
+// chunks that start on a huge page and carry the kernel's huge page advice.
+#include "WeightArena.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+using namespace kiln::rt;
+
+namespace {
+
+uintptr_t address(const void *P) { return reinterpret_cast<uintptr_t>(P); }
+
+/// The VmFlags line of the mapping holding P in /proc/self/smaps, or "".
+std::string vmFlagsOf(const void *P) {
+  std::ifstream Smaps("/proc/self/smaps");
+  std::string Line;
+  bool Inside = false;
+  while (std::getline(Smaps, Line)) {
+    unsigned long Lo = 0, Hi = 0;
+    char Dash = 0;
+    std::istringstream Range(Line);
+    if (Range >> std::hex >> Lo >> Dash >> Hi && Dash == '-' &&
+        Line.find(':') > Line.find(' ')) {
+      Inside = Lo <= address(P) && address(P) < Hi;
+      continue;
+    }
+    if (Inside && Line.rfind("VmFlags:", 0) == 0)
+      return Line;
+  }
+  return "";
+}
+
+bool allZero(const uint8_t *P, size_t N) {
+  for (size_t I = 0; I < N; ++I)
+    if (P[I])
+      return false;
+  return true;
+}
+
+} // namespace
+
+TEST_CASE("allocations are 64-byte aligned, zeroed and disjoint",
+          "[weight-arena]") {
+  WeightArena A;
+  auto *P = static_cast<uint8_t *>(A.allocate(100));
+  auto *Q = static_cast<uint8_t *>(A.allocate(1));
+  auto *R = static_cast<uint8_t *>(A.allocate(4096));
+  REQUIRE(P);
+  REQUIRE(Q);
+  REQUIRE(R);
+  CHECK(address(P) % 64 == 0);
+  CHECK(address(Q) % 64 == 0);
+  CHECK(address(R) % 64 == 0);
+  // Bump allocation: each one right after the last, rounded up to 64.
+  CHECK(Q == P + 128);
+  CHECK(R == Q + 64);
+  CHECK(A.bytes() == 128 + 64 + 4096);
+  CHECK(A.chunks() == 1);
+  CHECK(allZero(P, 100));
+  CHECK(allZero(R, 4096));
+  std::memset(P, 0xab, 100);
+  CHECK(Q[0] == 0);
+}
+
+TEST_CASE("a chunk starts on a huge page", "[weight-arena]") {
+  WeightArena A;
+  void *P = A.allocate(64);
+  REQUIRE(P);
+  CHECK(address(P) % WeightArena::HugePageBytes == 0);
+}
+
+TEST_CASE("a weight larger than a chunk gets a chunk of its own",
+          "[weight-arena]") {
+  WeightArena A;
+  REQUIRE(A.allocate(1000));
+  const size_t Big = WeightArena::ChunkBytes + 12345;
+  auto *P = static_cast<uint8_t *>(A.allocate(Big));
+  REQUIRE(P);
+  CHECK(A.chunks() == 2);
+  CHECK(address(P) % WeightArena::HugePageBytes == 0);
+  P[0] = 1;
+  P[Big - 1] = 2; // writable to its last byte
+  CHECK(P[Big - 1] == 2);
+  // The next allocation does not fit what is left of the big chunk.
+  REQUIRE(A.allocate(WeightArena::HugePageBytes * 2));
+  CHECK(A.chunks() == 3);
+}
+
+TEST_CASE("chunks carry the huge page advice", "[weight-arena]") {
+  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
+    WARN("this kernel has no transparent huge pages: not checked");
+    return;
+  }
+  WeightArena A;
+  void *P = A.allocate(3 * WeightArena::HugePageBytes);
+  REQUIRE(P);
+  std::string Flags = vmFlagsOf(P);
+  INFO(Flags);
+  REQUIRE(!Flags.empty());
+  CHECK(Flags.find(" hg") != std::string::npos); // MADV_HUGEPAGE
+}
+
+TEST_CASE("without huge pages, chunks carry no advice", "[weight-arena]") {
+  WeightArena A;
+  A.setHugePages(false);
+  void *P = A.allocate(3 * WeightArena::HugePageBytes);
+  REQUIRE(P);
+  std::string Flags = vmFlagsOf(P);
+  INFO(Flags);
+  REQUIRE(!Flags.empty());
+  CHECK(Flags.find(" hg") == std::string::npos);
+}
