@@ -4,8 +4,10 @@
 //
 // A run streams every weight once, and ResNet-50's 100 MB of them outgrow
 // the caches, so each 4 KiB page of them costs a TLB miss and a page walk
-// per run. On 2 MiB pages, ResNet-50 at one thread ran about 1.2 ms (2.4%)
-// faster over 11 alternating pairs. Chunks, not one allocation per weight:
+// per run. On 2 MiB pages, ResNet-50 at one thread ran 1.0-1.3 ms (2-2.6%)
+// faster in 22 of 26 alternating `kiln bench` pairs against --no-huge-pages
+// (bench/compare.py's medians of 3 rounds show it less clearly: 0.95, 1.01
+// and 1.00 of the 4 KiB page latency). Chunks, not one allocation per weight:
 // a huge page is faulted in whole, so rounding every weight up to 2 MiB
 // would waste about 1 MiB of memory per weight.
 #pragma once

@@ -119,7 +119,7 @@ typedef struct kiln_session_options {
    * kernels convert when the session is created stay on ordinary 4 KiB
    * pages. By default they are allocated in chunks that ask Linux for
    * transparent huge pages (madvise MADV_HUGEPAGE), which saves a TLB miss
-   * per 4 KiB of weights per run: ResNet-50 at one thread runs about 2.5%
+   * per 4 KiB of weights per run: ResNet-50 at one thread runs about 2%
    * faster. Set it where fresh huge pages are slow to fault in, as in
    * virtual machines that hand free memory back to their host (free page
    * reporting): there a 100 MB session can take 200 ms longer to create. */
