@@ -25,9 +25,9 @@ convolution at 56x56 (the kernel ceiling), at 1 thread:
               convolutions on oneDNN where its runtime has it (x86) and the
               rest on XNNPACK, and is also timed XNNPACK-only
               (`kiln bench --no-onednn`, what an ARM phone build runs),
-              and with `--no-huge-pages` (the weights oneDNN converts on
-              4 KiB pages: faster sessions where fresh huge pages fault
-              slowly, as in this virtual machine, slower runs)
+              and with `--huge-pages` (the weights oneDNN converts on
+              transparent huge pages: slower sessions where fresh huge pages
+              fault slowly, as in this virtual machine, faster runs)
   native      the same model converted with `kiln convert --prepack native`
               (the weights oneDNN runs stored in the layout its kernels read
               on this CPU, used in place): conversion, cold and warm load,
@@ -209,15 +209,15 @@ def kiln_output(kiln, kiln_path, shape, workdir, x=None):
 
 
 def kiln_bench(kiln, path, runs, profile=False, onednn=True, sessions=1,
-               huge_pages=True):
+               huge_pages=False):
     cmd = [kiln, "bench", path, "--threads", "1", "--runs", str(runs), "--json",
            "--sessions", str(sessions)]
     if profile:
         cmd.append("--profile")
     if not onednn:
         cmd.append("--no-onednn")
-    if not huge_pages:
-        cmd.append("--no-huge-pages")
+    if huge_pages:
+        cmd.append("--huge-pages")
     in_page_cache(path)
     return json.loads(subprocess.run(cmd, check=True, capture_output=True,
                                      text=True).stdout)
@@ -286,8 +286,8 @@ def main():
                              "kiln_load_warm", "ort_session_warm",
                              "lite_load", "kiln_lat", "ort_lat", "lite_lat",
                              "kiln_first", "ort_first", "int8_lat",
-                             "kiln_xnn_load", "kiln_xnn_lat", "small_load",
-                             "small_load_warm", "small_lat",
+                             "kiln_xnn_load", "kiln_xnn_lat", "huge_load",
+                             "huge_load_warm", "huge_lat",
                              "native_convert", "native_load",
                              "native_load_warm", "native_lat", "native_first"]}
         native_path = os.path.join(args.workdir, name + ".native.kiln")
@@ -318,11 +318,11 @@ def main():
             m["native_load_warm"].append(kn["warm_load_total_ms"])
             m["native_lat"].append(kn["median_ms"])
             m["native_first"].append(kn["first_run_ms"])
-            ks = kiln_bench(args.kiln, kiln_path, args.runs, sessions=3,
-                            huge_pages=False)
-            m["small_load"].append(ks["load_total_ms"])
-            m["small_load_warm"].append(ks["warm_load_total_ms"])
-            m["small_lat"].append(ks["median_ms"])
+            kh = kiln_bench(args.kiln, kiln_path, args.runs, sessions=3,
+                            huge_pages=True)
+            m["huge_load"].append(kh["load_total_ms"])
+            m["huge_load_warm"].append(kh["warm_load_total_ms"])
+            m["huge_lat"].append(kh["median_ms"])
             kx = kiln_bench(args.kiln, kiln_path, args.runs, onednn=False)
             m["kiln_xnn_load"].append(kx["load_total_ms"])
             m["kiln_xnn_lat"].append(kx["median_ms"])
@@ -387,16 +387,16 @@ def main():
         print("  %-14s kiln %8.2f ms, ORT %8.2f ms, ratio %.3f"
               % (name, d["kiln_load_warm"], d["ort_session_warm"],
                  d["kiln_load_warm"] / d["ort_session_warm"]))
-    print("\nkiln bench --no-huge-pages (the weights oneDNN converts on 4 KiB "
-          "pages), against the same peers:")
+    print("\nkiln bench --huge-pages (the weights oneDNN converts on "
+          "transparent huge pages), against the same peers:")
     for name, d, _, _ in rows:
         print("  %-14s load cold %8.2f ms (ratio %.3f), warm %8.2f ms (ratio "
               "%.3f); latency %.2f ms (ratio %.2f; huge pages / 4 KiB pages "
               "%.3f)"
-              % (name, d["small_load"], d["small_load"] / d["ort_session"],
-                 d["small_load_warm"],
-                 d["small_load_warm"] / d["ort_session_warm"], d["small_lat"],
-                 d["small_lat"] / d["ort_lat"], d["kiln_lat"] / d["small_lat"]))
+              % (name, d["huge_load"], d["huge_load"] / d["ort_session"],
+                 d["huge_load_warm"],
+                 d["huge_load_warm"] / d["ort_session_warm"], d["huge_lat"],
+                 d["huge_lat"] / d["ort_lat"], d["huge_lat"] / d["kiln_lat"]))
     print("\nkiln convert --prepack native (weights in the layouts oneDNN's "
           "kernels read on this CPU, used in place), against the same peers:")
     nfmt = "%-14s %10s %6s %9s %6s %9s %6s %9s %9s %6s %8s %6s"

@@ -59,9 +59,6 @@ llvm::Expected<PrepackReport> prepackForThisCpu(KilnModule &M) {
                          "model: {0}", S.message());
   rt::SessionOptions Opts;
   Opts.Threads = 1; // the sessions that run oneDNN
-  // Its weights are read once, to be written out: fresh huge pages would
-  // only cost their faults (in a virtual machine, a fault to the host each).
-  Opts.HugePageWeights = false;
   std::unique_ptr<rt::Session> &Session = Owner->Session;
   if (rt::Status S = rt::Session::create(Model, Opts, Session))
     return internalError("--prepack native: cannot create a session: {0}",

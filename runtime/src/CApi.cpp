@@ -180,7 +180,7 @@ void kiln_session_options_init(kiln_session_options *Options) {
   Options->max_arena_bytes = 0;
   Options->keep_intermediates = 0;
   Options->disable_onednn = 0;
-  Options->disable_huge_pages = 0;
+  Options->huge_page_weights = 0;
 }
 
 kiln_status kiln_session_create(const kiln_model *Model,
@@ -193,7 +193,7 @@ kiln_status kiln_session_create(const kiln_model *Model,
   // field.
   constexpr size_t KeepAt = offsetof(kiln_session_options, keep_intermediates);
   constexpr size_t OnednnAt = offsetof(kiln_session_options, disable_onednn);
-  constexpr size_t HugeAt = offsetof(kiln_session_options, disable_huge_pages);
+  constexpr size_t HugeAt = offsetof(kiln_session_options, huge_page_weights);
   if (Options && Options->struct_size != sizeof(kiln_session_options) &&
       Options->struct_size != KeepAt && Options->struct_size != OnednnAt &&
       Options->struct_size != HugeAt)
@@ -210,7 +210,7 @@ kiln_status kiln_session_create(const kiln_model *Model,
       O.DisableOnednn =
           Options->struct_size > OnednnAt && Options->disable_onednn != 0;
       O.HugePageWeights =
-          Options->struct_size <= HugeAt || Options->disable_huge_pages == 0;
+          Options->struct_size > HugeAt && Options->huge_page_weights != 0;
     }
     auto KS = std::make_unique<kiln_session>();
     if (Status S = Session::create(Model->Model, O, KS->S))

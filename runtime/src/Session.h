@@ -26,7 +26,7 @@ struct SessionOptions {
   /// operator (comparing the two; what a phone build always does).
   bool DisableOnednn = false;
   /// The weights kernels convert go on transparent huge pages (WeightArena).
-  bool HugePageWeights = true;
+  bool HugePageWeights = false;
 };
 
 class Session {

@@ -1,15 +1,18 @@
 // Memory for the weights a session's kernels convert when it is created
 // (oneDNN's blocked and Winograd layouts): bump-allocated from large chunks
-// of anonymous memory that ask the kernel for transparent huge pages.
+// of anonymous memory, which may ask the kernel for transparent huge pages.
 //
 // A run streams every weight once, and ResNet-50's 100 MB of them outgrow
 // the caches, so each 4 KiB page of them costs a TLB miss and a page walk
 // per run. On 2 MiB pages, ResNet-50 at one thread ran 1.0-1.3 ms (2-2.6%)
-// faster in 22 of 26 alternating `kiln bench` pairs against --no-huge-pages
-// (bench/compare.py's medians of 3 rounds show it less clearly: 0.95, 1.01
-// and 1.00 of the 4 KiB page latency). Chunks, not one allocation per weight:
-// a huge page is faulted in whole, so rounding every weight up to 2 MiB
-// would waste about 1 MiB of memory per weight.
+// faster in 22 of 26 alternating `kiln bench` pairs (bench/compare.py's
+// medians of 3 rounds show it less clearly: 0.95, 1.01, 1.00 and 1.00 of
+// the 4 KiB page latency). Sessions ask for them only when told to
+// (SessionOptions::HugePageWeights): in a virtual machine with free page
+// reporting, each fresh huge page faults to the host, and ResNet-50's
+// session took 140-320 ms instead of 60. Chunks, not one allocation per
+// weight: a huge page is faulted in whole, so rounding every weight up to
+// 2 MiB would waste about 1 MiB of memory per weight.
 #pragma once
 
 #include <cstddef>
@@ -26,8 +29,7 @@ public:
   WeightArena &operator=(const WeightArena &) = delete;
 
   /// Whether the chunks mapped from now on ask for huge pages (default:
-  /// yes). Off where fresh huge pages are slow to fault in: in a virtual
-  /// machine with free page reporting, each one is a fault to the host.
+  /// yes; a session sets it from its options, where the default is no).
   void setHugePages(bool On) { HugePages = On; }
 
   /// Bytes of zero-filled memory, 64-byte aligned, that live as long as the

@@ -1,6 +1,6 @@
 // kiln bench: times a .kiln model in the kiln runtime.
 //   kiln bench MODEL.kiln [--threads N] [--runs K] [--warmup W] [--profile]
-//              [--no-onednn] [--no-huge-pages] [--json]
+//              [--no-onednn] [--huge-pages] [--json]
 // Reports the load time (map + verify), the session creation time (memory
 // planning, kernel creation and weight packing), the first run,
 // and the median / p90 / min of K further runs on seeded inputs. --profile
@@ -32,7 +32,7 @@ struct BenchOptions {
   bool Profile = false;
   bool Json = false;
   bool NoOnednn = false;
-  bool NoHugePages = false;
+  bool HugePages = false;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -131,7 +131,7 @@ llvm::Error runBench(const BenchOptions &O) {
   CompiledModel::SessionSettings Settings;
   Settings.Threads = O.Threads;
   Settings.DisableOnednn = O.NoOnednn;
-  Settings.DisableHugePages = O.NoHugePages;
+  Settings.HugePages = O.HugePages;
   if (llvm::Error E = M->createSession(Settings))
     return E;
   double SessionMs = msSince(Start);
@@ -294,9 +294,9 @@ Command addBenchCommand(CLI::App &App) {
   Sub->add_flag("--no-onednn", O->NoOnednn,
                 "run the convolutions on XNNPACK even where this runtime has "
                 "oneDNN (to compare the two)");
-  Sub->add_flag("--no-huge-pages", O->NoHugePages,
-                "keep the weights oneDNN converts on 4 KiB pages, not "
-                "transparent huge pages (kiln_session_options)");
+  Sub->add_flag("--huge-pages", O->HugePages,
+                "put the weights oneDNN converts on transparent huge pages "
+                "(kiln_session_options huge_page_weights)");
   return {Sub, [O] { return runBench(*O); }};
 }
 

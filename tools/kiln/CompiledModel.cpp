@@ -58,7 +58,7 @@ llvm::Error CompiledModel::createSession(const SessionSettings &S) {
   O.force_reference = S.ForceReference;
   O.keep_intermediates = S.KeepIntermediates;
   O.disable_onednn = S.DisableOnednn;
-  O.disable_huge_pages = S.DisableHugePages;
+  O.huge_page_weights = S.HugePages;
   kiln_session *Raw = nullptr;
   if (kiln_session_create(Model.get(), &O, &Raw) != KILN_OK)
     return fail("creating a session");

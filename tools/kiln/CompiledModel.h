@@ -42,8 +42,8 @@ public:
     bool KeepIntermediates = false;
     /// XNNPACK for the convolutions oneDNN would run (kiln_session_options).
     bool DisableOnednn = false;
-    /// Converted weights on 4 KiB pages (kiln_session_options).
-    bool DisableHugePages = false;
+    /// Converted weights on transparent huge pages (kiln_session_options).
+    bool HugePages = false;
   };
   /// Creates the session (memory plan, kernels and their packed weights).
   llvm::Error createSession(const SessionSettings &S);

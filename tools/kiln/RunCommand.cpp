@@ -31,7 +31,7 @@ struct RunOptions {
   std::string Output;
   unsigned Threads = 0;
   bool NoOnednn = false;
-  bool NoHugePages = false;
+  bool HugePages = false;
   bool Json = false;
 };
 
@@ -208,7 +208,7 @@ runCompiled(const RunOptions &O, CompiledModel &M, Signature &Sig,
   CompiledModel::SessionSettings Settings;
   Settings.Threads = O.Threads;
   Settings.DisableOnednn = O.NoOnednn;
-  Settings.DisableHugePages = O.NoHugePages;
+  Settings.HugePages = O.HugePages;
   if (llvm::Error E = M.createSession(Settings))
     return E;
   auto Start = std::chrono::steady_clock::now();
@@ -317,9 +317,9 @@ Command addRunCommand(CLI::App &App) {
   Sub->add_flag("--no-onednn", O->NoOnednn,
                 ".kiln: run the convolutions on XNNPACK even where this "
                 "runtime has oneDNN");
-  Sub->add_flag("--no-huge-pages", O->NoHugePages,
-                ".kiln: keep the weights oneDNN converts on 4 KiB pages, not "
-                "transparent huge pages");
+  Sub->add_flag("--huge-pages", O->HugePages,
+                ".kiln: put the weights oneDNN converts on transparent huge "
+                "pages");
   addInputShapeOption(*Sub, O->InputShapes);
   Sub->add_flag("--json", O->Json, "print a JSON report on stdout");
   return {Sub, [O] { return runRun(*O); }};

@@ -116,14 +116,15 @@ typedef struct kiln_session_options {
    * always run on XNNPACK's thread pool. */
   uint32_t disable_onednn;
   /* Appended in 0.1 after disable_onednn. Non-zero: the weights oneDNN's
-   * kernels convert when the session is created stay on ordinary 4 KiB
-   * pages. By default they are allocated in chunks that ask Linux for
-   * transparent huge pages (madvise MADV_HUGEPAGE), which saves a TLB miss
-   * per 4 KiB of weights per run: ResNet-50 at one thread runs about 2%
-   * faster. Set it where fresh huge pages are slow to fault in, as in
-   * virtual machines that hand free memory back to their host (free page
-   * reporting): there a 100 MB session can take 200 ms longer to create. */
-  uint32_t disable_huge_pages;
+   * kernels convert when the session is created go in chunks that ask Linux
+   * for transparent huge pages (madvise MADV_HUGEPAGE), which saves a TLB
+   * miss per 4 KiB of weights per run: ResNet-50 at one thread ran about 2%
+   * faster in paired runs. Off by default: in a virtual machine that hands
+   * free memory back to its host (free page reporting), fresh huge pages
+   * are slow to fault in, and ResNet-50's session took 140-320 ms to
+   * create instead of 60. Worth it in a long-lived process on bare metal,
+   * where huge pages also fault in faster. */
+  uint32_t huge_page_weights;
 } kiln_session_options;
 
 /* The runtime version ("0.1.0") and the .kiln schema version it reads. */

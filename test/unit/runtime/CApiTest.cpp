@@ -115,11 +115,11 @@ TEST_CASE("options of a caller built before disable_onednn are accepted",
 #endif
 }
 
-TEST_CASE("options of a caller built before disable_huge_pages are accepted",
+TEST_CASE("options of a caller built before huge_page_weights are accepted",
           "[capi]") {
   kiln_session_options O = TestSession::options(Kernels::Default);
   O.disable_onednn = 1; // inside the old struct: read
-  O.struct_size = offsetof(kiln_session_options, disable_huge_pages);
+  O.struct_size = offsetof(kiln_session_options, huge_page_weights);
   TestSession L;
   L.open(bytesOf(convModule()), O);
   REQUIRE(std::string(kiln_session_operator_engine(L.Session, 0)) == "xnnpack");
