@@ -1,5 +1,7 @@
 #include "MemoryPlanner.h"
 
+#include "RoundUp.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -10,7 +12,7 @@ MemoryPlan planMemory(const std::vector<PlannedTensor> &Tensors,
   size_t N = Tensors.size();
   std::vector<uint64_t> Slot(N);
   for (size_t I = 0; I < N; ++I)
-    Slot[I] = (Tensors[I].Bytes + Padding + Alignment - 1) / Alignment * Alignment;
+    Slot[I] = roundUp(Tensors[I].Bytes + Padding, Alignment);
   std::vector<size_t> Order(N);
   std::iota(Order.begin(), Order.end(), 0);
   // Largest first; ties by first use, then index, so the plan is the same on

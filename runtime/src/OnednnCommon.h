@@ -93,6 +93,10 @@ void bindScratchpad(const dnnl::memory::desc &Desc, size_t Offset,
                     std::unordered_map<int, dnnl::memory> &Args,
                     std::vector<ScratchMemory> &Scratch);
 
+/// Memory for Desc in Arena, where the weights a kernel converts live;
+/// empty when Arena has no memory left.
+dnnl::memory arenaMemory(const dnnl::memory::desc &Desc, WeightArena &Arena);
+
 /// Whether oneDNN chose its reference implementation (far slower than
 /// XNNPACK's kernels), from the primitive descriptor's impl_info_str().
 inline bool isReference(const char *ImplInfo) {

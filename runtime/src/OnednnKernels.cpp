@@ -84,6 +84,11 @@ dnnl::primitive_attr withSessionScratchpad(dnnl::primitive_attr Attr) {
   return Attr;
 }
 
+dnnl::memory arenaMemory(const dnnl::memory::desc &Desc, WeightArena &Arena) {
+  void *Bytes = Arena.allocate(Desc.get_size());
+  return Bytes ? dnnl::memory(Desc, cpuEngine(), Bytes) : dnnl::memory();
+}
+
 void bindScratchpad(const dnnl::memory::desc &Desc, size_t Offset,
                     std::unordered_map<int, dnnl::memory> &Args,
                     std::vector<ScratchMemory> &Scratch) {
@@ -252,10 +257,9 @@ memory bindWeights(const memory::desc &Want, const memory::desc &Have,
   memory Stored(Have, E, const_cast<uint8_t *>(Data));
   if (Want == Have)
     return Stored;
-  void *Bytes = Arena.allocate(Want.get_size());
-  if (!Bytes)
-    return memory();
-  memory Weights(Want, E, Bytes);
+  memory Weights = arenaMemory(Want, Arena);
+  if (!Weights)
+    return Weights;
   dnnl::stream S(E);
   dnnl::reorder(Stored, Weights).execute(S, Stored, Weights);
   S.wait();

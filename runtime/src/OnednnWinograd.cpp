@@ -11,6 +11,7 @@
 // caches). oneDNN's F(4x4, 3x3) kernel, which it prefers for some larger
 // shapes, is not used: its transforms lose more precision.
 #include "OnednnCommon.h"
+#include "RoundUp.h"
 #include "WinogradWeights.h"
 
 namespace kiln::rt::onednn {
@@ -40,10 +41,9 @@ bool takesWinograd(const KernelArgs &A) {
 /// in Arena. Empty when Arena has no memory left.
 memory winogradWeights(const memory::desc &Want, const KernelTensor &W,
                        WeightArena &Arena) {
-  void *Bytes = Arena.allocate(Want.get_size());
-  if (!Bytes)
-    return memory();
-  memory Weights(Want, cpuEngine(), Bytes);
+  memory Weights = arenaMemory(Want, Arena);
+  if (!Weights)
+    return Weights;
   const int64_t O = W.dim(0), I = W.dim(3);
   float *Out = static_cast<float *>(Weights.get_data_handle());
   if (!transformWinogradWeights(Want.data.format_desc.wino_desc,
@@ -105,9 +105,8 @@ std::unique_ptr<Kernel> createWinogradKernel(const KernelArgs &A,
         BlockedX(PD.src_desc(), E, DNNL_MEMORY_NONE),
         BlockedY(PD.dst_desc(), E, DNNL_MEMORY_NONE),
         UserY({YDims, F32, Tag::nhwc}, E, Y.Data);
-    auto Aligned = [](size_t Bytes) { return (Bytes + 63) / 64 * 64; };
-    const size_t OutputOffset = Aligned(PD.src_desc().get_size()),
-                 PadOffset = OutputOffset + Aligned(PD.dst_desc().get_size());
+    const size_t OutputOffset = roundUp(PD.src_desc().get_size(), 64),
+                 PadOffset = OutputOffset + roundUp(PD.dst_desc().get_size(), 64);
     memory Weights = winogradWeights(PD.weights_desc(), W, Arena);
     if (!Weights)
       return nullptr;

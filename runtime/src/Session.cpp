@@ -2,6 +2,7 @@
 
 #include "BlockedLayout.h"
 #include "MemoryPlanner.h"
+#include "RoundUp.h"
 #include "WeightWidening.h"
 
 #include <xnnpack.h>
@@ -195,7 +196,7 @@ Status Session::allocateScratch(const SessionOptions &Opts) {
             concat("the model needs ", ArenaBytes, " bytes for activations and ",
                    ScratchBytes, " for its kernels' working copies, above the "
                    "limit of ", Opts.MaxArenaBytes)};
-  uint64_t Rounded = (ScratchBytes + 63) / 64 * 64;
+  uint64_t Rounded = roundUp(ScratchBytes, 64);
   Scratch = static_cast<uint8_t *>(std::aligned_alloc(64, size_t(Rounded)));
   if (!Scratch)
     return {KILN_ERROR_OUT_OF_MEMORY,

@@ -1,14 +1,10 @@
 #include "WeightArena.h"
 
+#include "RoundUp.h"
+
 #include <sys/mman.h>
 
 namespace kiln::rt {
-
-namespace {
-
-size_t roundUp(size_t N, size_t To) { return (N + To - 1) / To * To; }
-
-} // namespace
 
 WeightArena::~WeightArena() {
   for (const Chunk &C : Chunks)
@@ -16,8 +12,8 @@ WeightArena::~WeightArena() {
 }
 
 bool WeightArena::addChunk(size_t AtLeast) {
-  const size_t Size = roundUp(AtLeast > ChunkBytes ? AtLeast : ChunkBytes,
-                              HugePageBytes);
+  const size_t Size = size_t(roundUp(AtLeast > ChunkBytes ? AtLeast : ChunkBytes,
+                                     HugePageBytes));
   // Over-reserve by one huge page and trim, so the chunk starts on a huge
   // page boundary: the kernel backs only aligned 2 MiB ranges with one.
   const size_t Reserved = Size + HugePageBytes;
@@ -27,7 +23,7 @@ bool WeightArena::addChunk(size_t AtLeast) {
     return false;
   auto *Start = static_cast<uint8_t *>(P);
   auto *Base = reinterpret_cast<uint8_t *>(
-      roundUp(reinterpret_cast<uintptr_t>(Start), HugePageBytes));
+      uintptr_t(roundUp(reinterpret_cast<uintptr_t>(Start), HugePageBytes)));
   if (Base != Start)
     munmap(Start, size_t(Base - Start));
   if (size_t Tail = Reserved - size_t(Base - Start) - Size)
@@ -42,7 +38,7 @@ bool WeightArena::addChunk(size_t AtLeast) {
 }
 
 void *WeightArena::allocate(size_t Bytes) {
-  const size_t Aligned = roundUp(Bytes ? Bytes : 1, 64);
+  const size_t Aligned = size_t(roundUp(Bytes ? Bytes : 1, 64));
   if (Chunks.empty() || Chunks.back().Size - Chunks.back().Used < Aligned)
     if (!addChunk(Aligned))
       return nullptr;

@@ -29,7 +29,7 @@ public:
   WeightArena &operator=(const WeightArena &) = delete;
 
   /// Whether the chunks mapped from now on ask for huge pages (default:
-  /// yes; a session sets it from its options, where the default is no).
+  /// no; a session sets it from SessionOptions::HugePageWeights).
   void setHugePages(bool On) { HugePages = On; }
 
   /// Bytes of zero-filled memory, 64-byte aligned, that live as long as the
@@ -55,7 +55,7 @@ private:
 
   std::vector<Chunk> Chunks;
   uint64_t Allocated = 0;
-  bool HugePages = true;
+  bool HugePages = false;
 };
 
 } // namespace kiln::rt
