@@ -24,7 +24,8 @@ namespace kiln {
 /// (the gaps are zeros). The segments are M's own bytes, not copies.
 struct KilnFileLayout {
   std::string FlatBuffer;
-  std::vector<FilePiece> Pieces; // the FlatBuffer's first, at offset 0
+  std::vector<FilePiece> Pieces; // the FlatBuffer at offset 0, then segment
+                                 // I as piece I + 1
   uint64_t Size = 0;
 };
 

@@ -10,20 +10,29 @@
 
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <string>
 
 namespace kiln {
+
+struct PackingState;
 
 struct PrepackReport {
   unsigned Tensors = 0;  // weights stored blocked
   std::string Isa;       // the CPU they were chosen for, empty if none
   uint64_t PaddingBytes = 0; // bytes the blocked layouts add
+  /// Once M is written: an error naming the first weight whose conversion
+  /// failed, if one did (writeKilnFile's check, before the rename).
+  llvm::Error conversionError() const;
+
+  std::shared_ptr<PackingState> State;
 };
 
 /// Asks the runtime which layouts its oneDNN kernels read M's weights in on
-/// this CPU (by creating a single-threaded session on M) and stores those
-/// weights so. Builds without oneDNN, and CPUs where oneDNN runs no
-/// convolution, leave M unchanged.
+/// this CPU (by creating a single-threaded, layout-only session on M, which
+/// converts nothing) and makes M's segments of those weights convert them
+/// when they are produced, as M is written or serialized. Builds without
+/// oneDNN, and CPUs where oneDNN runs no convolution, leave M unchanged.
 llvm::Expected<PrepackReport> prepackForThisCpu(KilnModule &M);
 
 } // namespace kiln

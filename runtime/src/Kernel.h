@@ -41,8 +41,15 @@ struct KernelArgs {
 /// native` stores in the file (BlockedLayout.h).
 struct PackedWeights {
   BlockedDesc Layout;
+  /// The converted bytes; null when the session was created layout-only
+  /// (SessionOptions::LayoutOnly).
   const uint8_t *Data = nullptr;
   uint64_t Bytes = 0;
+  /// Converts the weight from the layout the file stores it in (Stored, its
+  /// tensor's bytes) into Layout at Out, writing all Bytes of it, padding
+  /// included; false when the library fails. Callable from any thread, one
+  /// call at a time.
+  std::function<bool(const uint8_t *Stored, uint8_t *Out)> Pack;
 };
 
 class Kernel {

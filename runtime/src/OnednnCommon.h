@@ -8,6 +8,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -45,19 +46,26 @@ struct ScratchMemory {
   size_t Offset;
 };
 
+/// The weight of a kernel's first primitive, converted from the layout the
+/// file stores it in (Stored) into one the file may store instead
+/// (packedWeights). Order: the weight's axes as oneDNN's dims.
+struct ConvertedWeight {
+  const std::vector<int32_t> *Order;
+  dnnl::memory::desc Stored;
+};
+
 /// Runs its primitives in order on the calling thread: a convolution or an
 /// inner product, or a reorder, a convolution and a reorder (Winograd).
 class OnednnKernel : public Kernel {
 public:
-  /// PackedOrder: the weight's axes as oneDNN's dims, when the first
-  /// primitive's weights were reordered into a layout the file may store
-  /// (packedWeights); else null. Scratch: the steps' memory objects that
-  /// take their bytes from the session's scratch buffer.
+  /// Converted: set when the first primitive's weight is one a file may
+  /// store converted (packedWeights). Scratch: the steps' memory objects
+  /// that take their bytes from the session's scratch buffer.
   explicit OnednnKernel(std::vector<BoundPrimitive> Steps,
-                        const std::vector<int32_t> *PackedOrder = nullptr,
+                        std::optional<ConvertedWeight> Converted = std::nullopt,
                         std::vector<ScratchMemory> Scratch = {})
       : Steps(std::move(Steps)), Stream(cpuEngine()),
-        PackedOrder(PackedOrder), Scratch(std::move(Scratch)) {}
+        Converted(std::move(Converted)), Scratch(std::move(Scratch)) {}
 
   Status run(pthreadpool_t) override;
   const char *engine() const override { return "onednn"; }
@@ -68,7 +76,7 @@ public:
 private:
   std::vector<BoundPrimitive> Steps;
   dnnl::stream Stream;
-  const std::vector<int32_t> *PackedOrder;
+  std::optional<ConvertedWeight> Converted;
   std::vector<ScratchMemory> Scratch;
 };
 
@@ -93,8 +101,9 @@ void bindScratchpad(const dnnl::memory::desc &Desc, size_t Offset,
                     std::unordered_map<int, dnnl::memory> &Args,
                     std::vector<ScratchMemory> &Scratch);
 
-/// Memory for Desc in Arena, where the weights a kernel converts live;
-/// empty when Arena has no memory left.
+/// Memory for Desc in Arena, where the weights a kernel converts live
+/// (with no data when Arena is layout-only); empty when Arena has no memory
+/// left.
 dnnl::memory arenaMemory(const dnnl::memory::desc &Desc, WeightArena &Arena);
 
 /// Whether oneDNN chose its reference implementation (far slower than

@@ -85,6 +85,8 @@ dnnl::primitive_attr withSessionScratchpad(dnnl::primitive_attr Attr) {
 }
 
 dnnl::memory arenaMemory(const dnnl::memory::desc &Desc, WeightArena &Arena) {
+  if (Arena.layoutOnly())
+    return dnnl::memory(Desc, cpuEngine(), DNNL_MEMORY_NONE);
   void *Bytes = Arena.allocate(Desc.get_size());
   return Bytes ? dnnl::memory(Desc, cpuEngine(), Bytes) : dnnl::memory();
 }
@@ -156,18 +158,19 @@ blockedWeightsDesc(const TensorDesc &W, const std::vector<int32_t> &Order) {
 }
 
 /// An f32 weight in oneDNN's blocked layout, as the file stores it (its
-/// oneDNN dims are the weight's axes Order), or nullopt when the layout is
-/// not a plain blocked one.
+/// oneDNN dims are the weight's axes W.Order), converted from W.Stored; or
+/// nullopt when the layout is not a plain blocked one.
 std::optional<PackedWeights> packedWeightsOf(const memory &Weights,
-                                             const std::vector<int32_t> &Order) {
-  const dnnl_memory_desc_t &C = Weights.get_desc().data;
-  if (C.ndims != int(Order.size()) || C.format_kind != dnnl_blocked ||
+                                             const ConvertedWeight &W) {
+  const memory::desc Want = Weights.get_desc();
+  const dnnl_memory_desc_t &C = Want.data;
+  if (C.ndims != int(W.Order->size()) || C.format_kind != dnnl_blocked ||
       C.offset0 != 0 || C.extra.flags != 0 || C.data_type != dnnl_f32)
     return std::nullopt;
   PackedWeights P;
   P.Layout.Library = "onednn";
   P.Layout.Isa = isaName(dnnl::get_effective_cpu_isa());
-  P.Layout.Order = Order;
+  P.Layout.Order = *W.Order;
   for (int K = 0; K < C.ndims; ++K) {
     if (C.padded_offsets[K] != 0)
       return std::nullopt;
@@ -179,7 +182,28 @@ std::optional<PackedWeights> packedWeightsOf(const memory &Weights,
     P.Layout.InnerDims.push_back(int32_t(C.format_desc.blocking.inner_idxs[B]));
   }
   P.Data = static_cast<const uint8_t *>(Weights.get_data_handle());
-  P.Bytes = Weights.get_desc().get_size();
+  P.Bytes = Want.get_size();
+  OneOpenMpThread Creating;
+  try { // the same conversion the session made, made again at will
+    P.Pack = [Reorder = dnnl::reorder(dnnl::reorder::primitive_desc(
+                  cpuEngine(), W.Stored, cpuEngine(), Want)),
+              Stored = W.Stored, Want](const uint8_t *In, uint8_t *Out) {
+      const dnnl::engine &E = cpuEngine();
+      // oneDNN writes the padding too, as zeros (LayoutOnlySessionTest).
+      memory From(Stored, E, const_cast<uint8_t *>(In)), To(Want, E, Out);
+      OneOpenMpThread One;
+      try {
+        dnnl::stream S(E);
+        Reorder.execute(S, From, To);
+        S.wait();
+      } catch (const dnnl::error &) {
+        return false;
+      }
+      return true;
+    };
+  } catch (const dnnl::error &) {
+    return std::nullopt;
+  }
   return P;
 }
 
@@ -250,7 +274,7 @@ nonAmxImplementation(const dnnl::convolution_forward::desc &D,
 
 /// The weights as the primitive reads them (Want): the file's bytes in
 /// place when their layout (Have) is that one, else a reordered copy in
-/// Arena. Empty when Arena has no memory left.
+/// Arena (none when it is layout-only). Empty when Arena has no memory left.
 memory bindWeights(const memory::desc &Want, const memory::desc &Have,
                    const uint8_t *Data, WeightArena &Arena) {
   const dnnl::engine &E = cpuEngine();
@@ -258,7 +282,7 @@ memory bindWeights(const memory::desc &Want, const memory::desc &Have,
   if (Want == Have)
     return Stored;
   memory Weights = arenaMemory(Want, Arena);
-  if (!Weights)
+  if (!Weights || Arena.layoutOnly())
     return Weights;
   dnnl::stream S(E);
   dnnl::reorder(Stored, Weights).execute(S, Stored, Weights);
@@ -280,7 +304,7 @@ std::unique_ptr<Kernel> boundKernel(dnnl::primitive Prim,
                                     const Operand &Src, memory Weights,
                                     const Operand &Bias,
                                     const Operand &Dst,
-                                    const std::vector<int32_t> *PackedOrder) {
+                                    std::optional<ConvertedWeight> Converted) {
   const dnnl::engine &E = cpuEngine();
   std::unordered_map<int, memory> Args = {
       {DNNL_ARG_SRC, memory(Src.Desc, E, Src.Data)},
@@ -292,7 +316,7 @@ std::unique_ptr<Kernel> boundKernel(dnnl::primitive Prim,
   bindScratchpad(Scratchpad, 0, Args, Scratch);
   std::vector<BoundPrimitive> Steps;
   Steps.push_back({std::move(Prim), std::move(Args)});
-  return std::make_unique<OnednnKernel>(std::move(Steps), PackedOrder,
+  return std::make_unique<OnednnKernel>(std::move(Steps), std::move(Converted),
                                         std::move(Scratch));
 }
 
@@ -360,11 +384,13 @@ std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A,
     memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data, Arena);
     if (!Weights)
       return nullptr;
-    bool Reordered = Weights.get_desc() != UserW;
+    std::optional<ConvertedWeight> Converted;
+    if (Weights.get_desc() != UserW)
+      Converted = ConvertedWeight{&OiAxesOfOi, UserW};
     return boundKernel(dnnl::inner_product_forward(PD), PD.scratchpad_desc(),
                        {Src, X.Data}, Weights,
                        {Bias, HasBias ? A.In[2].Data : nullptr},
-                       {Dst, Y.Data}, Reordered ? &OiAxesOfOi : nullptr);
+                       {Dst, Y.Data}, std::move(Converted));
   } catch (const dnnl::error &) {
     return nullptr;
   }
@@ -452,12 +478,13 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, WeightArena &Arena,
     memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data, Arena);
     if (!Weights)
       return nullptr;
-    bool Packable = Weights.get_desc() != UserW && !Int8 && G == 1 &&
-                    !O.depthwise();
+    std::optional<ConvertedWeight> Converted;
+    if (Weights.get_desc() != UserW && !Int8 && G == 1 && !O.depthwise())
+      Converted = ConvertedWeight{&OhwiAxesOfOihw, UserW};
     return boundKernel(dnnl::convolution_forward(PD), PD.scratchpad_desc(),
                        {Src, X.Data}, Weights,
                        {Bias, HasBias ? A.In[2].Data : nullptr}, {Dst, Y.Data},
-                       Packable ? &OhwiAxesOfOihw : nullptr);
+                       std::move(Converted));
   } catch (const dnnl::error &) {
     return nullptr; // a configuration oneDNN does not take: XNNPACK's turn
   }
@@ -502,9 +529,9 @@ Status onednn::OnednnKernel::run(pthreadpool_t) {
 }
 
 std::optional<PackedWeights> onednn::OnednnKernel::packedWeights() const {
-  if (!PackedOrder)
+  if (!Converted)
     return std::nullopt;
-  return packedWeightsOf(Steps.front().Args.at(DNNL_ARG_WEIGHTS), *PackedOrder);
+  return packedWeightsOf(Steps.front().Args.at(DNNL_ARG_WEIGHTS), *Converted);
 }
 
 bool onednnBuilt() { return true; }

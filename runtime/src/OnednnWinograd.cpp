@@ -42,7 +42,7 @@ bool takesWinograd(const KernelArgs &A) {
 memory winogradWeights(const memory::desc &Want, const KernelTensor &W,
                        WeightArena &Arena) {
   memory Weights = arenaMemory(Want, Arena);
-  if (!Weights)
+  if (!Weights || Arena.layoutOnly())
     return Weights;
   const int64_t O = W.dim(0), I = W.dim(3);
   float *Out = static_cast<float *>(Weights.get_data_handle());
@@ -124,7 +124,7 @@ std::unique_ptr<Kernel> createWinogradKernel(const KernelArgs &A,
     Steps.push_back({dnnl::convolution_forward(PD), std::move(Args)});
     Steps.push_back({dnnl::reorder(BlockedY, UserY),
                      {{DNNL_ARG_FROM, BlockedY}, {DNNL_ARG_TO, UserY}}});
-    return std::make_unique<OnednnKernel>(std::move(Steps), nullptr,
+    return std::make_unique<OnednnKernel>(std::move(Steps), std::nullopt,
                                           std::move(Scratch));
   } catch (const dnnl::error &) {
     return nullptr; // oneDNN has no Winograd kernel for it on this CPU

@@ -34,6 +34,7 @@ Status Session::create(std::shared_ptr<const LoadedModel> Model,
   }
   S->KeepIntermediates = Opts.KeepIntermediates;
   S->Weights.setHugePages(Opts.HugePageWeights);
+  S->Weights.setLayoutOnly(Opts.LayoutOnly);
   // oneDNN runs single-threaded sessions only (OnednnKernels.cpp).
   S->UseOnednn = onednnBuilt() && !Opts.ForceReference && !Opts.DisableOnednn &&
                  Opts.Threads == 1;
@@ -272,6 +273,9 @@ Status Session::setInput(size_t Index, const void *Data, size_t Bytes) {
 }
 
 Status Session::run() {
+  if (Weights.layoutOnly())
+    return invalidArgument("a layout-only session cannot run: its kernels "
+                           "have no weights");
   for (size_t I = 0; I < InputSet.size(); ++I)
     if (!InputSet[I])
       return invalidArgument("input ", I, " '",

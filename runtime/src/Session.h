@@ -27,6 +27,11 @@ struct SessionOptions {
   bool DisableOnednn = false;
   /// The weights kernels convert go on transparent huge pages (WeightArena).
   bool HugePageWeights = false;
+  /// The kernels choose the layouts they convert their weights to but
+  /// convert none: packedWeights() describes them, with no data, for `kiln
+  /// convert --prepack native`, which converts them as it writes the file.
+  /// Such a session cannot run.
+  bool LayoutOnly = false;
 };
 
 class Session {

@@ -32,6 +32,12 @@ public:
   /// no; a session sets it from SessionOptions::HugePageWeights).
   void setHugePages(bool On) { HugePages = On; }
 
+  /// An arena that holds no weights: the kernels created with it choose the
+  /// layouts they convert their weights to but convert none, and cannot run
+  /// (SessionOptions::LayoutOnly). allocate() is not called on it.
+  void setLayoutOnly(bool On) { LayoutOnly = On; }
+  bool layoutOnly() const { return LayoutOnly; }
+
   /// Bytes of zero-filled memory, 64-byte aligned, that live as long as the
   /// arena; null when the system has no memory left for them.
   void *allocate(size_t Bytes);
@@ -56,6 +62,7 @@ private:
   std::vector<Chunk> Chunks;
   uint64_t Allocated = 0;
   bool HugePages = false;
+  bool LayoutOnly = false;
 };
 
 } // namespace kiln::rt

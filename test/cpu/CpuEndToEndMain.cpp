@@ -200,6 +200,8 @@ llvm::Expected<CompiledBytes> compileToBytes(Graph &G) {
   auto Native = serializeKilnModule(C->Module);
   if (!Native)
     return Native.takeError();
+  if (llvm::Error E = Prepacked->conversionError())
+    return E;
   Out.Native = std::move(*Native);
   return Out;
 }

@@ -204,6 +204,8 @@ llvm::Error runConvert(const ConvertOptions &O) {
             if (llvm::Error HashError = Hash.error())
               return HashError;
             FileBytes = Written.size();
+            if (llvm::Error PackError = Prepacked.conversionError())
+              return PackError;
             return verifyWithRuntime(Written, O.Output);
           },
           [&Hash] { return Hash.value(); }))
