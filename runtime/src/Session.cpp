@@ -228,9 +228,15 @@ void Session::unblockWeights(KernelArgs &A) {
 
 std::vector<std::pair<int32_t, PackedWeights>> Session::packedWeights() const {
   std::vector<std::pair<int32_t, PackedWeights>> Out;
-  for (size_t I = 0; I < Kernels.size(); ++I)
+  for (size_t I = 0; I < Kernels.size(); ++I) {
+    int32_t W = Model->op(I).inputs()->Get(1);
+    // A kernel that read a widened or unblocked copy converted that copy,
+    // not the bytes the file holds (f16, int8, or BLOCKED already).
+    if (Widened.count(size_t(W)) || Unblocked.count(size_t(W)))
+      continue;
     if (std::optional<PackedWeights> P = Kernels[I]->packedWeights())
-      Out.emplace_back(Model->op(I).inputs()->Get(1), std::move(*P));
+      Out.emplace_back(W, std::move(*P));
+  }
   return Out;
 }
 
