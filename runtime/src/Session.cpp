@@ -18,8 +18,13 @@ Session::~Session() {
   Kernels.clear(); // XNNPACK operators before the memory they point into
   if (Pool)
     pthreadpool_destroy(Pool);
-  std::free(Arena);
-  std::free(Scratch);
+}
+
+Session::AlignedBytes Session::alignedBytes(uint64_t Bytes) {
+  if (Bytes > SIZE_MAX / 2)
+    return nullptr;
+  return AlignedBytes(
+      static_cast<uint8_t *>(std::aligned_alloc(64, size_t(roundUp(Bytes, 64)))));
 }
 
 Status Session::create(std::shared_ptr<const LoadedModel> Model,
@@ -114,14 +119,13 @@ Status Session::planArena(const SessionOptions &Opts) {
     return {KILN_ERROR_OUT_OF_MEMORY,
             concat("the model needs ", ArenaBytes,
                    " bytes for activations, above the limit of ", MaxBytes)};
-  if (ArenaBytes > SIZE_MAX / 2 ||
-      !(Arena = static_cast<uint8_t *>(std::aligned_alloc(64, size_t(ArenaBytes)))))
+  if (!(Arena = alignedBytes(ArenaBytes)))
     return {KILN_ERROR_OUT_OF_MEMORY,
             concat("cannot allocate ", ArenaBytes, " bytes for activations")};
   TensorData.assign(NumTensors, nullptr);
   for (size_t T = 0; T < NumTensors; ++T)
     TensorData[T] = Slot[T] < 0 ? constantData(T)
-                                : Arena + Plan.Offsets[size_t(Slot[T])];
+                                : Arena.get() + Plan.Offsets[size_t(Slot[T])];
   return Status::ok();
 }
 
@@ -197,13 +201,11 @@ Status Session::allocateScratch(const SessionOptions &Opts) {
             concat("the model needs ", ArenaBytes, " bytes for activations and ",
                    ScratchBytes, " for its kernels' working copies, above the "
                    "limit of ", Opts.MaxArenaBytes)};
-  uint64_t Rounded = roundUp(ScratchBytes, 64);
-  Scratch = static_cast<uint8_t *>(std::aligned_alloc(64, size_t(Rounded)));
-  if (!Scratch)
+  if (!(Scratch = alignedBytes(ScratchBytes)))
     return {KILN_ERROR_OUT_OF_MEMORY,
-            concat("cannot allocate ", Rounded, " bytes of kernel scratch")};
+            concat("cannot allocate ", ScratchBytes, " bytes of kernel scratch")};
   for (const auto &K : Kernels)
-    K->bindScratch(Scratch); // a kernel without scratch ignores it
+    K->bindScratch(Scratch.get()); // a kernel without scratch ignores it
   return Status::ok();
 }
 

@@ -7,6 +7,7 @@
 #include "OperatorFusion.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <map>
 
 namespace kiln::rt {
@@ -82,9 +83,17 @@ private:
 
   std::shared_ptr<const LoadedModel> Model;
   pthreadpool_t Pool = nullptr;
-  uint8_t *Arena = nullptr;
+  /// 64-byte aligned memory from std::aligned_alloc; destroyed after the
+  /// kernels, which point into it.
+  struct FreeBytes {
+    void operator()(uint8_t *P) const { std::free(P); }
+  };
+  using AlignedBytes = std::unique_ptr<uint8_t, FreeBytes>;
+  static AlignedBytes alignedBytes(uint64_t Bytes);
+
+  AlignedBytes Arena;
   uint64_t ArenaBytes = 0;
-  uint8_t *Scratch = nullptr;
+  AlignedBytes Scratch;
   uint64_t ScratchBytes = 0;
   std::vector<uint8_t *> TensorData;
   /// The weights its kernels converted to a layout of their own; destroyed
