@@ -42,9 +42,12 @@ latency and file size ratios, with the int8 outputs' SQNR against fp32 on
 
 Engines are measured in alternating rounds (R of them) and the medians over
 rounds are compared, since these machines are shared and noisy. The
-conversions come first, R rounds of their own, each starting with another
-converter: a step run right after heavy work pays for the memory that work
-left cold (this machine hands idle memory back to its host). Every file a
+conversions come first, in a phase of their own: one round per order of the
+three converters (6), so each follows each of the others, and comes first,
+equally often. A step run right after heavy work pays for the memory that
+work left cold (this machine hands idle memory back to its host): with R
+rotations of one order, the native conversion followed optimize_for_mobile
+in two rounds of three and the portable one in none. Every file a
 timed step reads (the ONNX model, the .kiln, the .ptl) is read once just
 before it, so both sides start from the page cache: the machine pages out
 files idle for a minute, and optimize_for_mobile reads no file at all.
@@ -54,6 +57,7 @@ operators. Prints a table of ratios (kiln / peer: below 1.0 means kiln is
 faster or smaller).
 """
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -291,17 +295,17 @@ def main():
                              "native_convert", "native_load",
                              "native_load_warm", "native_lat", "native_first"]}
         native_path = os.path.join(args.workdir, name + ".native.kiln")
-        # Conversions first, in a phase of their own, each round in another
-        # order: a step right after heavy work pays for touching memory that
-        # work left cold, and no converter should always be the one that does.
+        # Conversions first, in a phase of their own, in every order: a step
+        # right after heavy work pays for touching memory that work left
+        # cold, and no converter should follow it more often than another.
         converters = [
             ("kiln_convert", lambda: time_kiln_convert(args.kiln, onnx_path,
                                                        kiln_path)),
             ("ofm", lambda: time_optimize_for_mobile(model, ptl_path)),
             ("native_convert", lambda: time_kiln_convert(
                 args.kiln, onnx_path, native_path, "--prepack", "native"))]
-        for r in range(args.rounds):
-            for key, convert in converters[r % 3:] + converters[:r % 3]:
+        for order in itertools.permutations(converters):
+            for key, convert in order:
                 m[key].append(convert())
         for _ in range(args.rounds):
             if quant:
@@ -357,7 +361,8 @@ def main():
         rows.append((name, med, profile, max(err, native_err)))
 
     print("\nkiln vs ONNX Runtime %s (onnxruntime-node) and PyTorch %s lite "
-          "interpreter, 1 thread, median of %d rounds x %d runs\n"
+          "interpreter, 1 thread, median of %d rounds x %d runs (conversions: "
+          "median of 6 rounds, one per order of the converters)\n"
           % (json.load(open(os.path.join(args.ort_dir, "node_modules",
                                          "onnxruntime-node", "package.json")))["version"],
              torch.__version__, args.rounds, args.runs))
