@@ -101,10 +101,22 @@ void bindScratchpad(const dnnl::memory::desc &Desc, size_t Offset,
                     std::unordered_map<int, dnnl::memory> &Args,
                     std::vector<ScratchMemory> &Scratch);
 
-/// Memory for Desc in Arena, where the weights a kernel converts live
-/// (with no data when Arena is layout-only); empty when Arena has no memory
+/// A weight a kernel converts when the session is created: memory for Desc
+/// in Arena, written by Convert(memory). When Arena is layout-only, memory
+/// with no data, and Convert is not called; empty when Arena has no memory
 /// left.
-dnnl::memory arenaMemory(const dnnl::memory::desc &Desc, WeightArena &Arena);
+template <typename Converter>
+dnnl::memory convertedWeights(const dnnl::memory::desc &Desc,
+                              WeightArena &Arena, Converter Convert) {
+  if (Arena.layoutOnly())
+    return dnnl::memory(Desc, cpuEngine(), DNNL_MEMORY_NONE);
+  void *Bytes = Arena.allocate(Desc.get_size());
+  if (!Bytes)
+    return dnnl::memory();
+  dnnl::memory Weights(Desc, cpuEngine(), Bytes);
+  Convert(Weights);
+  return Weights;
+}
 
 /// Whether oneDNN chose its reference implementation (far slower than
 /// XNNPACK's kernels), from the primitive descriptor's impl_info_str().

@@ -84,13 +84,6 @@ dnnl::primitive_attr withSessionScratchpad(dnnl::primitive_attr Attr) {
   return Attr;
 }
 
-dnnl::memory arenaMemory(const dnnl::memory::desc &Desc, WeightArena &Arena) {
-  if (Arena.layoutOnly())
-    return dnnl::memory(Desc, cpuEngine(), DNNL_MEMORY_NONE);
-  void *Bytes = Arena.allocate(Desc.get_size());
-  return Bytes ? dnnl::memory(Desc, cpuEngine(), Bytes) : dnnl::memory();
-}
-
 void bindScratchpad(const dnnl::memory::desc &Desc, size_t Offset,
                     std::unordered_map<int, dnnl::memory> &Args,
                     std::vector<ScratchMemory> &Scratch) {
@@ -274,20 +267,18 @@ nonAmxImplementation(const dnnl::convolution_forward::desc &D,
 
 /// The weights as the primitive reads them (Want): the file's bytes in
 /// place when their layout (Have) is that one, else a reordered copy in
-/// Arena (none when it is layout-only). Empty when Arena has no memory left.
+/// Arena (convertedWeights). Empty when Arena has no memory left.
 memory bindWeights(const memory::desc &Want, const memory::desc &Have,
                    const uint8_t *Data, WeightArena &Arena) {
   const dnnl::engine &E = cpuEngine();
   memory Stored(Have, E, const_cast<uint8_t *>(Data));
   if (Want == Have)
     return Stored;
-  memory Weights = arenaMemory(Want, Arena);
-  if (!Weights || Arena.layoutOnly())
-    return Weights;
-  dnnl::stream S(E);
-  dnnl::reorder(Stored, Weights).execute(S, Stored, Weights);
-  S.wait();
-  return Weights;
+  return convertedWeights(Want, Arena, [&](memory &Weights) {
+    dnnl::stream S(E);
+    dnnl::reorder(Stored, Weights).execute(S, Stored, Weights);
+    S.wait();
+  });
 }
 
 /// An activation or bias operand: its descriptor and bytes (null: absent).

@@ -38,18 +38,16 @@ bool takesWinograd(const KernelArgs &A) {
 
 /// The weights in the layout the primitive reads (Want): transformed here
 /// when it is one transformWinogradWeights writes, else by oneDNN's reorder;
-/// in Arena. Empty when Arena has no memory left.
+/// in Arena (convertedWeights). Empty when Arena has no memory left.
 memory winogradWeights(const memory::desc &Want, const KernelTensor &W,
                        WeightArena &Arena) {
-  memory Weights = arenaMemory(Want, Arena);
-  if (!Weights || Arena.layoutOnly())
-    return Weights;
-  const int64_t O = W.dim(0), I = W.dim(3);
-  float *Out = static_cast<float *>(Weights.get_data_handle());
-  if (!transformWinogradWeights(Want.data.format_desc.wino_desc,
-                                W.as<const float>(), O, I, Out))
-    reorderToWinograd(Want, W.as<const float>(), O, I, Out);
-  return Weights;
+  return convertedWeights(Want, Arena, [&](memory &Weights) {
+    const int64_t O = W.dim(0), I = W.dim(3);
+    float *Out = static_cast<float *>(Weights.get_data_handle());
+    if (!transformWinogradWeights(Want.data.format_desc.wino_desc,
+                                  W.as<const float>(), O, I, Out))
+      reorderToWinograd(Want, W.as<const float>(), O, I, Out);
+  });
 }
 
 } // namespace
