@@ -39,7 +39,8 @@ public:
   bool layoutOnly() const { return LayoutOnly; }
 
   /// Bytes of zero-filled memory, 64-byte aligned, that live as long as the
-  /// arena; null when the system has no memory left for them.
+  /// arena; null when the system has no memory left for them. Their pages
+  /// are faulted in at once, since the caller is about to write them all.
   void *allocate(size_t Bytes);
   /// Bytes handed out so far, alignment included.
   uint64_t bytes() const { return Allocated; }
@@ -50,6 +51,7 @@ public:
   /// is never touched is never backed by memory.
   static constexpr size_t ChunkBytes = size_t(64) << 20;
   static constexpr size_t HugePageBytes = size_t(2) << 20;
+  static constexpr size_t PageBytes = size_t(4) << 10;
 
 private:
   struct Chunk {
@@ -58,6 +60,7 @@ private:
     size_t Used;
   };
   bool addChunk(size_t AtLeast);
+  void prefault(const Chunk &C, const uint8_t *From);
 
   std::vector<Chunk> Chunks;
   uint64_t Allocated = 0;

@@ -1,13 +1,20 @@
 // The arena of converted weights: aligned, zeroed, disjoint allocations in
-// chunks that start on a huge page and carry the kernel's huge page advice.
+// chunks that start on a huge page and carry the kernel's huge page advice,
+// faulted in as they are handed out.
 #include "WeightArena.h"
 
 #include <catch2/catch.hpp>
 
+#include <sys/mman.h>
+#include <sys/utsname.h>
+
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 using namespace kiln::rt;
 
@@ -40,6 +47,34 @@ bool allZero(const uint8_t *P, size_t N) {
     if (P[I])
       return false;
   return true;
+}
+
+/// How many of the pages of [P, P + N) are resident, by mincore().
+size_t residentPages(const void *P, size_t N) {
+  const size_t Page = WeightArena::PageBytes;
+  std::vector<unsigned char> In((N + Page - 1) / Page);
+  if (mincore(const_cast<void *>(P), N, In.data()) != 0)
+    return SIZE_MAX;
+  size_t Resident = 0;
+  for (unsigned char C : In)
+    Resident += C & 1;
+  return Resident;
+}
+
+/// Whether the running kernel knows MADV_POPULATE_WRITE (Linux 5.14).
+bool kernelPopulates() {
+  utsname U;
+  int Major = 0, Minor = 0;
+  return uname(&U) == 0 && std::sscanf(U.release, "%d.%d", &Major, &Minor) == 2 &&
+         (Major > 5 || (Major == 5 && Minor >= 14));
+}
+
+/// Whether the kernel puts every anonymous mapping on huge pages.
+bool thpAlways() {
+  std::ifstream Mode("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string Line;
+  std::getline(Mode, Line);
+  return Line.find("[always]") != std::string::npos;
 }
 
 } // namespace
@@ -114,4 +149,27 @@ TEST_CASE("by default, chunks carry no advice", "[weight-arena]") {
   INFO(Flags);
   REQUIRE(!Flags.empty());
   CHECK(Flags.find(" hg") == std::string::npos);
+}
+
+TEST_CASE("an allocation's pages are faulted in when it is made",
+          "[weight-arena]") {
+  if (!kernelPopulates()) {
+    WARN("this kernel cannot populate pages on advice: not checked");
+    return;
+  }
+  WeightArena A;
+  // An untouched chunk, mapped but never written: before the change its
+  // pages faulted in only as the conversion wrote them.
+  const size_t Page = WeightArena::PageBytes;
+  auto *P = static_cast<uint8_t *>(A.allocate(100)); // shares its page
+  auto *Q = static_cast<uint8_t *>(A.allocate(40 * Page + 8));
+  REQUIRE(P);
+  REQUIRE(Q);
+  // Q starts at byte 128 and ends 64 bytes into page 40 of the chunk.
+  CHECK(residentPages(P, 41 * Page) == 41);
+  // Nothing past the allocations is touched: the rest of the chunk stays
+  // address space only, unless the kernel backs every mapping with huge
+  // pages and so faulted in Q's whole 2 MiB.
+  if (!thpAlways())
+    CHECK(residentPages(P + 41 * Page, 64 * Page) == 0);
 }
