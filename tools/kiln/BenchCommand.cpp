@@ -8,6 +8,7 @@
 // median: the executor's own overhead.
 #include "Command.h"
 #include "CompiledModel.h"
+#include "SessionFlags.h"
 
 #include "Support/Error.h"
 
@@ -31,8 +32,7 @@ struct BenchOptions {
   unsigned Sessions = 1;
   bool Profile = false;
   bool Json = false;
-  bool NoOnednn = false;
-  bool HugePages = false;
+  CompiledModel::SessionSettings Session;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -128,10 +128,8 @@ llvm::Error runBench(const BenchOptions &O) {
     return M.takeError();
   double LoadMs = msSince(Start);
   Start = Clock::now();
-  CompiledModel::SessionSettings Settings;
+  CompiledModel::SessionSettings Settings = O.Session;
   Settings.Threads = O.Threads;
-  Settings.DisableOnednn = O.NoOnednn;
-  Settings.HugePages = O.HugePages;
   if (llvm::Error E = M->createSession(Settings))
     return E;
   double SessionMs = msSince(Start);
@@ -291,12 +289,7 @@ Command addBenchCommand(CLI::App &App) {
   Sub->add_flag("--profile", O->Profile,
                 "also time every operator and report the executor's overhead");
   Sub->add_flag("--json", O->Json, "print a JSON report on stdout");
-  Sub->add_flag("--no-onednn", O->NoOnednn,
-                "run the convolutions on XNNPACK even where this runtime has "
-                "oneDNN (to compare the two)");
-  Sub->add_flag("--huge-pages", O->HugePages,
-                "put the weights oneDNN converts on transparent huge pages "
-                "(kiln_session_options huge_page_weights)");
+  addSessionFlags(*Sub, O->Session);
   return {Sub, [O] { return runBench(*O); }};
 }
 

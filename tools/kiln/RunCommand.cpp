@@ -7,6 +7,7 @@
 #include "Command.h"
 #include "CompiledModel.h"
 #include "ModelLoader.h"
+#include "SessionFlags.h"
 
 #include "IR/NpyTensor.h"
 #include "Interpreter/Interpreter.h"
@@ -30,8 +31,7 @@ struct RunOptions {
   std::vector<std::string> InputShapes;
   std::string Output;
   unsigned Threads = 0;
-  bool NoOnednn = false;
-  bool HugePages = false;
+  CompiledModel::SessionSettings Session;
   bool Json = false;
 };
 
@@ -205,10 +205,8 @@ runCompiled(const RunOptions &O, CompiledModel &M, Signature &Sig,
   auto Inputs = bindInputs(Sig, ByName);
   if (!Inputs)
     return addContext(Inputs.takeError(), O.Model);
-  CompiledModel::SessionSettings Settings;
+  CompiledModel::SessionSettings Settings = O.Session;
   Settings.Threads = O.Threads;
-  Settings.DisableOnednn = O.NoOnednn;
-  Settings.HugePages = O.HugePages;
   if (llvm::Error E = M.createSession(Settings))
     return E;
   auto Start = std::chrono::steady_clock::now();
@@ -314,12 +312,7 @@ Command addRunCommand(CLI::App &App) {
   Sub->add_option("-o,--output", O->Output,
                   "a folder (one NAME.npy per output) or FILE.npz");
   Sub->add_option("--threads", O->Threads, "worker threads (0: all cores)");
-  Sub->add_flag("--no-onednn", O->NoOnednn,
-                ".kiln: run the convolutions on XNNPACK even where this "
-                "runtime has oneDNN");
-  Sub->add_flag("--huge-pages", O->HugePages,
-                ".kiln: put the weights oneDNN converts on transparent huge "
-                "pages");
+  addSessionFlags(*Sub, O->Session, ".kiln: ");
   addInputShapeOption(*Sub, O->InputShapes);
   Sub->add_flag("--json", O->Json, "print a JSON report on stdout");
   return {Sub, [O] { return runRun(*O); }};

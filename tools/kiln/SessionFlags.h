@@ -1,0 +1,21 @@
+// The command-line flags that choose how the kiln runtime creates a session,
+// shared by `kiln run` (for .kiln models) and `kiln bench`:
+//   --no-onednn  --huge-pages
+// --threads stays with each command: their defaults differ, and `kiln run`
+// also gives it to the reference interpreter.
+#pragma once
+
+#include "CompiledModel.h"
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace kiln {
+
+/// Adds the flags to Sub, writing into S. Prefix starts each help text (e.g.
+/// ".kiln: " where the command also runs other models).
+void addSessionFlags(CLI::App &Sub, CompiledModel::SessionSettings &S,
+                     const std::string &Prefix = "");
+
+} // namespace kiln
