@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The README's second command (and what CI runs): install what is missing,
 # build, and run the whole test suite with ctest.
-#   scripts/test.sh            release build (build/release), then the mutant
-#                              corpus again through an ASan + UBSan loader
+#   scripts/test.sh            release build (build/release); then the mutant
+#                              corpus again through an ASan + UBSan loader,
+#                              and the whole suite under ThreadSanitizer
 #   scripts/test.sh asan       ASan + UBSan build (build/asan)
+#   scripts/test.sh tsan       ThreadSanitizer build (build/tsan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PRESET="${1:-release}"
@@ -16,7 +18,7 @@ ctest --preset "$PRESET"
 # The release suite's cpu-mutants wrote 1200 mutants of .kiln files, and
 # fuzz-regressions keeps the inputs that once crashed the loader. Both are
 # replayed here through the loader and runtime built with ASan and UBSan
-# (only that driver is built, about two minutes): a memory error or undefined
+# (only that driver is built, about a minute): a memory error or undefined
 # behaviour that the release build survives fails CI.
 if [ "$PRESET" = release ]; then
   cmake --preset asan >/dev/null
@@ -28,4 +30,14 @@ if [ "$PRESET" = release ]; then
     echo "asan replay of $Corpus: $Report"
     [[ "$Report" == *" 0 crashes" ]]
   done
+fi
+
+# The whole suite again under ThreadSanitizer (build/tsan, about 9 minutes):
+# the writer's producer thread, the interpreter's thread pool and the
+# runtime's multi-threaded sessions. oneDNN and libgomp are not instrumented,
+# so their races are suppressed (test/tsan.supp).
+if [ "$PRESET" = release ]; then
+  cmake --preset tsan >/dev/null
+  cmake --build --preset tsan -j2
+  ctest --preset tsan
 fi
