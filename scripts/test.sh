@@ -15,12 +15,12 @@ cmake --preset "$PRESET" >/dev/null
 cmake --build --preset "$PRESET" -j2
 ctest --preset "$PRESET"
 
-# The release suite's cpu-mutants wrote 1200 mutants of .kiln files, and
-# fuzz-regressions keeps the inputs that once crashed the loader. Both are
-# replayed here through the loader and runtime built with ASan and UBSan
-# (only that driver is built, about a minute): a memory error or undefined
-# behaviour that the release build survives fails CI.
 if [ "$PRESET" = release ]; then
+  # cpu-mutants wrote 1200 mutants of .kiln files, and fuzz-regressions keeps
+  # the inputs that once crashed the loader. Both are replayed through the
+  # loader and runtime built with ASan and UBSan (only that driver is built,
+  # about a minute): a memory error or undefined behaviour that the release
+  # build survives fails CI.
   cmake --preset asan >/dev/null
   cmake --build --preset asan -j2 --target kiln-loader-replay
   export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:abort_on_error=1
@@ -30,16 +30,14 @@ if [ "$PRESET" = release ]; then
     echo "asan replay of $Corpus: $Report"
     [[ "$Report" == *" 0 crashes" ]]
   done
-fi
 
-# The whole suite again under ThreadSanitizer (build/tsan, about 9 minutes):
-# the writer's producer thread, the interpreter's thread pool and the
-# runtime's multi-threaded sessions. oneDNN and libgomp are not instrumented,
-# so their races are suppressed (test/tsan.supp). GCC 12's TSan cannot start
-# under the high-entropy address randomization of some newer kernels
-# ("unexpected memory mapping"), so the tests run without randomization where
-# the system allows that.
-if [ "$PRESET" = release ]; then
+  # The whole suite again under ThreadSanitizer (build/tsan, about 9
+  # minutes): the writer's producer thread, the interpreter's thread pool and
+  # the runtime's multi-threaded sessions. oneDNN and libgomp are not
+  # instrumented, so their races are suppressed (test/tsan.supp). GCC 12's
+  # TSan cannot start under the high-entropy address randomization of some
+  # newer kernels ("unexpected memory mapping"), so the tests run without
+  # randomization where the system allows that.
   cmake --preset tsan >/dev/null
   cmake --build --preset tsan -j2
   NoAslr=()

@@ -6,10 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include <sys/mman.h>
-#include <sys/utsname.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -61,12 +59,21 @@ size_t residentPages(const void *P, size_t N) {
   return Resident;
 }
 
-/// Whether the running kernel knows MADV_POPULATE_WRITE (Linux 5.14).
+/// Whether the running kernel takes MADV_POPULATE_WRITE (Linux 5.14), asked
+/// of it directly on a page of its own.
 bool kernelPopulates() {
-  utsname U;
-  int Major = 0, Minor = 0;
-  return uname(&U) == 0 && std::sscanf(U.release, "%d.%d", &Major, &Minor) == 2 &&
-         (Major > 5 || (Major == 5 && Minor >= 14));
+#ifdef MADV_POPULATE_WRITE
+  const size_t Page = WeightArena::PageBytes;
+  void *P = mmap(nullptr, Page, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (P == MAP_FAILED)
+    return false;
+  const bool Takes = madvise(P, Page, MADV_POPULATE_WRITE) == 0;
+  munmap(P, Page);
+  return Takes;
+#else
+  return false;
+#endif
 }
 
 /// Whether the kernel puts every anonymous mapping on huge pages.
