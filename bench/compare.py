@@ -437,16 +437,19 @@ def main():
                           same))
     print("\nkiln's overhead: per profiled run, the whole run against the sum "
           "of its operators (median over runs), and against the library "
-          "kernels (oneDNN + XNNPACK) alone (layout transposes and reshapes "
+          "kernels (oneDNN + kiln's panel kernel + XNNPACK) alone (layout "
+          "transposes and reshapes "
           "count as overhead there); output check against ORT:")
     for name, d, p, err in rows:
-        native = p["onednn_ms"] + p["xnnpack_ms"]
+        native = p["onednn_ms"] + p["kiln_ms"] + p["xnnpack_ms"]
         native_overhead = (p["reference_ms"] + p["overhead_ms"]) / native
-        line = ("  %-14s oneDNN %.3f ms + XNNPACK %.3f ms + reference %.3f ms; "
+        line = ("  %-14s oneDNN %.3f ms + kiln %.3f ms + XNNPACK %.3f ms + "
+                "reference %.3f ms; "
                 "executor %+.3f ms (%+.2f%% of the operators, %+.2f%% over the "
                 "library kernels alone); first run kiln %.2f / ORT %.2f ms; "
                 "max |kiln-ORT| / max|ORT| = %.1e"
-                % (name, p["onednn_ms"], p["xnnpack_ms"], p["reference_ms"],
+                % (name, p["onednn_ms"], p["kiln_ms"], p["xnnpack_ms"],
+                   p["reference_ms"],
                    p["overhead_ms"], 100.0 * p["overhead_fraction"],
                    100.0 * native_overhead, d["kiln_first"], d["ort_first"],
                    err))

@@ -56,7 +56,8 @@ class Kernel {
 public:
   virtual ~Kernel() = default;
   virtual Status run(pthreadpool_t Pool) = 0;
-  /// The kernel library that runs it: "reference", "xnnpack" or "onednn".
+  /// The kernel library that runs it: "reference", "xnnpack", "onednn" or
+  /// "kiln" (PanelConv.h).
   virtual const char *engine() const { return "reference"; }
   /// Its weight (input 1) in the layout it converted it to when it was
   /// created, if it converted a dense f32 weight; described on demand, for

@@ -54,6 +54,27 @@ struct ConvertedWeight {
   dnnl::memory::desc Stored;
 };
 
+/// oneDNN's dims {O, I, KH, KW} of a convolution as axes of its OHWI weight.
+extern const std::vector<int32_t> OhwiAxesOfOihw;
+
+/// The oneDNN descriptor of an f32 weight the file stores BLOCKED, whose
+/// oneDNN dims are the weight's axes Order; nullopt when the layout orders
+/// them otherwise.
+std::optional<dnnl::memory::desc>
+blockedWeightsDesc(const TensorDesc &W, const std::vector<int32_t> &Order);
+
+/// Weights (a plain blocked f32 layout) as the file may store them, with
+/// the conversion from W.Stored; nullopt for other layouts.
+std::optional<PackedWeights> packedWeightsOf(const dnnl::memory &Weights,
+                                             const ConvertedWeight &W);
+
+/// The weights in the layout Want: the file's bytes (Data, in layout Have)
+/// in place when Want is Have, else reordered into Arena. Empty when Arena
+/// has no memory left.
+dnnl::memory bindWeights(const dnnl::memory::desc &Want,
+                         const dnnl::memory::desc &Have, const uint8_t *Data,
+                         WeightArena &Arena);
+
 /// Runs its primitives in order on the calling thread: a convolution or an
 /// inner product, or a reorder, a convolution and a reorder (Winograd).
 class OnednnKernel : public Kernel {
@@ -159,5 +180,14 @@ void reorderToWinograd(const dnnl::memory::desc &Want, const float *Ohwi,
 /// transformed weights).
 std::unique_ptr<Kernel> createWinogradKernel(const KernelArgs &A,
                                              WeightArena &Arena);
+
+/// The kernel of an f32 dense convolution (with Add folded in, when given)
+/// on PanelConv.h's kernel, whose weights UserW (the file's layout) it
+/// converts with oneDNN's reorder; null when that kernel is not the faster
+/// one for it or this CPU lacks AVX-512.
+std::unique_ptr<Kernel> createPanelConvKernel(const KernelArgs &A,
+                                              const dnnl::memory::desc &UserW,
+                                              WeightArena &Arena,
+                                              const FusedAdd *Add);
 
 } // namespace kiln::rt::onednn

@@ -102,9 +102,15 @@ using dnnl::memory;
 using Tag = memory::format_tag;
 using namespace onednn;
 
-/// oneDNN's weight dims as axes of kiln's weight: a convolution's
-/// {O, I, KH, KW} of OHWI, an inner product's {O, I} of OI.
+} // namespace
+
+namespace onednn {
+
 const std::vector<int32_t> OhwiAxesOfOihw = {0, 3, 1, 2};
+
+namespace {
+
+/// oneDNN's dims {O, I} of an inner product's OI weight.
 const std::vector<int32_t> OiAxesOfOi = {0, 1};
 
 const char *isaName(dnnl::cpu_isa Isa) {
@@ -121,6 +127,8 @@ const char *isaName(dnnl::cpu_isa Isa) {
   default: return "other";
   }
 }
+
+} // namespace
 
 /// The oneDNN descriptor of an f32 weight stored BLOCKED, whose oneDNN
 /// dims are the weight's axes Order, or nullopt when the layout orders them
@@ -200,6 +208,28 @@ std::optional<PackedWeights> packedWeightsOf(const memory &Weights,
   return P;
 }
 
+/// The weights as the primitive reads them (Want): the file's bytes in
+/// place when their layout (Have) is that one, else a reordered copy in
+/// Arena (convertedWeights). Empty when Arena has no memory left.
+memory bindWeights(const memory::desc &Want, const memory::desc &Have,
+                   const uint8_t *Data, WeightArena &Arena) {
+  const dnnl::engine &E = cpuEngine();
+  memory Stored(Have, E, const_cast<uint8_t *>(Data));
+  if (Want == Have)
+    return Stored;
+  return convertedWeights(Want, Arena, [&](memory &Weights) {
+    dnnl::stream S(E);
+    dnnl::reorder(Stored, Weights).execute(S, Stored, Weights);
+    S.wait();
+  });
+}
+
+} // namespace onednn
+
+namespace {
+
+using namespace onednn;
+
 /// The int8 convolution's requantization as oneDNN attributes: the source
 /// and destination zero points, per-output-channel scales x_scale *
 /// w_scale[c] / y_scale applied to the int32 sum (bias included), and the
@@ -263,22 +293,6 @@ nonAmxImplementation(const dnnl::convolution_forward::desc &D,
   if (!seekImplementation(PD, NotAmx) || isReference(PD.impl_info_str()))
     return std::nullopt;
   return PD;
-}
-
-/// The weights as the primitive reads them (Want): the file's bytes in
-/// place when their layout (Have) is that one, else a reordered copy in
-/// Arena (convertedWeights). Empty when Arena has no memory left.
-memory bindWeights(const memory::desc &Want, const memory::desc &Have,
-                   const uint8_t *Data, WeightArena &Arena) {
-  const dnnl::engine &E = cpuEngine();
-  memory Stored(Have, E, const_cast<uint8_t *>(Data));
-  if (Want == Have)
-    return Stored;
-  return convertedWeights(Want, Arena, [&](memory &Weights) {
-    dnnl::stream S(E);
-    dnnl::reorder(Stored, Weights).execute(S, Stored, Weights);
-    S.wait();
-  });
 }
 
 /// An activation or bias operand: its descriptor and bytes (null: absent).
@@ -433,6 +447,9 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, WeightArena &Arena,
       return nullptr; // the session unpacks it for XNNPACK
     UserW = *Blocked;
   }
+  if (!Int8)
+    if (auto Panel = createPanelConvKernel(A, UserW, Arena, Add))
+      return Panel;
   memory::desc AnyW(UserW.dims(), Type, Tag::any);
   memory::desc Src(dims({X.dim(0), X.dim(3), X.dim(1), X.dim(2)}), Type,
                    Tag::nhwc);

@@ -258,8 +258,9 @@ bool Session::createFusedKernels(size_t I, const KernelArgs &A) {
   auto K = createOnednnKernel(A, Weights, &Fused);
   if (!K)
     return false;
+  const char *Engine = K->engine();
   Kernels.push_back(std::move(K));
-  Kernels.push_back(std::make_unique<FusedAwayKernel>("onednn"));
+  Kernels.push_back(std::make_unique<FusedAwayKernel>(Engine));
   return true;
 }
 

@@ -21,6 +21,13 @@ if config.kiln_with_torchscript.upper() in ("ON", "1", "TRUE", "YES"):
 # `REQUIRES: onednn` tests need a runtime built with oneDNN (x86).
 if config.kiln_with_onednn.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("onednn")
+# `REQUIRES: avx512f` tests need a CPU that runs kiln's panel kernel.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        if " avx512f" in cpuinfo.read():
+            config.available_features.add("avx512f")
+except OSError:
+    pass
 # ASan in the asan preset: make leaks and UB abort with a distinct exit code.
 for var in ["ASAN_OPTIONS", "UBSAN_OPTIONS"]:
     if var in os.environ:

@@ -171,9 +171,9 @@ llvm::Error runBench(const BenchOptions &O) {
       return P.takeError();
     Profile = *P;
   }
-  // Operators per kernel library, always listing the three.
+  // Operators per kernel library, always listing the four.
   std::map<std::string, size_t> Engines = {
-      {"onednn", 0}, {"reference", 0}, {"xnnpack", 0}};
+      {"kiln", 0}, {"onednn", 0}, {"reference", 0}, {"xnnpack", 0}};
   size_t Total = 0;
   for (const auto &Op : M->operators()) {
     ++Total;
@@ -204,7 +204,7 @@ llvm::Error runBench(const BenchOptions &O) {
       for (const auto &[Kind, Ms] : Profile->ByKind)
         Kinds[Kind] = Ms;
       J["operator_sum_ms"] = Profile->MedianMsSum;
-      for (const char *Engine : {"onednn", "reference", "xnnpack"})
+      for (const char *Engine : {"kiln", "onednn", "reference", "xnnpack"})
         J[std::string(Engine) + "_ms"] = Profile->ByEngine[Engine];
       J["overhead_ms"] = Profile->OverheadMs;
       J["overhead_fraction"] = Profile->OverheadFraction;
@@ -225,7 +225,8 @@ llvm::Error runBench(const BenchOptions &O) {
   llvm::raw_ostream &OS = llvm::outs();
   OS << O.Model << " (" << O.Threads << " thread" << (O.Threads == 1 ? "" : "s")
      << ", " << Total << " operators: " << Engines["onednn"] << " on oneDNN, "
-     << Engines["xnnpack"] << " on XNNPACK, " << Engines["reference"]
+     << Engines["kiln"] << " on kiln's panel kernel, " << Engines["xnnpack"]
+     << " on XNNPACK, " << Engines["reference"]
      << " reference)\n";
   OS << llvm::format("  load:      %.3f ms (map + verify)\n", LoadMs);
   OS << llvm::format("  session:   %.3f ms (plan, create kernels, pack "
@@ -244,11 +245,11 @@ llvm::Error runBench(const BenchOptions &O) {
     OS << ", plus " << Scratch << " bytes of kernel scratch";
   OS << "\n";
   if (Profile) {
-    OS << llvm::format("  operators: %.3f ms summed (oneDNN %.3f, XNNPACK "
-                       "%.3f, reference %.3f); executor overhead %.3f ms per "
-                       "run (%.2f%%)\n",
+    OS << llvm::format("  operators: %.3f ms summed (oneDNN %.3f, kiln %.3f, "
+                       "XNNPACK %.3f, reference %.3f); executor overhead %.3f "
+                       "ms per run (%.2f%%)\n",
                        Profile->MedianMsSum, Profile->ByEngine["onednn"],
-                       Profile->ByEngine["xnnpack"],
+                       Profile->ByEngine["kiln"], Profile->ByEngine["xnnpack"],
                        Profile->ByEngine["reference"], Profile->OverheadMs,
                        100.0 * Profile->OverheadFraction);
     for (const auto &[Kind, Ms] : Profile->ByKind)

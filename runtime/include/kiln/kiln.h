@@ -192,8 +192,9 @@ KILN_API size_t kiln_session_num_operators(const kiln_session *session);
 KILN_API kiln_status kiln_session_operator_info(const kiln_session *session,
                                                 size_t index,
                                                 kiln_operator_info *out_info);
-/* The kernel library that runs operator index: "xnnpack", "onednn" or
- * "reference" (a static string); null for a bad index. */
+/* The kernel library that runs operator index: "xnnpack", "onednn", "kiln"
+ * (kiln's own x86 kernel for convolutions whose weights stream from memory)
+ * or "reference" (a static string); null for a bad index. */
 KILN_API const char *kiln_session_operator_engine(const kiln_session *session,
                                                   size_t index);
 /* Non-zero: every run records each operator's time (a clock read per
