@@ -308,7 +308,7 @@ int main(int Argc, char **Argv) {
   std::string Suite, Filter;
   std::vector<std::string> Examples;
   unsigned Timeout = 120;
-  for (int I = 1; I < Argc; ++I) {
+  for (int I = 1; I < Argc; I += 2) { // every option takes a value
     std::string S = Argv[I];
     std::string Next = I + 1 < Argc ? Argv[I + 1] : "";
     if (S == "--suite")
@@ -324,7 +324,6 @@ int main(int Argc, char **Argv) {
                       "[--filter S] [--timeout SECONDS]\n";
       return 2;
     }
-    ++I;
   }
   std::vector<std::pair<std::string, std::string>> Models; // (name, path)
   for (const std::string &Dir : Examples)
