@@ -54,17 +54,18 @@ bool panelConvAvailable() { return __builtin_cpu_supports("avx512f"); }
 
 namespace {
 
-/// Where a tile's prefetches go: the next line to ask for, the end of the
-/// weights, and the error term spreading Lanes lines per step over Tiles
-/// tiles.
+/// Where a tile's prefetches go: the address of the next line to ask for,
+/// the end of the weights (addresses as integers: the next line may lie
+/// past the end), and the error term spreading Lanes lines per step over
+/// Tiles tiles.
 struct Prefetcher {
-  const char *Next, *End;
+  uintptr_t Next, End;
   int64_t Lanes, Tiles, Error = 0;
 };
 
 /// Rows pixels (input rows In[r], from the chunk's first channel) times the
-/// chunk's Steps x (16 * Lanes) weights, added to the sums at Sums (Stride
-/// floats per pixel), or written there when First.
+/// chunk's Steps x (16 * Lanes) weights, added to the sums at Sums (16 *
+/// Lanes floats per pixel), or written there when First.
 template <int Lanes, int Rows>
 KILN_AVX512 void tile(const float *const *In, const float *Chunk,
                       int64_t Steps, float *Sums, bool First,
@@ -77,14 +78,14 @@ KILN_AVX512 void tile(const float *const *In, const float *Chunk,
     for (int L = 0; L < Lanes; ++L)
       Acc[R][L] = First ? _mm512_setzero_ps()
                         : _mm512_load_ps(Sums + R * Width + 16 * L);
-  const char *Next = Ahead.Next;
+  uintptr_t Next = Ahead.Next;
   int64_t Error = Ahead.Error;
   for (int64_t K = 0; K < Steps; ++K) {
     Error += Ahead.Lanes;
     while (Error >= Ahead.Tiles) {
       Error -= Ahead.Tiles;
       if (Next < Ahead.End)
-        _mm_prefetch(Next, _MM_HINT_T1);
+        _mm_prefetch(reinterpret_cast<const char *>(Next), _MM_HINT_T1);
       Next += 64;
     }
     __m512 W[Lanes];
@@ -158,8 +159,8 @@ KILN_AVX512 void run(const PanelConvProblem &P, float *Sums,
   const int64_t MaxSteps = ChunkBytes / int64_t(sizeof(float)) / Width;
   const int64_t PanelFloats = P.KH * P.KW * P.IC * Width;
   const int64_t Panels = (P.OC + Width - 1) / Width;
-  const char *WeightsEnd =
-      reinterpret_cast<const char *>(P.Weights + Panels * PanelFloats);
+  const uintptr_t WeightsEnd =
+      reinterpret_cast<uintptr_t>(P.Weights + Panels * PanelFloats);
   const float *In[Rows];
   for (int64_t Panel = 0; Panel < Panels; ++Panel) {
     const float *PanelWeights = P.Weights + Panel * PanelFloats;
@@ -170,8 +171,8 @@ KILN_AVX512 void run(const PanelConvProblem &P, float *Sums,
           const int64_t Steps = std::min(MaxSteps, P.IC - C0);
           const float *Chunk =
               PanelWeights + ((Ky * P.KW + Kx) * P.IC + C0) * Width;
-          Prefetcher Ahead{reinterpret_cast<const char *>(
-                               Chunk + AheadChunks * MaxSteps * Width),
+          Prefetcher Ahead{reinterpret_cast<uintptr_t>(Chunk) +
+                               AheadChunks * MaxSteps * Width * sizeof(float),
                            WeightsEnd, Lanes, Tiles};
           for (int64_t T = 0; T < Tiles; ++T) {
             const int64_t M0 = T * Rows, N = std::min(Rows, Pixels - M0);
