@@ -39,18 +39,31 @@ inline rt::KernelTensor operand(const rt::TensorDesc &D,
   return {&D, reinterpret_cast<uint8_t *>(V.data())};
 }
 
-/// A session's scratch buffer for one kernel: its scratchBytes(), 64-byte
-/// aligned and filled with NaN, so that the kernel must write what it reads.
-class KernelScratch {
+/// Bytes of working memory, 64-byte aligned and filled with NaN, so that
+/// a kernel must write what it reads.
+class AlignedScratch {
 public:
-  explicit KernelScratch(rt::Kernel &K)
-      : Floats(K.scratchBytes() / sizeof(float) + 16, NAN) {
+  explicit AlignedScratch(size_t Bytes)
+      : Floats(Bytes / sizeof(float) + 16, NAN) {}
+  uint8_t *data() {
     auto *Base = reinterpret_cast<uint8_t *>(Floats.data());
-    K.bindScratch(Base + (64 - reinterpret_cast<uintptr_t>(Base) % 64) % 64);
+    return Base + (64 - reinterpret_cast<uintptr_t>(Base) % 64) % 64;
   }
 
 private:
   std::vector<float> Floats;
+};
+
+/// A session's scratch buffer for one kernel: its scratchBytes() of
+/// AlignedScratch.
+class KernelScratch {
+public:
+  explicit KernelScratch(rt::Kernel &K) : Memory(K.scratchBytes()) {
+    K.bindScratch(Memory.data());
+  }
+
+private:
+  AlignedScratch Memory;
 };
 
 /// The operator Fbb holds (finished).

@@ -65,15 +65,6 @@ std::vector<float> panels(const Shape &C, const std::vector<float> &W,
   return Out;
 }
 
-struct Aligned {
-  std::vector<float> Floats;
-  explicit Aligned(size_t Bytes) : Floats(Bytes / 4 + 16, NAN) {}
-  void *data() {
-    auto *Base = reinterpret_cast<uint8_t *>(Floats.data());
-    return Base + (64 - reinterpret_cast<uintptr_t>(Base) % 64) % 64;
-  }
-};
-
 } // namespace
 
 TEST_CASE("The panel kernel computes direct sums", "[panel-conv]") {
@@ -121,7 +112,7 @@ TEST_CASE("The panel kernel computes direct sums", "[panel-conv]") {
     P.Bias = T.Bias ? B.data() : nullptr;
     P.Min = T.Min, P.Max = T.Max;
     P.Add = T.Add, P.AddMin = -1.f, P.AddMax = 4.f;
-    Aligned Scratch(panelConvScratchBytes(P));
+    kiln::testing::AlignedScratch Scratch(panelConvScratchBytes(P));
     runPanelConv(P, Scratch.data());
     double MaxErr = 0, MaxAbs = 0;
     size_t Clamped = 0;

@@ -9,13 +9,13 @@ output is the reference.
 
     /usr/bin/python3 small_map_block.py OUTDIR
 
-Writes OUTDIR/block.onnx, OUTDIR/input.npz and OUTDIR/ref.npz.
+Writes OUTDIR/block.onnx, input.npz and ref.npz (export_block.py).
 """
-import os
 import sys
 
-import numpy as np
 import torch
+
+from export_block import export
 
 
 class Block(torch.nn.Module):
@@ -33,16 +33,8 @@ class Block(torch.nn.Module):
 
 
 def main():
-    out = sys.argv[1]
     torch.manual_seed(0)
-    model = Block().eval()
-    x = torch.randn(1, 192, 14, 14)
-    with torch.no_grad():
-        y = model(x)
-    torch.onnx.export(model, x, os.path.join(out, "block.onnx"),
-                      input_names=["x"], output_names=["y"], opset_version=13)
-    np.savez(os.path.join(out, "input.npz"), x=x.numpy())
-    np.savez(os.path.join(out, "ref.npz"), y=y.numpy())
+    export(Block(), torch.randn(1, 192, 14, 14), sys.argv[1])
 
 
 if __name__ == "__main__":
