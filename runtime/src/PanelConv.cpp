@@ -4,7 +4,8 @@
 // most ChunkBytes of weights. For each chunk, every group of Rows pixels is
 // a register tile of Rows x Block sums (24 vector registers), fed one input
 // value (broadcast) and one row of the chunk at a time, while the chunk
-// stays in L1 and L2. Pixels outside the input read a row of zeros. While
+// stays in L1 and L2. Pixels outside the input read a row of zeros; which
+// input pixel each tap reads is worked out once per run. While
 // the tiles of a chunk run, they prefetch the chunk two ahead into L2,
 // spread evenly over the chunk's steps: the stream from memory then
 // overlaps the arithmetic, which the hardware prefetchers alone did not do
@@ -36,10 +37,25 @@ constexpr int64_t AheadChunks = 2;
 
 } // namespace
 
+namespace {
+
+/// The parts of runPanelConv's working memory, in order: the panel's sums,
+/// a row of zeros as long as an input pixel, and the input row each tap
+/// reads for each output pixel.
+uint64_t sumsBytes(const PanelConvProblem &P) {
+  return roundUp(uint64_t(P.OH * P.OW * P.Block) * sizeof(float), 64);
+}
+uint64_t zerosBytes(const PanelConvProblem &P) {
+  return roundUp(uint64_t(P.IC) * sizeof(float), 64);
+}
+uint64_t rowsBytes(const PanelConvProblem &P) {
+  return roundUp(uint64_t(P.KH * P.KW * P.OH * P.OW) * sizeof(float *), 64);
+}
+
+} // namespace
+
 size_t panelConvScratchBytes(const PanelConvProblem &P) {
-  // The panel's sums, then a row of zeros as long as an input pixel.
-  return roundUp(uint64_t(P.OH * P.OW * P.Block) * sizeof(float), 64) +
-         roundUp(uint64_t(P.IC) * sizeof(float), 64);
+  return sumsBytes(P) + zerosBytes(P) + rowsBytes(P);
 }
 
 bool panelConvPrefers(const PanelConvProblem &P) {
@@ -63,11 +79,11 @@ struct Prefetcher {
   int64_t Lanes, Tiles, Error = 0;
 };
 
-/// Rows pixels (input rows In[r], from the chunk's first channel) times the
-/// chunk's Steps x (16 * Lanes) weights, added to the sums at Sums (16 *
+/// Rows pixels (input rows In[r], from channel C0, the chunk's first) times
+/// the chunk's Steps x (16 * Lanes) weights, added to the sums at Sums (16 *
 /// Lanes floats per pixel), or written there when First.
 template <int Lanes, int Rows>
-KILN_AVX512 void tile(const float *const *In, const float *Chunk,
+KILN_AVX512 void tile(const float *const *In, int64_t C0, const float *Chunk,
                       int64_t Steps, float *Sums, bool First,
                       Prefetcher &Ahead) {
   constexpr int64_t Width = 16 * Lanes;
@@ -94,7 +110,7 @@ KILN_AVX512 void tile(const float *const *In, const float *Chunk,
       W[L] = _mm512_loadu_ps(Chunk + K * Width + 16 * L);
 #pragma GCC unroll 24
     for (int R = 0; R < Rows; ++R) {
-      __m512 V = _mm512_set1_ps(In[R][K]);
+      __m512 V = _mm512_set1_ps(In[R][C0 + K]);
 #pragma GCC unroll 4
       for (int L = 0; L < Lanes; ++L)
         Acc[R][L] = _mm512_fmadd_ps(V, W[L], Acc[R][L]);
@@ -111,8 +127,8 @@ KILN_AVX512 void tile(const float *const *In, const float *Chunk,
 
 template <int Lanes> constexpr int FullRows = 24 / Lanes;
 
-using TileFn = void (*)(const float *const *, const float *, int64_t, float *,
-                        bool, Prefetcher &);
+using TileFn = void (*)(const float *const *, int64_t, const float *,
+                        int64_t, float *, bool, Prefetcher &);
 
 template <int Lanes, int... Rows>
 constexpr TileFn tileFor(int N, std::integer_sequence<int, Rows...>) {
@@ -151,9 +167,25 @@ KILN_AVX512 void finishPanel(const PanelConvProblem &P, const float *Sums,
   }
 }
 
+/// Rows[t * Pixels + m]: the input pixel that tap t (kh * KW + kw) reads
+/// for output pixel m, or Zeros where that lies in the padding.
+void tapRows(const PanelConvProblem &P, const float *Zeros,
+             const float **Rows) {
+  for (int64_t Ky = 0; Ky < P.KH; ++Ky)
+    for (int64_t Kx = 0; Kx < P.KW; ++Kx)
+      for (int64_t Oy = 0; Oy < P.OH; ++Oy)
+        for (int64_t Ox = 0; Ox < P.OW; ++Ox) {
+          const int64_t Iy = Oy * P.StrideH - P.PadTop + Ky,
+                        Ix = Ox * P.StrideW - P.PadLeft + Kx;
+          *Rows++ = Iy >= 0 && Iy < P.IH && Ix >= 0 && Ix < P.IW
+                        ? P.X + (Iy * P.IW + Ix) * P.IC
+                        : Zeros;
+        }
+}
+
 template <int Lanes>
 KILN_AVX512 void run(const PanelConvProblem &P, float *Sums,
-                     const float *Zeros) {
+                     const float *const *TapRows) {
   constexpr int64_t Width = 16 * Lanes, Rows = FullRows<Lanes>;
   const int64_t Pixels = P.OH * P.OW, Tiles = (Pixels + Rows - 1) / Rows;
   const int64_t MaxSteps = ChunkBytes / int64_t(sizeof(float)) / Width;
@@ -161,34 +193,22 @@ KILN_AVX512 void run(const PanelConvProblem &P, float *Sums,
   const int64_t Panels = (P.OC + Width - 1) / Width;
   const uintptr_t WeightsEnd =
       reinterpret_cast<uintptr_t>(P.Weights + Panels * PanelFloats);
-  const float *In[Rows];
   for (int64_t Panel = 0; Panel < Panels; ++Panel) {
     const float *PanelWeights = P.Weights + Panel * PanelFloats;
     bool First = true;
-    for (int64_t Ky = 0; Ky < P.KH; ++Ky)
-      for (int64_t Kx = 0; Kx < P.KW; ++Kx)
-        for (int64_t C0 = 0; C0 < P.IC; C0 += MaxSteps) {
-          const int64_t Steps = std::min(MaxSteps, P.IC - C0);
-          const float *Chunk =
-              PanelWeights + ((Ky * P.KW + Kx) * P.IC + C0) * Width;
-          Prefetcher Ahead{reinterpret_cast<uintptr_t>(Chunk) +
-                               AheadChunks * MaxSteps * Width * sizeof(float),
-                           WeightsEnd, Lanes, Tiles};
-          for (int64_t T = 0; T < Tiles; ++T) {
-            const int64_t M0 = T * Rows, N = std::min(Rows, Pixels - M0);
-            for (int64_t R = 0; R < N; ++R) {
-              const int64_t Oy = (M0 + R) / P.OW, Ox = (M0 + R) % P.OW;
-              const int64_t Iy = Oy * P.StrideH - P.PadTop + Ky,
-                            Ix = Ox * P.StrideW - P.PadLeft + Kx;
-              In[R] = Iy >= 0 && Iy < P.IH && Ix >= 0 && Ix < P.IW
-                          ? P.X + (Iy * P.IW + Ix) * P.IC + C0
-                          : Zeros;
-            }
-            tileFor<Lanes>(int(N))(In, Chunk, Steps, Sums + M0 * Width,
-                                   First, Ahead);
-          }
-          First = false;
-        }
+    for (int64_t Tap = 0; Tap < P.KH * P.KW; ++Tap)
+      for (int64_t C0 = 0; C0 < P.IC; C0 += MaxSteps) {
+        const int64_t Steps = std::min(MaxSteps, P.IC - C0);
+        const float *Chunk = PanelWeights + (Tap * P.IC + C0) * Width;
+        Prefetcher Ahead{reinterpret_cast<uintptr_t>(Chunk) +
+                             AheadChunks * MaxSteps * Width * sizeof(float),
+                         WeightsEnd, Lanes, Tiles};
+        for (int64_t M0 = 0; M0 < Pixels; M0 += Rows)
+          tileFor<Lanes>(int(std::min(Rows, Pixels - M0)))(
+              TapRows + Tap * Pixels + M0, C0, Chunk, Steps,
+              Sums + M0 * Width, First, Ahead);
+        First = false;
+      }
     finishPanel(P, Sums, Width, Panel * Width,
                 std::min(Width, P.OC - Panel * Width));
   }
@@ -197,16 +217,18 @@ KILN_AVX512 void run(const PanelConvProblem &P, float *Sums,
 } // namespace
 
 void runPanelConv(const PanelConvProblem &P, void *Scratch) {
-  float *Sums = static_cast<float *>(Scratch);
-  float *Zeros = reinterpret_cast<float *>(
-      static_cast<char *>(Scratch) +
-      roundUp(uint64_t(P.OH * P.OW * P.Block) * sizeof(float), 64));
+  auto *Bytes = static_cast<uint8_t *>(Scratch);
+  float *Sums = reinterpret_cast<float *>(Bytes);
+  float *Zeros = reinterpret_cast<float *>(Bytes + sumsBytes(P));
+  auto **TapRows = reinterpret_cast<const float **>(Bytes + sumsBytes(P) +
+                                                    zerosBytes(P));
   std::fill(Zeros, Zeros + P.IC, 0.f);
+  tapRows(P, Zeros, TapRows);
   switch (P.Block) {
-  case 16: return run<1>(P, Sums, Zeros);
-  case 32: return run<2>(P, Sums, Zeros);
-  case 48: return run<3>(P, Sums, Zeros);
-  case 64: return run<4>(P, Sums, Zeros);
+  case 16: return run<1>(P, Sums, TapRows);
+  case 32: return run<2>(P, Sums, TapRows);
+  case 48: return run<3>(P, Sums, TapRows);
+  case 64: return run<4>(P, Sums, TapRows);
   default: return;
   }
 }
