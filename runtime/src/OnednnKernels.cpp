@@ -278,6 +278,21 @@ bool prefersVnniOverAmx(const fb::Conv2DOptions &O, const KernelTensor &Y) {
              MaxMultiplyAdds;
 }
 
+/// Whether oneDNN's int8 kernel runs on weights it stores at a reduced
+/// scale (memory_extra_flag_scale_adjust). Without VNNI, oneDNN multiplies
+/// u8 x s8 pairs into 16-bit sums that saturate (vpmaddubsw), and its
+/// remedy is to halve every weight when it reorders them, which rounds away
+/// the last bit of each odd weight: the outputs then land up to 27 quanta
+/// from exact arithmetic (Int8KernelTest). XNNPACK's qc8 kernels are exact
+/// on those CPUs, so such a convolution is left to XNNPACK. Decided from
+/// the kernel oneDNN picks for this CPU (or the ISA ONEDNN_MAX_CPU_ISA caps
+/// it to) when the session is created.
+bool scalesWeightsDown(const dnnl::convolution_forward::primitive_desc &PD) {
+  const dnnl_memory_desc_t &W = PD.weights_desc().data;
+  return (W.extra.flags & dnnl_memory_extra_flag_scale_adjust) != 0 &&
+         W.extra.scale_adjust != 1.f;
+}
+
 bool isAmx(const dnnl::convolution_forward::primitive_desc &PD) {
   return named("amx")(PD.impl_info_str());
 }
@@ -479,9 +494,10 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, WeightArena &Arena,
     if (Int8 && isAmx(PD) && prefersVnniOverAmx(O, Y))
       if (auto Vnni = nonAmxImplementation(D, Attr, E))
         PD = *Vnni;
-    // oneDNN's reference implementation is far slower than XNNPACK: leave
-    // the operator to XNNPACK when oneDNN has no optimized kernel for it.
-    if (isReference(PD.impl_info_str()))
+    // oneDNN's reference implementation is far slower than XNNPACK, and an
+    // int8 kernel on halved weights is inexact: leave those operators to
+    // XNNPACK.
+    if (isReference(PD.impl_info_str()) || (Int8 && scalesWeightsDown(PD)))
       return nullptr;
     memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data, Arena);
     if (!Weights)

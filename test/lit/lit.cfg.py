@@ -21,13 +21,24 @@ if config.kiln_with_torchscript.upper() in ("ON", "1", "TRUE", "YES"):
 # `REQUIRES: onednn` tests need a runtime built with oneDNN (x86).
 if config.kiln_with_onednn.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("onednn")
-# `REQUIRES: avx512f` tests need a CPU that runs kiln's panel kernel.
+# The x86 kernels a session takes: "avx512" where the CPU has AVX-512F and
+# ONEDNN_MAX_CPU_ISA (which caps oneDNN, and kiln's own AVX-512 kernel with
+# it) does not rule it out; "avx2" otherwise. Tests of an ISA-specific
+# kernel check it where the CPU has it and the path taken instead where it
+# does not: `REQUIRES: avx512`, or FileCheck prefixes named by %isa
+# (`--check-prefixes=X,X-%isa` reads X-AVX512 or X-AVX2 lines).
+isa_cap = os.environ.get("ONEDNN_MAX_CPU_ISA", "ALL").upper()
+if "ONEDNN_MAX_CPU_ISA" in os.environ:
+    config.environment["ONEDNN_MAX_CPU_ISA"] = os.environ["ONEDNN_MAX_CPU_ISA"]
 try:
     with open("/proc/cpuinfo") as cpuinfo:
-        if " avx512f" in cpuinfo.read():
-            config.available_features.add("avx512f")
+        cpu_avx512 = " avx512f" in cpuinfo.read()
 except OSError:
-    pass
+    cpu_avx512 = False
+isa = "avx512" if cpu_avx512 and (isa_cap == "ALL" or
+                                  isa_cap.startswith("AVX512")) else "avx2"
+config.available_features.add(isa)
+config.substitutions.append(("%isa", isa.upper()))
 # ASan in the asan preset: make leaks and UB abort with a distinct exit code.
 for var in ["ASAN_OPTIONS", "UBSAN_OPTIONS"]:
     if var in os.environ:
