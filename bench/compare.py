@@ -51,6 +51,19 @@ in two rounds of three and the portable one in none. Every file a
 timed step reads (the ONNX model, the .kiln, the .ptl) is read once just
 before it, so both sides start from the page cache: the machine pages out
 files idle for a minute, and optimize_for_mobile reads no file at all.
+int8 correctness: the trained shapes CNN (examples/shapes, int8 calibrated
+on its calibration split, 40 test images) and each quantized model (4
+held-out images): SQNR of the int8 .kiln's outputs, on the default kernels
+and on XNNPACK alone, against the same QDQ graph run by kiln's reference
+interpreter (`kiln opt --quantize int8 -o q.kir`, `kiln run q.kir`).
+--int8-baseline KILN adds another kiln build's figures beside them (e.g. one
+built before a change to the int8 kernels).
+
+The report starts with the CPU: its model and the vector ISA it has (AVX2,
+AVX-512, AVX-512 VNNI, AMX, NEON), and ONEDNN_MAX_CPU_ISA where it caps
+oneDNN (and kiln's AVX-512 kernel). ONNX Runtime and PyTorch pick their own
+kernels: the cap does not apply to them.
+
 kiln's and ORT's outputs on the same input are compared as a sanity check, and
 `kiln bench --profile` gives kiln's executor overhead over the sum of its
 operators. Prints a table of ratios (kiln / peer: below 1.0 means kiln is
@@ -263,6 +276,76 @@ def kiln_output_head(kiln, kiln_path, shape, workdir):
     return z[z.files[0]].ravel()[:10]
 
 
+def cpu_description():
+    """The CPU's model name and the vector ISA kiln's kernels can use."""
+    model, flags = "unknown CPU", set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key == "model name" and model == "unknown CPU":
+                    model = value.strip()
+                elif key in ("flags", "Features") and not flags:
+                    flags = set(value.split())
+    except OSError:
+        pass
+    isa = [name for flag, name in (("avx2", "AVX2"), ("fma", "FMA"),
+                                   ("avx512f", "AVX-512"),
+                                   ("avx512_vnni", "AVX-512 VNNI"),
+                                   ("avx_vnni", "AVX-VNNI"),
+                                   ("amx_int8", "AMX"), ("asimd", "NEON"),
+                                   ("asimddp", "NEON dot product"))
+           if flag in flags]
+    cap = os.environ.get("ONEDNN_MAX_CPU_ISA")
+    return "%s (%s)%s" % (model, ", ".join(isa) or "no vector ISA found",
+                          "; ONEDNN_MAX_CPU_ISA=%s caps oneDNN and kiln's "
+                          "AVX-512 kernel, not ORT or PyTorch" % cap
+                          if cap else "")
+
+
+def run_outputs(kiln, model_path, inputs, workdir, *flags):
+    """kiln run's first output for each input array, one run each."""
+    outs = []
+    for i, x in enumerate(inputs):
+        x_path = os.path.join(workdir, "sqnr_in.npy")
+        np.save(x_path, x)
+        out = os.path.join(workdir, "sqnr_out.npz")
+        subprocess.run([kiln, "run", model_path, "--input", x_path, "-o", out,
+                        *flags], check=True, stdout=subprocess.DEVNULL)
+        z = np.load(out)
+        outs.append(z[z.files[0]])
+    return np.stack(outs)
+
+
+def int8_vs_qdq(kiln, onnx_path, calib, inputs, workdir, tag, *shape_flags):
+    """SQNR (dB) of the int8 .kiln's outputs against its QDQ graph run by the
+    reference interpreter: (default kernels, XNNPACK only)."""
+    kir = os.path.join(workdir, tag + ".qdq.kir")
+    kfile = os.path.join(workdir, tag + ".qdq.kiln")
+    common = [onnx_path, *shape_flags, "--quantize", "int8", "--calib", calib]
+    subprocess.run([kiln, "opt", *common, "-o", kir], check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run([kiln, "convert", *common, "-o", kfile], check=True,
+                   stdout=subprocess.DEVNULL)
+    ref = run_outputs(kiln, kir, inputs, workdir)
+    default = run_outputs(kiln, kfile, inputs, workdir, "--threads", "1")
+    xnn = run_outputs(kiln, kfile, inputs, workdir, "--threads", "1",
+                      "--no-onednn")
+    return sqnr_db(default, ref), sqnr_db(xnn, ref)
+
+
+def shapes_int8_case(workdir):
+    """The trained shapes CNN, its calibration split and 40 test images."""
+    sys.path.insert(0, os.path.join(HERE, "..", "examples", "shapes"))
+    from shapes_data import make_split
+    calib = os.path.join(workdir, "shapes_calib.npy")
+    np.save(calib, make_split("calib")[0])
+    test = make_split("test")[0][:40]
+    return (os.path.join(HERE, "..", "examples", "shapes", "shapes_cnn.onnx"),
+            calib, [t[None] for t in test], ["--input-shape", "image=1x1x16x16"])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -275,9 +358,24 @@ def main():
     ap.add_argument("--quant-models", default="mobilenet_v2,resnet18",
                     help="models also converted to fp16/int8-dynamic/int8 "
                          "('' for none)")
+    ap.add_argument("--int8-baseline", metavar="KILN",
+                    help="another kiln build whose int8 SQNR against the QDQ "
+                         "graph is reported beside this one's")
     args = ap.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     torch.set_num_threads(1)
+    print("CPU: " + cpu_description(), flush=True)
+    kilns = [("kiln", args.kiln)]
+    if args.int8_baseline:
+        kilns.append(("baseline", args.int8_baseline))
+    int8_rows = []
+    shapes_onnx, shapes_calib, shapes_test, shapes_flags = shapes_int8_case(
+        args.workdir)
+    for label, binary in kilns:
+        int8_rows.append(("shapes_cnn (trained, 40 test images)", label,
+                          *int8_vs_qdq(binary, shapes_onnx, shapes_calib,
+                                       shapes_test, args.workdir,
+                                       "shapes_" + label, *shapes_flags)))
 
     rows, quant_rows = [], []
     quant_models = [m for m in args.quant_models.split(",") if m]
@@ -351,6 +449,12 @@ def main():
                        for a, b in zip(int8_out, fp32_out))
             quant_rows.append((name, med, sizes, sqnr_db(int8_out, fp32_out),
                                "%d/%d" % (same, len(images))))
+            calib = os.path.join(args.workdir, "calib_%s.npy" % name)
+            for label, binary in kilns:
+                int8_rows.append(("%s (4 held-out images)" % name, label,
+                                  *int8_vs_qdq(binary, onnx_path, calib, images,
+                                               args.workdir,
+                                               name + "_" + label)))
         profile = kiln_bench(args.kiln, kiln_path, args.runs, profile=True)
         head = kiln_output_head(args.kiln, kiln_path, shape, args.workdir)
         ort_head = np.array(o["output_head"], dtype=np.float32)
@@ -435,6 +539,12 @@ def main():
                           "%.3f" % (s["fp16"] / f), "%.3f" % (s["int8-dynamic"] / f),
                           "%.3f" % (s["int8"] / f), "%.1f" % db,
                           same))
+    print("\nint8 correctness: SQNR of the int8 .kiln against its QDQ graph "
+          "run by kiln's reference interpreter (200 dB: identical)\n")
+    ifmt = "%-40s %-9s %15s %15s"
+    print(ifmt % ("model", "kiln", "default dB", "XNNPACK dB"))
+    for model, label, default_db, xnn_db in int8_rows:
+        print(ifmt % (model, label, "%.1f" % default_db, "%.1f" % xnn_db))
     print("\nkiln's overhead: per profiled run, the whole run against the sum "
           "of its operators (median over runs), and against the library "
           "kernels (oneDNN + kiln's panel kernel + XNNPACK) alone (layout "
