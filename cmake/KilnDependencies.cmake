@@ -1,38 +1,79 @@
 # Every dependency is a Debian package, found with find_package.
 # scripts/install-deps.sh installs them.
-find_package(LLVM 14 CONFIG REQUIRED)
-message(STATUS "LLVM ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
-llvm_map_components_to_libnames(KILN_LLVM_LIBS support)
-add_library(kiln_llvm INTERFACE)
-target_include_directories(kiln_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
-separate_arguments(KILN_LLVM_DEFS NATIVE_COMMAND ${LLVM_DEFINITIONS})
-target_compile_definitions(kiln_llvm INTERFACE ${KILN_LLVM_DEFS})
-target_link_libraries(kiln_llvm INTERFACE ${KILN_LLVM_LIBS})
+#
+# KILN_RUNTIME_ONLY (CMakeLists.txt) finds only what the runtime needs and,
+# with its tests (KILN_WITH_SUPPORT_LIBS), what they link: Support, IR and
+# the .kiln writer, which the tests write their models with.
+if(KILN_WITH_SUPPORT_LIBS)
+  if(CMAKE_CROSSCOMPILING)
+    # Debian's LLVMConfig.cmake checks that every LLVM tool and library it
+    # lists is present, which an arm64 sysroot holding llvm-14-dev alone is
+    # not (scripts/install-deps-aarch64.sh): take Support (and Demangle,
+    # which it uses) directly.
+    find_path(LLVM_INCLUDE_DIRS llvm/Support/Error.h
+              PATHS /usr/lib/llvm-14/include NO_DEFAULT_PATH REQUIRED)
+    find_library(KILN_LLVM_SUPPORT LLVMSupport PATHS /usr/lib/llvm-14/lib
+                 NO_DEFAULT_PATH REQUIRED)
+    find_library(KILN_LLVM_DEMANGLE LLVMDemangle PATHS /usr/lib/llvm-14/lib
+                 NO_DEFAULT_PATH REQUIRED)
+    find_library(KILN_ZLIB z REQUIRED)
+    find_library(KILN_TINFO tinfo REQUIRED)
+    find_package(Threads REQUIRED)
+    message(STATUS "LLVM Support: ${KILN_LLVM_SUPPORT}")
+    set(KILN_LLVM_LIBS ${KILN_LLVM_SUPPORT} ${KILN_LLVM_DEMANGLE} ${KILN_ZLIB}
+        ${KILN_TINFO} Threads::Threads ${CMAKE_DL_LIBS} rt m)
+    set(LLVM_DEFINITIONS "-D_GNU_SOURCE -D__STDC_CONSTANT_MACROS -D__STDC_FORMAT_MACROS -D__STDC_LIMIT_MACROS")
+  else()
+    find_package(LLVM 14 CONFIG REQUIRED)
+    message(STATUS "LLVM ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
+    llvm_map_components_to_libnames(KILN_LLVM_LIBS support)
+  endif()
+  add_library(kiln_llvm INTERFACE)
+  target_include_directories(kiln_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
+  separate_arguments(KILN_LLVM_DEFS NATIVE_COMMAND ${LLVM_DEFINITIONS})
+  target_compile_definitions(kiln_llvm INTERFACE ${KILN_LLVM_DEFS})
+  target_link_libraries(kiln_llvm INTERFACE ${KILN_LLVM_LIBS})
+endif()
 
-find_package(Protobuf REQUIRED)
-find_package(ONNX CONFIG REQUIRED)
-find_package(CLI11 CONFIG REQUIRED)
-find_package(spdlog CONFIG REQUIRED)
+if(NOT KILN_RUNTIME_ONLY)
+  find_package(Protobuf REQUIRED)
+  find_package(ONNX CONFIG REQUIRED)
+  find_package(CLI11 CONFIG REQUIRED)
+endif()
+if(KILN_WITH_SUPPORT_LIBS)
+  find_package(spdlog CONFIG REQUIRED)
+endif()
 find_package(FlatBuffers CONFIG REQUIRED)
-find_package(Catch2 2 CONFIG REQUIRED)
+# A cross build generates the schema header with the host's flatc
+# (flatbuffers-compiler), whose version must match the headers'.
+if(NOT TARGET flatbuffers::flatc)
+  find_program(KILN_FLATC flatc REQUIRED)
+  add_executable(flatbuffers::flatc IMPORTED)
+  set_target_properties(flatbuffers::flatc PROPERTIES IMPORTED_LOCATION ${KILN_FLATC})
+endif()
 find_package(Threads REQUIRED)
-find_package(PkgConfig REQUIRED)
-pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
-# stb_image (libstb-dev) decodes JPEG/PNG calibration images.
-pkg_check_modules(STB REQUIRED IMPORTED_TARGET stb)
+if(KILN_WITH_SUPPORT_LIBS)
+  find_package(Catch2 2 CONFIG REQUIRED)
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
+  # stb_image (libstb-dev) decodes JPEG/PNG calibration images.
+  pkg_check_modules(STB REQUIRED IMPORTED_TARGET stb)
+endif()
 
-# Tools from llvm-14-tools used by the lit tests.
-find_program(KILN_LIT lit.py PATHS ${LLVM_TOOLS_BINARY_DIR}/../build/utils/lit
-             /usr/lib/llvm-14/build/utils/lit NO_DEFAULT_PATH REQUIRED)
-find_program(KILN_FILECHECK FileCheck PATHS ${LLVM_TOOLS_BINARY_DIR}
-             NO_DEFAULT_PATH REQUIRED)
-# Debian's python3 (with python3-onnx/numpy), not a pyenv or venv one.
-set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Python for lit and generators")
-find_package(Python3 REQUIRED COMPONENTS Interpreter)
+if(NOT KILN_RUNTIME_ONLY)
+  # Tools from llvm-14-tools used by the lit tests.
+  find_program(KILN_LIT lit.py PATHS ${LLVM_TOOLS_BINARY_DIR}/../build/utils/lit
+               /usr/lib/llvm-14/build/utils/lit NO_DEFAULT_PATH REQUIRED)
+  find_program(KILN_FILECHECK FileCheck PATHS ${LLVM_TOOLS_BINARY_DIR}
+               NO_DEFAULT_PATH REQUIRED)
+  # Debian's python3 (with python3-onnx/numpy), not a pyenv or venv one.
+  set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Python for lit and generators")
+  find_package(Python3 REQUIRED COMPONENTS Interpreter)
 
-# TorchScript frontend (libtorch-dev). Optional: without it kiln still builds,
-# and `.pt` inputs get a message saying how to enable it.
-find_package(Torch CONFIG QUIET)
+  # TorchScript frontend (libtorch-dev). Optional: without it kiln still
+  # builds, and `.pt` inputs get a message saying how to enable it.
+  find_package(Torch CONFIG QUIET)
+endif()
 option(KILN_WITH_TORCHSCRIPT "Build the TorchScript frontend (needs libtorch-dev)" ${Torch_FOUND})
 if(KILN_WITH_TORCHSCRIPT AND NOT Torch_FOUND)
   message(FATAL_ERROR "KILN_WITH_TORCHSCRIPT=ON but libtorch was not found; install libtorch-dev")
