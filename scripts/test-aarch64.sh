@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# scripts/test.sh aarch64: the runtime cross-compiled for 64-bit ARM Linux and
+# tested under QEMU's user-mode emulation (qemu-aarch64).
+#  - build/aarch64 (preset aarch64): the runtime, its unit tests and the
+#    kiln-run-npy runner, built by Debian's g++-aarch64-linux-gnu
+#    (cmake/toolchains/aarch64-linux-gnu.cmake, KILN_RUNTIME_ONLY) against
+#    the arm64 sysroot of scripts/install-deps-aarch64.sh;
+#  - the runtime's unit tests (unit-runtime) under QEMU, by ctest;
+#  - end to end (test/cross/run_e2e.py): the example models and the
+#    TorchScript fixtures, compiled on the host by build/release's kiln in
+#    fp32, fp16, int8-dynamic and int8, run on arm64 (XNNPACK and the
+#    reference kernels) against the host's reference interpreter.
+# KILN_HOST_KILN=PATH uses that kiln instead of building build/release's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+scripts/install-deps-aarch64.sh
+
+# The host's compiler, which makes the models and their references.
+if [ -n "${KILN_HOST_KILN:-}" ]; then
+  Kiln=$(realpath "$KILN_HOST_KILN")
+else
+  [ -f build/release/build.ninja ] || cmake --preset release >/dev/null
+  cmake --build --preset release -j2 --target kiln
+  Kiln=$PWD/build/release/tools/kiln/kiln
+fi
+
+cmake --preset aarch64 >/dev/null
+cmake --build --preset aarch64 -j2
+ctest --preset aarch64
+build/aarch64/test/cross/run_e2e.sh --kiln "$Kiln" --jobs 2
