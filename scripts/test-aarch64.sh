@@ -28,5 +28,8 @@ fi
 
 cmake --preset aarch64 >/dev/null
 cmake --build --preset aarch64 -j2
-ctest --preset aarch64
-build/aarch64/test/cross/run_e2e.sh --kiln "$Kiln" --jobs 2
+# Both stages run even when the first fails, so one run shows every failure.
+Status=0
+ctest --preset aarch64 || Status=1
+build/aarch64/test/cross/run_e2e.sh --kiln "$Kiln" --jobs 2 || Status=1
+exit $Status
