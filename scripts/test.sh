@@ -3,9 +3,10 @@
 # build, and run the whole test suite with ctest.
 #   scripts/test.sh            release build (build/release); then the
 #                              runtime tests and cpu-e2e again on the kernels
-#                              of an AVX2-only CPU, the mutant corpus through
-#                              an ASan + UBSan loader, and the whole suite
-#                              under ThreadSanitizer
+#                              of an AVX2-only CPU, the runtime for aarch64
+#                              under QEMU (as `scripts/test.sh aarch64`), the
+#                              mutant corpus through an ASan + UBSan loader,
+#                              and the whole suite under ThreadSanitizer
 #   scripts/test.sh asan       ASan + UBSan build (build/asan)
 #   scripts/test.sh tsan       ThreadSanitizer build (build/tsan)
 #   scripts/test.sh debug      debug build (the verifier after every pass)
@@ -57,6 +58,12 @@ if [ "$PRESET" = release ]; then
       env ONEDNN_MAX_CPU_ISA="$Cap" ctest --preset release \
         -R '^(unit-runtime|cpu-e2e)$'
   done
+
+  # The runtime cross-built for aarch64, its unit tests and the examples in
+  # four modes under QEMU, against this build's compiler and interpreter
+  # (about 3 minutes from scratch, 20 seconds once built).
+  stage "aarch64 runtime under QEMU" \
+    env KILN_HOST_KILN=build/release/tools/kiln/kiln scripts/test-aarch64.sh
 
   # cpu-mutants wrote 1200 mutants of .kiln files, and fuzz-regressions keeps
   # the inputs that once crashed the loader. Both are replayed through the
