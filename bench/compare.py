@@ -278,7 +278,7 @@ def kiln_output_head(kiln, kiln_path, shape, workdir):
 
 def cpu_description():
     """The CPU's model name and the vector ISA kiln's kernels can use."""
-    model, flags = "unknown CPU", set()
+    model, flags, ids = "unknown CPU", set(), {}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
@@ -286,6 +286,8 @@ def cpu_description():
                 key = key.strip()
                 if key == "model name" and model == "unknown CPU":
                     model = value.strip()
+                elif key in ("cpu family", "model") and key not in ids:
+                    ids[key] = value.strip()
                 elif key in ("flags", "Features") and not flags:
                     flags = set(value.split())
     except OSError:
@@ -297,6 +299,9 @@ def cpu_description():
                                    ("amx_int8", "AMX"), ("asimd", "NEON"),
                                    ("asimddp", "NEON dot product"))
            if flag in flags]
+    if ids:  # a virtual machine may name only the vendor's line
+        model += " (family %s, model %s)" % (ids.get("cpu family", "?"),
+                                              ids.get("model", "?"))
     cap = os.environ.get("ONEDNN_MAX_CPU_ISA")
     return "%s (%s)%s" % (model, ", ".join(isa) or "no vector ISA found",
                           "; ONEDNN_MAX_CPU_ISA=%s caps oneDNN and kiln's "
