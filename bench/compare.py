@@ -214,13 +214,14 @@ def held_out_images(shape, count=4):
     return [rng.standard_normal(shape).astype(np.float32) for _ in range(count)]
 
 
-def kiln_output(kiln, kiln_path, shape, workdir, x=None):
-    """kiln run's output on x (default: the ramp input)."""
+def kiln_output(kiln, kiln_path, shape, workdir, x=None, *flags):
+    """kiln run's output on x (default: the ramp input), at 1 thread."""
     x_path = os.path.join(workdir, "input_%s.npy" % "x".join(map(str, shape)))
     np.save(x_path, ramp(shape) if x is None else x)
     out = os.path.join(workdir, "kiln_q_out.npz")
     subprocess.run([kiln, "run", kiln_path, "--input", x_path, "-o", out,
-                    "--threads", "1"], check=True, stdout=subprocess.DEVNULL)
+                    "--threads", "1", *flags], check=True,
+                   stdout=subprocess.DEVNULL)
     z = np.load(out)
     return z[z.files[0]]
 
@@ -309,20 +310,6 @@ def cpu_description():
                           if cap else "")
 
 
-def run_outputs(kiln, model_path, inputs, workdir, *flags):
-    """kiln run's first output for each input array, one run each."""
-    outs = []
-    for i, x in enumerate(inputs):
-        x_path = os.path.join(workdir, "sqnr_in.npy")
-        np.save(x_path, x)
-        out = os.path.join(workdir, "sqnr_out.npz")
-        subprocess.run([kiln, "run", model_path, "--input", x_path, "-o", out,
-                        *flags], check=True, stdout=subprocess.DEVNULL)
-        z = np.load(out)
-        outs.append(z[z.files[0]])
-    return np.stack(outs)
-
-
 def int8_vs_qdq(kiln, onnx_path, calib, inputs, workdir, tag, *shape_flags):
     """SQNR (dB) of the int8 .kiln's outputs against its QDQ graph run by the
     reference interpreter: (default kernels, XNNPACK only)."""
@@ -333,10 +320,12 @@ def int8_vs_qdq(kiln, onnx_path, calib, inputs, workdir, tag, *shape_flags):
                    stdout=subprocess.DEVNULL)
     subprocess.run([kiln, "convert", *common, "-o", kfile], check=True,
                    stdout=subprocess.DEVNULL)
-    ref = run_outputs(kiln, kir, inputs, workdir)
-    default = run_outputs(kiln, kfile, inputs, workdir, "--threads", "1")
-    xnn = run_outputs(kiln, kfile, inputs, workdir, "--threads", "1",
-                      "--no-onednn")
+    def outputs(path, *flags):
+        return np.stack([kiln_output(kiln, path, x.shape, workdir, x, *flags)
+                         for x in inputs])
+    ref = outputs(kir)
+    default = outputs(kfile)
+    xnn = outputs(kfile, "--no-onednn")
     return sqnr_db(default, ref), sqnr_db(xnn, ref)
 
 

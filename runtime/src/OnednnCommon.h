@@ -4,6 +4,7 @@
 #pragma once
 
 #include "Kernel.h"
+#include "PanelConv.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -161,6 +162,23 @@ inline auto named(const char *Part) {
   return [Part](const std::string &Impl) {
     return Impl.find(Part) != std::string::npos;
   };
+}
+
+/// Whether oneDNN's effective ISA (this CPU's, or what ONEDNN_MAX_CPU_ISA
+/// caps it to) includes every feature of Isa (cpu_isa values are sets of
+/// feature bits).
+inline bool isaIncludes(dnnl::cpu_isa Isa) {
+  const unsigned Have = unsigned(dnnl::get_effective_cpu_isa()),
+                 Want = unsigned(Isa);
+  return (Have & Want) == Want;
+}
+
+/// Whether sessions run kiln's panel kernel (PanelConv.h): this CPU runs it
+/// and oneDNN's ISA includes AVX-512, so that ONEDNN_MAX_CPU_ISA=AVX2 turns
+/// it off with oneDNN's own AVX-512 kernels, and one setting runs (and CI
+/// checks) an AVX2-only CPU's path.
+inline bool panelConvRuns() {
+  return panelConvAvailable() && isaIncludes(dnnl::cpu_isa::avx512_core);
 }
 
 inline dnnl::memory::dims dims(std::initializer_list<int64_t> L) {

@@ -77,7 +77,7 @@ std::unique_ptr<Kernel> createPanelConvKernel(const KernelArgs &A,
                                               const FusedAdd *Add) {
   const auto &O = *A.Op.options_as_Conv2DOptions();
   if (O.groups() != 1 || O.depthwise() || O.dilation_height() != 1 ||
-      O.dilation_width() != 1 || A.In[0].dim(0) != 1 || !panelConvAvailable())
+      O.dilation_width() != 1 || A.In[0].dim(0) != 1 || !panelConvRuns())
     return nullptr;
   PanelConvProblem P = problemOf(A, Add);
   if (!panelConvPrefers(P))

@@ -38,8 +38,7 @@ struct PanelConvProblem {
   float AddMin = -INFINITY, AddMax = INFINITY;
 };
 
-/// Whether this CPU runs the kernel: x86-64 with AVX-512F, where oneDNN's
-/// effective ISA (which ONEDNN_MAX_CPU_ISA caps) includes AVX-512.
+/// Whether this CPU runs the kernel (x86-64 with AVX-512F).
 bool panelConvAvailable();
 
 /// Whether the kernel is the faster one for P: few output pixels (at most

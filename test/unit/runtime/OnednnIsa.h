@@ -5,31 +5,25 @@
 // the test log (Catch2's WARN is printed whether the test passes or not).
 #pragma once
 
-#include <oneapi/dnnl/dnnl.hpp>
+#include "OnednnCommon.h"
 
 namespace kiln::testing {
 
-/// Whether oneDNN's effective ISA includes every feature of Isa (oneDNN's
-/// cpu_isa values are sets of feature bits).
-inline bool onednnHas(dnnl::cpu_isa Isa) {
-  const unsigned Have = unsigned(dnnl::get_effective_cpu_isa()),
-                 Want = unsigned(Isa);
-  return (Have & Want) == Want;
-}
+using kiln::rt::onednn::isaIncludes;
 
 /// AVX-512 (Skylake-SP and later): oneDNN 2.6's Winograd kernel, its
 /// brgemm kernels, and kiln's panel kernel need it.
 inline bool onednnHasAvx512() {
-  return onednnHas(dnnl::cpu_isa::avx512_core);
+  return isaIncludes(dnnl::cpu_isa::avx512_core);
 }
 
 /// AVX-512 VNNI (and AMX above it): u8 x s8 products summed into 32 bits
 /// (vpdpbusd), so oneDNN's int8 kernels take the weights as they are.
 inline bool onednnHasAvx512Vnni() {
-  return onednnHas(dnnl::cpu_isa::avx512_core_vnni);
+  return isaIncludes(dnnl::cpu_isa::avx512_core_vnni);
 }
 
 /// AVX-VNNI without AVX-512 (Alder Lake and later client cores).
-inline bool onednnHasAvx2Vnni() { return onednnHas(dnnl::cpu_isa::avx2_vnni); }
+inline bool onednnHasAvx2Vnni() { return isaIncludes(dnnl::cpu_isa::avx2_vnni); }
 
 } // namespace kiln::testing
