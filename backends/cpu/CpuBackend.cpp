@@ -104,6 +104,8 @@ llvm::Expected<CpuCompileResult> compileForCpu(const Graph &G) {
   for (int32_t T : R.Module.Model.outputs)
     MD->outputs.push_back(infoOf(Ctx.tensor(T)));
   R.Module.Model.metadata = std::move(MD);
+  R.Module.Model.target = fb::Target::CPU;
+  R.Module.Model.payload.Set(fb::CpuPayloadT());
   return R;
 }
 

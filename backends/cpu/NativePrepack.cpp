@@ -2,9 +2,7 @@
 
 #include "backends/common/KilnWriter.h"
 
-#include "LoadedModel.h"
-#include "ModelBytes.h"
-#include "Session.h"
+#include "kiln/native_layouts.h"
 
 #include "Support/Error.h"
 
@@ -93,12 +91,12 @@ private:
   size_t Size = 0;
 };
 
-std::unique_ptr<fb::BlockedLayoutT> toSchema(const rt::BlockedDesc &L) {
+std::unique_ptr<fb::BlockedLayoutT> toSchema(const runtime::NativeLayout &L) {
   auto B = std::make_unique<fb::BlockedLayoutT>();
   B->library = L.Library;
   B->isa = L.Isa;
   B->order = L.Order;
-  B->padded_dims = L.Padded;
+  B->padded_dims = L.PaddedDims;
   B->strides = L.Strides;
   B->inner_blocks = L.InnerBlocks;
   B->inner_dims = L.InnerDims;
@@ -109,7 +107,7 @@ std::unique_ptr<fb::BlockedLayoutT> toSchema(const rt::BlockedDesc &L) {
 /// blocked layout Packed describes: converted while the file is written,
 /// on the writer's producer thread, so the conversion overlaps the disk.
 Segment::Producer blockedProducer(const Segment &Stored, std::string Name,
-                                  const rt::PackedWeights &Packed,
+                                  const runtime::NativeWeight &Packed,
                                   std::shared_ptr<PackingState> State) {
   auto Fail = [State, Name] {
     std::lock_guard<std::mutex> Hold(State->Lock);
@@ -142,18 +140,11 @@ llvm::Expected<PrepackReport> prepackForThisCpu(KilnModule &M) {
   auto Image = LayoutImage::of(M);
   if (!Image)
     return Image.takeError();
-  std::shared_ptr<const rt::LoadedModel> Model;
-  if (rt::Status S = rt::loadVerifiedModel(
-          rt::ModelBytes::borrow((*Image)->data(), (*Image)->size()), Model))
-    return internalError("--prepack native: the runtime rejects the compiled "
-                         "model: {0}", S.message());
-  rt::SessionOptions Opts;
-  Opts.Threads = 1; // the sessions that run oneDNN
-  Opts.LayoutOnly = true;
-  std::unique_ptr<rt::Session> Session;
-  if (rt::Status S = rt::Session::create(Model, Opts, Session))
-    return internalError("--prepack native: cannot create a session: {0}",
-                         S.message());
+  std::vector<runtime::NativeWeight> Weights;
+  std::string Error;
+  if (!runtime::nativeWeightLayouts((*Image)->data(), (*Image)->size(),
+                                    Weights, Error))
+    return internalError("--prepack native: {0}", Error);
 
   PrepackReport R;
   R.State = std::make_shared<PackingState>();
@@ -162,7 +153,8 @@ llvm::Expected<PrepackReport> prepackForThisCpu(KilnModule &M) {
     if (T->buffer >= 0)
       ++Readers[T->buffer];
   std::set<int32_t> Done;
-  for (const auto &[Index, Packed] : Session->packedWeights()) {
+  for (const runtime::NativeWeight &Packed : Weights) {
+    int32_t Index = Packed.Tensor;
     if (!Done.insert(Index).second)
       continue; // a weight two convolutions share: packed the same way
     fb::TensorT &T = *M.Model.tensors[size_t(Index)];

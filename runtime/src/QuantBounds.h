@@ -3,7 +3,7 @@
 // Infinite bounds are the int8 range's ends.
 #pragma once
 
-#include "TensorDesc.h"
+#include "loader/TensorDesc.h"
 
 #include <algorithm>
 #include <cmath>

@@ -90,13 +90,37 @@ typedef struct kiln_tensor_info {
   size_t byte_size;
 } kiln_tensor_info;
 
+/* Options only the CPU executor reads; other targets ignore them. Appended
+ * with .kiln schema 1.4, when the runtime gained an executor per target. */
+typedef struct kiln_cpu_options {
+  /* sizeof(kiln_cpu_options), set by kiln_cpu_options_init. */
+  size_t struct_size;
+  /* Non-zero: run every operator on the reference kernels (for checking
+   * the XNNPACK and oneDNN paths against them). */
+  uint32_t force_reference;
+  /* Non-zero: no oneDNN kernels. A runtime built with oneDNN (x86) runs the
+   * convolutions of a single-threaded session (num_threads 1) on it where
+   * oneDNN has a JIT kernel for this CPU, and the rest on XNNPACK; with this
+   * set, XNNPACK runs them too, as on a build without oneDNN. Sessions with
+   * more threads always run on XNNPACK's thread pool. */
+  uint32_t disable_onednn;
+  /* Non-zero: the weights oneDNN's kernels convert when the session is
+   * created go in chunks that ask Linux for transparent huge pages
+   * (madvise MADV_HUGEPAGE), which saves TLB misses on every run. Off by
+   * default: in a virtual machine that hands free memory back to its host,
+   * fresh huge pages are slow to fault in, and session creation slows
+   * down; worth it in a long-lived process on bare metal
+   * (docs/benchmarks.md has the measurements). */
+  uint32_t huge_page_weights;
+} kiln_cpu_options;
+
 typedef struct kiln_session_options {
   /* sizeof(kiln_session_options), set by kiln_session_options_init. */
   size_t struct_size;
   /* Worker threads: 0 uses every core, 1 runs on the calling thread. */
   uint32_t num_threads;
-  /* Non-zero: run every operator on the reference kernels (for checking
-   * the XNNPACK path against them). */
+  /* Deprecated: kiln_cpu_options.force_reference. Still read: either one
+   * set turns it on. */
   uint32_t force_reference;
   /* Non-zero: kiln_session_create fails (KILN_ERROR_OUT_OF_MEMORY) rather
    * than allocate more than this many bytes for activations (the arena and
@@ -108,23 +132,18 @@ typedef struct kiln_session_options {
    * output after a run. For debugging: the arena grows to the sum of all
    * activations. */
   uint32_t keep_intermediates;
-  /* Appended in 0.1 after keep_intermediates. Non-zero: no oneDNN kernels.
-   * A runtime built with oneDNN (x86) runs the convolutions of a
-   * single-threaded session (num_threads 1) on it where oneDNN has a JIT
-   * kernel for this CPU, and the rest on XNNPACK; with this set, XNNPACK
-   * runs them too, as on a build without oneDNN. Sessions with more threads
-   * always run on XNNPACK's thread pool. */
+  /* Appended in 0.1 after keep_intermediates. Deprecated:
+   * kiln_cpu_options.disable_onednn. Still read: either one set turns it
+   * on. */
   uint32_t disable_onednn;
-  /* Appended in 0.1 after disable_onednn. Non-zero: the weights oneDNN's
-   * kernels convert when the session is created go in chunks that ask Linux
-   * for transparent huge pages (madvise MADV_HUGEPAGE), which saves a TLB
-   * miss per 4 KiB of weights per run: ResNet-50 at one thread ran about 2%
-   * faster in paired runs. Off by default: in a virtual machine that hands
-   * free memory back to its host (free page reporting), fresh huge pages
-   * are slow to fault in, and ResNet-50's session took 140-320 ms to
-   * create instead of 60. Worth it in a long-lived process on bare metal,
-   * where huge pages also fault in faster. */
+  /* Appended in 0.1 after disable_onednn. Deprecated:
+   * kiln_cpu_options.huge_page_weights. Still read: either one set turns it
+   * on. */
   uint32_t huge_page_weights;
+  /* Appended with schema 1.4 after huge_page_weights. The CPU executor's
+   * options (initialized with kiln_cpu_options_init); null: its defaults.
+   * Read when the session is created, not kept. */
+  const kiln_cpu_options *cpu;
 } kiln_session_options;
 
 /* The runtime version ("0.1.0") and the .kiln schema version it reads. */
@@ -156,12 +175,17 @@ KILN_API kiln_status kiln_model_input_info(const kiln_model *model,
 KILN_API kiln_status kiln_model_output_info(const kiln_model *model,
                                             size_t index,
                                             kiln_tensor_info *out_info);
+/* The target the model is compiled for: "cpu" (later "vulkan", "metal",
+ * "nnapi"). A model that loads is always for a target this runtime runs;
+ * one for another target fails to load with KILN_ERROR_UNSUPPORTED. */
+KILN_API const char *kiln_model_target(const kiln_model *model);
 /* A metadata string: "producer", "producer_version", "target", "pipeline",
  * "source_model", "source_hash". Null for an unknown or absent key. */
 KILN_API const char *kiln_model_metadata(const kiln_model *model,
                                          const char *key);
 
 KILN_API void kiln_session_options_init(kiln_session_options *options);
+KILN_API void kiln_cpu_options_init(kiln_cpu_options *options);
 /* Plans memory and creates every operator (XNNPACK packs its weights here).
  * options may be null (defaults). */
 KILN_API kiln_status kiln_session_create(const kiln_model *model,
@@ -183,8 +207,8 @@ KILN_API kiln_status kiln_session_get_output(kiln_session *session,
 typedef struct kiln_operator_info {
   const char *kind; /* "CONV_2D", ... */
   const char *name; /* the source node(s), may be "" */
-  int uses_xnnpack; /* 1: XNNPACK, 0: oneDNN or the reference kernels
-                       (kiln_session_operator_engine tells which) */
+  int uses_xnnpack; /* Deprecated: kiln_session_operator_engine names the
+                       engine on every target. 1: XNNPACK runs it. */
   double last_run_ms;
 } kiln_operator_info;
 

@@ -1,0 +1,381 @@
+// The C API (include/kiln/kiln.h) over LoadedModel and Session. Every entry
+// point checks its arguments, never throws (allocation failures become
+// KILN_ERROR_OUT_OF_MEMORY) and records the message of a failure for
+// kiln_last_error() on the calling thread.
+#include "kiln/kiln.h"
+
+#include "loader/LoadedModel.h"
+#include "loader/OpValidation.h"
+#include "loader/Targets.h"
+#include "session/Session.h"
+#include "schema/KilnSchemaVersion.h"
+
+#include <cstddef>
+#include <cstring>
+#include <new>
+
+using namespace kiln::rt;
+
+struct kiln_model {
+  std::shared_ptr<const LoadedModel> Model;
+  std::vector<kiln_tensor_info> Inputs, Outputs;
+};
+
+struct kiln_session {
+  std::unique_ptr<Session> S;
+  std::vector<std::string> Kinds; // storage for kiln_operator_info::kind
+};
+
+namespace {
+
+thread_local std::string LastError;
+
+kiln_status fail(const Status &S) {
+  LastError = S.message();
+  return S.code();
+}
+
+kiln_status failArgument(const char *Message) {
+  LastError = Message;
+  return KILN_ERROR_INVALID_ARGUMENT;
+}
+
+/// Runs F, turning a thrown std::bad_alloc into KILN_ERROR_OUT_OF_MEMORY.
+template <typename Fn> kiln_status guarded(Fn &&F) {
+  try {
+    return F();
+  } catch (const std::bad_alloc &) {
+    LastError = "out of memory";
+    return KILN_ERROR_OUT_OF_MEMORY;
+  } catch (...) {
+    LastError = "internal error in the kiln runtime";
+    return KILN_ERROR_RUNTIME;
+  }
+}
+
+kiln_tensor_info infoOf(const TensorDesc &D) {
+  kiln_tensor_info I;
+  I.name = D.Name.c_str();
+  I.dtype = static_cast<kiln_dtype>(D.DType);
+  I.layout = D.Layout == kiln::fb::Layout::NCHW   ? KILN_LAYOUT_NCHW
+             : D.Layout == kiln::fb::Layout::NHWC ? KILN_LAYOUT_NHWC
+                                                  : KILN_LAYOUT_PLAIN;
+  I.rank = D.Shape.size();
+  I.shape = D.Shape.data();
+  I.byte_size = size_t(D.Bytes);
+  return I;
+}
+
+kiln_status finishLoad(std::shared_ptr<ModelBytes> Bytes,
+                       kiln_model **OutModel) {
+  std::shared_ptr<const LoadedModel> LM;
+  if (Status S = loadVerifiedModel(std::move(Bytes), LM))
+    return fail(S);
+  auto M = std::make_unique<kiln_model>();
+  M->Model = LM;
+  for (int32_t T : LM->Inputs)
+    M->Inputs.push_back(infoOf(LM->Tensors[size_t(T)]));
+  for (int32_t T : LM->Outputs)
+    M->Outputs.push_back(infoOf(LM->Tensors[size_t(T)]));
+  *OutModel = M.release();
+  return KILN_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+const char *kiln_version(void) { return KILN_RUNTIME_VERSION; }
+
+void kiln_schema_version(uint32_t *Major, uint32_t *Minor) {
+  if (Major)
+    *Major = kiln::fb::SchemaMajor;
+  if (Minor)
+    *Minor = kiln::fb::SchemaMinor;
+}
+
+const char *kiln_last_error(void) { return LastError.c_str(); }
+
+kiln_status kiln_model_load(const char *Path, kiln_model **OutModel) {
+  if (!Path || !OutModel)
+    return failArgument("kiln_model_load: null argument");
+  *OutModel = nullptr;
+  return guarded([&] {
+    std::shared_ptr<ModelBytes> Bytes;
+    if (Status S = ModelBytes::mapFile(Path, Bytes))
+      return fail(S);
+    kiln_status R = finishLoad(std::move(Bytes), OutModel);
+    if (R != KILN_OK)
+      LastError = std::string(Path) + ": " + LastError;
+    return R;
+  });
+}
+
+kiln_status kiln_model_load_buffer(const void *Data, size_t Size,
+                                   kiln_model **OutModel) {
+  if (!OutModel)
+    return failArgument("kiln_model_load_buffer: null argument");
+  *OutModel = nullptr;
+  return guarded([&] {
+    std::shared_ptr<ModelBytes> Bytes;
+    if (Status S = ModelBytes::copyBuffer(Data, Size, Bytes))
+      return fail(S);
+    return finishLoad(std::move(Bytes), OutModel);
+  });
+}
+
+kiln_status kiln_verify_buffer(const void *Data, size_t Size) {
+  if (!Data || Size == 0)
+    return failArgument("kiln_verify_buffer: empty or null buffer");
+  return guarded([&] {
+    std::shared_ptr<const LoadedModel> LM;
+    if (Status S = loadVerifiedModel(ModelBytes::borrow(Data, Size), LM))
+      return fail(S);
+    return KILN_OK;
+  });
+}
+
+void kiln_model_destroy(kiln_model *Model) { delete Model; }
+
+size_t kiln_model_num_inputs(const kiln_model *Model) {
+  return Model ? Model->Inputs.size() : 0;
+}
+
+size_t kiln_model_num_outputs(const kiln_model *Model) {
+  return Model ? Model->Outputs.size() : 0;
+}
+
+kiln_status kiln_model_input_info(const kiln_model *Model, size_t Index,
+                                  kiln_tensor_info *Out) {
+  if (!Model || !Out)
+    return failArgument("kiln_model_input_info: null argument");
+  if (Index >= Model->Inputs.size())
+    return failArgument("kiln_model_input_info: index out of range");
+  *Out = Model->Inputs[Index];
+  return KILN_OK;
+}
+
+kiln_status kiln_model_output_info(const kiln_model *Model, size_t Index,
+                                   kiln_tensor_info *Out) {
+  if (!Model || !Out)
+    return failArgument("kiln_model_output_info: null argument");
+  if (Index >= Model->Outputs.size())
+    return failArgument("kiln_model_output_info: index out of range");
+  *Out = Model->Outputs[Index];
+  return KILN_OK;
+}
+
+const char *kiln_model_target(const kiln_model *Model) {
+  return Model ? targetName(Model->Model->Target) : nullptr;
+}
+
+const char *kiln_model_metadata(const kiln_model *Model, const char *Key) {
+  if (!Model || !Key)
+    return nullptr;
+  auto It = Model->Model->Metadata.find(Key);
+  return It == Model->Model->Metadata.end() ? nullptr : It->second.c_str();
+}
+
+void kiln_session_options_init(kiln_session_options *Options) {
+  if (!Options)
+    return;
+  Options->struct_size = sizeof(kiln_session_options);
+  Options->num_threads = 0;
+  Options->force_reference = 0;
+  Options->max_arena_bytes = 0;
+  Options->keep_intermediates = 0;
+  Options->disable_onednn = 0;
+  Options->huge_page_weights = 0;
+  Options->cpu = nullptr;
+}
+
+void kiln_cpu_options_init(kiln_cpu_options *Options) {
+  if (!Options)
+    return;
+  Options->struct_size = sizeof(kiln_cpu_options);
+  Options->force_reference = 0;
+  Options->disable_onednn = 0;
+  Options->huge_page_weights = 0;
+}
+
+kiln_status kiln_session_create(const kiln_model *Model,
+                                const kiln_session_options *Options,
+                                kiln_session **OutSession) {
+  if (!Model || !OutSession)
+    return failArgument("kiln_session_create: null argument");
+  *OutSession = nullptr;
+  // The struct of a caller built before a field was appended ends at that
+  // field.
+  constexpr size_t KeepAt = offsetof(kiln_session_options, keep_intermediates);
+  constexpr size_t OnednnAt = offsetof(kiln_session_options, disable_onednn);
+  constexpr size_t HugeAt = offsetof(kiln_session_options, huge_page_weights);
+  constexpr size_t CpuAt = offsetof(kiln_session_options, cpu);
+  if (Options && Options->struct_size != sizeof(kiln_session_options) &&
+      Options->struct_size != KeepAt && Options->struct_size != OnednnAt &&
+      Options->struct_size != HugeAt && Options->struct_size != CpuAt)
+    return failArgument("kiln_session_create: options not initialized with "
+                        "kiln_session_options_init");
+  const kiln_cpu_options *Cpu =
+      Options && Options->struct_size > CpuAt ? Options->cpu : nullptr;
+  if (Cpu && Cpu->struct_size != sizeof(kiln_cpu_options))
+    return failArgument("kiln_session_create: cpu options not initialized "
+                        "with kiln_cpu_options_init");
+  return guarded([&] {
+    SessionOptions O;
+    if (Options) {
+      O.Threads = Options->num_threads;
+      O.MaxArenaBytes = Options->max_arena_bytes;
+      O.KeepIntermediates =
+          Options->struct_size > KeepAt && Options->keep_intermediates != 0;
+      // The CPU knobs the struct carried before kiln_cpu_options still work.
+      O.Cpu.ForceReference = Options->force_reference != 0;
+      O.Cpu.DisableOnednn =
+          Options->struct_size > OnednnAt && Options->disable_onednn != 0;
+      O.Cpu.HugePageWeights =
+          Options->struct_size > HugeAt && Options->huge_page_weights != 0;
+    }
+    if (Cpu) {
+      O.Cpu.ForceReference |= Cpu->force_reference != 0;
+      O.Cpu.DisableOnednn |= Cpu->disable_onednn != 0;
+      O.Cpu.HugePageWeights |= Cpu->huge_page_weights != 0;
+    }
+    auto KS = std::make_unique<kiln_session>();
+    if (Status S = Session::create(Model->Model, O, KS->S))
+      return fail(S);
+    for (size_t I = 0; I < Model->Model->numOperators(); ++I)
+      KS->Kinds.push_back(opKindName(Model->Model->op(I).kind()));
+    *OutSession = KS.release();
+    return KILN_OK;
+  });
+}
+
+void kiln_session_destroy(kiln_session *Session) { delete Session; }
+
+kiln_status kiln_session_set_input(kiln_session *Session, size_t Index,
+                                   const void *Data, size_t ByteSize) {
+  if (!Session)
+    return failArgument("kiln_session_set_input: null session");
+  if (Status S = Session->S->setInput(Index, Data, ByteSize))
+    return fail(S);
+  return KILN_OK;
+}
+
+kiln_status kiln_session_run(kiln_session *Session) {
+  if (!Session)
+    return failArgument("kiln_session_run: null session");
+  return guarded([&] {
+    if (Status S = Session->S->run())
+      return fail(S);
+    return KILN_OK;
+  });
+}
+
+kiln_status kiln_session_get_output(kiln_session *Session, size_t Index,
+                                    const void **Data, size_t *ByteSize) {
+  if (!Session)
+    return failArgument("kiln_session_get_output: null session");
+  if (Status S = Session->S->output(Index, Data, ByteSize))
+    return fail(S);
+  return KILN_OK;
+}
+
+size_t kiln_session_num_operators(const kiln_session *Session) {
+  return Session ? Session->S->numOperators() : 0;
+}
+
+kiln_status kiln_session_operator_info(const kiln_session *Session,
+                                       size_t Index, kiln_operator_info *Out) {
+  if (!Session || !Out)
+    return failArgument("kiln_session_operator_info: null argument");
+  if (Index >= Session->S->numOperators())
+    return failArgument("kiln_session_operator_info: index out of range");
+  const kiln::fb::Operator &Op = Session->S->model().op(Index);
+  Out->kind = Session->Kinds[Index].c_str();
+  Out->name = Op.name() ? Op.name()->c_str() : "";
+  Out->uses_xnnpack = std::strcmp(Session->S->engine(Index), "xnnpack") == 0;
+  const std::vector<uint64_t> &Times = Session->S->operatorTimes();
+  Out->last_run_ms = Index < Times.size() ? double(Times[Index]) / 1e6 : 0.0;
+  return KILN_OK;
+}
+
+const char *kiln_session_operator_engine(const kiln_session *Session,
+                                         size_t Index) {
+  if (!Session || Index >= Session->S->numOperators())
+    return nullptr;
+  return Session->S->engine(Index);
+}
+
+kiln_status kiln_session_set_profiling(kiln_session *Session, int Enable) {
+  if (!Session)
+    return failArgument("kiln_session_set_profiling: null session");
+  Session->S->setProfiling(Enable != 0);
+  return KILN_OK;
+}
+
+size_t kiln_session_arena_bytes(const kiln_session *Session) {
+  return Session ? size_t(Session->S->arenaBytes()) : 0;
+}
+
+size_t kiln_session_scratch_bytes(const kiln_session *Session) {
+  return Session ? size_t(Session->S->scratchBytes()) : 0;
+}
+
+size_t kiln_session_num_tensors(const kiln_session *Session) {
+  return Session ? Session->S->model().Tensors.size() : 0;
+}
+
+size_t kiln_session_operator_num_outputs(const kiln_session *Session,
+                                         size_t Op) {
+  if (!Session || Op >= Session->S->numOperators())
+    return 0;
+  const auto *Outs = Session->S->model().op(Op).outputs();
+  return Outs ? Outs->size() : 0;
+}
+
+kiln_status kiln_session_operator_output(const kiln_session *Session,
+                                         size_t Op, size_t K,
+                                         size_t *OutTensor) {
+  if (!Session || !OutTensor)
+    return failArgument("kiln_session_operator_output: null argument");
+  if (K >= kiln_session_operator_num_outputs(Session, Op))
+    return failArgument("kiln_session_operator_output: operator or output "
+                        "index out of range");
+  int32_t T = Session->S->model().op(Op).outputs()->Get(unsigned(K));
+  if (T < 0)
+    return failArgument("kiln_session_operator_output: output not used");
+  *OutTensor = size_t(T);
+  return KILN_OK;
+}
+
+kiln_status kiln_session_tensor(const kiln_session *Session, size_t Index,
+                                kiln_tensor_value *Out) {
+  if (!Session || !Out)
+    return failArgument("kiln_session_tensor: null argument");
+  const LoadedModel &M = Session->S->model();
+  if (Index >= M.Tensors.size())
+    return failArgument("kiln_session_tensor: index out of range");
+  const TensorDesc &D = M.Tensors[Index];
+  auto IsIo = [&](const std::vector<int32_t> &Io) {
+    for (int32_t T : Io)
+      if (size_t(T) == Index)
+        return true;
+    return false;
+  };
+  if (!D.isConstant() && !Session->S->keepsIntermediates() &&
+      !IsIo(M.Inputs) && !IsIo(M.Outputs)) {
+    LastError = "kiln_session_tensor: tensor " + std::to_string(Index) + " '" +
+                D.Name + "' is an intermediate; create the session with "
+                         "keep_intermediates to read it";
+    return KILN_ERROR_INVALID_ARGUMENT;
+  }
+  Out->info = infoOf(D);
+  Out->data = Session->S->tensorData(Index);
+  Out->num_scales = D.Scales.size();
+  Out->scales = D.Scales.empty() ? nullptr : D.Scales.data();
+  Out->zero_points = D.ZeroPoints.empty() ? nullptr : D.ZeroPoints.data();
+  Out->quant_axis = D.QuantAxis;
+  Out->is_constant = D.isConstant() ? 1 : 0;
+  return KILN_OK;
+}
+
+} // extern "C"

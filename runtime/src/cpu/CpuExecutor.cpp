@@ -1,0 +1,289 @@
+#include "cpu/CpuExecutor.h"
+
+#include "loader/BlockedLayout.h"
+#include "session/MemoryPlanner.h"
+#include "RoundUp.h"
+#include "cpu/WeightWidening.h"
+
+#include <xnnpack.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace kiln::rt {
+
+CpuExecutor::~CpuExecutor() {
+  Kernels.clear(); // XNNPACK operators before the memory they point into
+  if (Pool)
+    pthreadpool_destroy(Pool);
+}
+
+CpuExecutor::AlignedBytes CpuExecutor::alignedBytes(uint64_t Bytes) {
+  if (Bytes > SIZE_MAX / 2)
+    return nullptr;
+  return AlignedBytes(
+      static_cast<uint8_t *>(std::aligned_alloc(64, size_t(roundUp(Bytes, 64)))));
+}
+
+Status CpuExecutor::create(std::shared_ptr<const LoadedModel> Model,
+                       const SessionOptions &Opts,
+                       std::unique_ptr<CpuExecutor> &Out) {
+  std::unique_ptr<CpuExecutor> S(new CpuExecutor());
+  S->Model = std::move(Model);
+  if (Opts.Threads != 1) {
+    S->Pool = pthreadpool_create(Opts.Threads);
+    if (!S->Pool)
+      return {KILN_ERROR_OUT_OF_MEMORY, "cannot create the thread pool"};
+  }
+  S->Weights.setHugePages(Opts.Cpu.HugePageWeights);
+  S->Weights.setLayoutOnly(Opts.Cpu.LayoutOnly);
+  // oneDNN runs single-threaded sessions only (OnednnKernels.cpp).
+  S->UseOnednn = onednnBuilt() && !Opts.Cpu.ForceReference &&
+                 !Opts.Cpu.DisableOnednn && Opts.Threads == 1;
+  // Fusing needs oneDNN, and hides the conv's output from a caller reading
+  // intermediates.
+  if (S->UseOnednn && !Opts.KeepIntermediates)
+    S->Fusions = findConvAddFusions(*S->Model);
+  if (Status St = S->planArena(Opts))
+    return St;
+  if (Status St = S->createKernels(Opts))
+    return St;
+  if (Status St = S->allocateScratch(Opts))
+    return St;
+  Out = std::move(S);
+  return Status::ok();
+}
+
+Status CpuExecutor::planArena(const SessionOptions &Opts) {
+  uint64_t MaxBytes = Opts.MaxArenaBytes;
+  const LoadedModel &M = *Model;
+  size_t NumTensors = M.Tensors.size();
+  int64_t End = int64_t(M.numOperators());
+  // Activation tensors get a slot; Slot[t] indexes Planned, -1 for constants.
+  std::vector<int64_t> Slot(NumTensors, -1);
+  std::vector<PlannedTensor> Planned;
+  // A fused add's output takes its other operand's slot (OperatorFusion.h).
+  std::vector<int32_t> InPlaceOf(NumTensors, -1);
+  for (const ConvAddFusion &F : Fusions)
+    InPlaceOf[size_t(M.op(F.Add).outputs()->Get(0))] = F.Other;
+  for (size_t T = 0; T < NumTensors; ++T)
+    if (!M.Tensors[T].isConstant() && InPlaceOf[T] < 0) {
+      Slot[T] = int64_t(Planned.size());
+      Planned.push_back({M.Tensors[T].Bytes, End, 0});
+    }
+  for (size_t T = 0; T < NumTensors; ++T)
+    if (InPlaceOf[T] >= 0)
+      Slot[T] = Slot[size_t(InPlaceOf[T])];
+  auto Touch = [&](int32_t T, int64_t At) {
+    if (T < 0 || Slot[size_t(T)] < 0)
+      return;
+    PlannedTensor &P = Planned[size_t(Slot[size_t(T)])];
+    P.First = std::min(P.First, At);
+    P.Last = std::max(P.Last, At);
+  };
+  // Graph inputs and outputs live through the whole run, so a session can
+  // be run again without setting its inputs again.
+  for (int32_t T : M.Inputs) {
+    Touch(T, 0);
+    Touch(T, End);
+  }
+  for (size_t I = 0; I < M.numOperators(); ++I) {
+    const fb::Operator &Op = M.op(I);
+    if (Op.inputs())
+      for (int32_t T : *Op.inputs())
+        Touch(T, int64_t(I));
+    if (Op.outputs())
+      for (int32_t T : *Op.outputs())
+        Touch(T, int64_t(I));
+  }
+  for (int32_t T : M.Outputs)
+    Touch(T, End);
+  // Kept intermediates live from the start to the end: no two share bytes.
+  if (Opts.KeepIntermediates)
+    for (size_t T = 0; T < NumTensors; ++T) {
+      Touch(int32_t(T), 0);
+      Touch(int32_t(T), End);
+    }
+  for (PlannedTensor &P : Planned)
+    if (P.First > P.Last) // never used: give it a slot of its own lifetime
+      P.First = P.Last = 0;
+
+  // XNNPACK may read (not write) up to XNN_EXTRA_BYTES past a tensor.
+  MemoryPlan Plan = planMemory(Planned, 64, XNN_EXTRA_BYTES);
+  ArenaBytes = std::max<uint64_t>(Plan.ArenaBytes, 64);
+  if (MaxBytes && ArenaBytes > MaxBytes)
+    return {KILN_ERROR_OUT_OF_MEMORY,
+            concat("the model needs ", ArenaBytes,
+                   " bytes for activations, above the limit of ", MaxBytes)};
+  if (!(Arena = alignedBytes(ArenaBytes)))
+    return {KILN_ERROR_OUT_OF_MEMORY,
+            concat("cannot allocate ", ArenaBytes, " bytes for activations")};
+  TensorData.assign(NumTensors, nullptr);
+  for (size_t T = 0; T < NumTensors; ++T)
+    TensorData[T] = Slot[T] < 0 ? constantData(T)
+                                : Arena.get() + Plan.Offsets[size_t(Slot[T])];
+  return Status::ok();
+}
+
+uint8_t *CpuExecutor::constantData(size_t T) {
+  const TensorDesc &D = Model->Tensors[T];
+  const uint8_t *End = Model->Bytes->data() + Model->Bytes->size();
+  // The writer leaves room after the last segment; a file that does not is
+  // served from a padded copy, since XNNPACK reads up to XNN_EXTRA_BYTES
+  // past its inputs.
+  if (size_t(End - D.ConstData) >= D.Bytes + XNN_EXTRA_BYTES)
+    return const_cast<uint8_t *>(D.ConstData);
+  PaddedConstants.emplace_back(D.Bytes + XNN_EXTRA_BYTES, 0);
+  std::memcpy(PaddedConstants.back().data(), D.ConstData, size_t(D.Bytes));
+  return PaddedConstants.back().data();
+}
+
+Status CpuExecutor::createKernels(const SessionOptions &Opts) {
+  const LoadedModel &M = *Model;
+  for (size_t I = 0; I < M.numOperators(); ++I) {
+    const fb::Operator &Op = M.op(I);
+    KernelArgs A{Op, {}, {}};
+    if (Op.inputs())
+      for (int32_t T : *Op.inputs())
+        A.In.push_back(T < 0 ? KernelTensor{}
+                             : KernelTensor{&M.Tensors[size_t(T)],
+                                            TensorData[size_t(T)]});
+    if (Op.outputs())
+      for (int32_t T : *Op.outputs())
+        A.Out.push_back({&M.Tensors[size_t(T)], TensorData[size_t(T)]});
+    for (size_t In = 1; In < A.In.size(); ++In)
+      if (needsWidening(A, In)) {
+        size_t T = size_t(Op.inputs()->Get(unsigned(In)));
+        auto &W = Widened[T];
+        if (!W.first) {
+          W.second = widenToF32(*A.In[In].Desc, A.In[In].Data, XNN_EXTRA_BYTES);
+          W.first = std::make_unique<TensorDesc>(*A.In[In].Desc);
+          W.first->DType = fb::DType::F32;
+          W.first->Bytes = W.first->Elements * sizeof(float);
+          W.first->Scales.clear();
+          W.first->ZeroPoints.clear();
+          W.first->QuantAxis = -1;
+        }
+        A.In[In] = {W.first.get(), reinterpret_cast<uint8_t *>(W.second.data())};
+      }
+    if (!Fusions.empty() && createFusedKernels(I, A)) {
+      ++I; // the add's kernel is pushed too
+      continue;
+    }
+    std::unique_ptr<Kernel> K;
+    bool Native = !Opts.Cpu.ForceReference && Op.engine() != fb::Engine::REFERENCE;
+    if (Native && UseOnednn)
+      K = createOnednnKernel(A, Weights);
+    if (!K)
+      unblockWeights(A);
+    if (Native && !K)
+      K = createXnnpackKernel(A, Pool);
+    if (!K)
+      K = createReferenceKernel(A);
+    if (!K)
+      return unsupported("operator ", I, ": no kernel");
+    Kernels.push_back(std::move(K));
+  }
+  return Status::ok();
+}
+
+Status CpuExecutor::allocateScratch(const SessionOptions &Opts) {
+  for (const auto &K : Kernels)
+    ScratchBytes = std::max<uint64_t>(ScratchBytes, K->scratchBytes());
+  if (!ScratchBytes)
+    return Status::ok();
+  if (Opts.MaxArenaBytes && ArenaBytes + ScratchBytes > Opts.MaxArenaBytes)
+    return {KILN_ERROR_OUT_OF_MEMORY,
+            concat("the model needs ", ArenaBytes, " bytes for activations and ",
+                   ScratchBytes, " for its kernels' working copies, above the "
+                   "limit of ", Opts.MaxArenaBytes)};
+  if (!(Scratch = alignedBytes(ScratchBytes)))
+    return {KILN_ERROR_OUT_OF_MEMORY,
+            concat("cannot allocate ", ScratchBytes, " bytes of kernel scratch")};
+  for (const auto &K : Kernels)
+    K->bindScratch(Scratch.get()); // a kernel without scratch ignores it
+  return Status::ok();
+}
+
+void CpuExecutor::unblockWeights(KernelArgs &A) {
+  for (size_t In = 1; In < A.In.size(); ++In) {
+    if (!A.In[In].present() || !A.In[In].Desc->Blocked)
+      continue;
+    size_t T = size_t(A.Op.inputs()->Get(unsigned(In)));
+    auto &U = Unblocked[T];
+    if (!U.first) {
+      U.second = unpackBlocked(*A.In[In].Desc, A.In[In].Data, XNN_EXTRA_BYTES);
+      U.first = std::make_unique<TensorDesc>(*A.In[In].Desc);
+      U.first->Layout = A.Op.kind() == fb::OpKind::FULLY_CONNECTED
+                            ? fb::Layout::OI
+                            : fb::Layout::OHWI;
+      U.first->Blocked.reset();
+      U.first->StoredBytes = 0;
+    }
+    A.In[In] = {U.first.get(), U.second.data()};
+  }
+}
+
+std::vector<std::pair<int32_t, PackedWeights>> CpuExecutor::packedWeights() const {
+  std::vector<std::pair<int32_t, PackedWeights>> Out;
+  for (size_t I = 0; I < Kernels.size(); ++I) {
+    int32_t W = Model->op(I).inputs()->Get(1);
+    // A kernel that read a widened or unblocked copy converted that copy,
+    // not the bytes the file holds (f16, int8, or BLOCKED already).
+    if (Widened.count(size_t(W)) || Unblocked.count(size_t(W)))
+      continue;
+    if (std::optional<PackedWeights> P = Kernels[I]->packedWeights())
+      Out.emplace_back(W, std::move(*P));
+  }
+  return Out;
+}
+
+bool CpuExecutor::createFusedKernels(size_t I, const KernelArgs &A) {
+  auto F = std::find_if(Fusions.begin(), Fusions.end(),
+                        [&](const ConvAddFusion &C) { return C.Conv == I; });
+  if (F == Fusions.end())
+    return false;
+  const LoadedModel &M = *Model;
+  const fb::Operator &Add = M.op(F->Add);
+  size_t Other = size_t(F->Other), Out = size_t(Add.outputs()->Get(0));
+  const auto &O = *Add.options_as_BinaryOptions();
+  FusedAdd Fused{{&M.Tensors[Other], TensorData[Other]},
+                 {&M.Tensors[Out], TensorData[Out]},
+                 O.output_min(),
+                 O.output_max()};
+  auto K = createOnednnKernel(A, Weights, &Fused);
+  if (!K)
+    return false;
+  const char *Engine = K->engine();
+  Kernels.push_back(std::move(K));
+  Kernels.push_back(std::make_unique<FusedAwayKernel>(Engine));
+  return true;
+}
+
+Status CpuExecutor::run(std::vector<uint64_t> *OpTimes) {
+  if (Weights.layoutOnly())
+    return invalidArgument("a layout-only session cannot run: its kernels "
+                           "have no weights");
+  bool Profiling = OpTimes != nullptr;
+  for (size_t I = 0; I < Kernels.size(); ++I) {
+    auto Start = Profiling ? std::chrono::steady_clock::now()
+                           : std::chrono::steady_clock::time_point();
+    if (Status S = Kernels[I]->run(Pool)) {
+      const fb::Operator &Op = Model->op(I);
+      return S.withContext(concat("operator ", I, " (",
+                                  fb::EnumNameOpKind(Op.kind()),
+                                  Op.name() ? " '" + Op.name()->str() + "'" : "",
+                                  ")"));
+    }
+    if (Profiling)
+      (*OpTimes)[I] = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::steady_clock::now() - Start)
+                                .count());
+  }
+  return Status::ok();
+}
+
+} // namespace kiln::rt

@@ -1,0 +1,87 @@
+// The CPU target's executor: it owns the activation arena (planned by
+// MemoryPlanner), the thread pool and one kernel per operator, each from the
+// first engine of the chain that takes the operator: oneDNN (x86 builds,
+// single-threaded sessions), XNNPACK, then the portable reference kernels.
+#pragma once
+
+#include "cpu/Kernel.h"
+#include "loader/LoadedModel.h"
+#include "session/Executor.h"
+#include "cpu/OperatorFusion.h"
+
+#include <cstdlib>
+#include <map>
+
+namespace kiln::rt {
+
+class CpuExecutor final : public Executor {
+public:
+  ~CpuExecutor() override;
+  CpuExecutor(const CpuExecutor &) = delete;
+  CpuExecutor &operator=(const CpuExecutor &) = delete;
+
+  static Status create(std::shared_ptr<const LoadedModel> Model,
+                       const SessionOptions &Opts,
+                       std::unique_ptr<CpuExecutor> &Out);
+
+  /// A constant, or an activation's arena slot.
+  uint8_t *hostTensor(size_t T) const override { return TensorData[T]; }
+  Status run(std::vector<uint64_t> *OpTimes) override;
+  const char *engine(size_t Op) const override { return Kernels[Op]->engine(); }
+  uint64_t arenaBytes() const override { return ArenaBytes; }
+  /// Bytes of the working memory its kernels share (Kernel::scratchBytes).
+  uint64_t scratchBytes() const override { return ScratchBytes; }
+  /// The weights its kernels converted to a layout of their own, by tensor
+  /// index (Kernel::packedWeights), in operator order.
+  std::vector<std::pair<int32_t, PackedWeights>> packedWeights() const;
+
+private:
+  CpuExecutor() = default;
+  Status planArena(const SessionOptions &Opts);
+  /// Where kernels read constant T: in place, or a padded copy when it ends
+  /// too close to the end of the model's bytes.
+  uint8_t *constantData(size_t T);
+  Status createKernels(const SessionOptions &Opts);
+  /// Allocates the kernels' shared working memory and binds it to them.
+  Status allocateScratch(const SessionOptions &Opts);
+  /// Creates the kernel of operator I with A; true when it was a fused
+  /// conv + add pair, both kernels pushed.
+  bool createFusedKernels(size_t I, const KernelArgs &A);
+  /// Points A's BLOCKED inputs at their logical-order copies (made once).
+  void unblockWeights(KernelArgs &A);
+
+  std::shared_ptr<const LoadedModel> Model;
+  pthreadpool_t Pool = nullptr;
+  /// 64-byte aligned memory from std::aligned_alloc; destroyed after the
+  /// kernels, which point into it.
+  struct FreeBytes {
+    void operator()(uint8_t *P) const { std::free(P); }
+  };
+  using AlignedBytes = std::unique_ptr<uint8_t, FreeBytes>;
+  static AlignedBytes alignedBytes(uint64_t Bytes);
+
+  AlignedBytes Arena;
+  uint64_t ArenaBytes = 0;
+  AlignedBytes Scratch;
+  uint64_t ScratchBytes = 0;
+  std::vector<uint8_t *> TensorData;
+  /// The weights its kernels converted to a layout of their own; destroyed
+  /// after Kernels, which point into it.
+  WeightArena Weights;
+  std::vector<std::unique_ptr<Kernel>> Kernels;
+  std::vector<std::vector<uint8_t>> PaddedConstants;
+  /// F16/int8 weights of float operators widened to f32 at load, by tensor
+  /// index (WeightWidening.h), with their f32 descriptions.
+  std::map<size_t, std::pair<std::unique_ptr<TensorDesc>, std::vector<float>>>
+      Widened;
+  /// BLOCKED weights in their logical order, for the kernels that do not
+  /// read the blocked layout (BlockedLayout.h), by tensor index.
+  std::map<size_t, std::pair<std::unique_ptr<TensorDesc>, std::vector<uint8_t>>>
+      Unblocked;
+  /// The conv + add pairs this session may fuse (OperatorFusion.h), found
+  /// before memory planning: the add's output is then live from the conv.
+  std::vector<ConvAddFusion> Fusions;
+  bool UseOnednn = false;
+};
+
+} // namespace kiln::rt

@@ -1,0 +1,270 @@
+// Reference int8 kernels (schema 1.2), the engine fallback of the qs8/qc8
+// operators: convolution (depthwise too) and fully connected accumulate
+// (x - x_zp) * w in int32 with the int32 bias, then requantize with
+// y = clamp(round_half_even(acc * x_scale * w_scale[c] / y_scale) + y_zp),
+// computed in float like XNNPACK's fp32 requantization; ADD requantizes each
+// operand's real value; max pooling moves values; global average pooling
+// averages (x - x_zp) and requantizes; QUANTIZE/DEQUANTIZE convert.
+#include "cpu/reference/ReferenceKernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <tuple>
+#include <vector>
+
+namespace kiln::rt::ref {
+
+namespace {
+
+int8_t saturate(float V) {
+  return int8_t(std::min(127.0f, std::max(-128.0f, V)));
+}
+
+/// The int8 bounds of the real output range [Min, Max] (-inf/+inf: the
+/// whole int8 range).
+std::pair<int8_t, int8_t> quantizedRange(float Min, float Max, float Scale,
+                                         int64_t Zero) {
+  auto Q = [&](float V, int8_t Inf) {
+    if (std::isinf(V))
+      return Inf;
+    return saturate(std::nearbyint(V / Scale) + float(Zero));
+  };
+  return {Q(Min, int8_t(-128)), Q(Max, int8_t(127))};
+}
+
+int8_t requantize(int32_t Acc, float Multiplier, int64_t Zero, int8_t Lo,
+                  int8_t Hi) {
+  float V = std::nearbyint(float(Acc) * Multiplier) + float(Zero);
+  return std::min(Hi, std::max(Lo, saturate(V)));
+}
+
+/// What a convolution or fully connected operator (x in A.In[0], per-channel
+/// weights in A.In[1], optional int32 bias in A.In[2], y in A.Out[0]) needs
+/// to turn its int32 accumulators into y.
+struct Requantization {
+  int32_t XZero;
+  const int32_t *Bias; // null when absent
+  std::vector<float> Multiplier; // x_scale * w_scale[c] / y_scale
+  int64_t YZero;
+  int8_t Lo, Hi;
+
+  int32_t start(int64_t C) const { return Bias ? Bias[C] : 0; }
+  int8_t apply(int32_t Acc, int64_t C) const {
+    return requantize(Acc, Multiplier[size_t(C)], YZero, Lo, Hi);
+  }
+};
+
+Requantization requantizationOf(const KernelArgs &A, int64_t OC,
+                                float OutputMin, float OutputMax) {
+  const TensorDesc &X = *A.In[0].Desc, &W = *A.In[1].Desc, &Y = *A.Out[0].Desc;
+  Requantization R;
+  R.XZero = int32_t(X.ZeroPoints[0]);
+  R.Bias = A.In.size() > 2 && A.In[2].present() ? A.In[2].as<const int32_t>()
+                                                : nullptr;
+  R.Multiplier.resize(size_t(OC));
+  for (int64_t C = 0; C < OC; ++C)
+    R.Multiplier[size_t(C)] = X.Scales[0] * W.Scales[size_t(C)] / Y.Scales[0];
+  R.YZero = Y.ZeroPoints[0];
+  std::tie(R.Lo, R.Hi) =
+      quantizedRange(OutputMin, OutputMax, Y.Scales[0], R.YZero);
+  return R;
+}
+
+} // namespace
+
+RunFn int8Conv2D(const KernelArgs &A) {
+  const auto &O = *A.Op.options_as_Conv2DOptions();
+  const KernelTensor &Xt = A.In[0], &Wt = A.In[1], &Yt = A.Out[0];
+  int64_t N = Xt.dim(0), H = Xt.dim(1), W = Xt.dim(2), C = Xt.dim(3);
+  int64_t OH = Yt.dim(1), OW = Yt.dim(2), OC = Yt.dim(3);
+  int64_t KH = O.kernel_height(), KW = O.kernel_width();
+  int64_t SH = O.stride_height(), SW = O.stride_width();
+  int64_t DH = O.dilation_height(), DW = O.dilation_width();
+  int64_t PT = O.padding_top(), PL = O.padding_left();
+  int64_t GroupIn = O.group_input_channels(), GroupOut = O.group_output_channels();
+  bool Depthwise = O.depthwise();
+  Requantization Q = requantizationOf(A, OC, O.output_min(), O.output_max());
+  int32_t XZero = Q.XZero;
+  const int8_t *X = Xt.as<const int8_t>(), *Wp = Wt.as<const int8_t>();
+  int8_t *Y = Yt.as<int8_t>();
+  return [=]() {
+    for (int64_t Bn = 0; Bn < N; ++Bn)
+      for (int64_t OY = 0; OY < OH; ++OY)
+        for (int64_t OX = 0; OX < OW; ++OX)
+          for (int64_t K = 0; K < OC; ++K) {
+            int64_t Group = K / GroupOut;
+            int32_t Acc = Q.start(K);
+            for (int64_t KY = 0; KY < KH; ++KY) {
+              int64_t IY = OY * SH - PT + KY * DH;
+              if (IY < 0 || IY >= H)
+                continue;
+              for (int64_t KX = 0; KX < KW; ++KX) {
+                int64_t IX = OX * SW - PL + KX * DW;
+                if (IX < 0 || IX >= W)
+                  continue;
+                const int8_t *In = X + ((Bn * H + IY) * W + IX) * C + Group * GroupIn;
+                if (Depthwise) {
+                  Acc += (int32_t(In[0]) - XZero) * Wp[(KY * KW + KX) * OC + K];
+                  continue;
+                }
+                const int8_t *Wr = Wp + ((K * KH + KY) * KW + KX) * GroupIn;
+                for (int64_t IC = 0; IC < GroupIn; ++IC)
+                  Acc += (int32_t(In[IC]) - XZero) * Wr[IC];
+              }
+            }
+            Y[((Bn * OH + OY) * OW + OX) * OC + K] = Q.apply(Acc, K);
+          }
+    return Status::ok();
+  };
+}
+
+RunFn int8FullyConnected(const KernelArgs &A) {
+  const auto &O = *A.Op.options_as_FullyConnectedOptions();
+  const KernelTensor &Xt = A.In[0], &Wt = A.In[1], &Yt = A.Out[0];
+  int64_t K = Wt.dim(1), OC = Wt.dim(0);
+  int64_t Rows = K ? int64_t(Xt.elements()) / K : 0;
+  Requantization Q = requantizationOf(A, OC, O.output_min(), O.output_max());
+  int32_t XZero = Q.XZero;
+  const int8_t *X = Xt.as<const int8_t>(), *Wp = Wt.as<const int8_t>();
+  int8_t *Y = Yt.as<int8_t>();
+  return [=]() {
+    for (int64_t R = 0; R < Rows; ++R)
+      for (int64_t C = 0; C < OC; ++C) {
+        int32_t Acc = Q.start(C);
+        for (int64_t I = 0; I < K; ++I)
+          Acc += (int32_t(X[R * K + I]) - XZero) * Wp[C * K + I];
+        Y[R * OC + C] = Q.apply(Acc, C);
+      }
+    return Status::ok();
+  };
+}
+
+RunFn int8Add(const KernelArgs &A) {
+  const auto &O = *A.Op.options_as_BinaryOptions();
+  const KernelTensor &At = A.In[0], &Bt = A.In[1], &Yt = A.Out[0];
+  float SA = At.Desc->Scales[0], SB = Bt.Desc->Scales[0], SY = Yt.Desc->Scales[0];
+  int64_t ZA = At.Desc->ZeroPoints[0], ZB = Bt.Desc->ZeroPoints[0],
+          ZY = Yt.Desc->ZeroPoints[0];
+  auto [Lo, Hi] = quantizedRange(O.output_min(), O.output_max(), SY, ZY);
+  std::vector<int64_t> YS = Yt.shape(), AS = At.shape(), BS = Bt.shape();
+  const int8_t *Ap = At.as<const int8_t>(), *Bp = Bt.as<const int8_t>();
+  int8_t *Y = Yt.as<int8_t>();
+  // Broadcast strides of each operand over Y's dims (0 where it is 1).
+  auto stridesOver = [&](const std::vector<int64_t> &S) {
+    std::vector<int64_t> St(YS.size(), 0);
+    int64_t Stride = 1;
+    for (size_t I = 0; I < S.size(); ++I) {
+      size_t D = S.size() - 1 - I, YD = YS.size() - 1 - I;
+      St[YD] = S[D] == 1 ? 0 : Stride;
+      Stride *= S[D];
+    }
+    return St;
+  };
+  std::vector<int64_t> SAs = stridesOver(AS), SBs = stridesOver(BS);
+  return [=, Lo = Lo, Hi = Hi]() {
+    int64_t Total = 1;
+    for (int64_t D : YS)
+      Total *= D;
+    std::vector<int64_t> Idx(YS.size(), 0);
+    for (int64_t E = 0; E < Total; ++E) {
+      int64_t OA = 0, OB = 0;
+      for (size_t D = 0; D < YS.size(); ++D)
+        OA += Idx[D] * SAs[D], OB += Idx[D] * SBs[D];
+      float Real = float(Ap[OA] - ZA) * SA + float(Bp[OB] - ZB) * SB;
+      float V = std::nearbyint(Real / SY) + float(ZY);
+      Y[E] = std::min(Hi, std::max(Lo, saturate(V)));
+      for (size_t D = YS.size(); D-- > 0;) {
+        if (++Idx[D] < YS[D])
+          break;
+        Idx[D] = 0;
+      }
+    }
+    return Status::ok();
+  };
+}
+
+RunFn int8MaxPool2D(const KernelArgs &A) {
+  const auto &O = *A.Op.options_as_Pool2DOptions();
+  const KernelTensor &Xt = A.In[0], &Yt = A.Out[0];
+  int64_t N = Xt.dim(0), H = Xt.dim(1), W = Xt.dim(2), C = Xt.dim(3);
+  int64_t OH = Yt.dim(1), OW = Yt.dim(2);
+  int64_t KH = O.kernel_height(), KW = O.kernel_width();
+  int64_t SH = O.stride_height(), SW = O.stride_width();
+  int64_t DH = O.dilation_height(), DW = O.dilation_width();
+  int64_t PT = O.padding_top(), PL = O.padding_left();
+  auto [Lo, Hi] = quantizedRange(O.output_min(), O.output_max(),
+                                 Yt.Desc->Scales[0], Yt.Desc->ZeroPoints[0]);
+  const int8_t *X = Xt.as<const int8_t>();
+  int8_t *Y = Yt.as<int8_t>();
+  return [=, Lo = Lo, Hi = Hi]() {
+    for (int64_t B = 0; B < N; ++B)
+      for (int64_t OY = 0; OY < OH; ++OY)
+        for (int64_t OX = 0; OX < OW; ++OX)
+          for (int64_t Ch = 0; Ch < C; ++Ch) {
+            int8_t M = -128;
+            for (int64_t KY = 0; KY < KH; ++KY) {
+              int64_t IY = OY * SH - PT + KY * DH;
+              if (IY < 0 || IY >= H)
+                continue;
+              for (int64_t KX = 0; KX < KW; ++KX) {
+                int64_t IX = OX * SW - PL + KX * DW;
+                if (IX >= 0 && IX < W)
+                  M = std::max(M, X[((B * H + IY) * W + IX) * C + Ch]);
+              }
+            }
+            Y[((B * OH + OY) * OW + OX) * C + Ch] = std::min(Hi, std::max(Lo, M));
+          }
+    return Status::ok();
+  };
+}
+
+RunFn int8GlobalAveragePool2D(const KernelArgs &A) {
+  const auto &O = *A.Op.options_as_Pool2DOptions();
+  const KernelTensor &Xt = A.In[0], &Yt = A.Out[0];
+  int64_t N = Xt.dim(0), HW = Xt.dim(1) * Xt.dim(2), C = Xt.dim(3);
+  int32_t XZero = int32_t(Xt.Desc->ZeroPoints[0]);
+  int64_t YZero = Yt.Desc->ZeroPoints[0];
+  float Mult = Xt.Desc->Scales[0] / (Yt.Desc->Scales[0] * float(HW));
+  auto [Lo, Hi] = quantizedRange(O.output_min(), O.output_max(),
+                                 Yt.Desc->Scales[0], YZero);
+  const int8_t *X = Xt.as<const int8_t>();
+  int8_t *Y = Yt.as<int8_t>();
+  return [=, Lo = Lo, Hi = Hi]() {
+    for (int64_t B = 0; B < N; ++B)
+      for (int64_t Ch = 0; Ch < C; ++Ch) {
+        int32_t Acc = 0;
+        for (int64_t P = 0; P < HW; ++P)
+          Acc += int32_t(X[(B * HW + P) * C + Ch]) - XZero;
+        Y[B * C + Ch] = requantize(Acc, Mult, YZero, Lo, Hi);
+      }
+    return Status::ok();
+  };
+}
+
+RunFn quantizeOrDequantize(const KernelArgs &A) {
+  bool Quantize = A.Op.kind() == fb::OpKind::QUANTIZE;
+  const TensorDesc &Q = Quantize ? *A.Out[0].Desc : *A.In[0].Desc;
+  float Scale = Q.Scales[0];
+  float Zero = float(Q.ZeroPoints[0]);
+  uint64_t Count = A.In[0].elements();
+  if (Quantize) {
+    const float *X = A.In[0].as<const float>();
+    int8_t *Y = A.Out[0].as<int8_t>();
+    return [=]() {
+      for (uint64_t I = 0; I < Count; ++I)
+        Y[I] = std::isnan(X[I]) ? saturate(Zero)
+                                : saturate(std::nearbyint(X[I] / Scale) + Zero);
+      return Status::ok();
+    };
+  }
+  const int8_t *X = A.In[0].as<const int8_t>();
+  float *Y = A.Out[0].as<float>();
+  return [=]() {
+    for (uint64_t I = 0; I < Count; ++I)
+      Y[I] = (float(X[I]) - Zero) * Scale;
+    return Status::ok();
+  };
+}
+
+} // namespace kiln::rt::ref

@@ -1,0 +1,51 @@
+// The runtime's portable kernels, one factory per operator family. Each
+// returns the closure that runs the operator on the tensors in A (shapes
+// already validated by the loader).
+#pragma once
+
+#include "cpu/Kernel.h"
+
+namespace kiln::rt::ref {
+
+using RunFn = std::function<Status()>;
+
+RunFn conv2D(const KernelArgs &A);
+RunFn deconv2D(const KernelArgs &A);
+RunFn fullyConnected(const KernelArgs &A);
+RunFn matMul(const KernelArgs &A);
+RunFn pool2D(const KernelArgs &A);
+RunFn globalPool2D(const KernelArgs &A);
+RunFn binary(const KernelArgs &A);
+RunFn unary(const KernelArgs &A);
+RunFn softmax(const KernelArgs &A);
+RunFn prelu(const KernelArgs &A);
+RunFn transpose(const KernelArgs &A);
+RunFn reshape(const KernelArgs &A);
+RunFn concat(const KernelArgs &A);
+RunFn slice(const KernelArgs &A);
+RunFn pad(const KernelArgs &A);
+RunFn reduce(const KernelArgs &A);
+RunFn broadcast(const KernelArgs &A);
+RunFn gather(const KernelArgs &A);
+RunFn select(const KernelArgs &A);
+RunFn cast(const KernelArgs &A);
+RunFn argReduce(const KernelArgs &A);
+RunFn layerNorm(const KernelArgs &A);
+RunFn resize(const KernelArgs &A);
+// Int8 (Int8Kernels.cpp): the qs8/qc8 forms of these operators.
+RunFn int8Conv2D(const KernelArgs &A);
+RunFn int8FullyConnected(const KernelArgs &A);
+RunFn int8Add(const KernelArgs &A);
+RunFn int8MaxPool2D(const KernelArgs &A);
+RunFn int8GlobalAveragePool2D(const KernelArgs &A);
+RunFn quantizeOrDequantize(const KernelArgs &A);
+
+/// min(max(x, Lo), Hi) that keeps NaN.
+inline float clampValue(float X, float Lo, float Hi) {
+  return X < Lo ? Lo : (X > Hi ? Hi : X);
+}
+
+/// Row-major strides of Shape, in elements.
+std::vector<int64_t> contiguousStrides(const std::vector<int64_t> &Shape);
+
+} // namespace kiln::rt::ref

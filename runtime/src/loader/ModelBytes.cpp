@@ -1,0 +1,76 @@
+#include "loader/ModelBytes.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace kiln::rt {
+
+ModelBytes::~ModelBytes() {
+  if (Mapped)
+    munmap(const_cast<uint8_t *>(Data), Size);
+  else if (!Borrowed)
+    std::free(const_cast<uint8_t *>(Data));
+}
+
+std::shared_ptr<ModelBytes> ModelBytes::borrow(const void *Data, size_t Size) {
+  std::shared_ptr<ModelBytes> B(new ModelBytes());
+  B->Data = static_cast<const uint8_t *>(Data);
+  B->Size = Size;
+  B->Borrowed = true;
+  return B;
+}
+
+Status ModelBytes::mapFile(const char *Path, std::shared_ptr<ModelBytes> &Out) {
+  int Fd = open(Path, O_RDONLY | O_CLOEXEC);
+  if (Fd < 0)
+    return {KILN_ERROR_IO, concat(Path, ": cannot open: ", std::strerror(errno))};
+  struct stat St;
+  if (fstat(Fd, &St) != 0 || !S_ISREG(St.st_mode)) {
+    int Err = errno;
+    close(Fd);
+    return {KILN_ERROR_IO, concat(Path, ": not a regular file",
+                                  Err ? std::string(": ") + std::strerror(Err)
+                                      : std::string())};
+  }
+  if (St.st_size == 0) {
+    close(Fd);
+    return invalidModel(Path, ": the file is empty");
+  }
+  void *P = mmap(nullptr, size_t(St.st_size), PROT_READ, MAP_PRIVATE, Fd, 0);
+  int Err = errno;
+  close(Fd);
+  if (P == MAP_FAILED)
+    return {KILN_ERROR_IO, concat(Path, ": cannot map: ", std::strerror(Err))};
+  std::shared_ptr<ModelBytes> B(new ModelBytes());
+  B->Data = static_cast<const uint8_t *>(P);
+  B->Size = size_t(St.st_size);
+  B->Mapped = true;
+  Out = std::move(B);
+  return Status::ok();
+}
+
+Status ModelBytes::copyBuffer(const void *Data, size_t Size,
+                              std::shared_ptr<ModelBytes> &Out) {
+  if (!Data || Size == 0)
+    return invalidArgument("kiln_model_load_buffer: empty or null buffer");
+  size_t Rounded = (Size + 63) / 64 * 64;
+  if (Rounded < Size)
+    return {KILN_ERROR_OUT_OF_MEMORY, "kiln_model_load_buffer: size overflows"};
+  void *P = std::aligned_alloc(64, Rounded);
+  if (!P)
+    return {KILN_ERROR_OUT_OF_MEMORY,
+            concat("cannot allocate ", Size, " bytes for the model")};
+  std::memcpy(P, Data, Size);
+  std::shared_ptr<ModelBytes> B(new ModelBytes());
+  B->Data = static_cast<const uint8_t *>(P);
+  B->Size = Size;
+  Out = std::move(B);
+  return Status::ok();
+}
+
+} // namespace kiln::rt

@@ -1,0 +1,328 @@
+// The loader's checks, in the order they can be trusted: the FlatBuffers
+// verifier first (every offset and vector inside the buffer), then the
+// semantic check (schema version, target, tensors and their segments with
+// overflow-checked arithmetic, graph inputs and outputs, and operators in an
+// order where each input already exists, which makes the graph acyclic),
+// then each operator's own contract (OpValidation.h). Nothing is used before
+// it is checked.
+#include "loader/BlockedLayout.h"
+#include "loader/LoadedModel.h"
+#include "loader/Limits.h"
+#include "loader/OpValidation.h"
+#include "loader/Targets.h"
+#include "schema/KilnSchemaVersion.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kiln::rt {
+
+namespace {
+
+std::string str(const flatbuffers::String *S) {
+  return S ? std::string(S->c_str(), S->size()) : std::string();
+}
+
+Status verifyFlatBuffer(const ModelBytes &B) {
+  if (B.size() < 8 || !fb::ModelBufferHasIdentifier(B.data()))
+    return invalidModel("not a .kiln file (no \"KILN\" identifier)");
+  // The FlatBuffer sits at the start of the file; segments after it may take
+  // the file past FlatBuffers' 2 GiB limit, which only the FlatBuffer obeys.
+  size_t Size = std::min<size_t>(B.size(), FLATBUFFERS_MAX_BUFFER_SIZE - 1);
+  flatbuffers::Verifier V(B.data(), Size, limits::MaxDepth, limits::MaxTables);
+  if (!fb::VerifyModelBuffer(V))
+    return invalidModel("the file is corrupt (FlatBuffers verification failed)");
+  return Status::ok();
+}
+
+Status checkVersion(const fb::Model &M) {
+  if (M.schema_major() == fb::SchemaMajor)
+    return Status::ok();
+  bool Newer = M.schema_major() > fb::SchemaMajor;
+  return unsupported("schema ", M.schema_major(), ".", M.schema_minor(),
+                     " is ", Newer ? "newer" : "older", " than this runtime's ",
+                     fb::SchemaMajor, ".x; ",
+                     Newer ? "update the kiln runtime"
+                           : "convert the model again with a current kiln");
+}
+
+Status checkBuffers(const fb::Model &M, size_t FileSize) {
+  if (!M.buffers())
+    return Status::ok();
+  for (unsigned I = 0; I < M.buffers()->size(); ++I) {
+    const fb::Buffer *B = M.buffers()->Get(I);
+    uint64_t End;
+    if (__builtin_add_overflow(B->offset(), B->size(), &End) || End > FileSize)
+      return invalidModel("buffer ", I, " (offset ", B->offset(), ", size ",
+                          B->size(), ") extends past the end of the file (",
+                          FileSize, " bytes)");
+    if (B->offset() % fb::SegmentAlignment != 0)
+      return invalidModel("buffer ", I, " starts at offset ", B->offset(),
+                          ", not a multiple of ", fb::SegmentAlignment);
+  }
+  return Status::ok();
+}
+
+/// QuantParams: only on integer tensors; one scale per tensor or one per
+/// slice of the axis; scales finite and > 0; zero points representable in
+/// the element type (0 for I32 biases).
+Status describeQuantization(const fb::Tensor &T, TensorDesc &D) {
+  const fb::QuantParams *Q = T.quant();
+  if (!Q)
+    return Status::ok();
+  if (D.DType != fb::DType::I8 && D.DType != fb::DType::U8 &&
+      D.DType != fb::DType::I32)
+    return invalidModel("quantization parameters on a ", dtypeName(D.DType),
+                        " tensor (only i8, u8 and i32 are quantized)");
+  if (Status S = checkAligned(Q->zero_point(), "the zero points"))
+    return S;
+  size_t NumScales = Q->scale() ? Q->scale()->size() : 0;
+  size_t NumZeros = Q->zero_point() ? Q->zero_point()->size() : 0;
+  if (NumZeros != 0 && NumScales != NumZeros) // none: every zero point is 0
+    return invalidModel(NumScales, " scales but ", NumZeros, " zero points");
+  int32_t Axis = Q->axis();
+  if (Axis < -1 || Axis >= int32_t(D.rank()))
+    return invalidModel("quantization axis ", Axis, " is out of range for rank ",
+                        D.rank());
+  size_t Want = Axis < 0 ? 1 : size_t(D.dim(Axis));
+  if (NumScales != Want)
+    return invalidModel(NumScales, " scales, expected ", Want,
+                        Axis < 0 ? " (per tensor)"
+                                 : concat(" (dim ", Axis, ")").c_str());
+  int64_t Lo = D.DType == fb::DType::I8 ? -128 : 0;
+  int64_t Hi = D.DType == fb::DType::I8 ? 127
+               : D.DType == fb::DType::U8 ? 255 : 0;
+  for (size_t K = 0; K < NumScales; ++K) {
+    float Scale = Q->scale()->Get(unsigned(K));
+    int64_t Zero = NumZeros ? Q->zero_point()->Get(unsigned(K)) : 0;
+    if (!std::isfinite(Scale) || !(Scale > 0))
+      return invalidModel("scale ", K, " is ", Scale,
+                          ", expected a finite value > 0");
+    if (Zero < Lo || Zero > Hi)
+      return invalidModel("zero point ", K, " is ", Zero, ", outside [", Lo,
+                          ", ", Hi, "] of ", dtypeName(D.DType));
+    D.Scales.push_back(Scale);
+    D.ZeroPoints.push_back(Zero);
+  }
+  D.QuantAxis = Axis;
+  return Status::ok();
+}
+
+Status describeTensor(const fb::Model &M, unsigned I, const ModelBytes &Bytes,
+                      TensorDesc &D) {
+  const fb::Tensor *T = M.tensors()->Get(I);
+  D.Name = str(T->name());
+  D.DType = T->dtype();
+  D.Layout = T->layout();
+  size_t ElemSize = dtypeSize(D.DType);
+  if (ElemSize == 0)
+    return invalidModel("tensor ", I, " '", D.Name, "' has an unknown element "
+                        "type ", static_cast<int>(D.DType));
+  if (static_cast<int>(D.Layout) < 0 ||
+      D.Layout > fb::Layout::MAX)
+    return invalidModel("tensor ", I, " '", D.Name, "' has an unknown layout ",
+                        static_cast<int>(D.Layout));
+  // The product of the non-zero dims is bounded too, so that no stride a
+  // kernel computes can overflow, even for an empty tensor.
+  uint64_t Elements = 1, NonZero = 1;
+  if (Status S = checkAligned(T->shape(), "the shape"))
+    return S.withContext(concat("tensor ", I, " '", D.Name, "'"));
+  if (const auto *Shape = T->shape()) {
+    if (Shape->size() > limits::MaxRank)
+      return invalidModel("tensor ", I, " '", D.Name, "' has rank ",
+                          Shape->size(), " (at most ", limits::MaxRank, ")");
+    for (int64_t Dim : *Shape) {
+      if (Dim < 0)
+        return invalidModel("tensor ", I, " '", D.Name, "' has a negative dim ",
+                            Dim);
+      D.Shape.push_back(Dim);
+      if (Dim == 0) {
+        Elements = 0;
+        continue;
+      }
+      if (__builtin_mul_overflow(NonZero, uint64_t(Dim), &NonZero) ||
+          NonZero > limits::MaxTensorBytes)
+        return invalidModel("tensor ", I, " '", D.Name, "' is too large ",
+                            shapeString(D.Shape), "...");
+      Elements *= uint64_t(Dim);
+    }
+  }
+  D.Elements = Elements;
+  D.Bytes = Elements * ElemSize;
+  if (Status S = describeQuantization(*T, D))
+    return S.withContext(concat("tensor ", I, " '", D.Name, "'"));
+  if (Status S = describeBlocked(*T, D))
+    return S.withContext(concat("tensor ", I, " '", D.Name, "'"));
+  if (D.Bytes > limits::MaxTensorBytes)
+    return invalidModel("tensor ", I, " '", D.Name, "' is too large (",
+                        D.Bytes, " bytes)");
+  D.Buffer = T->buffer();
+  if (D.Buffer == -1)
+    return Status::ok();
+  unsigned NumBuffers = M.buffers() ? M.buffers()->size() : 0;
+  if (D.Buffer < 0 || unsigned(D.Buffer) >= NumBuffers)
+    return invalidModel("tensor ", I, " '", D.Name, "' names buffer ",
+                        D.Buffer, " of ", NumBuffers);
+  const fb::Buffer *B = M.buffers()->Get(unsigned(D.Buffer));
+  uint64_t Stored = D.Blocked ? D.StoredBytes : D.Bytes;
+  if (B->size() != Stored)
+    return invalidModel("tensor ", I, " '", D.Name, "' is ",
+                        dtypeName(D.DType), shapeString(D.Shape), " (",
+                        Stored, D.Blocked ? " bytes, blocked" : " bytes",
+                        ") but buffer ", D.Buffer, " holds ", B->size(),
+                        " bytes");
+  D.ConstData = Bytes.data() + B->offset(); // bounds checked by checkBuffers
+  return Status::ok();
+}
+
+Status readIndices(const flatbuffers::Vector<int32_t> *V, size_t NumTensors,
+                   const char *What, std::vector<int32_t> &Out) {
+  if (!V)
+    return Status::ok();
+  for (int32_t X : *V) {
+    if (X < 0 || size_t(X) >= NumTensors)
+      return invalidModel(What, " names tensor ", X, " of ", NumTensors);
+    Out.push_back(X);
+  }
+  return Status::ok();
+}
+
+/// Operator-level structure: indices, single writer, inputs defined earlier.
+/// Defined[t] is true once tensor t has a value.
+Status checkOperator(const LoadedModel &LM, unsigned I,
+                     std::vector<char> &Defined) {
+  const fb::Operator &Op = LM.op(I);
+  fb::OpKind Kind = Op.kind();
+  std::string Where = concat("operator ", I, " (", opKindName(Kind),
+                             Op.name() ? " '" + str(Op.name()) + "'" : "", ")");
+  if (Kind == fb::OpKind::UNKNOWN || Kind > fb::OpKind::MAX)
+    return unsupported(Where, ": unknown operator kind ", static_cast<int>(Kind),
+                       "; the file may need a newer kiln runtime");
+  if (Op.engine() > fb::Engine::MAX)
+    return invalidModel(Where, ": unknown engine ", static_cast<int>(Op.engine()));
+  if (Op.options_type() != expectedOptions(Kind))
+    return invalidModel(Where, ": wrong options table (type ",
+                        static_cast<int>(Op.options_type()), ")");
+  if (Op.options_type() != fb::OpOptions::NONE && !Op.options())
+    return invalidModel(Where, ": the options table is missing");
+  size_t NumTensors = LM.Tensors.size();
+  OpView View{Op, {}, {}};
+  if (Op.inputs()) {
+    if (Op.inputs()->size() > limits::MaxOperatorInputs)
+      return invalidModel(Where, ": too many inputs");
+    for (int32_t X : *Op.inputs()) {
+      if (X == -1) {
+        View.In.push_back(nullptr);
+        continue;
+      }
+      if (X < 0 || size_t(X) >= NumTensors)
+        return invalidModel(Where, ": input names tensor ", X, " of ",
+                            NumTensors);
+      if (!Defined[size_t(X)])
+        return invalidModel(Where, ": input tensor ", X, " '",
+                            LM.Tensors[size_t(X)].Name,
+                            "' is not computed before it is used (operators "
+                            "out of order, or a cycle)");
+      View.In.push_back(&LM.Tensors[size_t(X)]);
+    }
+  }
+  if (Op.outputs()) {
+    if (Op.outputs()->size() > limits::MaxOperatorInputs)
+      return invalidModel(Where, ": too many outputs");
+    for (int32_t X : *Op.outputs()) {
+      if (X < 0 || size_t(X) >= NumTensors)
+        return invalidModel(Where, ": output names tensor ", X, " of ",
+                            NumTensors);
+      if (Defined[size_t(X)])
+        return invalidModel(Where, ": output tensor ", X, " '",
+                            LM.Tensors[size_t(X)].Name,
+                            "' already has a value (a constant, a graph input "
+                            "or another operator's result)");
+      Defined[size_t(X)] = 1;
+      View.Out.push_back(&LM.Tensors[size_t(X)]);
+    }
+  }
+  if (Status S = validateOperator(View))
+    return S.withContext(Where);
+  return Status::ok();
+}
+
+void readMetadata(const fb::Model &M, std::map<std::string, std::string> &Out) {
+  const fb::Metadata *MD = M.metadata();
+  if (!MD)
+    return;
+  auto Put = [&](const char *Key, const flatbuffers::String *S) {
+    if (S)
+      Out[Key] = str(S);
+  };
+  Put("producer", MD->producer());
+  Put("producer_version", MD->producer_version());
+  Put("target", MD->target());
+  Put("pipeline", MD->pipeline());
+  Put("source_model", MD->source_model());
+  Put("source_hash", MD->source_hash());
+}
+
+} // namespace
+
+Status loadVerifiedModel(std::shared_ptr<ModelBytes> Bytes,
+                         std::shared_ptr<const LoadedModel> &Out) {
+  if (Status S = verifyFlatBuffer(*Bytes))
+    return S;
+  auto LM = std::make_shared<LoadedModel>();
+  LM->Root = fb::GetModel(Bytes->data());
+  const fb::Model &M = *LM->Root;
+  if (Status S = checkVersion(M))
+    return S;
+  if (Status S = resolveTarget(M, LM->Target))
+    return S;
+  if (Status S = checkBuffers(M, Bytes->size()))
+    return S;
+
+  size_t NumTensors = M.tensors() ? M.tensors()->size() : 0;
+  if (NumTensors > limits::MaxTensors)
+    return invalidModel("too many tensors (", NumTensors, ")");
+  LM->Tensors.resize(NumTensors);
+  for (unsigned I = 0; I < NumTensors; ++I)
+    if (Status S = describeTensor(M, I, *Bytes, LM->Tensors[I]))
+      return S;
+
+  if (Status S = readIndices(M.inputs(), NumTensors, "a graph input", LM->Inputs))
+    return S;
+  if (Status S =
+          readIndices(M.outputs(), NumTensors, "a graph output", LM->Outputs))
+    return S;
+  std::vector<char> Defined(NumTensors, 0);
+  for (size_t I = 0; I < NumTensors; ++I)
+    Defined[I] = LM->Tensors[I].isConstant();
+  for (int32_t X : LM->Inputs) {
+    if (LM->Tensors[size_t(X)].isConstant())
+      return invalidModel("graph input tensor ", X, " '",
+                          LM->Tensors[size_t(X)].Name, "' is a constant");
+    if (Defined[size_t(X)])
+      return invalidModel("graph input tensor ", X, " is listed twice");
+    Defined[size_t(X)] = 1;
+  }
+
+  size_t NumOps = LM->numOperators();
+  if (NumOps > limits::MaxOperators)
+    return invalidModel("too many operators (", NumOps, ")");
+  for (unsigned I = 0; I < NumOps; ++I)
+    if (Status S = checkOperator(*LM, I, Defined))
+      return S;
+  for (int32_t X : LM->Outputs) {
+    if (!Defined[size_t(X)])
+      return invalidModel("graph output tensor ", X, " '",
+                          LM->Tensors[size_t(X)].Name,
+                          "' is never computed");
+    if (LM->Tensors[size_t(X)].Blocked) // callers read outputs in order
+      return invalidModel("graph output tensor ", X, " '",
+                          LM->Tensors[size_t(X)].Name, "' is BLOCKED");
+  }
+  readMetadata(M, LM->Metadata);
+  LM->Bytes = std::move(Bytes);
+  Out = std::move(LM);
+  return Status::ok();
+}
+
+} // namespace kiln::rt

@@ -1,0 +1,70 @@
+// The seam between a session and a target: one Executor per session, chosen
+// from the file's target (fb::Model.target) when the session is created
+// (Executors.cpp). The session owns what every target shares (the model,
+// which inputs were set, profiling); the executor owns its device state
+// (the CPU's arena and kernels, a GPU's buffers and command buffer).
+#pragma once
+
+#include "Status.h"
+#include "loader/LoadedModel.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace kiln::rt {
+
+/// What the CPU executor alone reads (kiln_cpu_options).
+struct CpuOptions {
+  /// Every operator on the reference kernels.
+  bool ForceReference = false;
+  /// XNNPACK even where this runtime has oneDNN and oneDNN takes the
+  /// operator (comparing the two; what a phone build always does).
+  bool DisableOnednn = false;
+  /// The weights kernels convert go on transparent huge pages (WeightArena).
+  bool HugePageWeights = false;
+  /// The kernels choose the layouts they convert their weights to but
+  /// convert none: packedWeights() describes them, with no data, for `kiln
+  /// convert --prepack native` (NativeLayouts.cpp). Such a session cannot
+  /// run.
+  bool LayoutOnly = false;
+};
+
+struct SessionOptions {
+  /// Host worker threads. 0: every core; 1: the calling thread only.
+  uint32_t Threads = 0;
+  /// 0: no limit on the memory for activations (and kernel scratch).
+  uint64_t MaxArenaBytes = 0;
+  /// Every activation keeps its own bytes for the whole run (no sharing by
+  /// the memory planner), so any operator's output is readable after a run
+  /// (debugging, `kiln diff --per-layer`).
+  bool KeepIntermediates = false;
+  CpuOptions Cpu;
+};
+
+class Executor {
+public:
+  virtual ~Executor() = default;
+  /// The bytes of tensor T as the host sees them: graph inputs are written
+  /// there before run(), outputs (and, with KeepIntermediates, every
+  /// activation) are read there after it; constants point at the model's
+  /// bytes. Each has the model's TensorDesc::Bytes.
+  virtual uint8_t *hostTensor(size_t T) const = 0;
+  /// Runs every operator once. With OpTimes, also records each operator's
+  /// time in nanoseconds (OpTimes holds one slot per operator).
+  virtual Status run(std::vector<uint64_t> *OpTimes) = 0;
+  /// The library that runs operator Op ("xnnpack", "onednn", "kiln",
+  /// "reference", later "vulkan", ...), a static string.
+  virtual const char *engine(size_t Op) const = 0;
+  /// Bytes the executor planned for activations, and for working memory
+  /// its kernels share (0 when none).
+  virtual uint64_t arenaBytes() const = 0;
+  virtual uint64_t scratchBytes() const { return 0; }
+};
+
+/// The executor for Model's target, or KILN_ERROR_UNSUPPORTED naming the
+/// targets this runtime runs.
+Status createExecutor(std::shared_ptr<const LoadedModel> Model,
+                      const SessionOptions &Opts, std::unique_ptr<Executor> &Out);
+
+} // namespace kiln::rt

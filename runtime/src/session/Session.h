@@ -1,0 +1,51 @@
+// A session runs one model on the executor of the model's target
+// (Executor.h). It checks what the C API hands it (input indices and sizes,
+// that every input was set) and keeps the profile of the last run, so that
+// no executor repeats those rules.
+#pragma once
+
+#include "session/Executor.h"
+
+#include <memory>
+#include <vector>
+
+namespace kiln::rt {
+
+class Session {
+public:
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  static Status create(std::shared_ptr<const LoadedModel> Model,
+                       const SessionOptions &Opts,
+                       std::unique_ptr<Session> &Out);
+
+  Status setInput(size_t Index, const void *Data, size_t Bytes);
+  Status run();
+  Status output(size_t Index, const void **Data, size_t *Bytes) const;
+
+  const LoadedModel &model() const { return *Model; }
+  size_t numOperators() const { return Model->numOperators(); }
+  const char *engine(size_t Op) const { return Exec->engine(Op); }
+  uint64_t arenaBytes() const { return Exec->arenaBytes(); }
+  uint64_t scratchBytes() const { return Exec->scratchBytes(); }
+  /// Per-operator time of the last run, in nanoseconds (empty unless
+  /// profiling was switched on with setProfiling).
+  const std::vector<uint64_t> &operatorTimes() const { return OpTimes; }
+  void setProfiling(bool On) { Profiling = On; }
+  bool keepsIntermediates() const { return KeepIntermediates; }
+  /// The bytes of tensor T on the host (Executor::hostTensor).
+  const uint8_t *tensorData(size_t T) const { return Exec->hostTensor(T); }
+
+private:
+  Session() = default;
+
+  std::shared_ptr<const LoadedModel> Model;
+  std::unique_ptr<Executor> Exec;
+  std::vector<char> InputSet;
+  std::vector<uint64_t> OpTimes;
+  bool Profiling = false;
+  bool KeepIntermediates = false;
+};
+
+} // namespace kiln::rt

@@ -1,0 +1,64 @@
+// The file's target (schema 1.4): the loader runs only files for a target
+// this runtime has an executor for, and names the targets it runs when it
+// refuses one; files before 1.4 carry none and are CPU files.
+#include "RuntimeTestModels.h"
+
+#include <catch2/catch.hpp>
+
+using namespace kiln;
+using namespace kiln::testmodels;
+
+
+TEST_CASE("a CPU file names its target", "[loader][target]") {
+  std::string Bytes = bytesOf(addMulModule());
+  REQUIRE(fb::GetModel(Bytes.data())->target() == fb::Target::CPU);
+  kiln_model *Model = nullptr;
+  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &Model) == KILN_OK);
+  REQUIRE(std::string(kiln_model_target(Model)) == "cpu");
+  kiln_model_destroy(Model);
+  REQUIRE(kiln_model_target(nullptr) == nullptr);
+}
+
+TEST_CASE("a file for a target this runtime does not run is refused",
+          "[loader][target]") {
+  std::string Bytes = bytesOf(addMulModule());
+  SECTION("a known target without an executor here") {
+    REQUIRE(mutableRoot(Bytes)->mutate_target(fb::Target::VULKAN));
+    requireRejected(Bytes, KILN_ERROR_UNSUPPORTED,
+                    "the file is for the vulkan target, and this runtime runs "
+                    "only: cpu");
+  }
+  SECTION("a target newer than this runtime") {
+    REQUIRE(mutableRoot(Bytes)->mutate_target(fb::Target(9)));
+    requireRejected(Bytes, KILN_ERROR_UNSUPPORTED,
+                    "the file is for target 9, which this runtime does not "
+                    "know; it runs: cpu");
+  }
+}
+
+TEST_CASE("a 1.4 file must name its target and carry its payload",
+          "[loader][target]") {
+  KilnModule M = addMulModule();
+  SECTION("no target") {
+    requireRejected(rawBytesOf(M), KILN_ERROR_INVALID_MODEL,
+                    "the file names no target");
+  }
+  SECTION("no payload") {
+    M.Model.target = fb::Target::CPU;
+    requireRejected(rawBytesOf(M), KILN_ERROR_INVALID_MODEL,
+                    "the file has no cpu payload");
+  }
+}
+
+TEST_CASE("a file before 1.4, which has no target, is a CPU file",
+          "[loader][target]") {
+  std::string Bytes = rawBytesOf(addMulModule()); // target UNKNOWN, no payload
+  REQUIRE(mutableRoot(Bytes)->mutate_schema_minor(3));
+  kiln_model *Model = nullptr;
+  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &Model) == KILN_OK);
+  REQUIRE(std::string(kiln_model_target(Model)) == "cpu");
+  kiln_session *Session = nullptr;
+  REQUIRE(kiln_session_create(Model, nullptr, &Session) == KILN_OK);
+  kiln_session_destroy(Session);
+  kiln_model_destroy(Model);
+}
