@@ -3,6 +3,8 @@
 // the input file, a parsed protobuf), so weights are never copied to be read.
 #pragma once
 
+#include "numerics/FloatConversions.h"
+
 #include "IR/Type.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -96,10 +98,11 @@ private:
   Buffer Data;
 };
 
-/// IEEE half and bfloat16 conversions (round to nearest even).
-float halfToFloat(uint16_t H);
-uint16_t floatToHalf(float F);
-float bf16ToFloat(uint16_t B);
-uint16_t floatToBf16(float F);
+/// IEEE half and bfloat16 conversions (round to nearest even), shared with
+/// the runtime (lib/Numerics).
+using numerics::bf16ToFloat;
+using numerics::floatToBf16;
+using numerics::floatToHalf;
+using numerics::halfToFloat;
 
 } // namespace kiln

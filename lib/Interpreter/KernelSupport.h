@@ -79,19 +79,7 @@ using WrapType = std::conditional_t<
 
 /// double -> T for integer T, truncating toward zero and saturating at the
 /// type's range (NaN gives 0), so out-of-range values are never undefined.
-template <typename T> T saturateCast(double V) {
-  if constexpr (std::is_integral<T>::value) {
-    if (V != V)
-      return T(0);
-    if (V <= double(std::numeric_limits<T>::lowest()))
-      return std::numeric_limits<T>::lowest();
-    if (V >= double(std::numeric_limits<T>::max()))
-      return std::numeric_limits<T>::max();
-    return T(V);
-  } else {
-    return T(V);
-  }
-}
+using numerics::saturateCast;
 
 /// NaN test that also compiles (to false) for integer T.
 template <typename T> bool isNaN(T V) {

@@ -25,30 +25,6 @@ WideKind wideKind(ElementType E) {
   return WideKind::Signed;
 }
 
-/// D rounded to float with round-to-odd, so that a second rounding (to f16)
-/// gives the correctly rounded result of D.
-float toFloatOdd(double D) {
-  float F = float(D);
-  if (std::fabs(double(F)) > std::fabs(D))
-    F = std::nextafter(F, 0.0f);
-  if (double(F) != D) {
-    uint32_t Bits;
-    std::memcpy(&Bits, &F, 4);
-    Bits |= 1;
-    std::memcpy(&F, &Bits, 4);
-  }
-  return F;
-}
-
-uint16_t truncateToBf16(float F) {
-  uint32_t Bits;
-  std::memcpy(&Bits, &F, 4);
-  uint16_t B = uint16_t(Bits >> 16);
-  if (std::isnan(F))
-    B |= 0x40; // keep it a (quiet) NaN even if the payload was in the low bits
-  return B;
-}
-
 template <typename S, typename WideT>
 void loadAs(const uint8_t *In, WideT *Out, int64_t N) {
   const S *P = reinterpret_cast<const S *>(In);
@@ -105,8 +81,8 @@ void store(ElementType E, const WideT *In, uint8_t *Out, int64_t N) {
   case ElementType::BF16: {
     uint16_t *P = reinterpret_cast<uint16_t *>(Out);
     for (int64_t I = 0; I < N; ++I) {
-      float F = toFloatOdd(double(In[I]));
-      P[I] = E == ElementType::F16 ? floatToHalf(F) : truncateToBf16(F);
+      float F = numerics::toFloatRoundToOdd(double(In[I]));
+      P[I] = E == ElementType::F16 ? floatToHalf(F) : numerics::truncateToBf16(F);
     }
     return;
   }

@@ -5,7 +5,7 @@
 // the kernel (and XNNPACK's weight packing) then reads.
 #include "cpu/WeightWidening.h"
 
-#include "cpu/reference/HalfFloat.h"
+#include "numerics/FloatConversions.h"
 
 namespace kiln::rt {
 
@@ -28,7 +28,7 @@ std::vector<float> widenToF32(const TensorDesc &D, const uint8_t *Data,
   if (D.DType == fb::DType::F16) {
     const auto *H = reinterpret_cast<const uint16_t *>(Data);
     for (size_t I = 0; I < N; ++I)
-      Out[I] = ref::halfToFloat(H[I]);
+      Out[I] = numerics::halfToFloat(H[I]);
     return Out;
   }
   // Elements per slice of the quantized axis, and the slice count.

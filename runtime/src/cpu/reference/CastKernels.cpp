@@ -5,8 +5,8 @@
 // "!= 0" (NaN is true); f64 to f16 rounds once (round-to-odd through f32);
 // to bf16 truncates the f32 bits. These are numpy's and the IR
 // interpreter's rules.
-#include "cpu/reference/HalfFloat.h"
 #include "cpu/reference/ReferenceKernels.h"
+#include "numerics/FloatConversions.h"
 
 #include <cmath>
 #include <cstring>
@@ -48,8 +48,8 @@ template <typename W> W load(DType T, const uint8_t *P, uint64_t I) {
   switch (T) {
   case DType::F32: return loadAs<float, W>(P, I);
   case DType::F64: return loadAs<double, W>(P, I);
-  case DType::F16: return W(halfToFloat(loadAs<uint16_t, uint16_t>(P, I)));
-  case DType::BF16: return W(bf16ToFloat(loadAs<uint16_t, uint16_t>(P, I)));
+  case DType::F16: return W(numerics::halfToFloat(loadAs<uint16_t, uint16_t>(P, I)));
+  case DType::BF16: return W(numerics::bf16ToFloat(loadAs<uint16_t, uint16_t>(P, I)));
   case DType::I8: return loadAs<int8_t, W>(P, I);
   case DType::I16: return loadAs<int16_t, W>(P, I);
   case DType::I32: return loadAs<int32_t, W>(P, I);
@@ -62,40 +62,13 @@ template <typename W> W load(DType T, const uint8_t *P, uint64_t I) {
   }
 }
 
-template <typename D> D saturate(double V) {
-  if constexpr (std::is_integral_v<D>) {
-    if (V != V)
-      return D(0);
-    if (V <= double(std::numeric_limits<D>::lowest()))
-      return std::numeric_limits<D>::lowest();
-    if (V >= double(std::numeric_limits<D>::max()))
-      return std::numeric_limits<D>::max();
-  }
-  return D(V);
-}
-
 template <typename D, typename W> void storeAs(uint8_t *P, uint64_t I, W V) {
   D Out;
   if constexpr (std::is_floating_point_v<W>)
-    Out = saturate<D>(V);
+    Out = numerics::saturateCast<D>(V);
   else
     Out = D(V);
   std::memcpy(P + I * sizeof(D), &Out, sizeof(D));
-}
-
-/// D rounded to float with round-to-odd, so that rounding again to f16
-/// gives the correctly rounded result of D.
-float toFloatOdd(double D) {
-  float F = float(D);
-  if (std::fabs(double(F)) > std::fabs(D))
-    F = std::nextafter(F, 0.0f);
-  if (double(F) != D) {
-    uint32_t Bits;
-    std::memcpy(&Bits, &F, 4);
-    Bits |= 1;
-    std::memcpy(&F, &Bits, 4);
-  }
-  return F;
 }
 
 template <typename W> void store(DType T, uint8_t *P, uint64_t I, W V) {
@@ -104,8 +77,9 @@ template <typename W> void store(DType T, uint8_t *P, uint64_t I, W V) {
   case DType::F64: return storeAs<double>(P, I, V);
   case DType::F16:
   case DType::BF16: {
-    float F = toFloatOdd(double(V));
-    uint16_t H = T == DType::F16 ? floatToHalf(F) : truncateToBf16(F);
+    float F = numerics::toFloatRoundToOdd(double(V));
+    uint16_t H = T == DType::F16 ? numerics::floatToHalf(F)
+                                 : numerics::truncateToBf16(F);
     std::memcpy(P + I * 2, &H, 2);
     return;
   }
