@@ -1,6 +1,6 @@
-#include "CompiledModel.h"
+#include "Tooling/CompiledModel.h"
 
-#include "KilnTensorView.h"
+#include "Tooling/KilnTensorView.h"
 #include "Support/Error.h"
 
 #include "kiln/kiln.h"

@@ -1,5 +1,5 @@
 // The .kiln reports of `kiln inspect`.
-#include "KilnInspect.h"
+#include "Tooling/KilnInspect.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -1,4 +1,4 @@
-#include "SessionFlags.h"
+#include "Tooling/SessionFlags.h"
 
 namespace kiln {
 
