@@ -33,11 +33,19 @@ public:
   llvm::Error add(llvm::StringRef Name);
   const std::vector<std::string> &pipeline() const { return Names; }
 
+  /// Runs the pipeline added so far.
   llvm::Error run(Graph &G);
+  /// Runs one more pass now, with the same verification, printing and
+  /// record as the pipeline's: for passes whose inputs are decided between
+  /// passes (insert-qdq after the int8 plan). Usage error for an unknown
+  /// name.
+  llvm::Error runPass(llvm::StringRef Name, Graph &G);
   /// One record per pass run, in order.
   const std::vector<PassRunRecord> &records() const { return Records; }
 
 private:
+  llvm::Error runOne(const std::string &Name, Graph &G);
+
   PassManagerOptions Opts;
   std::vector<std::string> Names;
   std::vector<PassRunRecord> Records;

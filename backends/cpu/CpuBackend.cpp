@@ -1,6 +1,6 @@
-// compileForCpu: check every node against the capability table (listing all
-// unsupported nodes at once), then lower the nodes in order, then bind the
-// graph's inputs and outputs in the source layout.
+// compileForCpu: check every node against the capability table
+// (checkCpuGraph lists all unsupported nodes at once), then lower the nodes
+// in order, then bind the graph's inputs and outputs in the source layout.
 #include "backends/cpu/CpuRules.h"
 #include "backends/cpu/CpuTarget.h"
 #include "backends/cpu/QuantLowering.h"
@@ -9,9 +9,7 @@
 
 namespace kiln {
 
-namespace {
-
-llvm::Error checkWholeGraph(const Graph &G) {
+llvm::Error checkCpuGraph(const Graph &G) {
   std::string Problems;
   unsigned Count = 0;
   for (const Value *In : G.inputs())
@@ -37,6 +35,8 @@ llvm::Error checkWholeGraph(const Graph &G) {
                     Count, Problems);
 }
 
+namespace {
+
 std::unique_ptr<fb::TensorInfoT> infoOf(const fb::TensorT &T) {
   auto I = std::make_unique<fb::TensorInfoT>();
   I->name = T.name;
@@ -50,7 +50,7 @@ std::unique_ptr<fb::TensorInfoT> infoOf(const fb::TensorT &T) {
 
 llvm::Expected<CpuCompileResult> compileForCpu(const Graph &G) {
   FoldedConstantScope Folds;
-  if (llvm::Error E = checkWholeGraph(G))
+  if (llvm::Error E = checkCpuGraph(G))
     return E;
   CpuCompileResult R;
   LoweringContext Ctx(R.Module);

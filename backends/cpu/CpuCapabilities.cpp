@@ -6,6 +6,7 @@
 #include "backends/cpu/CpuRules.h"
 #include "backends/cpu/CpuTarget.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace kiln {
@@ -18,6 +19,18 @@ const CpuOpRule *findCpuRule(llvm::StringRef Op) {
       if (Op == R.Op)
         return &R;
   return nullptr;
+}
+
+std::vector<std::string> cpuSupportedOps() {
+  std::vector<std::string> Ops;
+  for (auto Family : {spatialRules(), linearRules(), elementwiseRules(),
+                      shapeRules(), reductionRules(), resizeRules(),
+                      quantRules()})
+    for (const CpuOpRule &R : Family)
+      Ops.push_back(R.Op);
+  std::sort(Ops.begin(), Ops.end());
+  Ops.erase(std::unique(Ops.begin(), Ops.end()), Ops.end());
+  return Ops;
 }
 
 std::vector<float> floatsOf(const Tensor &T) {

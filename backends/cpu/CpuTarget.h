@@ -44,6 +44,13 @@ struct CpuSupport {
 };
 CpuSupport checkCpuSupport(const Node &N);
 
+/// Bad-input error listing every dynamic input and every node the CPU
+/// target cannot run, one line each: "node 'x' (op): reason".
+llvm::Error checkCpuGraph(const Graph &G);
+
+/// The IR ops the CPU target has rules for, sorted (`kiln targets`).
+std::vector<std::string> cpuSupportedOps();
+
 /// Compiles G (static shapes). Every unsupported node is listed in one
 /// bad-input error, one line per node: "node 'x' (op): reason".
 /// Metadata gets the target and the graph's inputs and outputs; the caller

@@ -1,6 +1,6 @@
 // `kiln convert --prepack native`: the f32 convolution weights that the
 // runtime's oneDNN kernels run are stored in the blocked layout those
-// kernels choose on this CPU (schema 1.3, runtime/src/BlockedLayout.h), so
+// kernels choose on this CPU (schema 1.3, Layout BLOCKED), so
 // that a session on this CPU uses them in place instead of reordering them
 // when it is created. The file still runs anywhere: another CPU, another
 // thread count or a runtime without oneDNN converts them back, once.

@@ -44,7 +44,30 @@ std::string oneLine(const std::string &What) {
   return Out;
 }
 
+std::string describe(const Node &N) {
+  return "'" + N.displayName() + "' (" + N.opName().str() + ")";
+}
+
+llvm::Error unsupportedError(const std::vector<std::string> &Nodes) {
+  return inputError("{0} node(s) have no ONNX export yet: {1}", Nodes.size(),
+                    llvm::join(Nodes, ", "));
+}
+
 } // namespace
+
+std::vector<std::string> onnxExportableOps() {
+  return exportableOps();
+}
+
+llvm::Error checkOnnxExport(const Graph &G) {
+  std::vector<std::string> Unsupported;
+  for (const Node &N : G.nodes())
+    if (!N.isOp("const") && !exportsNode(N))
+      Unsupported.push_back(describe(N));
+  if (Unsupported.empty())
+    return llvm::Error::success();
+  return unsupportedError(Unsupported);
+}
 
 llvm::Expected<std::string> exportOnnxModel(const Graph &G,
                                             const OnnxExportOptions &Opts,
@@ -69,12 +92,10 @@ llvm::Expected<std::string> exportOnnxModel(const Graph &G,
       continue;
     }
     if (!exportNode(N, B))
-      Unsupported.push_back("'" + N.displayName() + "' (" + N.opName().str() +
-                            ")");
+      Unsupported.push_back(describe(N));
   }
   if (!Unsupported.empty())
-    return inputError("{0} node(s) have no ONNX export yet: {1}",
-                      Unsupported.size(), llvm::join(Unsupported, ", "));
+    return unsupportedError(Unsupported);
   for (const Value *Out : G.outputs())
     setValueInfo(*OG.add_output(), B.name(Out), Out->type());
   for (const onnx::NodeProto &N : OG.node())

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace kiln {
 
@@ -31,6 +32,13 @@ struct OnnxExportReport {
   int64_t Initializers = 0;
   int64_t Bytes = 0; // of the serialized model
 };
+
+/// The IR ops the exporter knows, sorted (`kiln targets`).
+std::vector<std::string> onnxExportableOps();
+
+/// Bad-input error listing every node that has no ONNX form, in the
+/// exporter's own words; success when the whole graph exports.
+llvm::Error checkOnnxExport(const Graph &G);
 
 /// Builds, checks and serializes the model. Bad-input error listing every
 /// node whose op has no ONNX form; internal error when the checker rejects

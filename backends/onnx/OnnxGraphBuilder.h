@@ -58,5 +58,9 @@ void setInts(onnx::NodeProto &N, const std::string &Name,
 
 /// Emits N as ONNX nodes. Returns false when N's op has no ONNX form here.
 bool exportNode(const Node &N, GraphBuilder &B);
+/// Whether exportNode takes N, decided without emitting anything.
+bool exportsNode(const Node &N);
+/// Every IR op exportNode knows, sorted.
+std::vector<std::string> exportableOps();
 
 } // namespace kiln::onnx_export

@@ -10,6 +10,9 @@
 //     (ONNX defaults to uint8).
 #include "backends/onnx/OnnxGraphBuilder.h"
 
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
 #include <cmath>
 
 namespace kiln::onnx_export {
@@ -92,9 +95,8 @@ bool exportLinear(const Node &N, GraphBuilder &B) {
   return true;
 }
 
-} // namespace
-
-bool exportNode(const Node &N, GraphBuilder &B) {
+/// Ops exported one to one, without attributes.
+const std::map<std::string, std::string> &unaryOps() {
   static const std::map<std::string, std::string> Unary = {
       {"abs", "Abs"},       {"ceil", "Ceil"},         {"floor", "Floor"},
       {"exp", "Exp"},       {"log", "Log"},           {"neg", "Neg"},
@@ -103,6 +105,11 @@ bool exportNode(const Node &N, GraphBuilder &B) {
       {"identity", "Identity"}, {"hard_swish", "HardSwish"},
       {"global_avg_pool", "GlobalAveragePool"},
       {"global_max_pool", "GlobalMaxPool"}};
+  return Unary;
+}
+
+/// Ops exported one to one, with a fused activation after them if any.
+const std::map<std::string, std::string> &binaryOps() {
   static const std::map<std::string, std::string> Binary = {
       {"add", "Add"},   {"sub", "Sub"},         {"mul", "Mul"},
       {"div", "Div"},   {"pow", "Pow"},         {"max", "Max"},
@@ -110,6 +117,22 @@ bool exportNode(const Node &N, GraphBuilder &B) {
       {"less", "Less"}, {"prelu", "PRelu"},     {"matmul", "MatMul"},
       {"reshape", "Reshape"}, {"expand", "Expand"}, {"squeeze", "Squeeze"},
       {"unsqueeze", "Unsqueeze"}, {"slice", "Slice"}};
+  return Binary;
+}
+
+/// The ops exportNode handles beyond the one-to-one maps.
+const char *const SpecialOps[] = {
+    "conv",     "conv_transpose", "max_pool",  "avg_pool", "linear",
+    "gemm",     "batch_norm",     "clip",      "leaky_relu", "elu",
+    "hard_sigmoid", "softmax",    "log_softmax", "concat", "flatten",
+    "gather",   "transpose",      "pad",       "cast",     "quantize",
+    "dequantize"};
+
+} // namespace
+
+bool exportNode(const Node &N, GraphBuilder &B) {
+  const std::map<std::string, std::string> &Unary = unaryOps();
+  const std::map<std::string, std::string> &Binary = binaryOps();
   std::string Op = N.opName().str();
   if (N.numResults() != 1 && Op != "max_pool" && Op != "batch_norm")
     return false;
@@ -221,6 +244,28 @@ bool exportNode(const Node &N, GraphBuilder &B) {
     return true;
   }
   return false;
+}
+
+/// The node-level conditions under which exportNode declines an op it knows.
+bool exportsNode(const Node &N) {
+  llvm::StringRef Op = N.opName();
+  if (N.numResults() != 1)
+    return false;
+  if (Op == "batch_norm")
+    return N.getInt("training") == 0;
+  std::string Name = Op.str();
+  return unaryOps().count(Name) || binaryOps().count(Name) ||
+         llvm::is_contained(SpecialOps, Op);
+}
+
+std::vector<std::string> exportableOps() {
+  std::vector<std::string> Ops(std::begin(SpecialOps), std::end(SpecialOps));
+  for (const auto &KV : unaryOps())
+    Ops.push_back(KV.first);
+  for (const auto &KV : binaryOps())
+    Ops.push_back(KV.first);
+  std::sort(Ops.begin(), Ops.end());
+  return Ops;
 }
 
 } // namespace kiln::onnx_export

@@ -182,11 +182,8 @@ llvm::Error quantizeInt8(Graph &G, const QuantizeOptions &O,
   reportFloatLayers(Plan.Float, R);
   R.QuantizedNodes = int64_t(Plan.QuantizedInOrder.size());
   applyInt8Plan(G, Plan);
-  PassStats Stats2;
-  auto Changed = findPass("insert-qdq")->Create()->run(G, Stats2);
-  if (!Changed)
-    return Changed.takeError();
-  return llvm::Error::success();
+  PassManager Own;
+  return (O.Passes ? *O.Passes : Own).runPass("insert-qdq", G);
 }
 
 /// The fp16 and dynamic modes touch only weights: report the kept layers.

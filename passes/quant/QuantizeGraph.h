@@ -21,6 +21,7 @@
 #include "passes/quant/SampleRunner.h"
 
 #include "IR/Graph.h"
+#include "passes/PassManager.h"
 
 #include "llvm/ADT/Optional.h"
 #include "llvm/Support/JSON.h"
@@ -59,6 +60,9 @@ struct QuantizeOptions {
   ProgressFn Progress;
   /// What runs the calibration samples (empty: the reference interpreter).
   CalibrationEngineFactory CalibrationEngine;
+  /// Runs the rewrite passes (insert-qdq) so that they are verified, printed
+  /// and counted like the pipeline's; a pass manager of its own when null.
+  PassManager *Passes = nullptr;
 };
 
 struct QuantizedTensorReport {

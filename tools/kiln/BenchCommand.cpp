@@ -7,8 +7,8 @@
 // also times every operator and compares their sum with the whole-model
 // median: the executor's own overhead.
 #include "Command.h"
-#include "CompiledModel.h"
-#include "SessionFlags.h"
+#include "Tooling/CompiledModel.h"
+#include "Tooling/SessionFlags.h"
 
 #include "Support/Error.h"
 

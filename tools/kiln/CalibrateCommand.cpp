@@ -10,14 +10,13 @@
 // the statistics carry its fingerprint. --json prints every tensor's range,
 // histogram and the range each calibration method would choose.
 #include "Command.h"
-#include "ModelLoader.h"
-#include "ProgressBar.h"
-#include "QuantizeFlags.h"
+#include "Driver/CompileGraph.h"
+#include "Driver/ModelLoader.h"
+#include "Driver/ProgressBar.h"
+#include "Driver/QuantizeFlags.h"
 
 #include "Support/Error.h"
 #include "Support/Hash.h"
-#include "passes/PassManager.h"
-#include "passes/Pipelines.h"
 #include "passes/quant/Calibrator.h"
 #include "passes/quant/Int8Scheme.h"
 
@@ -41,15 +40,13 @@ void keepSampleBuffersOnHeap() {
 }
 
 struct CalibrateOptions {
-  std::string Model;
+  /// The model and the pipeline it is calibrated after (no quantization).
+  CompileGraphOptions Compile;
   std::vector<std::string> Merge;
   std::string Output;
   std::string Shard;
   CalibrationFlags Calib;
   double Percentile = 99.99;
-  int OptLevel = -1;
-  std::vector<std::string> Passes;
-  std::vector<std::string> InputShapes;
   bool Json = false;
 };
 
@@ -118,7 +115,7 @@ llvm::Error runMerge(const CalibrateOptions &O, CalibrationStats &Out) {
 }
 
 llvm::Error runCalibration(const CalibrateOptions &O, CalibrationStats &Out) {
-  if (O.OptLevel >= 0 && !O.Passes.empty())
+  if (O.Compile.Pipeline.OptLevel >= 0 && !O.Compile.Pipeline.Passes.empty())
     return usageError("give either -O<level> or --passes, not both");
   if (O.Calib.Path.empty())
     return usageError("kiln calibrate needs --calib DATA (or --merge FILES)");
@@ -129,23 +126,13 @@ llvm::Error runCalibration(const CalibrateOptions &O, CalibrationStats &Out) {
     if (llvm::Error E = parseShardSpec(O.Shard, DataOpts->ShardIndex,
                                        DataOpts->ShardCount))
       return E;
-  PassManagerOptions PMO;
-  PMO.VerifyEach = verifyEachByDefault();
-  PassManager PM(PMO);
-  for (const std::string &Name :
-       O.Passes.empty() ? pipelineForLevel(O.OptLevel < 0 ? 2 : O.OptLevel)
-                        : O.Passes)
-    if (llvm::Error E = PM.add(Name))
-      return E;
-  auto LoadOpts = makeLoadOptions(O.InputShapes);
-  if (!LoadOpts)
-    return LoadOpts.takeError();
-  auto G = loadModel(O.Model, *LoadOpts);
-  if (!G)
-    return G.takeError();
-  if (llvm::Error E = PM.run(**G))
-    return addContext(std::move(E), O.Model);
-  auto Data = CalibrationDataset::open(**G, *DataOpts);
+  CompileGraphOptions CO = O.Compile;
+  CO.PassOptions.VerifyEach = verifyEachByDefault();
+  auto C = compileGraph(CO);
+  if (!C)
+    return C.takeError();
+  std::unique_ptr<Graph> &G = C->G;
+  auto Data = CalibrationDataset::open(*G, *DataOpts);
   if (!Data)
     return Data.takeError();
   keepSampleBuffersOnHeap();
@@ -154,7 +141,7 @@ llvm::Error runCalibration(const CalibrateOptions &O, CalibrationStats &Out) {
   RO.Bins = O.Calib.Bins;
   RO.Progress = makeProgressBar("calibrating");
   RO.Engine = calibrationEngine(O.Calib);
-  auto S = calibrateGraph(**G, **Data, *DataOpts, RO);
+  auto S = calibrateGraph(*G, **Data, *DataOpts, RO);
   if (!S)
     return S.takeError();
   Out = std::move(*S);
@@ -164,7 +151,7 @@ llvm::Error runCalibration(const CalibrateOptions &O, CalibrationStats &Out) {
 llvm::Error runCalibrate(const CalibrateOptions &O) {
   if (O.Output.empty())
     return usageError("kiln calibrate needs -o OUT.kcal");
-  if (O.Merge.empty() == O.Model.empty())
+  if (O.Merge.empty() == O.Compile.Input.empty())
     return usageError("give either a MODEL to calibrate or --merge FILES");
   CalibrationStats S;
   if (llvm::Error E = O.Merge.empty() ? runCalibration(O, S) : runMerge(O, S))
@@ -185,7 +172,8 @@ Command addCalibrateCommand(CLI::App &App) {
   CLI::App *Sub = App.add_subcommand(
       "calibrate", "compute int8 calibration statistics (.kcal), in shards if "
                    "need be, or merge shards");
-  Sub->add_option("model", O->Model, "the model (.kir, .onnx or .pt)");
+  Sub->add_option("model", O->Compile.Input,
+                  "the model (.kir, .onnx or .pt TorchScript)");
   Sub->add_option("--merge", O->Merge, "merge these .kcal shards instead")
       ->expected(1, -1);
   Sub->add_option("-o,--output", O->Output, "the statistics file to write");
@@ -195,15 +183,12 @@ Command addCalibrateCommand(CLI::App &App) {
   Sub->add_option("--calib-percentile", O->Percentile,
                   "percentile shown by --json (default 99.99)")
       ->check(CLI::Range(50.0, 100.0));
-  Sub->add_option("-O", O->OptLevel,
+  addOptLevelFlag(*Sub, O->Compile.Pipeline,
                   "optimization level the model is calibrated at (default 2; "
-                  "use the one you convert with)")
-      ->check(CLI::Range(0, 2));
-  Sub->add_option("--passes", O->Passes,
-                  "calibrate after exactly these passes")
-      ->allow_extra_args(false)
-      ->delimiter(',');
-  addInputShapeOption(*Sub, O->InputShapes);
+                  "use the one you convert with)");
+  addPassesFlag(*Sub, O->Compile.Pipeline,
+                "calibrate after exactly these passes");
+  addInputShapeOption(*Sub, O->Compile.InputShapes);
   Sub->add_flag("--json", O->Json, "print the statistics as JSON on stdout");
   return {Sub, [O] { return runCalibrate(*O); }};
 }

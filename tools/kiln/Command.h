@@ -25,6 +25,7 @@ Command addDiffCommand(CLI::App &App);
 Command addConvertCommand(CLI::App &App);
 Command addBenchCommand(CLI::App &App);
 Command addCalibrateCommand(CLI::App &App);
+Command addTargetsCommand(CLI::App &App);
 
 /// Writes V to stdout as pretty-printed JSON with a trailing newline.
 void printJson(const llvm::json::Value &V);

@@ -16,10 +16,10 @@
 // and lists each layer's SQNR, worst first. A failed gate exits 3 and names
 // the offending output or layer.
 #include "Command.h"
-#include "DiffModel.h"
-#include "ErrorMetrics.h"
-#include "ModelLoader.h"
-#include "QuantizeFlags.h"
+#include "Tooling/DiffModel.h"
+#include "Tooling/ErrorMetrics.h"
+#include "Driver/ModelLoader.h"
+#include "Driver/QuantizeFlags.h"
 
 #include "IR/NpyTensor.h"
 #include "Support/Error.h"

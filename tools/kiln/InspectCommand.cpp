@@ -7,10 +7,10 @@
 // they absorbed. A .kiln file shows its runtime operators and engines, its
 // metadata and where its bytes go (KilnInspect.h).
 #include "Command.h"
-#include "GraphDot.h"
-#include "GraphStats.h"
-#include "KilnInspect.h"
-#include "ModelLoader.h"
+#include "Tooling/GraphDot.h"
+#include "Tooling/GraphStats.h"
+#include "Tooling/KilnInspect.h"
+#include "Driver/ModelLoader.h"
 
 #include "Support/Error.h"
 #include "Support/FileSystem.h"

@@ -6,93 +6,53 @@
 //            the graph is quantized after the passes
 #include "Command.h"
 
-#include "ModelLoader.h"
-#include "QuantizeFlags.h"
+#include "Driver/CompileGraph.h"
+#include "Driver/ModelLoader.h"
 #include "IR/Printer.h"
-#include "IR/Verifier.h"
 #include "Support/Error.h"
 #include "Support/FileSystem.h"
-#include "passes/PassManager.h"
-#include "passes/Pipelines.h"
 
 #include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
 #include <map>
 
 namespace kiln {
 
 namespace {
 struct OptOptions {
-  std::string Input;
+  CompileGraphOptions Compile;
   std::string Output;
-  int OptLevel = -1; // -1: --passes or the default level
-  std::vector<std::string> Passes;
-  std::vector<std::string> Disabled;
-  bool PrintAfterAll = false;
-  std::vector<std::string> PrintAfter;
   bool Stats = false;
-  bool VerifyEach = false;
   bool PrintWeights = false;
-  bool StripProvenance = false;
   bool Json = false;
-  std::vector<std::string> InputShapes;
-  QuantizeFlags Quantize;
 };
 
-llvm::Error runOpt(const OptOptions &O) {
-  if (O.OptLevel >= 0 && !O.Passes.empty())
-    return usageError("give either -O<level> or --passes, not both");
-  for (const std::string &D : O.Disabled)
-    if (!findPass(D))
-      return usageError("--disable-pass: unknown pass '{0}'", D);
-  PassManagerOptions PMO;
-  PMO.VerifyEach = O.VerifyEach || verifyEachByDefault();
-  PMO.PrintAfterAll = O.PrintAfterAll;
-  PMO.PrintAfter = O.PrintAfter;
-  PassManager PM(PMO);
-  std::vector<std::string> Pipeline =
-      O.Passes.empty() ? pipelineForLevel(O.OptLevel < 0 ? 2 : O.OptLevel)
-                       : O.Passes;
-  for (const std::string &Name : Pipeline)
-    if (std::find(O.Disabled.begin(), O.Disabled.end(), Name) == O.Disabled.end())
-      if (llvm::Error E = PM.add(Name))
-        return E;
-  auto QuantOpts = makeQuantizeOptions(O.Quantize);
-  if (!QuantOpts)
-    return QuantOpts.takeError();
-  // Pass names are checked before the (possibly large) model is read.
-  auto LoadOpts = makeLoadOptions(O.InputShapes);
-  if (!LoadOpts)
-    return LoadOpts.takeError();
-  auto G = loadModel(O.Input, *LoadOpts);
-  if (!G)
-    return G.takeError();
-  if (llvm::Error E = PM.run(**G))
-    return addContext(std::move(E), O.Input);
-  // Quantization comes after every pass, fusion included (conv+relu
-  // quantizes as one op).
-  QuantizeReport QReport;
-  if (llvm::Error E = quantizeGraph(**G, *QuantOpts, QReport))
-    return addContext(std::move(E), O.Input);
-  if (llvm::Error E = verifyGraph(**G))
-    return internalError("{0}: the optimized graph does not verify:\n{1}",
-                         O.Input, toString(std::move(E)));
-  // The links back to the source model (loc(...)) go last, so that the
-  // passes and the quantizer still had them for their reports.
-  if (O.StripProvenance)
-    for (Node &N : (*G)->nodes())
-      N.setSources({});
+void printStats(const PassManager &PM, llvm::raw_ostream &OS) {
+  for (const PassRunRecord &R : PM.records()) {
+    OS << R.Name << ":";
+    if (R.Stats.counts().empty())
+      OS << " no change";
+    for (const auto &[What, N] : R.Stats.counts())
+      OS << ' ' << N << ' ' << What;
+    OS << '\n';
+  }
+}
 
-  if (O.Stats)
-    for (const PassRunRecord &R : PM.records()) {
-      llvm::errs() << R.Name << ":";
-      if (R.Stats.counts().empty())
-        llvm::errs() << " no change";
-      for (const auto &[What, N] : R.Stats.counts())
-        llvm::errs() << ' ' << N << ' ' << What;
-      llvm::errs() << '\n';
-    }
+llvm::Error runOpt(OptOptions &O) {
+  O.Compile.PassOptions.VerifyEach |= verifyEachByDefault();
+  auto C = compileGraph(O.Compile);
+  if (!C)
+    return C.takeError();
+  const PassManager &PM = *C->Pipeline;
+  const std::string &Input = O.Compile.Input;
+  auto &G = C->G;
+  const QuantizeOptions *QuantOpts = &C->Quantize;
+  const QuantizeReport &QReport = C->QuantizeResult;
+
+  if (O.Stats) {
+    printStats(PM, llvm::errs());
+    printStats(*C->QuantizePasses, llvm::errs()); // insert-qdq
+  }
   if (O.Stats && QuantOpts->Mode != QuantizeMode::None)
     printQuantizeReport(QReport, llvm::errs());
 
@@ -101,7 +61,7 @@ llvm::Error runOpt(const OptOptions &O) {
   WeightsSidecar Sidecar;
   if (!O.Output.empty()) {
     PO.Sidecar = &Sidecar;
-    std::string Text = printGraphToString(**G, PO);
+    std::string Text = printGraphToString(*G, PO);
     std::string SidecarPath = O.Output + ".weights";
     // The sidecar goes first, so a reader never sees a .kir whose blobs are
     // missing; each file is replaced atomically.
@@ -111,7 +71,7 @@ llvm::Error runOpt(const OptOptions &O) {
     if (llvm::Error E = writeFileAtomically(O.Output, Text))
       return E;
   } else if (!O.Json) {
-    printGraph(**G, llvm::outs(), PO);
+    printGraph(*G, llvm::outs(), PO);
   }
 
   if (O.Json) {
@@ -125,21 +85,21 @@ llvm::Error runOpt(const OptOptions &O) {
     }
     // Op histogram of the result, constants included (sorted by name).
     std::map<std::string, int64_t> Hist;
-    for (const Node &N : (*G)->nodes())
+    for (const Node &N : G->nodes())
       ++Hist[N.opName().str()];
     llvm::json::Object Ops;
     for (const auto &[Op, N] : Hist)
       Ops[Op] = N;
-    llvm::json::Object Report{{"input", O.Input},
+    llvm::json::Object Report{{"input", Input},
                               {"passes", std::move(Passes)},
-                              {"nodes", int64_t((*G)->numNodes())},
+                              {"nodes", int64_t(G->numNodes())},
                               {"ops", std::move(Ops)}};
     if (QuantOpts->Mode != QuantizeMode::None)
       Report["quantize"] = quantizeReportToJson(QReport);
     if (!O.Output.empty())
       Report["output"] = O.Output;
     else
-      Report["ir"] = printGraphToString(**G, PO);
+      Report["ir"] = printGraphToString(*G, PO);
     printJson(std::move(Report));
   }
   return llvm::Error::success();
@@ -148,29 +108,26 @@ llvm::Error runOpt(const OptOptions &O) {
 
 Command addOptCommand(CLI::App &App) {
   auto O = std::make_shared<OptOptions>();
+  CompileGraphOptions &C = O->Compile;
   CLI::App *Sub = App.add_subcommand("opt", "run optimization passes on a model and print or write its .kir");
-  Sub->add_option("input", O->Input, "the model (.kir or .onnx)")->required();
-  addInputShapeOption(*Sub, O->InputShapes);
+  Sub->add_option("input", C.Input, "the model (.kir, .onnx or .pt TorchScript)")->required();
+  addInputShapeOption(*Sub, C.InputShapes);
   Sub->add_option("-o,--output", O->Output,
                   "write the result here (large weights go to OUT.weights)");
-  Sub->add_option("-O", O->OptLevel, "optimization level 0, 1 or 2 (default 2)")
-      ->check(CLI::Range(0, 2));
-  Sub->add_option("--passes", O->Passes, "run exactly these passes, in order")
-      ->allow_extra_args(false)
-      ->delimiter(',');
-  Sub->add_option("--disable-pass", O->Disabled, "skip this pass (repeatable)")
-      ->allow_extra_args(false);
-  Sub->add_flag("--print-ir-after-all", O->PrintAfterAll,
+  addOptLevelFlag(*Sub, C.Pipeline, "optimization level 0, 1 or 2 (default 2)");
+  addPassesFlag(*Sub, C.Pipeline, "run exactly these passes, in order");
+  addDisablePassFlag(*Sub, C.Pipeline);
+  Sub->add_flag("--print-ir-after-all", C.PassOptions.PrintAfterAll,
                 "print the IR to stderr after every pass");
-  Sub->add_option("--print-ir-after", O->PrintAfter,
+  Sub->add_option("--print-ir-after", C.PassOptions.PrintAfter,
                   "print the IR to stderr after this pass (repeatable)");
   Sub->add_flag("--stats", O->Stats, "print what each pass did to stderr");
-  Sub->add_flag("--verify-each", O->VerifyEach, "verify the IR after every pass");
+  Sub->add_flag("--verify-each", C.PassOptions.VerifyEach, "verify the IR after every pass");
   Sub->add_flag("--print-weights", O->PrintWeights, "print every weight inline");
-  Sub->add_flag("--strip-provenance", O->StripProvenance,
+  Sub->add_flag("--strip-provenance", C.StripProvenance,
                 "drop the links to the source model's nodes (loc(...))");
   Sub->add_flag("--json", O->Json, "print a JSON report on stdout");
-  addQuantizeFlags(*Sub, O->Quantize);
+  addQuantizeFlags(*Sub, C.Quantize);
   return {Sub, [O] { return runOpt(*O); }};
 }
 

@@ -5,9 +5,9 @@
 // -o OUTDIR writes one NAME.npy per output (characters other than letters,
 // digits, '.', '_' and '-' become '_'); -o FILE.npz keeps the exact names.
 #include "Command.h"
-#include "CompiledModel.h"
-#include "ModelLoader.h"
-#include "SessionFlags.h"
+#include "Tooling/CompiledModel.h"
+#include "Driver/ModelLoader.h"
+#include "Tooling/SessionFlags.h"
 
 #include "IR/NpyTensor.h"
 #include "Interpreter/Interpreter.h"
@@ -301,9 +301,10 @@ llvm::Error runRun(const RunOptions &O) {
 Command addRunCommand(CLI::App &App) {
   auto O = std::make_shared<RunOptions>();
   CLI::App *Sub = App.add_subcommand(
-      "run", "run a model on .npy/.npz inputs: .onnx/.kir in the reference "
+      "run", "run a model on .npy/.npz inputs: .onnx/.pt/.kir in the reference "
              "interpreter, .kiln in the kiln runtime");
-  Sub->add_option("model", O->Model, "the model (.onnx, .kir or .kiln)")
+  Sub->add_option("model", O->Model,
+                  "the model (.onnx, .pt TorchScript, .kir or .kiln)")
       ->required();
   Sub->add_option("-i,--input", O->Inputs,
                   "NAME=FILE.npy, FILE.npy (single-input models) or FILE.npz "

@@ -8,9 +8,13 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <functional>
+#include <string>
+#include <vector>
 
 using namespace kiln;
 
@@ -24,10 +28,65 @@ static int report(Diagnosis D) {
   return static_cast<int>(D.Code);
 }
 
+static std::vector<std::string> subcommandNames(CLI::App &App) {
+  std::vector<std::string> Names;
+  for (CLI::App *Sub : App.get_subcommands(std::function<bool(CLI::App *)>()))
+    Names.push_back(Sub->get_name());
+  return Names;
+}
+
+/// The subcommand named on the command line when it is not one of App's:
+/// the first word that is neither an option nor a global option's value.
+/// Empty when there is none, or when --help is asked for first.
+static std::string unknownSubcommand(int Argc, char **Argv, CLI::App &App) {
+  for (int I = 1; I < Argc; ++I) {
+    llvm::StringRef Arg = Argv[I];
+    if (Arg == "-h" || Arg == "--help" || Arg == "--version")
+      return "";
+    if (Arg == "--log-level" || Arg == "--debug-only") {
+      ++I; // its value
+      continue;
+    }
+    if (Arg.startswith("-"))
+      continue;
+    for (const std::string &Name : subcommandNames(App))
+      if (Name == Arg)
+        return "";
+    return Arg.str();
+  }
+  return "";
+}
+
+/// "did you mean 'convert'?" for a subcommand within a few edits of Name,
+/// else the list of subcommands.
+static int reportUnknownSubcommand(llvm::StringRef Name, CLI::App &App) {
+  std::string Best, All;
+  // Ties go to the first registered command.
+  unsigned BestDistance = ~0u;
+  for (const std::string &Known : subcommandNames(App)) {
+    llvm::StringRef Candidate = Known;
+    All += (All.empty() ? "" : ", ") + Known;
+    unsigned D = Name.edit_distance(Candidate, /*AllowReplacements=*/true);
+    if (D < BestDistance) {
+      BestDistance = D;
+      Best = Candidate.str();
+    }
+  }
+  // A third of the word may be wrong (covnert, conver; not frobnicate).
+  unsigned Allowed = std::max<unsigned>(2, unsigned(Name.size()) / 3);
+  llvm::errs() << "kiln: error: '" << Name << "' is not a kiln command";
+  if (BestDistance <= Allowed)
+    llvm::errs() << "; did you mean '" << Best << "'?\n";
+  else
+    llvm::errs() << " (commands: " << All << ")\n";
+  llvm::errs() << "kiln: run 'kiln --help' for usage\n";
+  return static_cast<int>(ExitCode::Usage);
+}
+
 static int runKiln(int Argc, char **Argv) {
   CLI::App App{"kiln: an offline compiler that turns trained neural-network "
-               "models (ONNX) into small, fast files for phones and other "
-               "small devices",
+               "models (ONNX .onnx, TorchScript .pt) into small, fast files "
+               "for phones and other small devices",
                "kiln"};
   App.set_version_flag("--version", "kiln " KILN_VERSION_STRING);
   App.require_subcommand(1);
@@ -51,7 +110,11 @@ static int runKiln(int Argc, char **Argv) {
                                    addBenchCommand(App),
                                    addInspectCommand(App),
                                    addDiffCommand(App),
-                                   addCalibrateCommand(App)};
+                                   addCalibrateCommand(App),
+                                   addTargetsCommand(App)};
+  std::string Unknown = unknownSubcommand(Argc, Argv, App);
+  if (!Unknown.empty())
+    return reportUnknownSubcommand(Unknown, App);
   try {
     App.parse(Argc, Argv);
   } catch (const CLI::Success &E) { // --help, --version

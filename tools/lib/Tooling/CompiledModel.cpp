@@ -1,6 +1,6 @@
-#include "CompiledModel.h"
+#include "Tooling/CompiledModel.h"
 
-#include "KilnTensorView.h"
+#include "Tooling/KilnTensorView.h"
 #include "Support/Error.h"
 
 #include "kiln/kiln.h"
@@ -52,13 +52,16 @@ llvm::Expected<CompiledModel> CompiledModel::load(llvm::StringRef Path) {
 }
 
 llvm::Error CompiledModel::createSession(const SessionSettings &S) {
+  kiln_cpu_options Cpu;
+  kiln_cpu_options_init(&Cpu);
+  Cpu.force_reference = S.ForceReference;
+  Cpu.disable_onednn = S.DisableOnednn;
+  Cpu.huge_page_weights = S.HugePages;
   kiln_session_options O;
   kiln_session_options_init(&O);
   O.num_threads = S.Threads;
-  O.force_reference = S.ForceReference;
   O.keep_intermediates = S.KeepIntermediates;
-  O.disable_onednn = S.DisableOnednn;
-  O.huge_page_weights = S.HugePages;
+  O.cpu = &Cpu;
   kiln_session *Raw = nullptr;
   if (kiln_session_create(Model.get(), &O, &Raw) != KILN_OK)
     return fail("creating a session");

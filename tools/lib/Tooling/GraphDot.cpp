@@ -1,5 +1,5 @@
 // DOT output and SVG layout through Graphviz.
-#include "GraphDot.h"
+#include "Tooling/GraphDot.h"
 
 #include "Support/Error.h"
 

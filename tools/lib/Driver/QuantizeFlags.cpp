@@ -1,7 +1,7 @@
-#include "QuantizeFlags.h"
-#include "RuntimeCalibration.h"
+#include "Driver/QuantizeFlags.h"
+#include "Driver/RuntimeCalibration.h"
 
-#include "ProgressBar.h"
+#include "Driver/ProgressBar.h"
 
 #include "Support/Error.h"
 

@@ -1,4 +1,4 @@
-#include "SessionFlags.h"
+#include "Tooling/SessionFlags.h"
 
 namespace kiln {
 
@@ -9,7 +9,7 @@ void addSessionFlags(CLI::App &Sub, CompiledModel::SessionSettings &S,
                         "runtime has oneDNN (to compare the two)");
   Sub.add_flag("--huge-pages", S.HugePages,
                Prefix + "put the weights oneDNN converts on transparent huge "
-                        "pages (kiln_session_options huge_page_weights)");
+                        "pages (kiln_cpu_options huge_page_weights)");
 }
 
 } // namespace kiln

@@ -1,6 +1,6 @@
 // Model loading by file extension: .kir goes to the IR parser, .onnx to the
 // ONNX frontend, .pt/.pth to the TorchScript frontend (when built with it).
-#include "ModelLoader.h"
+#include "Driver/ModelLoader.h"
 
 #include "IR/Parser.h"
 #include "Support/Error.h"

@@ -5,8 +5,8 @@
 // Operator.sources of schema 1.2).
 #pragma once
 
-#include "CompiledModel.h"
-#include "KilnFileStats.h"
+#include "Tooling/CompiledModel.h"
+#include "Tooling/KilnFileStats.h"
 
 #include "IR/Graph.h"
 #include "IR/InputShapes.h"

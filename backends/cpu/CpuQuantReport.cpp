@@ -1,4 +1,4 @@
-#include "ConvertQuantReport.h"
+#include "backends/cpu/CpuQuantReport.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

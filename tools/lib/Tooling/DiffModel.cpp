@@ -1,7 +1,7 @@
 // Loading and running either side of `kiln diff`.
-#include "DiffModel.h"
+#include "Tooling/DiffModel.h"
 
-#include "ModelLoader.h"
+#include "Driver/ModelLoader.h"
 
 #include "Interpreter/Interpreter.h"
 #include "Support/Error.h"

@@ -1,5 +1,5 @@
 // The .kiln reports of `kiln inspect`.
-#include "KilnInspect.h"
+#include "Tooling/KilnInspect.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -71,6 +71,15 @@ std::string engineCounts(const std::map<std::string, int64_t> &E) {
   return R;
 }
 
+/// The target the file is compiled for (schema 1.4's Model.target), lower
+/// case as `--target` spells it; files before 1.4 name none and are CPU
+/// files.
+std::string fileTarget(const fb::ModelT &M) {
+  if (M.target == fb::Target::UNKNOWN)
+    return "cpu (implied: the file is from before schema 1.4)";
+  return llvm::StringRef(fb::EnumNameTarget(M.target)).lower();
+}
+
 } // namespace
 
 std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
@@ -79,7 +88,7 @@ std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
   const fb::ModelT &M = S.Model;
   const fb::MetadataT &MD = metadataOf(S);
   OS << "model: " << S.Path << " (.kiln schema " << M.schema_major << "."
-     << M.schema_minor << ")\n";
+     << M.schema_minor << ", target " << fileTarget(M) << ")\n";
   OS << "metadata:\n";
   OS << "  producer:      " << MD.producer << " " << MD.producer_version << "\n";
   OS << "  target:        " << MD.target << "\n";
@@ -188,6 +197,8 @@ llvm::json::Value kilnJsonReport(const KilnFileStats &S, bool Nodes) {
       {"model", S.Path},
       {"schema", std::to_string(M.schema_major) + "." +
                      std::to_string(M.schema_minor)},
+      {"target", fileTarget(M)},
+      {"payload", fb::EnumNameTargetPayload(M.payload.type)},
       {"metadata",
        llvm::json::Object{{"producer", MD.producer},
                           {"producer_version", MD.producer_version},

@@ -5,7 +5,7 @@
 // also gives it to the reference interpreter.
 #pragma once
 
-#include "CompiledModel.h"
+#include "Tooling/CompiledModel.h"
 
 #include <CLI/CLI.hpp>
 

@@ -1,6 +1,6 @@
 // Counting what a .kiln file holds. The file is verified by the runtime's
 // own verifier first, so every index and offset used here is in range.
-#include "KilnFileStats.h"
+#include "Tooling/KilnFileStats.h"
 
 #include "Support/Error.h"
 #include "Support/FileSystem.h"

@@ -1,5 +1,5 @@
 // Error metrics between a tensor and its reference.
-#include "ErrorMetrics.h"
+#include "Tooling/ErrorMetrics.h"
 
 #include <algorithm>
 #include <cmath>

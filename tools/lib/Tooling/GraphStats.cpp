@@ -1,5 +1,5 @@
 // Graph statistics for inspect and diff.
-#include "GraphStats.h"
+#include "Tooling/GraphStats.h"
 
 #include "IR/ElementType.h"
 

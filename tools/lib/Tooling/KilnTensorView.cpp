@@ -1,4 +1,4 @@
-#include "KilnTensorView.h"
+#include "Tooling/KilnTensorView.h"
 
 #include "kiln/kiln.h"
 

@@ -1,6 +1,6 @@
-// The quantization part of `kiln convert`'s report: the mode, the quantized
-// tensors and their scales (--json; --stats prints them too), constant bytes
-// before and after, and the layers that stay float on the CPU target, with
+// The quantization part of the CPU target's convert report: the mode, the
+// quantized tensors and their scales (--json; --stats prints them too),
+// constant bytes before and after, and the layers that stay float on the CPU target, with
 // the reason: kept float by the quantizer (--keep-float, ...) or no int8
 // kernel on the CPU target (they run in f32 between dequantize and quantize).
 #pragma once

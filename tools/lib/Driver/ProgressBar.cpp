@@ -1,4 +1,4 @@
-#include "ProgressBar.h"
+#include "Driver/ProgressBar.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -1,4 +1,4 @@
-#include "RuntimeCalibration.h"
+#include "Driver/RuntimeCalibration.h"
 
 #include "backends/common/KilnWriter.h"
 #include "backends/cpu/CpuTarget.h"

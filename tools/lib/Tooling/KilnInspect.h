@@ -4,7 +4,7 @@
 // (fused operators labelled with the source nodes they absorbed).
 #pragma once
 
-#include "KilnFileStats.h"
+#include "Tooling/KilnFileStats.h"
 
 #include "llvm/Support/JSON.h"
 

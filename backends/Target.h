@@ -1,0 +1,106 @@
+// The target registry: every target kiln compiles for is one entry here, so
+// the CLI never names a target. An entry gives the target's name, a one-line
+// description, whether it works yet, the ops it runs and a capability check
+// that lists every node it cannot run at once, its pass pipeline per -O
+// level, and its lower + emit step, which returns a report for `kiln
+// convert`'s text, --stats and --json. Targets.def lists the entries; each
+// lives in its own folder (backends/cpu/, backends/onnx/, ...).
+#pragma once
+
+#include "IR/Graph.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+struct QuantizeReport;
+
+enum class TargetStatus {
+  Works,   // kiln convert writes files the runtime (or other tools) run
+  Planned, // registered so that `kiln targets` shows it; emit fails
+};
+llvm::StringRef targetStatusName(TargetStatus S);
+
+/// What one pass did, as the convert report shows it (a copy of the pass
+/// manager's record, so that targets need no pass machinery).
+struct PassSummary {
+  std::string Name;
+  bool Changed = false;
+  std::map<std::string, int64_t> Counts;
+};
+
+/// Everything a target's emit step is given besides the graph: where to
+/// write, what the driver did before, and the hooks that belong to the
+/// driver (the source model's hash, the runtime's verifier).
+struct EmitRequest {
+  std::string Input, Output;
+  std::string ProducerVersion;
+  /// "-O2", or "custom" when passes were disabled.
+  std::string Pipeline;
+  std::vector<PassSummary> Passes;
+  /// The quantizer's rewrite passes (insert-qdq): --stats shows them; they
+  /// are not part of the pipeline the file records.
+  std::vector<PassSummary> QuantizePasses;
+  /// Op name -> count before and after the passes, constants excluded.
+  std::map<std::string, int64_t> OpsBefore, OpsAfter;
+  /// The quantizer's report (mode none when the graph stayed float).
+  const QuantizeReport *Quantize = nullptr;
+  /// Target-specific knobs by flag name (cpu: "prepack" = portable|native).
+  std::map<std::string, std::string> Options;
+  /// xxHash64 of the source model, and whether reading it failed; both may
+  /// block until the driver's background hash is done.
+  std::function<uint64_t()> SourceHash;
+  std::function<llvm::Error()> SourceHashError;
+  /// Checks the finished file's bytes before they replace Output (the
+  /// runtime's verifier for .kiln targets); may be empty.
+  std::function<llvm::Error(llvm::StringRef Bytes)> VerifyFile;
+};
+
+/// What emit wrote, printed by `kiln convert`: the human text (Stats adds
+/// the per-pass and per-node details) or the JSON object of --json.
+class TargetReport {
+public:
+  virtual ~TargetReport() = default;
+  virtual void print(llvm::raw_ostream &OS, bool Stats) const = 0;
+  virtual llvm::json::Object json() const = 0;
+};
+
+struct Target {
+  const char *Name;        // the --target spelling
+  const char *Description; // one line
+  TargetStatus Status;
+  /// The value of this target in the .kiln schema's Target enum (CPU = 1);
+  /// 0 when the target writes no .kiln file (onnx). The hook the schema's
+  /// `Model.target` field is filled from.
+  int FileTarget;
+  /// The IR ops the target runs (its capability table), sorted.
+  std::vector<std::string> (*SupportedOps)();
+  /// Bad-input error listing every node (and input) the target cannot run,
+  /// in one message.
+  llvm::Error (*Check)(const Graph &G);
+  /// Pass names for -O0, -O1 or -O2, in order.
+  std::vector<std::string> (*Pipeline)(int OptLevel);
+  /// Lowers the optimized (and quantized) graph and writes Req.Output.
+  llvm::Expected<std::unique_ptr<TargetReport>> (*Emit)(
+      const Graph &G, const EmitRequest &Req);
+};
+
+/// Every registered target (Targets.def), in registry order.
+llvm::ArrayRef<Target> allTargets();
+/// The target named Name, or null.
+const Target *findTarget(llvm::StringRef Name);
+/// Usage error for an unknown --target, naming the known targets.
+llvm::Error unknownTargetError(llvm::StringRef Name);
+
+} // namespace kiln

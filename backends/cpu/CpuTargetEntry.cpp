@@ -1,0 +1,105 @@
+// The CPU target's registry entry (backends/Targets.def): lowering to the
+// kiln runtime's CPU operators (compileForCpu), optional native weight
+// prepacking, and the .kiln file, written in place from the module's
+// segments with the source hash last and checked by the driver's verifier
+// before it replaces the output.
+#include "backends/Target.h"
+#include "backends/common/KilnWriter.h"
+#include "backends/cpu/CpuConvertReport.h"
+#include "backends/cpu/CpuTarget.h"
+#include "backends/cpu/NativePrepack.h"
+
+#include "Support/Error.h"
+#include "passes/Pipelines.h"
+
+#include "llvm/Support/Path.h"
+
+namespace kiln {
+
+namespace {
+
+fb::Quantization fileQuantization(QuantizeMode M) {
+  switch (M) {
+  case QuantizeMode::None:
+    break;
+  case QuantizeMode::Fp16:
+    return fb::Quantization::FP16_WEIGHTS;
+  case QuantizeMode::Int8Dynamic:
+    return fb::Quantization::INT8_DYNAMIC;
+  case QuantizeMode::Int8:
+    return fb::Quantization::INT8_STATIC;
+  }
+  return fb::Quantization::NONE;
+}
+
+/// Everything but the source hash, which the writer fills in.
+void fillMetadata(fb::MetadataT &MD, const EmitRequest &R,
+                  QuantizeMode Mode) {
+  MD.producer = "kiln";
+  MD.producer_version = R.ProducerVersion;
+  MD.pipeline = R.Pipeline;
+  for (const PassSummary &P : R.Passes)
+    MD.passes.push_back(P.Name);
+  MD.quantization = fileQuantization(Mode);
+  MD.source_model = llvm::sys::path::filename(R.Input).str();
+}
+
+std::string optionOr(const EmitRequest &R, const std::string &Name,
+                     const std::string &Default) {
+  auto It = R.Options.find(Name);
+  return It == R.Options.end() ? Default : It->second;
+}
+
+llvm::Expected<std::unique_ptr<TargetReport>> emitCpu(const Graph &G,
+                                                      const EmitRequest &R) {
+  auto Compiled = compileForCpu(G);
+  if (!Compiled)
+    return addContext(Compiled.takeError(), R.Input);
+  CpuConvertFacts Facts;
+  Facts.Request = R;
+  if (R.Quantize)
+    Facts.Quantize = *R.Quantize;
+  Facts.Request.Quantize = nullptr; // the report reads Facts.Quantize
+  Facts.Prepack = optionOr(R, "prepack", "portable");
+  fillMetadata(*Compiled->Module.Model.metadata, R, Facts.Quantize.Mode);
+  if (Facts.Prepack == "native") {
+    auto P = prepackForThisCpu(Compiled->Module);
+    if (!P)
+      return addContext(P.takeError(), R.Input);
+    Facts.Prepacked = *P;
+  }
+  if (llvm::Error E = writeKilnFile(
+          R.Output, Compiled->Module,
+          [&](llvm::StringRef Written) {
+            if (R.SourceHashError)
+              if (llvm::Error HashError = R.SourceHashError())
+                return HashError;
+            Facts.FileBytes = Written.size();
+            if (llvm::Error PackError = Facts.Prepacked.conversionError())
+              return PackError;
+            return R.VerifyFile ? R.VerifyFile(Written) : llvm::Error::success();
+          },
+          R.SourceHash ? LateSourceHash([&R] { return R.SourceHash(); })
+                       : LateSourceHash()))
+    return E;
+  Facts.SourceHash = R.SourceHash ? R.SourceHash() : 0;
+  return makeCpuConvertReport(std::move(*Compiled), std::move(Facts));
+}
+
+} // namespace
+
+Target cpuTarget() {
+  Target T;
+  T.Name = "cpu";
+  T.Description = "the kiln runtime on CPUs (x86-64, aarch64): oneDNN, "
+                  "XNNPACK and portable reference kernels";
+  T.Status = TargetStatus::Works;
+  T.FileTarget = 1; // schema Target.CPU
+  T.SupportedOps = cpuSupportedOps;
+  T.Check = checkCpuGraph;
+  T.Pipeline = pipelineForLevel;
+  T.Emit = emitCpu;
+  return T;
+}
+
+} // namespace kiln

@@ -1,0 +1,83 @@
+#include "Driver/CompileGraph.h"
+#include "Driver/ModelLoader.h"
+
+#include "IR/Verifier.h"
+#include "Support/Error.h"
+
+namespace kiln {
+
+namespace {
+
+const Target &targetOrCpu(const CompileGraphOptions &O) {
+  return O.ForTarget ? *O.ForTarget : *findTarget("cpu");
+}
+
+} // namespace
+
+OpHistogram opHistogram(const Graph &G) {
+  OpHistogram H;
+  for (const Node &N : G.nodes())
+    if (!N.isOp("const"))
+      ++H[N.opName().str()];
+  return H;
+}
+
+std::vector<PassSummary> passSummaries(const PassManager &PM) {
+  std::vector<PassSummary> Out;
+  for (const PassRunRecord &R : PM.records())
+    Out.push_back({R.Name, R.Changed, R.Stats.counts()});
+  return Out;
+}
+
+llvm::Error checkCompileFlags(const CompileGraphOptions &O) {
+  auto PM = buildPassManager(O.Pipeline, targetOrCpu(O), O.PassOptions);
+  if (!PM)
+    return PM.takeError();
+  auto Q = makeQuantizeOptions(O.Quantize);
+  if (!Q)
+    return Q.takeError();
+  auto L = makeLoadOptions(O.InputShapes);
+  if (!L)
+    return L.takeError();
+  return llvm::Error::success();
+}
+
+llvm::Expected<CompiledGraph> compileGraph(const CompileGraphOptions &O) {
+  CompiledGraph C;
+  auto PM = buildPassManager(O.Pipeline, targetOrCpu(O), O.PassOptions);
+  if (!PM)
+    return PM.takeError();
+  C.Pipeline = std::move(*PM);
+  C.QuantizePasses = std::make_unique<PassManager>(O.PassOptions);
+  auto QuantOpts = makeQuantizeOptions(O.Quantize);
+  if (!QuantOpts)
+    return QuantOpts.takeError();
+  C.Quantize = std::move(*QuantOpts);
+  C.Quantize.Passes = C.QuantizePasses.get();
+  auto LoadOpts = makeLoadOptions(O.InputShapes);
+  if (!LoadOpts)
+    return LoadOpts.takeError();
+
+  auto G = loadModel(O.Input, *LoadOpts);
+  if (!G)
+    return G.takeError();
+  C.G = std::move(*G);
+  C.OpsBefore = opHistogram(*C.G);
+  if (llvm::Error E = C.Pipeline->run(*C.G))
+    return addContext(std::move(E), O.Input);
+  // Quantization comes after every pass, fusion included (conv+relu
+  // quantizes as one op), and before lowering, which turns QDQ patterns
+  // into int8 operators.
+  if (llvm::Error E = quantizeGraph(*C.G, C.Quantize, C.QuantizeResult))
+    return addContext(std::move(E), O.Input);
+  if (llvm::Error E = verifyGraph(*C.G))
+    return internalError("{0}: the optimized graph does not verify:\n{1}",
+                         O.Input, toString(std::move(E)));
+  C.OpsAfter = opHistogram(*C.G);
+  if (O.StripProvenance)
+    for (Node &N : C.G->nodes())
+      N.setSources({});
+  return C;
+}
+
+} // namespace kiln

@@ -1,0 +1,62 @@
+// Load -> pipeline -> quantize: the part of compiling a model that `kiln
+// convert`, `kiln opt` and `kiln calibrate` share. The model is read by its
+// extension (ModelLoader.h), the target's pipeline runs (PipelineFlags.h),
+// then the quantizer, whose rewrite passes run through a pass manager of
+// their own with the same verification and printing; the result is
+// verified. Everything the flags can get wrong is reported before the
+// (possibly large) model is read.
+#pragma once
+
+#include "Driver/PipelineFlags.h"
+#include "Driver/QuantizeFlags.h"
+
+#include "IR/Graph.h"
+#include "backends/Target.h"
+#include "passes/PassManager.h"
+#include "passes/quant/QuantizeGraph.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+struct CompileGraphOptions {
+  std::string Input;
+  const Target *ForTarget = nullptr; // its pipeline; cpu when null
+  PipelineFlags Pipeline;
+  std::vector<std::string> InputShapes;
+  QuantizeFlags Quantize;
+  /// Verification and IR printing after each pass (`kiln opt`).
+  PassManagerOptions PassOptions;
+  /// Drop the links to the source model's nodes once the passes and the
+  /// quantizer, which report with them, are done.
+  bool StripProvenance = false;
+};
+
+using OpHistogram = std::map<std::string, int64_t>;
+
+struct CompiledGraph {
+  std::unique_ptr<Graph> G;
+  /// The pipeline's passes, and the quantizer's (insert-qdq), each with
+  /// their records.
+  std::unique_ptr<PassManager> Pipeline, QuantizePasses;
+  QuantizeOptions Quantize;
+  QuantizeReport QuantizeResult;
+  /// Ops (constants excluded) as loaded and after quantization.
+  OpHistogram OpsBefore, OpsAfter;
+};
+
+/// Checks the flags; call before anything slow.
+llvm::Error checkCompileFlags(const CompileGraphOptions &O);
+
+llvm::Expected<CompiledGraph> compileGraph(const CompileGraphOptions &O);
+
+/// Op name -> count, constants excluded.
+OpHistogram opHistogram(const Graph &G);
+
+/// The records of both pass managers as the targets' reports take them.
+std::vector<PassSummary> passSummaries(const PassManager &PM);
+
+} // namespace kiln

@@ -1,0 +1,31 @@
+// `kiln convert` as a library call: the target is looked up in the registry
+// (backends/Target.h), the model goes through compileGraph, and the target
+// lowers and writes it. The driver adds what no target should own: the
+// source model's hash, computed on another thread while the model is
+// compiled, and the kiln runtime's verifier, which every .kiln must pass
+// before it replaces the output.
+#pragma once
+
+#include "Driver/CompileGraph.h"
+
+#include <map>
+#include <memory>
+#include <string>
+
+namespace kiln {
+
+struct ConvertModelOptions {
+  CompileGraphOptions Compile;
+  std::string Output;
+  std::string TargetName = "cpu";
+  std::string ProducerVersion;
+  /// Target-specific knobs (EmitRequest::Options).
+  std::map<std::string, std::string> TargetOptions;
+};
+
+/// Usage error (naming the known targets) for an unknown target; the
+/// target's errors otherwise (every unsupported node in one message).
+llvm::Expected<std::unique_ptr<TargetReport>>
+convertModel(const ConvertModelOptions &O);
+
+} // namespace kiln

@@ -1,0 +1,47 @@
+#include "Driver/PipelineFlags.h"
+
+#include "Support/Error.h"
+
+#include <algorithm>
+
+namespace kiln {
+
+std::string PipelineFlags::label() const {
+  return Disabled.empty() ? "-O" + std::to_string(level()) : "custom";
+}
+
+void addOptLevelFlag(CLI::App &Sub, PipelineFlags &F, const std::string &Help) {
+  Sub.add_option("-O", F.OptLevel, Help)->check(CLI::Range(0, 2));
+}
+
+void addPassesFlag(CLI::App &Sub, PipelineFlags &F, const std::string &Help) {
+  Sub.add_option("--passes", F.Passes, Help)
+      ->allow_extra_args(false)
+      ->delimiter(',');
+}
+
+void addDisablePassFlag(CLI::App &Sub, PipelineFlags &F) {
+  Sub.add_option("--disable-pass", F.Disabled, "skip this pass (repeatable)")
+      ->allow_extra_args(false);
+}
+
+llvm::Expected<std::unique_ptr<PassManager>>
+buildPassManager(const PipelineFlags &F, const Target &T,
+                 PassManagerOptions Opts) {
+  if (F.OptLevel >= 0 && !F.Passes.empty())
+    return usageError("give either -O<level> or --passes, not both");
+  for (const std::string &D : F.Disabled)
+    if (!findPass(D))
+      return usageError("--disable-pass: unknown pass '{0}'", D);
+  auto PM = std::make_unique<PassManager>(std::move(Opts));
+  std::vector<std::string> Names =
+      F.Passes.empty() ? T.Pipeline(F.level()) : F.Passes;
+  for (const std::string &Name : Names)
+    if (std::find(F.Disabled.begin(), F.Disabled.end(), Name) ==
+        F.Disabled.end())
+      if (llvm::Error E = PM->add(Name))
+        return E;
+  return PM;
+}
+
+} // namespace kiln
