@@ -45,8 +45,9 @@ bool equivalent(const Node &A, const Node &B) {
 
 /// A constant's bucket key from a sample of its bytes: the whole buffer when
 /// small, otherwise evenly spaced windows. Hashing every weight in full made
-/// each CSE run read the whole model (ResNet-50: 100 MB, ~9% of a
-/// conversion); equivalent() compares the full contents anyway.
+/// each CSE run read the whole model (ResNet-50: 100 MB), a measurable part
+/// of a conversion (docs/benchmarks.md has the figures); equivalent()
+/// compares the full contents anyway.
 uint64_t sampledContentHash(llvm::StringRef Bytes) {
   constexpr size_t Whole = 4096, Windows = 16, Window = 64;
   if (Bytes.size() <= Whole)

@@ -1,10 +1,11 @@
 // Large float initializers without protobuf's copy. Parsing a ModelProto
 // copies every raw_data field into the message: for ResNet-50, 100 MB of
-// memcpy and page faults, a third of a conversion. stripLargeRawData walks
-// the serialized model's wire format once, finds the raw_data of the large
-// FLOAT initializers of the main graph, and returns the model with those
-// fields cut short (a few hundred KB for protobuf to parse) plus where their
-// bytes lie in the original buffer, which the importer then aliases.
+// memcpy and page faults, measured to be a large part of a conversion
+// (docs/benchmarks.md has the figures). stripLargeRawData walks the
+// serialized model's wire format once, finds the raw_data of the large FLOAT
+// initializers of the main graph, and returns the model with those fields
+// cut short (a few hundred KB for protobuf to parse) plus where their bytes
+// lie in the original buffer, which the importer then aliases.
 //
 // Only the main graph's initializers, only FLOAT, only at least MinBytes:
 // small and integer tensors (shapes, indices) keep their raw_data in the

@@ -143,9 +143,10 @@ private:
 /// cached pages: they would be freed at the rename anyway. Dropped first,
 /// they are the pages the new file is written into, rather than memory not
 /// touched for a while, which a virtual machine may have handed back to its
-/// host (a ResNet-50 conversion after other work: 238 ms -> 160 ms, median
-/// of 5). Replacing a file in place with O_TRUNC, as most tools do, frees
-/// them first in the same way. Advisory: only clean, unmapped pages go.
+/// host (measured to make a ResNet-50 conversion after other work
+/// noticeably faster; docs/benchmarks.md has the figures). Replacing a file
+/// in place with O_TRUNC, as most tools do, frees them first in the same
+/// way. Advisory: only clean, unmapped pages go.
 void dropCachedPages(llvm::StringRef Path) {
   // Non-blocking: a FIFO in the way must not hang the write.
   int Old = ::open(Path.str().c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);

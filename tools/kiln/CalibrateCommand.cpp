@@ -30,7 +30,8 @@ namespace kiln {
 namespace {
 /// Every sample allocates and frees the same activation and im2col buffers.
 /// glibc would map the large ones afresh each time and trim the heap after
-/// them; the page faults cost about a tenth of the run on the example ResNet.
+/// them; the page faults were measured to be a noticeable part of the run on
+/// the example ResNet (docs/benchmarks.md has the figures).
 /// Keeping them on the heap bounds memory by the largest sample's, as before.
 void keepSampleBuffersOnHeap() {
 #if defined(__GLIBC__)

@@ -153,8 +153,9 @@ static int runKiln(int Argc, char **Argv) {
 /// Ends the process with Code once everything it printed is flushed, without
 /// the static destructors: the command's outputs are complete (written
 /// atomically) by now, and tearing down libonnx's ~1000 operator schemas and
-/// the rest took 2-3 ms of a 30 ms `kiln calibrate`. clang's -disable-free
-/// makes the same trade. Sanitizer builds exit normally, so LeakSanitizer
+/// the rest was measured to be a noticeable part of a short `kiln calibrate`
+/// (docs/benchmarks.md has the figures). clang's -disable-free makes the
+/// same trade. Sanitizer builds exit normally, so LeakSanitizer
 /// still checks for leaks.
 [[noreturn]] static void exitNow(int Code) {
   llvm::outs().flush();

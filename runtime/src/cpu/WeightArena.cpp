@@ -54,7 +54,8 @@ void WeightArena::prefault(const Chunk &C, const uint8_t *From) {
 #ifdef MADV_POPULATE_WRITE
   // The caller writes every byte it asked for at once (a weight conversion),
   // so fault its pages in with one call rather than one fault per 4 KiB page:
-  // that takes about 8% off a portable ResNet-50 session.
+  // measured to make a portable ResNet-50 session faster to create
+  // (docs/benchmarks.md has the figures).
   // The first page may be shared with the previous allocation, which already
   // faulted it. Advice only: kernels before 5.14 refuse it, and the pages
   // fault in as they are written.

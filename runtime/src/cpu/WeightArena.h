@@ -4,13 +4,13 @@
 //
 // A run streams every weight once, and ResNet-50's 100 MB of them outgrow
 // the caches, so each 4 KiB page of them costs a TLB miss and a page walk
-// per run. On 2 MiB pages, ResNet-50 at one thread ran 1.0-1.3 ms (2-2.6%)
-// faster in 22 of 26 alternating `kiln bench` pairs (bench/compare.py's
-// medians of 3 rounds show it less clearly: 0.95, 1.01, 1.00 and 1.00 of
-// the 4 KiB page latency). Sessions ask for them only when told to
+// per run. On 2 MiB pages, ResNet-50 at one thread was measured slightly
+// faster in most alternating `kiln bench` pairs (bench/compare.py's medians
+// show it less clearly). Sessions ask for them only when told to
 // (SessionOptions::HugePageWeights): in a virtual machine with free page
-// reporting, each fresh huge page faults to the host, and ResNet-50's
-// session took 140-320 ms instead of 60. Chunks, not one allocation per
+// reporting, each fresh huge page faults to the host, which was measured to
+// make ResNet-50's session several times slower to create.
+// docs/benchmarks.md has the figures. Chunks, not one allocation per
 // weight: a huge page is faulted in whole, so rounding every weight up to
 // 2 MiB would waste about 1 MiB of memory per weight.
 #pragma once

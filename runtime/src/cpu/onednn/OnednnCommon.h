@@ -111,8 +111,9 @@ dnnl::primitive_attr f32Attr(float Min, float Max,
 
 /// Attr with the primitive's scratchpad left to the caller
 /// (scratchpad_mode::user), for bindScratchpad. Left to oneDNN, every
-/// primitive that needs one owns it, paged in on the first run: ResNet-50's
-/// session held 5.5 MB more, and its first run took about 2.5 ms longer.
+/// primitive that needs one owns it, paged in on the first run, which was
+/// measured to make a session hold more memory and its first run slower;
+/// docs/benchmarks.md has the figures.
 dnnl::primitive_attr withSessionScratchpad(dnnl::primitive_attr Attr);
 
 /// Places the scratchpad Desc of a primitive created with
@@ -187,8 +188,9 @@ inline dnnl::memory::dims dims(std::initializer_list<int64_t> L) {
 
 /// oneDNN's own reorder of the OHWI 3x3 weight Ohwi (O x 3 x 3 x I, f32)
 /// into the Winograd layout Want, written at Out (Want.get_size() bytes),
-/// through HWIO, which it reads (OHWI it does not). About 20 ns a weight:
-/// the fallback for layouts transformWinogradWeights does not write.
+/// through HWIO, which it reads (OHWI it does not). Slow (docs/benchmarks.md
+/// has the figures): the fallback for layouts transformWinogradWeights does
+/// not write.
 void reorderToWinograd(const dnnl::memory::desc &Want, const float *Ohwi,
                        int64_t O, int64_t I, void *Out);
 

@@ -1,20 +1,21 @@
-// oneDNN kernels (x86): convolutions on oneDNN's JIT kernels. On this
-// AVX-512 machine its f32 kernels run ResNet's 3x3 convolutions 1.3-2x as
-// fast as XNNPACK's (bench/conv_ceiling.cpp), and with AMX its int8 kernels
-// run ResNet-18 in a seventh of its f32 time. A portable .kiln file keeps
-// its weights in XNNPACK's order (OHWI / HWO), which oneDNN reads through a
-// memory descriptor and reorders once, into the blocked layout its kernel
-// chose, when the session is created. A file converted with `--prepack
-// native` holds the f32 weights in that blocked layout already
-// (BlockedLayout.h): on the CPU it was made for they are used in place from
-// the mapping, and elsewhere reordered from it. Activations stay NHWC, so
-// these kernels mix freely with XNNPACK's and the reference ones. The 3x3
-// convolutions that run faster on oneDNN's Winograd kernel go there instead
-// (OnednnWinograd.cpp).
+// oneDNN kernels (x86): convolutions on oneDNN's JIT kernels. On AVX-512
+// its f32 kernels were measured faster than XNNPACK's on ResNet's 3x3
+// convolutions (bench/conv_ceiling.cpp), and with AMX its int8 kernels much
+// faster than its f32 ones; docs/benchmarks.md has the figures. A portable
+// .kiln file keeps its weights in XNNPACK's order (OHWI / HWO), which oneDNN
+// reads through a memory descriptor and reorders once, into the blocked
+// layout its kernel chose, when the session is created. A file converted
+// with `--prepack native` holds the f32 weights in that blocked layout
+// already (BlockedLayout.h): on the CPU it was made for they are used in
+// place from the mapping, and elsewhere reordered from it. Activations stay
+// NHWC, so these kernels mix freely with XNNPACK's and the reference ones.
+// The 3x3 convolutions that run faster on oneDNN's Winograd kernel go there
+// instead (OnednnWinograd.cpp).
 //
 // oneDNN's CPU runtime here is OpenMP, whose worker threads spin between
 // parallel regions: next to XNNPACK's pthreadpool they fight it for the
-// cores (MobileNetV2 at 2 threads on 2 cores: 187 ms instead of 3.2). So
+// cores, which was measured to slow a multi-threaded run many times over
+// (docs/benchmarks.md has the figures). So
 // only single-threaded sessions use these kernels, and they run oneDNN with
 // an OpenMP team of one (no OpenMP threads at all), setting the calling
 // thread's OpenMP thread count for the call and restoring it after.
@@ -261,12 +262,12 @@ dnnl::primitive_attr int8Attr(const KernelArgs &A) {
 
 /// Whether an int8 convolution should skip oneDNN's AMX kernels for its
 /// AVX-512 VNNI ones: a small pointwise convolution on a 14x14 or larger map.
-/// oneDNN 2.6 runs those with its AMX 1x1 kernel, which costs about 35 us a
+/// oneDNN 2.6 runs those with its AMX 1x1 kernel, which has a fixed cost per
 /// call however little it computes. Measured per layer on an AMX Xeon core
-/// (MobileNetV2 and ResNet-18/50 int8): VNNI takes 0.27-0.85x the AMX
-/// time below about 11 million multiply-adds (192->64 at 14x14: 11 vs 42 us),
-/// and 1.4-2.8x above it; on 7x7 maps oneDNN's other AMX kernel has no such
-/// floor. On CPUs without AMX there is nothing to choose.
+/// (MobileNetV2 and ResNet-18/50 int8): VNNI is faster than AMX below about
+/// 11 million multiply-adds and slower above it; on 7x7 maps oneDNN's other
+/// AMX kernel has no such floor. docs/benchmarks.md has the figures. On CPUs
+/// without AMX there is nothing to choose.
 bool prefersVnniOverAmx(const fb::Conv2DOptions &O, const KernelTensor &Y) {
   constexpr int64_t MaxMultiplyAdds = 11'000'000, MinOutputPixels = 14 * 14;
   if (O.kernel_height() != 1 || O.kernel_width() != 1 || O.groups() != 1 ||
@@ -346,11 +347,10 @@ constexpr uint64_t GemvMinWeightBytes = uint64_t(1) << 20;
 
 /// oneDNN's implementation for D: its GEMV (x64:gemm:jit) when Gemv and it
 /// has one, else its first. At one row, GEMV reads the weights in their
-/// plain OI order, which brgemm would copy into a blocked layout, and streams
-/// them faster when they come from memory (single thread, weights rotated
-/// out of cache: 2048->1000 0.57 vs 0.65 ms, 1280->1000 0.35 vs 0.40,
-/// 512->1000 0.13 vs 0.16); brgemm is faster on weights L2 keeps (512->512
-/// warm: 16 vs 23 us).
+/// plain OI order, which brgemm would copy into a blocked layout, and was
+/// measured to stream them faster when they come from memory (single thread,
+/// weights rotated out of cache); brgemm is faster on weights L2 keeps.
+/// docs/benchmarks.md has the figures.
 dnnl::inner_product_forward::primitive_desc
 innerProductImplementation(const dnnl::inner_product_forward::desc &D,
                            const dnnl::primitive_attr &Attr, bool Gemv) {
@@ -516,11 +516,11 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, WeightArena &Arena,
 
 /// A 1x1 convolution over at most 32 input channels: at most 32 multiply-adds
 /// per output, so both libraries run it at memory speed, while oneDNN must
-/// first generate its kernel (about 0.1 ms per shape, when the session is
-/// created). On MobileNetV2 at 1 thread XNNPACK runs 32->16 at 112x112 in
-/// 0.121 ms against oneDNN's 0.133, and 24->144 and 32->192 0.01 ms slower;
-/// leaving its seven such layers to XNNPACK makes a session 0.85 ms (14%)
-/// faster to create and a run 0.04 ms slower.
+/// first generate its kernel for each shape when the session is created. On
+/// MobileNetV2 at 1 thread XNNPACK ran these layers about as fast as oneDNN,
+/// and leaving its seven such layers to XNNPACK was measured to make a
+/// session noticeably faster to create at a negligible cost per run;
+/// docs/benchmarks.md has the figures.
 bool isNarrowPointwise(const fb::Conv2DOptions &O) {
   return O.kernel_height() == 1 && O.kernel_width() == 1 && O.groups() == 1 &&
          O.group_input_channels() <= 32;
@@ -567,10 +567,10 @@ std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
     return Add ? nullptr : fullyConnected(A, Weights);
   if (A.Op.kind() != fb::OpKind::CONV_2D)
     return nullptr;
-  // In f32, XNNPACK's depthwise kernels are as fast as oneDNN's (MobileNetV2
-  // at 1 thread: 4.95 vs 4.96 ms), so only the dense and grouped
-  // convolutions move; in int8, oneDNN's run MobileNetV2 in 3.2 ms instead
-  // of 4.0 ms.
+  // In f32, XNNPACK's depthwise kernels were measured as fast as oneDNN's
+  // (MobileNetV2 at 1 thread), so only the dense and grouped convolutions
+  // move; in int8, oneDNN's were measured faster. docs/benchmarks.md has the
+  // figures.
   const fb::Conv2DOptions &O = *A.Op.options_as_Conv2DOptions();
   bool F32 = A.In[0].Desc->DType != fb::DType::I8;
   if (O.depthwise() && F32)

@@ -3,11 +3,10 @@
 // Acdb64a: 64 output channels innermost), which `--prepack native` files
 // then store. Measured at 1 thread on the benchmark's AVX-512 machine with
 // the weights rotated out of cache, against oneDNN's own kernel on the same
-// weights: 2048 -> 512 1x1 at 7x7 0.64 vs 0.85 ms, 512 -> 512 3x3 at 7x7
-// 1.39-1.45 vs 1.85-1.94 ms, in 64-channel panels (in 48 and 32: 4% and
-// 11% slower on the 1x1, 3% faster and 2% slower on the 3x3). On 14x14 maps it is no faster than oneDNN's (1024 -> 512: 1.11
-// vs 1.18 ms, 256 -> 256 3x3: 1.21 vs 1.21; in 48-channel panels 1.41 vs
-// 1.29), so it runs only on the small maps (panelConvPrefers).
+// weights, it is faster on 7x7 maps (2048 -> 512 1x1, 512 -> 512 3x3) in
+// 64-channel panels, which overall beat 48- and 32-channel ones. On 14x14
+// maps it is no faster than oneDNN's, so it runs only on the small maps
+// (panelConvPrefers). docs/benchmarks.md has the figures.
 #include "cpu/onednn/OnednnCommon.h"
 #include "cpu/panel/PanelConv.h"
 

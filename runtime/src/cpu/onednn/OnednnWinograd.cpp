@@ -1,15 +1,14 @@
 // Winograd convolutions on oneDNN (x86): its F(2x2, 3x3) kernel computes a
 // 3x3 stride-1 convolution with 16 multiplies per 2x2 output tile and input
-// channel instead of 36. At 1 thread on this AVX-512 machine it runs
-// ResNet's 64 -> 64 at 56x56 in 0.85 ms instead of the direct kernel's 1.22
-// and 128 -> 128 at 28x28 in 0.69 ms instead of 1.18, the reorders of the
+// channel instead of 36. At 1 thread on this AVX-512 machine it was
+// measured faster than the direct kernel on ResNet's 3x3 convolutions with
+// 64 or more channels on 28x28 or larger maps, the reorders of the
 // activations into and out of its nChw16c layout included; its outputs
 // differ from the direct kernel's by about 5e-7 relative. It loses below
-// 64 channels (32 -> 32 at 56x56: 1.09x the direct time, 16 -> 16 at
-// 112x112: 1.75x) and on small maps, where its weights, 16/9 the size, are
-// what the time goes to (512 -> 512 at 7x7: 0.98x warm, 1.05x with cold
-// caches). oneDNN's F(4x4, 3x3) kernel, which it prefers for some larger
-// shapes, is not used: its transforms lose more precision.
+// 64 channels and on small maps, where its weights, 16/9 the size, are
+// what the time goes to. docs/benchmarks.md has the figures. oneDNN's
+// F(4x4, 3x3) kernel, which it prefers for some larger shapes, is not used:
+// its transforms lose more precision.
 #include "cpu/onednn/OnednnCommon.h"
 #include "RoundUp.h"
 #include "cpu/onednn/WinogradWeights.h"

@@ -1,8 +1,9 @@
 // A 3x3 convolution's weights in the Winograd domain, laid out for oneDNN's
 // f32 F(2x2, 3x3) kernel. oneDNN's own reorder into that layout (its
-// wino_reorder) takes about 20 ns a weight on this machine: 2.9 ms for a
-// 128 -> 128 convolution, 48 ms for 512 -> 512, which a session would pay at
-// every creation. This writes the same values in a single pass.
+// wino_reorder) was measured slow on this machine, growing with the weight
+// count to many milliseconds for ResNet's larger layers, which a session
+// would pay at every creation (docs/benchmarks.md has the figures). This
+// writes the same values in a single pass.
 #pragma once
 
 #include <oneapi/dnnl/dnnl_types.h>

@@ -9,8 +9,8 @@
 // the tiles of a chunk run, they prefetch the chunk two ahead into L2,
 // spread evenly over the chunk's steps: the stream from memory then
 // overlaps the arithmetic, which the hardware prefetchers alone did not do
-// (2048 -> 512 at 7x7, weights rotated out of cache: 0.64-0.65 ms, and
-// 0.89-0.95 ms without the prefetches).
+// (measured much slower without the prefetches on 2048 -> 512 at 7x7 with
+// the weights rotated out of cache; docs/benchmarks.md has the figures).
 #include "cpu/panel/PanelConv.h"
 
 #include "RoundUp.h"
@@ -30,8 +30,8 @@ namespace {
 constexpr int64_t MaxPixels = 64, MinWeightBytes = int64_t(1) << 20;
 /// The weights of one chunk: 32 KiB. Measured against 8-128 KiB on the
 /// benchmark machine (48 KiB of L1, 2 MiB of L2 per core), in 48-channel
-/// panels: 2048 -> 512 at 7x7 took 0.78, 0.71, 0.68, 0.70, 0.73 and 0.79 ms
-/// at 8, 16, 32, 48, 64 and 128 KiB.
+/// panels on 2048 -> 512 at 7x7, 32 KiB was the fastest, with smaller and
+/// larger chunks slower; docs/benchmarks.md has the figures.
 constexpr int64_t ChunkBytes = 32 << 10;
 constexpr int64_t AheadChunks = 2;
 

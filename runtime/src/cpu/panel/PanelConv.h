@@ -3,14 +3,14 @@
 // (7x7 maps, 4-9 MB of weights per layer, 60 MB in all). oneDNN's brgemm
 // kernel reads each block of output channels' weights from memory on its
 // first row of pixels, and only then computes the other rows: the memory
-// time and the arithmetic add up (2048 -> 512 at 7x7, weights rotated out
-// of cache: 0.85 ms, against 0.57 ms with the weights in L2 and 0.29 ms to
-// read them). This kernel reads blocked weights (oneDNN's Acdb<B>a layouts,
-// converted by the session or stored so by the file) in chunks, computes
-// every pixel against a chunk, and asks for the chunk two ahead while it
-// does (software prefetch into L2), so that the stream overlaps the
-// arithmetic: 0.64-0.65 ms on the layer above, and 1.39-1.45 ms on
-// 512 -> 512 3x3 at 7x7 against oneDNN's 1.85-1.94.
+// time and the arithmetic add up (on 2048 -> 512 at 7x7 with the weights
+// rotated out of cache, measured to take about the time with the weights in
+// L2 plus the time to read them). This kernel reads blocked weights
+// (oneDNN's Acdb<B>a layouts, converted by the session or stored so by the
+// file) in chunks, computes every pixel against a chunk, and asks for the
+// chunk two ahead while it does (software prefetch into L2), so that the
+// stream overlaps the arithmetic: measured faster than oneDNN's on the layer
+// above and on 512 -> 512 3x3 at 7x7. docs/benchmarks.md has the figures.
 #pragma once
 
 #include <cmath>
