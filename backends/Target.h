@@ -80,9 +80,9 @@ struct Target {
   const char *Name;        // the --target spelling
   const char *Description; // one line
   TargetStatus Status;
-  /// The value of this target in the .kiln schema's Target enum (CPU = 1);
-  /// 0 when the target writes no .kiln file (onnx). The hook the schema's
-  /// `Model.target` field is filled from.
+  /// The value of this target in the .kiln schema's Target enum (CPU = 1),
+  /// which its files carry in Model.target (schema 1.4) and the runtime
+  /// picks its executor by; 0 (UNKNOWN) when it writes no .kiln file (onnx).
   int FileTarget;
   /// The IR ops the target runs (its capability table), sorted.
   std::vector<std::string> (*SupportedOps)();

@@ -94,7 +94,7 @@ Target cpuTarget() {
   T.Description = "the kiln runtime on CPUs (x86-64, aarch64): oneDNN, "
                   "XNNPACK and portable reference kernels";
   T.Status = TargetStatus::Works;
-  T.FileTarget = 1; // schema Target.CPU
+  T.FileTarget = int(fb::Target::CPU);
   T.SupportedOps = cpuSupportedOps;
   T.Check = checkCpuGraph;
   T.Pipeline = pipelineForLevel;
