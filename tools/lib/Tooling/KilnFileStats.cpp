@@ -129,8 +129,13 @@ llvm::Expected<KilnFileStats> readKilnFileStats(llvm::StringRef Path) {
   if (!Bytes)
     return Bytes.takeError();
   llvm::StringRef Data = (*Bytes)->getBuffer();
-  if (kiln_verify_buffer(Data.data(), Data.size()) != KILN_OK)
-    return inputError("{0}: not a valid .kiln file: {1}", Path,
+  // A valid file this runtime cannot run (another target, a newer schema)
+  // is not a corrupt one: say which.
+  if (kiln_status St = kiln_verify_buffer(Data.data(), Data.size()))
+    return inputError("{0}: {1}: {2}", Path,
+                      St == KILN_ERROR_UNSUPPORTED
+                          ? "this kiln cannot read the file"
+                          : "not a valid .kiln file",
                       kiln_last_error());
   KilnFileStats S;
   S.Path = Path.str();
