@@ -118,3 +118,19 @@ if(KILN_WITH_ONEDNN)
   target_link_libraries(kiln_onednn INTERFACE ${DNNL_LIBRARY} ${KILN_GOMP_LIBRARY})
 endif()
 message(STATUS "oneDNN convolutions in the runtime: ${KILN_WITH_ONEDNN}")
+
+# Vulkan (libvulkan-dev) for the Vulkan executor, and glslc (shaderc) to
+# compile its GLSL compute kernels to SPIR-V at build time
+# (cmake/KilnShaders.cmake). Tests run on Mesa's lavapipe with the Khronos
+# validation layer (mesa-vulkan-drivers, vulkan-validationlayers).
+find_package(Vulkan QUIET)
+find_program(KILN_GLSLC glslc)
+set(KILN_VULKAN_FOUND OFF)
+if(Vulkan_FOUND AND KILN_GLSLC)
+  set(KILN_VULKAN_FOUND ON)
+endif()
+option(KILN_WITH_VULKAN "Build the Vulkan executor (libvulkan-dev, glslc)" ${KILN_VULKAN_FOUND})
+if(KILN_WITH_VULKAN AND NOT KILN_VULKAN_FOUND)
+  message(FATAL_ERROR "KILN_WITH_VULKAN=ON but libvulkan-dev or glslc is missing (scripts/install-deps.sh)")
+endif()
+message(STATUS "Vulkan executor in the runtime: ${KILN_WITH_VULKAN}")

@@ -19,6 +19,10 @@ PACKAGES=(
   xxhash                             # tests: xxhsum checks the source hash
   python3-torch python3-torchvision
   graphviz                           # kiln inspect --format svg
+  libvulkan-dev glslc spirv-tools    # Vulkan target: loader, GLSL -> SPIR-V at build time
+  libspirv-cross-c-shared-dev        # Metal target: MSL from SPIR-V
+  mesa-vulkan-drivers                # tests: lavapipe, a Vulkan device on the CPU
+  vulkan-validationlayers            # tests: VK_LAYER_KHRONOS_validation
 )
 
 missing=()

@@ -1,0 +1,182 @@
+#include "vulkan/VulkanDevice.h"
+
+#include <cstring>
+
+namespace kiln::rt::vk {
+
+namespace {
+
+constexpr const char *ValidationLayer = "VK_LAYER_KHRONOS_validation";
+
+bool hasLayer(const char *Name) {
+  uint32_t N = 0;
+  vkEnumerateInstanceLayerProperties(&N, nullptr);
+  std::vector<VkLayerProperties> Layers(N);
+  vkEnumerateInstanceLayerProperties(&N, Layers.data());
+  for (const VkLayerProperties &L : Layers)
+    if (std::strcmp(L.layerName, Name) == 0)
+      return true;
+  return false;
+}
+
+int computeQueueFamily(VkPhysicalDevice P) {
+  uint32_t N = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(P, &N, nullptr);
+  std::vector<VkQueueFamilyProperties> Families(N);
+  vkGetPhysicalDeviceQueueFamilyProperties(P, &N, Families.data());
+  for (uint32_t I = 0; I < N; ++I)
+    if (Families[I].queueFlags & VK_QUEUE_COMPUTE_BIT)
+      return int(I);
+  return -1;
+}
+
+Status failed(const char *What, VkResult R) {
+  return unsupported("Vulkan: ", What, " failed (", resultName(R), ")");
+}
+
+} // namespace
+
+const char *resultName(VkResult R) {
+  switch (R) {
+  case VK_SUCCESS: return "VK_SUCCESS";
+  case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
+  case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+  case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
+  case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
+  case VK_ERROR_LAYER_NOT_PRESENT: return "VK_ERROR_LAYER_NOT_PRESENT";
+  case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
+  case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
+  case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
+  default: return "a Vulkan error";
+  }
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL
+Device::onMessage(VkDebugUtilsMessageSeverityFlagBitsEXT Severity,
+                  VkDebugUtilsMessageTypeFlagsEXT,
+                  const VkDebugUtilsMessengerCallbackDataEXT *Data, void *Self) {
+  if (Severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
+    auto *D = static_cast<Device *>(Self);
+    std::lock_guard<std::mutex> Hold(D->Lock);
+    D->Messages.push_back(Data && Data->pMessage ? Data->pMessage : "?");
+  }
+  return VK_FALSE;
+}
+
+Status Device::create(const DeviceOptions &Opts, std::unique_ptr<Device> &Out) {
+  std::unique_ptr<Device> D(new Device());
+  if (Opts.Validation && !hasLayer(ValidationLayer))
+    return unsupported("Vulkan: the validation layer ", ValidationLayer,
+                       " is not installed (vulkan-validationlayers)");
+  auto App = vkStruct<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
+  App.pApplicationName = "kiln";
+  App.apiVersion = VK_API_VERSION_1_1;
+  auto Info = vkStruct<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
+  Info.pApplicationInfo = &App;
+  const char *Extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+  auto Messenger = vkStruct<VkDebugUtilsMessengerCreateInfoEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT);
+  Messenger.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                              VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  Messenger.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                          VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                          VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+  Messenger.pfnUserCallback = &Device::onMessage;
+  Messenger.pUserData = D.get();
+  if (Opts.Validation) {
+    Info.enabledLayerCount = 1;
+    Info.ppEnabledLayerNames = &ValidationLayer;
+    Info.enabledExtensionCount = 1;
+    Info.ppEnabledExtensionNames = Extensions;
+    Info.pNext = &Messenger; // messages from instance creation too
+  }
+  if (VkResult R = vkCreateInstance(&Info, nullptr, &D->Instance))
+    return R == VK_ERROR_INCOMPATIBLE_DRIVER
+               ? unsupported("Vulkan: no Vulkan driver on this machine")
+               : failed("creating an instance", R);
+  if (Opts.Validation) {
+    auto Create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(D->Instance, "vkCreateDebugUtilsMessengerEXT"));
+    if (!Create ||
+        Create(D->Instance, &Messenger, nullptr, &D->Messenger) != VK_SUCCESS)
+      return unsupported("Vulkan: cannot install the validation messenger");
+  }
+
+  uint32_t N = 0;
+  vkEnumeratePhysicalDevices(D->Instance, &N, nullptr);
+  std::vector<VkPhysicalDevice> All(N);
+  vkEnumeratePhysicalDevices(D->Instance, &N, All.data());
+  std::vector<std::pair<VkPhysicalDevice, int>> Compute;
+  for (VkPhysicalDevice P : All)
+    if (int F = computeQueueFamily(P); F >= 0)
+      Compute.push_back({P, F});
+  if (Compute.empty())
+    return unsupported("Vulkan: no device with a compute queue (", N,
+                       " device(s) found)");
+  int Pick = Opts.DeviceIndex < 0 ? 0 : Opts.DeviceIndex;
+  if (size_t(Pick) >= Compute.size())
+    return invalidArgument("Vulkan: device ", Pick, " asked for, but only ",
+                           Compute.size(), " have a compute queue");
+  D->Phys = Compute[size_t(Pick)].first;
+  uint32_t Family = uint32_t(Compute[size_t(Pick)].second);
+  vkGetPhysicalDeviceProperties(D->Phys, &D->Props);
+  vkGetPhysicalDeviceMemoryProperties(D->Phys, &D->Memory);
+  VkPhysicalDeviceFeatures Have{};
+  vkGetPhysicalDeviceFeatures(D->Phys, &Have);
+
+  // A .kiln file is untrusted: out-of-bounds accesses must stay inside the
+  // buffer where the device can promise it.
+  VkPhysicalDeviceFeatures Want{};
+  Want.robustBufferAccess = Have.robustBufferAccess;
+  D->Robust = Have.robustBufferAccess == VK_TRUE;
+  float Priority = 1.f;
+  auto QueueInfo = vkStruct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+  QueueInfo.queueFamilyIndex = Family;
+  QueueInfo.queueCount = 1;
+  QueueInfo.pQueuePriorities = &Priority;
+  auto DevInfo = vkStruct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
+  DevInfo.queueCreateInfoCount = 1;
+  DevInfo.pQueueCreateInfos = &QueueInfo;
+  DevInfo.pEnabledFeatures = &Want;
+  if (VkResult R = vkCreateDevice(D->Phys, &DevInfo, nullptr, &D->Dev))
+    return failed("creating the device", R);
+  vkGetDeviceQueue(D->Dev, Family, 0, &D->Queue);
+  auto PoolInfo = vkStruct<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+  PoolInfo.queueFamilyIndex = Family;
+  PoolInfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  if (VkResult R = vkCreateCommandPool(D->Dev, &PoolInfo, nullptr, &D->Pool))
+    return failed("creating a command pool", R);
+  Out = std::move(D);
+  return Status::ok();
+}
+
+Device::~Device() {
+  if (Dev) {
+    vkDeviceWaitIdle(Dev);
+    if (Pool)
+      vkDestroyCommandPool(Dev, Pool, nullptr);
+    vkDestroyDevice(Dev, nullptr);
+  }
+  if (Messenger) {
+    auto Destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(Instance, "vkDestroyDebugUtilsMessengerEXT"));
+    if (Destroy)
+      Destroy(Instance, Messenger, nullptr);
+  }
+  if (Instance)
+    vkDestroyInstance(Instance, nullptr);
+}
+
+std::vector<std::string> Device::validationMessages() const {
+  std::lock_guard<std::mutex> Hold(Lock);
+  return Messages;
+}
+
+int Device::memoryType(uint32_t Bits, VkMemoryPropertyFlags Flags) const {
+  for (uint32_t I = 0; I < Memory.memoryTypeCount; ++I)
+    if ((Bits & (1u << I)) &&
+        (Memory.memoryTypes[I].propertyFlags & Flags) == Flags)
+      return int(I);
+  return -1;
+}
+
+} // namespace kiln::rt::vk
