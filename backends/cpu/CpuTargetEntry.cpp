@@ -4,6 +4,7 @@
 // segments with the source hash last and checked by the driver's verifier
 // before it replaces the output.
 #include "backends/Target.h"
+#include "backends/TargetMetadata.h"
 #include "backends/common/KilnWriter.h"
 #include "backends/cpu/CpuConvertReport.h"
 #include "backends/cpu/CpuTarget.h"
@@ -17,32 +18,6 @@
 namespace kiln {
 
 namespace {
-
-fb::Quantization fileQuantization(QuantizeMode M) {
-  switch (M) {
-  case QuantizeMode::None:
-    break;
-  case QuantizeMode::Fp16:
-    return fb::Quantization::FP16_WEIGHTS;
-  case QuantizeMode::Int8Dynamic:
-    return fb::Quantization::INT8_DYNAMIC;
-  case QuantizeMode::Int8:
-    return fb::Quantization::INT8_STATIC;
-  }
-  return fb::Quantization::NONE;
-}
-
-/// Everything but the source hash, which the writer fills in.
-void fillMetadata(fb::MetadataT &MD, const EmitRequest &R,
-                  QuantizeMode Mode) {
-  MD.producer = "kiln";
-  MD.producer_version = R.ProducerVersion;
-  MD.pipeline = R.Pipeline;
-  for (const PassSummary &P : R.Passes)
-    MD.passes.push_back(P.Name);
-  MD.quantization = fileQuantization(Mode);
-  MD.source_model = llvm::sys::path::filename(R.Input).str();
-}
 
 std::string optionOr(const EmitRequest &R, const std::string &Name,
                      const std::string &Default) {

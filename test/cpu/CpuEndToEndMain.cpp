@@ -30,6 +30,7 @@
 //   kiln-cpu-e2e [--suite DIR] [--examples DIR]... [--filter S] [--verbose]
 #include "IR/NpyTensor.h"
 #include "Interpreter/Interpreter.h"
+#include "ModelChecks.h"
 #include "RunInChild.h"
 #include "RuntimeKernels.h"
 #include "Support/Npy.h"
@@ -57,14 +58,13 @@
 #include <map>
 
 using namespace kiln;
+using namespace kiln::testing;
 using kiln::testing::Kernels;
 using kiln::testing::kernelsName;
 using kiln::testing::sessionOptions;
 
 namespace {
 
-constexpr double RelTol = 1e-4;
-constexpr double AbsTol = 1e-6;
 /// The least SQNR of an int8 model's outputs against its QDQ graph's.
 constexpr double MinInt8SqnrDb = 50;
 
@@ -76,68 +76,6 @@ struct Verdict {
 
 bool passed(const Verdict &V) {
   return V.Kind == "PASS" || V.Kind == "PASS-NATIVE";
-}
-
-std::string firstLine(llvm::Error E) {
-  std::string S = llvm::toString(std::move(E));
-  return S.substr(0, S.find('\n'));
-}
-
-/// The first unsupported node's reason (the error lists one per line).
-std::string firstReason(llvm::Error E) {
-  std::string S = llvm::toString(std::move(E));
-  size_t Line = S.find("\n  ");
-  if (Line == std::string::npos)
-    return S;
-  S = S.substr(Line + 3);
-  return S.substr(0, S.find('\n'));
-}
-
-std::vector<std::string> listDir(const std::string &Dir, bool Dirs) {
-  std::vector<std::string> Out;
-  std::error_code EC;
-  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC))
-    if (llvm::sys::fs::is_directory(It->path()) == Dirs)
-      Out.push_back(It->path());
-  std::sort(Out.begin(), Out.end());
-  return Out;
-}
-
-std::string compare(const Tensor &Got, const Tensor &Ref) {
-  if (Got.type().Elem != Ref.type().Elem || Got.type().Dims != Ref.type().Dims)
-    return "type " + toString(Got.type()) + ", expected " + toString(Ref.type());
-  bool IsFloat = isFloatType(Ref.type().Elem);
-  size_t Size = elementSize(Ref.type().Elem);
-  for (int64_t I = 0; I < Ref.numElements(); ++I) {
-    if (!IsFloat) {
-      if (std::memcmp(Got.buffer().data() + I * Size,
-                      Ref.buffer().data() + I * Size, Size) != 0)
-        return llvm::formatv("integer value differs at {0}", I);
-      continue;
-    }
-    double A = Got.asDouble(I), B = Ref.asDouble(I);
-    if (std::isnan(A) || std::isnan(B) || std::isinf(A) || std::isinf(B)) {
-      if (!(std::isnan(A) && std::isnan(B)) && A != B)
-        return llvm::formatv("at {0}: {1:e7} vs {2:e7}", I, A, B);
-      continue;
-    }
-    if (std::fabs(A - B) > AbsTol + RelTol * std::fabs(B))
-      return llvm::formatv("at {0}: {1:e7} vs reference {2:e7}", I, A, B);
-  }
-  return "";
-}
-
-/// The signal-to-quantization-noise ratio of Got against Ref, in dB (200
-/// where they are equal).
-double sqnrDb(const Tensor &Got, const Tensor &Ref) {
-  double Signal = 0, Noise = 0;
-  for (int64_t I = 0; I < Ref.numElements(); ++I) {
-    double A = Got.asDouble(I), B = Ref.asDouble(I);
-    Signal += B * B;
-    Noise += (A - B) * (A - B);
-  }
-  return Noise == 0 ? 200 : 10 * std::log10(Signal / Noise);
 }
 
 /// Got against Ref with an int8 model's tolerance: same type, finite values,
@@ -154,69 +92,6 @@ std::string compareInt8(const Tensor &Got, const Tensor &Ref, double &Worst) {
     return llvm::formatv("SQNR {0:f1} dB against the QDQ graph, below {1} dB",
                          Db, MinInt8SqnrDb);
   return "";
-}
-
-/// Loads Bytes in the runtime and runs them on Inputs; "" or what failed.
-std::string runCompiled(const std::string &Bytes, llvm::ArrayRef<Tensor> Inputs,
-                        Kernels K, std::vector<Tensor> &Out) {
-  kiln_model *M = nullptr;
-  if (kiln_model_load_buffer(Bytes.data(), Bytes.size(), &M) != KILN_OK)
-    return std::string("load: ") + kiln_last_error();
-  kiln_session_options O = sessionOptions(K);
-  kiln_session *S = nullptr;
-  std::string Why;
-  if (kiln_session_create(M, &O, &S) != KILN_OK) {
-    Why = std::string("session: ") + kiln_last_error();
-  } else {
-    for (size_t I = 0; I < Inputs.size() && Why.empty(); ++I)
-      if (kiln_session_set_input(S, I, Inputs[I].buffer().data(),
-                                 Inputs[I].buffer().size()) != KILN_OK)
-        Why = std::string("input: ") + kiln_last_error();
-    if (Why.empty() && kiln_session_run(S) != KILN_OK)
-      Why = std::string("run: ") + kiln_last_error();
-    for (size_t I = 0; Why.empty() && I < kiln_model_num_outputs(M); ++I) {
-      kiln_tensor_info Info;
-      const void *Data;
-      size_t Size;
-      if (kiln_model_output_info(M, I, &Info) != KILN_OK ||
-          kiln_session_get_output(S, I, &Data, &Size) != KILN_OK) {
-        Why = std::string("output: ") + kiln_last_error();
-        break;
-      }
-      std::vector<int64_t> Dims(Info.shape, Info.shape + Info.rank);
-      Out.emplace_back(
-          TensorType(static_cast<ElementType>(Info.dtype), makeShape(Dims)),
-          Buffer::copy({static_cast<const uint8_t *>(Data), Size}));
-    }
-  }
-  kiln_session_destroy(S);
-  kiln_model_destroy(M);
-  return Why;
-}
-
-/// NAME.input.npz beside NAME.onnx, NAME.traced.pt or NAME.scripted.pt.
-std::string inputsFileFor(const std::string &Model) {
-  llvm::StringRef Dir = llvm::sys::path::parent_path(Model);
-  std::string Stem = llvm::sys::path::filename(Model).split('.').first.str();
-  return (Dir.empty() ? "" : Dir.str() + "/") + Stem + ".input.npz";
-}
-
-/// ONNX, or TorchScript with the input shapes of its inputs file.
-llvm::Expected<std::unique_ptr<Graph>> importModel(const std::string &Path) {
-  if (!llvm::StringRef(Path).endswith(".pt"))
-    return importOnnxFile(Path);
-#ifdef KILN_WITH_TORCHSCRIPT
-  auto Npz = readNpzFile(inputsFileFor(Path));
-  if (!Npz)
-    return Npz.takeError();
-  TorchScriptImportOptions O;
-  for (const auto &[Name, Array] : *Npz)
-    O.InputShapes[Name] = Array.Shape;
-  return importTorchScriptFile(Path, O);
-#else
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "built without the TorchScript frontend");
-#endif
 }
 
 struct CompiledBytes {
@@ -249,23 +124,6 @@ llvm::Expected<CompiledBytes> compileToBytes(Graph &G) {
   return Out;
 }
 
-llvm::Error optimize(Graph &G) {
-  PassManagerOptions PMO;
-  PMO.VerifyEach = true;
-  PassManager PM(PMO);
-  for (const std::string &P : pipelineForLevel(2))
-    if (llvm::Error E = PM.add(P))
-      return E;
-  return PM.run(G);
-}
-
-/// ONNX 1.12 stores bfloat16 test data as UINT16 bit patterns.
-Tensor asDeclared(Tensor T, ElementType Wanted) {
-  if (Wanted == ElementType::BF16 && T.type().Elem == ElementType::U16)
-    return Tensor(TensorType(ElementType::BF16, T.type().Dims), T.buffer());
-  return T;
-}
-
 Verdict checkModel(const std::string &Path, std::vector<Tensor> Inputs,
                    bool IsExample) {
   auto G = importModel(Path);
@@ -292,8 +150,7 @@ Verdict checkModel(const std::string &Path, std::vector<Tensor> Inputs,
   if (!Bytes) {
     std::string Why = llvm::toString(Bytes.takeError());
     if (Why.find("the CPU target cannot run") != std::string::npos)
-      return {"UNSUPPORTED", firstReason(llvm::make_error<llvm::StringError>(
-                                 Why, llvm::inconvertibleErrorCode()))};
+      return {"UNSUPPORTED", firstReason(Why)};
     return {"FAIL", "compile: " + Why.substr(0, Why.find('\n'))};
   }
   struct Run {
@@ -311,7 +168,7 @@ Verdict checkModel(const std::string &Path, std::vector<Tensor> Inputs,
       Runs.push_back({&Bytes->Native, K, "native file, "});
   for (const Run &R : Runs) {
     std::vector<Tensor> Got;
-    std::string Why = runCompiled(*R.Bytes, Inputs, R.K, Got);
+    std::string Why = runCompiled(*R.Bytes, Inputs, sessionOptions(R.K), Got);
     std::string Engine = std::string(R.File) + kernelsName(R.K);
     if (!Why.empty())
       return {"FAIL", Engine + ": " + Why};
@@ -400,7 +257,7 @@ std::string checkQuantized(const std::string &Path,
        {Kernels::Default, Kernels::XnnpackOnly, Kernels::ReferenceOnly}) {
     std::vector<Tensor> Got;
     std::string Engine = Name + ", " + kernelsName(K);
-    std::string Why = runCompiled(*Bytes, Inputs, K, Got);
+    std::string Why = runCompiled(*Bytes, Inputs, sessionOptions(K), Got);
     if (!Why.empty())
       return Engine + ": " + Why;
     if (Got.size() != Ref->size())

@@ -22,17 +22,19 @@ std::string messageOf(llvm::Error E) {
 
 } // namespace
 
-TEST_CASE("cpu and onnx are registered, in order", "[targets]") {
+TEST_CASE("cpu, onnx and vulkan are registered, in order", "[targets]") {
   std::vector<std::string> Names;
   for (const Target &T : allTargets())
     Names.push_back(T.Name);
-  CHECK(Names == std::vector<std::string>{"cpu", "onnx"});
+  CHECK(Names == std::vector<std::string>{"cpu", "onnx", "vulkan"});
   REQUIRE(findTarget("cpu"));
   CHECK(findTarget("cpu")->FileTarget == 1); // schema Target.CPU
   CHECK(findTarget("cpu")->Status == TargetStatus::Works);
   REQUIRE(findTarget("onnx"));
   CHECK(findTarget("onnx")->FileTarget == 0); // no .kiln file
-  CHECK_FALSE(findTarget("vulkan"));
+  REQUIRE(findTarget("vulkan"));
+  CHECK(findTarget("vulkan")->FileTarget == 2); // schema Target.VULKAN
+  CHECK_FALSE(findTarget("metal"));
   CHECK_FALSE(findTarget("CPU")); // names are exact
 }
 
@@ -41,7 +43,7 @@ TEST_CASE("an unknown target is a usage error naming the known ones",
   llvm::Error E = unknownTargetError("foo");
   Diagnosis D = diagnose(std::move(E));
   CHECK(D.Code == ExitCode::Usage);
-  CHECK(D.Message == "--target foo: unknown target; kiln builds for: cpu, onnx");
+  CHECK(D.Message == "--target foo: unknown target; kiln builds for: cpu, onnx, vulkan");
 }
 
 TEST_CASE("capability tables are sorted and name real ops", "[targets]") {
@@ -99,4 +101,23 @@ TEST_CASE("targets supply their pipeline per -O level", "[targets]") {
     CHECK(O2.back() == "dce");
     CHECK(T.Pipeline(1).size() < O2.size());
   }
+}
+
+TEST_CASE("the vulkan check lists every operator without a kernel at once",
+          "[targets]") {
+  auto G = requireValue(parseGraph(R"(graph @g(%x: f32[1,4], %i: i64[2]) -> (%z: f32[1,4], %y: f32[2,4]) {
+  %a = relu(%x) : f32[1,4]
+  %s = const f32[4] dense[1.0, 2.0, 3.0, 4.0]
+  %z = layer_norm(%a, %s) {axis=-1, epsilon=1e-05} : f32[1,4]
+  %t = transpose(%a) {perm=[1, 0]} : f32[4,1]
+  %y = gather(%x, %i) {axis=0} : f32[2,4]
+  return %z, %y
+}
+)",
+                                   "g.kir"));
+  std::string M = messageOf(findTarget("vulkan")->Check(*G));
+  CHECK(M.find("the Vulkan target cannot run 2 operator(s)") != std::string::npos);
+  CHECK(M.find("(LAYER_NORM)") != std::string::npos);
+  CHECK(M.find("(GATHER)") != std::string::npos);
+  CHECK(messageOf(findTarget("cpu")->Check(*G)).empty());
 }

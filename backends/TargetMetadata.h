@@ -1,0 +1,39 @@
+// The .kiln metadata every target that writes a .kiln file fills the same
+// way from the driver's EmitRequest: producer, pipeline, passes,
+// quantization and source model name (the writer adds the source hash).
+#pragma once
+
+#include "backends/Target.h"
+#include "passes/quant/QuantizeGraph.h"
+#include "schema/kiln_generated.h"
+
+#include "llvm/Support/Path.h"
+
+namespace kiln {
+
+inline fb::Quantization fileQuantization(QuantizeMode M) {
+  switch (M) {
+  case QuantizeMode::None:
+    break;
+  case QuantizeMode::Fp16:
+    return fb::Quantization::FP16_WEIGHTS;
+  case QuantizeMode::Int8Dynamic:
+    return fb::Quantization::INT8_DYNAMIC;
+  case QuantizeMode::Int8:
+    return fb::Quantization::INT8_STATIC;
+  }
+  return fb::Quantization::NONE;
+}
+
+inline void fillMetadata(fb::MetadataT &MD, const EmitRequest &R,
+                         QuantizeMode Mode) {
+  MD.producer = "kiln";
+  MD.producer_version = R.ProducerVersion;
+  MD.pipeline = R.Pipeline;
+  for (const PassSummary &P : R.Passes)
+    MD.passes.push_back(P.Name);
+  MD.quantization = fileQuantization(Mode);
+  MD.source_model = llvm::sys::path::filename(R.Input).str();
+}
+
+} // namespace kiln

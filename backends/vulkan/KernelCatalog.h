@@ -1,0 +1,21 @@
+// The SPIR-V of every kiln Vulkan kernel, compiled from kernels/*.comp by
+// glslc when kiln is built (cmake/KilnShaders.cmake), so converting needs no
+// GLSL toolchain and no GPU.
+#pragma once
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <set>
+
+namespace kiln::vulkan {
+
+/// The words of kernel Name ("conv2d_c4", ...); empty if there is none.
+llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name);
+
+/// The specialization constant ids a module declares (OpDecorate SpecId);
+/// glslc's optimizer drops the constants a kernel never reads.
+std::set<uint32_t> specConstantIds(llvm::ArrayRef<uint32_t> Spirv);
+
+} // namespace kiln::vulkan

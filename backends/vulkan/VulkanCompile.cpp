@@ -1,0 +1,54 @@
+// compileForVulkan: the CPU target's lowering to kiln operators, then the
+// Vulkan lowering of those operators to dispatches.
+#include "backends/vulkan/VulkanTarget.h"
+#include "backends/cpu/CpuTarget.h"
+#include "backends/vulkan/VulkanLowering.h"
+
+#include <algorithm>
+
+namespace kiln {
+
+std::vector<std::string> vulkanSupportedOps() {
+  // The IR ops whose kiln operators have no Vulkan kernel yet.
+  static const char *const Missing[] = {
+      "argmax", "argmin", "cast", "conv_transpose", "dequantize",
+      "dynamic_quantize", "equal", "gather", "greater", "layer_norm", "less",
+      "matmul", "pad", "quantize", "where"};
+  std::vector<std::string> Ops;
+  for (const std::string &Op : cpuSupportedOps())
+    if (std::find(std::begin(Missing), std::end(Missing), Op) == std::end(Missing))
+      Ops.push_back(Op);
+  return Ops;
+}
+
+llvm::Expected<VulkanCompileResult> compileForVulkan(const Graph &G) {
+  auto Cpu = compileForCpu(G);
+  if (!Cpu)
+    return Cpu.takeError();
+  vulkan::Lowering L(Cpu->Module);
+  auto Module = L.run();
+  if (!Module)
+    return Module.takeError();
+  VulkanCompileResult R;
+  R.Module = std::move(*Module);
+  R.Operators = R.Module.Model.operators.size();
+  const auto *P = R.Module.Model.payload.AsVulkanPayload();
+  R.Dispatches = P->dispatches.size();
+  for (const auto &B : P->buffers)
+    if (B->kind == fb::VulkanBufferKind::ARENA)
+      R.ArenaBytes += B->size;
+  for (const Segment &S : R.Module.Segments)
+    R.WeightBytes += S.size();
+  for (const auto &S : P->shaders)
+    R.SpirvBytes += S->spirv.size() * 4;
+  for (const auto &D : P->dispatches)
+    R.Kernels[P->shaders[D->shader]->name] += 1;
+  return R;
+}
+
+llvm::Error checkVulkanGraph(const Graph &G) {
+  auto R = compileForVulkan(G);
+  return R ? llvm::Error::success() : R.takeError();
+}
+
+} // namespace kiln

@@ -1,0 +1,306 @@
+#include "backends/vulkan/VulkanLowering.h"
+
+#include "Support/Error.h"
+#include "numerics/FloatConversions.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstring>
+
+namespace kiln::vulkan {
+
+uint32_t floatBits(float F) {
+  uint32_t U;
+  std::memcpy(&U, &F, sizeof U);
+  return U;
+}
+
+void workgroup(PendingDispatch &D, uint32_t X, uint32_t Y, uint32_t Z) {
+  D.Spec[0] = X;
+  D.Spec[1] = Y;
+  D.Spec[2] = Z;
+}
+
+void clampConstants(PendingDispatch &D, float Min, float Max) {
+  D.Spec[3] = floatBits(Min);
+  D.Spec[4] = floatBits(Max);
+}
+
+void flatGroups(PendingDispatch &D, uint64_t Items) {
+  workgroup(D, 64, 1, 1);
+  uint64_t Groups = std::max<uint64_t>((Items + 63) / 64, 1);
+  uint64_t X = std::min<uint64_t>(Groups, 65535);
+  D.Groups[0] = uint32_t(X);
+  D.Groups[1] = uint32_t((Groups + X - 1) / X);
+  D.Groups[2] = 1;
+}
+
+namespace {
+
+constexpr uint64_t ElementSize = 4; // fp32
+
+bool isActivation(const fb::TensorT &T) { return T.buffer < 0; }
+
+std::vector<int64_t> dimsOf(const fb::TensorT &T) { return T.shape; }
+
+} // namespace
+
+Lowering::Lowering(const KilnModule &CpuModule) : Cpu(CpuModule) {}
+
+bool Lowering::isGraphOutput(int32_t T) const {
+  for (int32_t O : Cpu.Model.outputs)
+    if (O == T)
+      return true;
+  return false;
+}
+
+std::vector<uint8_t> Lowering::rawBytes(int32_t T) const {
+  const Segment &S = Cpu.Segments[size_t(tensor(T).buffer)];
+  std::vector<uint8_t> Bytes(S.size());
+  if (S.isProduced())
+    S.producer()(reinterpret_cast<char *>(Bytes.data()));
+  else if (S.size())
+    std::memcpy(Bytes.data(), S.bytes().data(), S.size());
+  return Bytes;
+}
+
+std::vector<float> Lowering::floats(int32_t T) const {
+  std::vector<uint8_t> Bytes = rawBytes(T);
+  std::vector<float> F;
+  if (tensor(T).dtype == fb::DType::F16) {
+    F.resize(Bytes.size() / 2);
+    for (size_t I = 0; I < F.size(); ++I) {
+      uint16_t H;
+      std::memcpy(&H, Bytes.data() + 2 * I, 2);
+      F[I] = numerics::halfToFloat(H);
+    }
+    return F;
+  }
+  F.resize(Bytes.size() / 4);
+  if (!F.empty())
+    std::memcpy(F.data(), Bytes.data(), F.size() * 4);
+  return F;
+}
+
+BindingRef Lowering::bindWeight(std::vector<uint8_t> Bytes, int32_t T) {
+  if (T >= 0)
+    Packed.insert(T);
+  return {true, Program.addWeight(std::move(Bytes), T), 0, 0};
+}
+
+BindingRef Lowering::bindFloats(const std::vector<float> &Values, int32_t T) {
+  std::vector<uint8_t> Bytes(Values.size() * 4);
+  if (!Values.empty())
+    std::memcpy(Bytes.data(), Values.data(), Bytes.size());
+  return bindWeight(std::move(Bytes), T);
+}
+
+PendingDispatch &Lowering::dispatch(llvm::StringRef Kernel) {
+  return Program.addDispatch(Kernel, CurrentOp);
+}
+
+int32_t Lowering::scratch(uint64_t Bytes) {
+  Place P;
+  P.Bytes = alignUp(Bytes, 16);
+  return Program.addPlace(P);
+}
+
+void Lowering::alias(int32_t T, int32_t P) {
+  Place A;
+  A.K = Place::Alias;
+  A.AliasOf = P;
+  A.Bytes = Program.place(P).Bytes;
+  PlaceOf[size_t(T)] = Program.addPlace(A);
+  Program.setTensorPlace(T, PlaceOf[size_t(T)]);
+}
+
+void Lowering::gather(const Storage &SrcS, BindingRef Src,
+                      const OperandMap &SrcMap, const Storage &DstS,
+                      BindingRef Dst, const OperandMap &DstMap,
+                      DomainDims Domain) {
+  PendingDispatch &D = dispatch("gather");
+  // A C4 destination's padding lanes get zero: its channel axis's domain
+  // axis runs to the padded count.
+  int PadAxis = 6;
+  int64_t PadFrom = 0;
+  if (DstS.C4)
+    for (int K = 0; K < DomainRank; ++K)
+      if (DstMap.Axis[size_t(K)] == 3) {
+        int64_t Start = DstMap.Start.size() > 3 ? DstMap.Start[3] : 0;
+        int64_t Real = Domain[size_t(K)];
+        int64_t Padded = (DstS.Dims[3] + 3) / 4 * 4 - Start;
+        // Only the piece that reaches the last channel pads.
+        if (Start + Real == DstS.Dims[3] && Padded > Real) {
+          PadAxis = K;
+          PadFrom = Real;
+          Domain[size_t(K)] = Padded;
+        }
+      }
+  uint64_t Items = 1;
+  for (int K = 0; K < DomainRank; ++K) {
+    D.Spec[10 + uint32_t(K)] = uint32_t(Domain[size_t(K)]);
+    Items *= uint64_t(Domain[size_t(K)]);
+  }
+  D.Spec[16] = uint32_t(PadAxis);
+  D.Spec[17] = uint32_t(PadFrom);
+  operandConstants(SrcS, SrcMap, 20, D.Spec);
+  operandConstants(DstS, DstMap, 40, D.Spec);
+  D.Bindings = {Src, Dst};
+  flatGroups(D, Items);
+}
+
+BindingRef Lowering::plainOf(int32_t T) {
+  const Storage &S = storage(T);
+  if (!S.C4)
+    return bindTensor(T);
+  Storage Plain{S.Dims, false};
+  int32_t P = scratch(Plain.bytes(ElementSize));
+  DomainDims Domain = domainOf(S.Dims);
+  gather(S, bindTensor(T), alignedMap(S, Domain), Plain, bindPlace(P),
+         alignedMap(Plain, Domain), Domain);
+  return bindPlace(P);
+}
+
+llvm::Expected<KilnModule> Lowering::run() {
+  const fb::ModelT &M = Cpu.Model;
+  size_t NumTensors = M.tensors.size();
+  Storages.resize(NumTensors);
+  PlaceOf.assign(NumTensors, -1);
+
+  // The output module: the same graph, activations in their GPU layouts.
+  flatbuffers::FlatBufferBuilder Scratch;
+  Scratch.Finish(fb::Model::Pack(Scratch, &M));
+  fb::GetModel(Scratch.GetBufferPointer())->UnPackTo(&Out.Model);
+  Out.Model.buffers.clear();
+  for (auto &T : Out.Model.tensors)
+    T->buffer = -1; // constants get their packed segments in finish()
+
+  std::vector<bool> IsIo(NumTensors, false);
+  for (size_t I = 0; I < M.inputs.size(); ++I) {
+    int32_t T = M.inputs[I];
+    Storages[size_t(T)] = {dimsOf(tensor(T)), false};
+    Place P;
+    P.K = Place::Input;
+    P.IoIndex = int32_t(I);
+    P.Bytes = Storages[size_t(T)].bytes(ElementSize);
+    PlaceOf[size_t(T)] = Program.addPlace(P);
+    Program.setTensorPlace(T, PlaceOf[size_t(T)]);
+    IsIo[size_t(T)] = true;
+  }
+  for (size_t I = 0; I < M.outputs.size(); ++I) {
+    int32_t T = M.outputs[I];
+    if (IsIo[size_t(T)])
+      return inputError("graph output '{0}' is a graph input or listed twice; "
+                        "the Vulkan target needs each output computed",
+                        tensor(T).name);
+    Storages[size_t(T)] = {dimsOf(tensor(T)), false};
+    Place P;
+    P.K = Place::Output;
+    P.IoIndex = int32_t(I);
+    P.Bytes = Storages[size_t(T)].bytes(ElementSize);
+    PlaceOf[size_t(T)] = Program.addPlace(P);
+    Program.setTensorPlace(T, PlaceOf[size_t(T)]);
+    IsIo[size_t(T)] = true;
+  }
+  for (size_t T = 0; T < NumTensors; ++T) {
+    const fb::TensorT &Src = tensor(int32_t(T));
+    fb::TensorT &Dst = *Out.Model.tensors[T];
+    if (!isActivation(Src)) {
+      Dst.layout = fb::Layout::PACKED;
+      continue;
+    }
+    if (IsIo[T])
+      continue;
+    bool C4 = Src.layout == fb::Layout::NHWC && Src.shape.size() == 4;
+    Storages[T] = {dimsOf(Src), C4};
+    if (C4)
+      Dst.layout = fb::Layout::C4;
+  }
+
+  std::string Problems;
+  unsigned Count = 0;
+  for (size_t I = 0; I < M.operators.size(); ++I) {
+    const fb::OperatorT &Op = *M.operators[I];
+    CurrentOp = int32_t(I);
+    // Outputs get arena places unless the lowering aliases them.
+    for (int32_t T : Op.outputs)
+      if (PlaceOf[size_t(T)] < 0) {
+        Place P;
+        P.Bytes = alignUp(Storages[size_t(T)].bytes(ElementSize), 16);
+        PlaceOf[size_t(T)] = Program.addPlace(P);
+        Program.setTensorPlace(T, PlaceOf[size_t(T)]);
+      }
+    std::string Why;
+    for (int32_t T : Op.inputs)
+      if (T >= 0 && !isActivation(tensor(T)) &&
+          tensor(T).dtype != fb::DType::F32 && tensor(T).dtype != fb::DType::F16 &&
+          tensor(T).dtype != fb::DType::I32)
+        Why = "its constant input '" + tensor(T).name + "' is " +
+              fb::EnumNameDType(tensor(T).dtype) + " (the Vulkan target runs "
+              "fp32 and fp16 models; int8 is not supported yet)";
+    for (int32_t T : Op.outputs)
+      if (tensor(T).dtype != fb::DType::F32)
+        Why = "its output '" + tensor(T).name + "' is " +
+              fb::EnumNameDType(tensor(T).dtype) +
+              " (the Vulkan kernels compute fp32 and fp16)";
+    if (Why.empty()) {
+      switch (Op.kind) {
+      case fb::OpKind::CONV_2D:
+        Why = lowerConv(*this, Op);
+        break;
+      case fb::OpKind::FULLY_CONNECTED:
+        Why = lowerFullyConnected(*this, Op);
+        break;
+      case fb::OpKind::MAX_POOL_2D:
+      case fb::OpKind::AVERAGE_POOL_2D:
+      case fb::OpKind::GLOBAL_AVERAGE_POOL_2D:
+      case fb::OpKind::GLOBAL_MAX_POOL_2D:
+      case fb::OpKind::REDUCE:
+        Why = lowerPool(*this, Op);
+        break;
+      case fb::OpKind::BINARY:
+      case fb::OpKind::UNARY:
+      case fb::OpKind::PRELU:
+        Why = lowerElementwise(*this, Op);
+        break;
+      case fb::OpKind::TRANSPOSE:
+      case fb::OpKind::RESHAPE:
+      case fb::OpKind::CONCAT:
+      case fb::OpKind::SLICE:
+      case fb::OpKind::BROADCAST:
+        Why = lowerMovement(*this, Op);
+        break;
+      case fb::OpKind::SOFTMAX:
+        Why = lowerSoftmax(*this, Op);
+        break;
+      case fb::OpKind::RESIZE:
+        Why = lowerResize(*this, Op);
+        break;
+      default:
+        Why = "the Vulkan target has no kernel for it yet";
+      }
+    }
+    if (Why.empty())
+      continue;
+    Problems += llvm::formatv("\n  node '{0}' ({1}): {2}", Op.name,
+                              fb::EnumNameOpKind(Op.kind), Why)
+                    .str();
+    ++Count;
+  }
+  if (Count)
+    return inputError("the Vulkan target cannot run {0} operator(s) of this "
+                      "model:{1}", Count, Problems);
+
+  // Constants no kernel packed (read by no dispatch) keep their bytes so
+  // the graph stays complete for tools.
+  for (size_t T = 0; T < NumTensors; ++T)
+    if (!isActivation(tensor(int32_t(T))) && !Packed.count(int32_t(T)))
+      Program.addWeight(rawBytes(int32_t(T)), int32_t(T));
+  Out.Model.target = fb::Target::VULKAN;
+  if (Out.Model.metadata)
+    Out.Model.metadata->target = "vulkan";
+  Program.finish(Out);
+  return std::move(Out);
+}
+
+} // namespace kiln::vulkan

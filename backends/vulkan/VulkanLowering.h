@@ -1,0 +1,90 @@
+// Lowers the kiln operator graph (the CPU target's lowering of the IR: kiln
+// operators with resolved padding, fused clamps and NHWC activations) to
+// Vulkan dispatches. Every NHWC activation inside the graph becomes a C4
+// tensor; graph inputs and outputs keep their layout in host-visible
+// buffers, converted by gather dispatches. Reshapes between tensors with the
+// same bytes alias instead of copying.
+#pragma once
+
+#include "backends/common/KilnModule.h"
+#include "backends/vulkan/TensorAccess.h"
+#include "backends/vulkan/VulkanProgram.h"
+
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace kiln::vulkan {
+
+class Lowering {
+public:
+  explicit Lowering(const KilnModule &Cpu);
+
+  /// Lowers every operator; all that cannot run are listed in one error.
+  /// On success the returned module is the Vulkan file's.
+  llvm::Expected<KilnModule> run();
+
+  // For the per-family lowering functions (*Lowering.cpp).
+  const fb::TensorT &tensor(int32_t T) const { return *Cpu.Model.tensors[size_t(T)]; }
+  const Storage &storage(int32_t T) const { return Storages[size_t(T)]; }
+  /// The place holding activation T.
+  int32_t place(int32_t T) const { return PlaceOf[size_t(T)]; }
+  BindingRef bindTensor(int32_t T) const { return {false, place(T), 0, 0}; }
+  BindingRef bindPlace(int32_t P) const { return {false, P, 0, 0}; }
+  /// Constant T's values as floats (widened from f16).
+  std::vector<float> floats(int32_t T) const;
+  /// Constant T's raw bytes.
+  std::vector<uint8_t> rawBytes(int32_t T) const;
+  /// A weight blob packed from constant T (or a synthesized one, T = -1).
+  BindingRef bindWeight(std::vector<uint8_t> Bytes, int32_t T);
+  BindingRef bindFloats(const std::vector<float> &Values, int32_t T);
+  /// A new dispatch for the operator being lowered.
+  PendingDispatch &dispatch(llvm::StringRef Kernel);
+  /// A scratch place of Bytes for a temporary (a layout change).
+  int32_t scratch(uint64_t Bytes);
+  /// T's output place becomes an alias of place P (same bytes).
+  void alias(int32_t T, int32_t P);
+  bool isGraphOutput(int32_t T) const;
+
+  /// Copies Src (any storage) to Dst (any storage) element by element over
+  /// Domain with the operand maps given.
+  void gather(const Storage &SrcS, BindingRef Src, const OperandMap &SrcMap,
+              const Storage &DstS, BindingRef Dst, const OperandMap &DstMap,
+              DomainDims Domain);
+  /// A PLAIN copy of activation T (T itself when it is PLAIN).
+  BindingRef plainOf(int32_t T);
+
+private:
+  const KilnModule &Cpu;
+  KilnModule Out;
+  VulkanProgram Program;
+  std::vector<Storage> Storages;
+  std::vector<int32_t> PlaceOf;
+  int32_t CurrentOp = -1;
+  /// Constants some kernel has a packed copy of.
+  std::set<int32_t> Packed;
+};
+
+/// Group counts for a 1-D range of Items invocations in groups of 64,
+/// spread over x and y (each at most 65535).
+void flatGroups(PendingDispatch &D, uint64_t Items);
+/// Spec constants 0-2: the workgroup size.
+void workgroup(PendingDispatch &D, uint32_t X, uint32_t Y, uint32_t Z);
+/// Spec constants 3-4: the fused clamp.
+void clampConstants(PendingDispatch &D, float Min, float Max);
+uint32_t floatBits(float F);
+
+/// The per-family lowering functions: each lowers Op, or returns why it
+/// cannot (the caller lists every such operator in one error).
+std::string lowerConv(Lowering &L, const fb::OperatorT &Op);
+std::string lowerFullyConnected(Lowering &L, const fb::OperatorT &Op);
+std::string lowerPool(Lowering &L, const fb::OperatorT &Op);
+std::string lowerElementwise(Lowering &L, const fb::OperatorT &Op);
+std::string lowerMovement(Lowering &L, const fb::OperatorT &Op);
+std::string lowerSoftmax(Lowering &L, const fb::OperatorT &Op);
+std::string lowerResize(Lowering &L, const fb::OperatorT &Op);
+
+} // namespace kiln::vulkan

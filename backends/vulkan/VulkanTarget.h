@@ -1,0 +1,35 @@
+// The Vulkan target: compiles an optimized IR graph into a .kiln file whose
+// payload holds the SPIR-V kernels the model uses and one dispatch record
+// per kernel launch, for the kiln runtime's Vulkan executor, which knows no
+// operator. The graph is first lowered to kiln operators as for the CPU
+// (resolved padding, fused clamps, NHWC), then each operator to dispatches
+// on C4 activations (VulkanLowering.h).
+#pragma once
+
+#include "backends/common/KilnModule.h"
+#include "IR/Graph.h"
+
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+struct VulkanCompileResult {
+  KilnModule Module;
+  /// Operators of the kiln graph (after fusion) and dispatches.
+  size_t Operators = 0, Dispatches = 0;
+  uint64_t ArenaBytes = 0, WeightBytes = 0, SpirvBytes = 0;
+  /// Kernel name -> dispatches using it.
+  std::map<std::string, int64_t> Kernels;
+};
+
+/// Lists every node the Vulkan target cannot run in one bad-input error.
+llvm::Error checkVulkanGraph(const Graph &G);
+/// The IR ops the Vulkan target runs, sorted.
+std::vector<std::string> vulkanSupportedOps();
+llvm::Expected<VulkanCompileResult> compileForVulkan(const Graph &G);
+
+} // namespace kiln

@@ -1,0 +1,114 @@
+// The Vulkan target's registry entry (backends/Targets.def): compile, write
+// the .kiln file atomically (checked by the driver's verifier before it
+// replaces the output), and report kernels, dispatches and bytes.
+#include "backends/Target.h"
+#include "backends/TargetMetadata.h"
+#include "backends/common/KilnWriter.h"
+#include "backends/vulkan/VulkanTarget.h"
+
+#include "Support/Error.h"
+#include "passes/Pipelines.h"
+
+namespace kiln {
+
+namespace {
+
+class VulkanConvertReport final : public TargetReport {
+public:
+  VulkanConvertReport(const EmitRequest &R, VulkanCompileResult C,
+                      uint64_t FileBytes)
+      : Input(R.Input), Output(R.Output), Pipeline(R.Pipeline),
+        C(std::move(C)), FileBytes(FileBytes) {
+    for (const auto &KV : R.OpsBefore)
+      OpsBefore += KV.second;
+  }
+
+  void print(llvm::raw_ostream &OS, bool Stats) const override {
+    OS << Input << " -> " << Output << " (target vulkan, " << Pipeline << ")\n"
+       << "  operators:  " << C.Operators << " (" << OpsBefore
+       << " source nodes)\n"
+       << "  dispatches: " << C.Dispatches << " (";
+    bool First = true;
+    for (const auto &[Kernel, N] : C.Kernels) {
+      OS << (First ? "" : ", ") << Kernel << " " << N;
+      First = false;
+    }
+    OS << ")\n  kernels:    " << C.Kernels.size() << " SPIR-V modules, "
+       << C.SpirvBytes << " bytes\n"
+       << "  memory:     " << C.WeightBytes << " bytes of weights, "
+       << C.ArenaBytes << " bytes of activations\n"
+       << "  file:       " << FileBytes << " bytes\n";
+    (void)Stats;
+  }
+
+  llvm::json::Object json() const override {
+    llvm::json::Object Kernels;
+    for (const auto &[Kernel, N] : C.Kernels)
+      Kernels[Kernel] = N;
+    return llvm::json::Object{{"input", Input},
+                              {"output", Output},
+                              {"target", "vulkan"},
+                              {"pipeline", Pipeline},
+                              {"operators", int64_t(C.Operators)},
+                              {"dispatches", int64_t(C.Dispatches)},
+                              {"kernels", std::move(Kernels)},
+                              {"spirv_bytes", int64_t(C.SpirvBytes)},
+                              {"weight_bytes", int64_t(C.WeightBytes)},
+                              {"arena_bytes", int64_t(C.ArenaBytes)},
+                              {"file_bytes", int64_t(FileBytes)}};
+  }
+
+private:
+  std::string Input, Output, Pipeline;
+  VulkanCompileResult C;
+  uint64_t FileBytes;
+  int64_t OpsBefore = 0;
+};
+
+llvm::Expected<std::unique_ptr<TargetReport>>
+emitVulkan(const Graph &G, const EmitRequest &R) {
+  QuantizeMode Mode = R.Quantize ? R.Quantize->Mode : QuantizeMode::None;
+  if (Mode != QuantizeMode::None)
+    return inputError("{0}: the Vulkan target does not take --quantize {1} "
+                      "yet; convert without --quantize",
+                      R.Input, Mode == QuantizeMode::Fp16 ? "fp16"
+                               : Mode == QuantizeMode::Int8 ? "int8"
+                                                            : "int8-dynamic");
+  auto Compiled = compileForVulkan(G);
+  if (!Compiled)
+    return addContext(Compiled.takeError(), R.Input);
+  fillMetadata(*Compiled->Module.Model.metadata, R, Mode);
+  uint64_t FileBytes = 0;
+  if (llvm::Error E = writeKilnFile(
+          R.Output, Compiled->Module,
+          [&](llvm::StringRef Written) {
+            if (R.SourceHashError)
+              if (llvm::Error HashError = R.SourceHashError())
+                return HashError;
+            FileBytes = Written.size();
+            return R.VerifyFile ? R.VerifyFile(Written) : llvm::Error::success();
+          },
+          R.SourceHash ? LateSourceHash([&R] { return R.SourceHash(); })
+                       : LateSourceHash()))
+    return E;
+  return std::make_unique<VulkanConvertReport>(R, std::move(*Compiled),
+                                               FileBytes);
+}
+
+} // namespace
+
+Target vulkanTarget() {
+  Target T;
+  T.Name = "vulkan";
+  T.Description = "GPUs through Vulkan 1.1 (Android, Linux): SPIR-V kernels "
+                  "and dispatch records in the file, run by the kiln runtime";
+  T.Status = TargetStatus::Works;
+  T.FileTarget = int(fb::Target::VULKAN);
+  T.SupportedOps = vulkanSupportedOps;
+  T.Check = checkVulkanGraph;
+  T.Pipeline = pipelineForLevel;
+  T.Emit = emitVulkan;
+  return T;
+}
+
+} // namespace kiln

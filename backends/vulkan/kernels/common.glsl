@@ -1,0 +1,32 @@
+// Shared by every kiln Vulkan kernel: the element type of activations and
+// weights in memory (fp32, or fp16 when compiled with KILN_FP16), the
+// workgroup size (spec constants 0, 1, 2, set by the compiler per dispatch)
+// and the fused-activation clamp (spec constants 3 and 4, float bits).
+//
+// Layouts: a C4 tensor of logical dims [N, H, W, C] is [N][ceil(C/4)][H][W]
+// of vec4, the lanes past C zero (every kernel writing C4 keeps them zero);
+// a PLAIN tensor is row-major.
+#ifdef KILN_FP16
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define SCALAR float16_t
+#define VEC4 f16vec4
+#else
+#define SCALAR float
+#define VEC4 vec4
+#endif
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(constant_id = 3) const float ACT_MIN = -1.0 / 0.0;
+layout(constant_id = 4) const float ACT_MAX = 1.0 / 0.0;
+
+float activate(float x) { return min(max(x, ACT_MIN), ACT_MAX); }
+vec4 activate(vec4 x) { return min(max(x, vec4(ACT_MIN)), vec4(ACT_MAX)); }
+
+/// The invocation's index over a 1-D range dispatched as a 2-D grid (group
+/// counts are at most 65535 per dimension).
+uint flatInvocation() {
+  return gl_GlobalInvocationID.x +
+         gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+}

@@ -1,0 +1,90 @@
+#version 450
+// y = act(op(a, b)) elementwise with numpy broadcasting (an operand's
+// broadcast axes have stride 0), or y = act(op(a)) for a unary op. Padding
+// lanes of a C4 output get zero.
+#include "common.glsl"
+#include "tensor_access.glsl"
+
+OPERAND(A, 20)
+OPERAND(B, 40)
+OPERAND(OUT, 60)
+
+// Binary ops 1..7 and PRELU 8; unary ops 100 + the schema's UnaryOp.
+layout(constant_id = 5) const int OP = 0;
+layout(constant_id = 6) const float ALPHA = 0.0;
+layout(constant_id = 7) const float BETA = 0.0;
+layout(constant_id = 8) const float GAMMA = 0.0;
+layout(constant_id = 9) const int UNARY = 0;
+
+layout(std430, set = 0, binding = 0) readonly buffer InA { SCALAR a[]; };
+layout(std430, set = 0, binding = 1) readonly buffer InB { SCALAR b[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Out { SCALAR y[]; };
+
+float erfApprox(float x) {
+  // Abramowitz-Stegun 7.1.26 (|error| < 1.5e-7).
+  float t = 1.0 / (1.0 + 0.3275911 * abs(x));
+  float poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 +
+               t * (-1.453152027 + t * 1.061405429))));
+  return sign(x) * (1.0 - poly * exp(-x * x));
+}
+
+float unary(float x) {
+  switch (OP - 100) {
+  case 1: return min(max(x, ALPHA), BETA); // CLAMP: bounds in alpha, beta
+  case 2: return abs(x);
+  case 3: return -x;
+  case 4: return floor(x);
+  case 5: return ceil(x);
+  case 6: return sqrt(x);
+  case 7: return exp(x);
+  case 8: return log(x);
+  case 9: return tanh(x);
+  case 10: return 1.0 / (1.0 + exp(-x));
+  case 11: return erfApprox(x);
+  case 12: return 1.0 / x;
+  case 13: return sign(x);
+  case 14: return x >= 0.0 ? x : ALPHA * x;
+  case 15: return x > 0.0 ? x : ALPHA * (exp(x) - 1.0);
+  case 16: return GAMMA * (x > 0.0 ? x : ALPHA * (exp(x) - 1.0));
+  case 17: return max(0.0, x) + min(0.0, ALPHA * (exp(x / ALPHA) - 1.0));
+  case 18: return max(0.0, min(1.0, ALPHA * x + BETA));
+  case 19: return x * min(max(x + 3.0, 0.0), 6.0) / 6.0;
+  case 20: return 0.5 * x * (1.0 + erfApprox(x * 0.70710678118654752));
+  case 21: return 0.5 * x * (1.0 + tanh(0.7978845608028654 *
+                                         (x + 0.044715 * x * x * x)));
+  case 22: return x > 20.0 ? x : log(1.0 + exp(x));
+  case 23: return x * tanh(x > 20.0 ? x : log(1.0 + exp(x)));
+  case 24: return x * x;
+  case 25: return roundEven(x);
+  }
+  return x;
+}
+
+float binary(float l, float r) {
+  switch (OP) {
+  case 1: return l + r;
+  case 2: return l - r;
+  case 3: return l * r;
+  case 4: return l / r;
+  case 5: return max(l, r);
+  case 6: return min(l, r);
+  case 7: return pow(l, r);
+  case 8: return l >= 0.0 ? l : l * r; // PRELU: r is the slope
+  }
+  return l;
+}
+
+void main() {
+  uint i = flatInvocation();
+  if (i >= DOMAIN_SIZE)
+    return;
+  int p[6];
+  domainIndex(i, p);
+  if (isPadding(p)) {
+    y[OUT_offset(p)] = SCALAR(0);
+    return;
+  }
+  float l = float(a[A_offset(p)]);
+  float v = UNARY != 0 ? unary(l) : binary(l, float(b[B_offset(p)]));
+  y[OUT_offset(p)] = SCALAR(activate(v));
+}

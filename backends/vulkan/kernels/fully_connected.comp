@@ -1,0 +1,33 @@
+#version 450
+// y[m][o] = act(sum_k x[m * X_ROW + k] * w[o][k] + bias[o]) for a PLAIN
+// output [ROWS, OUT] (row stride Y_ROW, so that a C4 [N,1,1,C] output, whose
+// rows are padded to four, works too; its padding lanes get zero). One
+// invocation per output element.
+#include "common.glsl"
+
+layout(constant_id = 20) const int ROWS = 1;
+layout(constant_id = 21) const int K = 1;
+layout(constant_id = 22) const int OUT = 1;
+layout(constant_id = 23) const int X_ROW = 1;
+layout(constant_id = 24) const int Y_ROW = 1;
+layout(constant_id = 25) const int HAS_BIAS = 1;
+
+layout(std430, set = 0, binding = 0) readonly buffer X { SCALAR x[]; };
+layout(std430, set = 0, binding = 1) readonly buffer W { SCALAR w[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Bias { SCALAR bias[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Y { SCALAR y[]; };
+
+void main() {
+  int i = int(flatInvocation());
+  if (i >= ROWS * Y_ROW)
+    return;
+  int m = i / Y_ROW, o = i % Y_ROW;
+  if (o >= OUT) {
+    y[i] = SCALAR(0);
+    return;
+  }
+  float acc = HAS_BIAS != 0 ? float(bias[o]) : 0.0;
+  for (int k = 0; k < K; ++k)
+    acc += float(x[m * X_ROW + k]) * float(w[o * K + k]);
+  y[i] = SCALAR(activate(acc));
+}

@@ -1,0 +1,263 @@
+// kiln-vulkan-e2e: the Vulkan target end to end on whatever Vulkan device
+// the machine has (Mesa lavapipe in CI), with the Khronos validation layer
+// on. Every ONNX conformance model (SUITE/node/*, SUITE/simple/*), every
+// example and TorchScript fixture (EXAMPLES/*.onnx, *.pt with NAME.input.npz)
+// and every kernel edge case (KIR/*.kir, run on seeded random inputs) is
+// imported, run unoptimized in the reference interpreter, optimized at -O2,
+// compiled for the Vulkan target, written to .kiln bytes, loaded by the
+// runtime and run on the device. Every output must match the reference
+// within 1e-4 relative (plus 1e-6 absolute). Models with an operator the
+// Vulkan target has no kernel for count as UNSUPPORTED, with the reason;
+// models that do not import or run in the interpreter as SKIP. Examples and
+// edge cases must pass, and examples must convert byte-identically twice.
+//
+// With no Vulkan device the test fails when the environment has CI set
+// (a CI machine must have lavapipe), and exits 77 (skipped) otherwise.
+//
+//   kiln-vulkan-e2e [--suite DIR] [--examples DIR]... [--kir DIR]
+//                   [--filter S] [--verbose]
+#include "IR/Parser.h"
+#include "Interpreter/Interpreter.h"
+#include "ModelChecks.h"
+#include "RunInChild.h"
+#include "backends/common/KilnWriter.h"
+#include "backends/vulkan/VulkanTarget.h"
+#include "vulkan/VulkanDevice.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <map>
+#include <random>
+
+using namespace kiln;
+using namespace kiln::testing;
+
+namespace {
+
+struct Verdict {
+  std::string Kind, Detail; // PASS, UNSUPPORTED, SKIP or FAIL
+};
+
+kiln_session_options vulkanOptions() {
+  kiln_session_options O;
+  kiln_session_options_init(&O);
+  O.num_threads = 1;
+  return O;
+}
+
+llvm::Expected<std::string> compileToBytes(Graph &G) {
+  auto C = compileForVulkan(G);
+  if (!C)
+    return C.takeError();
+  return serializeKilnModule(C->Module);
+}
+
+Verdict checkModel(Graph &G, const std::vector<Tensor> &Inputs,
+                   bool MustPass, const std::function<llvm::Expected<std::unique_ptr<Graph>>()> &Again) {
+  InterpreterOptions IO;
+  IO.Threads = 1;
+  auto Ref = Interpreter(G, IO).run(Inputs);
+  if (!Ref)
+    return {"SKIP", "interpreter: " + firstLine(Ref.takeError())};
+  if (llvm::Error E = optimize(G))
+    return {"FAIL", "-O2: " + firstLine(std::move(E))};
+  auto Bytes = compileToBytes(G);
+  if (!Bytes) {
+    std::string Why = llvm::toString(Bytes.takeError());
+    if (Why.find("target cannot run") != std::string::npos && !MustPass)
+      return {"UNSUPPORTED", firstReason(Why)};
+    return {"FAIL", "compile: " + Why.substr(0, Why.find('\n'))};
+  }
+  std::vector<Tensor> Got;
+  std::string Why = runCompiled(*Bytes, Inputs, vulkanOptions(), Got);
+  if (!Why.empty())
+    return {"FAIL", Why};
+  if (Got.size() != Ref->size())
+    return {"FAIL", "output count"};
+  for (size_t I = 0; I < Got.size(); ++I) {
+    std::string Diff = compare(Got[I], (*Ref)[I]);
+    if (!Diff.empty())
+      return {"FAIL", llvm::formatv("output {0}: {1}", I, Diff).str()};
+  }
+  if (Again) {
+    auto G2 = Again();
+    if (!G2)
+      return {"FAIL", "re-import: " + firstLine(G2.takeError())};
+    if (llvm::Error E = optimize(**G2))
+      return {"FAIL", "-O2 again: " + firstLine(std::move(E))};
+    auto Bytes2 = compileToBytes(**G2);
+    if (!Bytes2)
+      return {"FAIL", "compile again: " + firstLine(Bytes2.takeError())};
+    if (*Bytes2 != *Bytes)
+      return {"FAIL", "two conversions differ"};
+  }
+  return {"PASS", llvm::formatv("{0} bytes", Bytes->size()).str()};
+}
+
+Verdict checkNodeTest(const std::string &Folder) {
+  auto G = importModel(Folder + "/model.onnx");
+  if (!G)
+    return {"SKIP", "import: " + firstLine(G.takeError())};
+  auto Inputs = nodeTestInputs(Folder);
+  if (!Inputs)
+    return {"SKIP", "reading inputs: " + firstLine(Inputs.takeError())};
+  if (Inputs->size() != (*G)->numInputs())
+    return {"SKIP", "input count"};
+  for (unsigned I = 0; I < Inputs->size(); ++I) {
+    (*Inputs)[I] = asDeclared(std::move((*Inputs)[I]), (*G)->input(I)->type().Elem);
+    if (!isCompatible((*G)->input(I)->type(), (*Inputs)[I].type()))
+      return {"SKIP", "input " + std::to_string(I) + " does not match its "
+                      "declared type"};
+  }
+  return checkModel(**G, *Inputs, false, nullptr);
+}
+
+Verdict checkExample(const std::string &Path) {
+  auto G = importModel(Path);
+  if (!G)
+    return {"FAIL", "import: " + firstLine(G.takeError())};
+  auto Inputs = exampleInputs(Path, **G);
+  if (!Inputs)
+    return {"FAIL", firstLine(Inputs.takeError())};
+  return checkModel(**G, *Inputs, true, [&] { return importModel(Path); });
+}
+
+llvm::Expected<std::unique_ptr<Graph>> parseKir(const std::string &Path) {
+  auto Text = llvm::MemoryBuffer::getFile(Path);
+  if (!Text)
+    return llvm::createStringError(Text.getError(), "cannot read %s",
+                                   Path.c_str());
+  return parseGraph((*Text)->getBuffer(), Path);
+}
+
+/// A .kir edge case on seeded uniform inputs in [-2, 2].
+Verdict checkKir(const std::string &Path) {
+  auto G = parseKir(Path);
+  if (!G)
+    return {"FAIL", "parse: " + firstLine(G.takeError())};
+  std::mt19937 Rng(1234);
+  std::uniform_real_distribution<float> Dist(-2.0f, 2.0f);
+  std::vector<Tensor> Inputs;
+  for (const Value *In : (*G)->inputs()) {
+    std::vector<int64_t> Dims;
+    for (const Dim &D : In->type().Dims)
+      Dims.push_back(D.size());
+    TensorType T(ElementType::F32, makeShape(Dims));
+    size_t Count = 1;
+    for (int64_t D : Dims)
+      Count *= size_t(D);
+    std::vector<float> V(Count);
+    for (float &X : V)
+      X = Dist(Rng);
+    Inputs.emplace_back(T, Buffer::copy({reinterpret_cast<const uint8_t *>(V.data()),
+                                         V.size() * 4}));
+  }
+  return checkModel(**G, Inputs, true, nullptr);
+}
+
+template <typename Fn> Verdict isolated(Fn Check) {
+  ChildResult R = runInChild(300, [&]() -> std::string {
+    Verdict V = Check();
+    return V.Kind + " " + V.Detail;
+  });
+  if (!R.Failure.empty())
+    return {"FAIL", R.Failure};
+  size_t Space = R.Output.find(' ');
+  if (Space == std::string::npos)
+    return {"FAIL", "the check exited without a verdict"};
+  return {R.Output.substr(0, Space), R.Output.substr(Space + 1)};
+}
+
+/// Whether this machine has a Vulkan device: "" or why not.
+std::string deviceProblem() {
+  std::unique_ptr<rt::vk::Device> Device;
+  rt::Status S = rt::vk::Device::create(rt::vk::DeviceOptions(), Device);
+  return S ? S.message() : "";
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  std::string Suite, Filter;
+  std::vector<std::string> Examples, KirDirs;
+  bool Verbose = false;
+  for (int I = 1; I < Argc; ++I) {
+    std::string S = Argv[I], Next = I + 1 < Argc ? Argv[I + 1] : "";
+    if (S == "--verbose") {
+      Verbose = true;
+      continue;
+    }
+    if (S == "--suite")
+      Suite = Next;
+    else if (S == "--examples")
+      Examples.push_back(Next);
+    else if (S == "--kir")
+      KirDirs.push_back(Next);
+    else if (S == "--filter")
+      Filter = Next;
+    else {
+      llvm::errs() << "usage: kiln-vulkan-e2e [--suite DIR] [--examples DIR]... "
+                      "[--kir DIR]... [--filter S] [--verbose]\n";
+      return 2;
+    }
+    ++I;
+  }
+  if (std::string Why = deviceProblem(); !Why.empty()) {
+    bool InCi = std::getenv("CI") != nullptr;
+    llvm::errs() << "kiln-vulkan-e2e: " << Why
+                 << (InCi ? " (CI is set: this is a failure)\n"
+                          : "; skipped\n");
+    return InCi ? 1 : 77;
+  }
+  enum Kind { Example, Kir, Node };
+  std::vector<std::tuple<std::string, std::string, Kind>> Models;
+  for (const std::string &Dir : Examples)
+    for (const std::string &P : listDir(Dir, false))
+      if (llvm::StringRef(P).endswith(".onnx") || llvm::StringRef(P).endswith(".pt"))
+        Models.push_back({"example/" + llvm::sys::path::filename(P).str(), P, Example});
+  for (const std::string &Dir : KirDirs)
+    for (const std::string &P : listDir(Dir, false))
+      if (llvm::StringRef(P).endswith(".kir"))
+        Models.push_back({"kernel/" + llvm::sys::path::filename(P).str(), P, Kir});
+  if (!Suite.empty())
+    for (const char *Sub : {"node", "simple"})
+      for (const std::string &P : listDir(Suite + "/" + Sub, true))
+        Models.push_back(
+            {std::string(Sub) + "/" + llvm::sys::path::filename(P).str(), P, Node});
+  if (Models.empty()) {
+    llvm::errs() << "kiln-vulkan-e2e: no models found\n";
+    return 1;
+  }
+  std::map<std::string, unsigned> Counts, Reasons;
+  unsigned Examples_ = 0, Kirs = 0;
+  for (const auto &[Name, Path, K] : Models) {
+    if (!Filter.empty() && Name.find(Filter) == std::string::npos)
+      continue;
+    Examples_ += K == Example;
+    Kirs += K == Kir;
+    Verdict V = isolated([&, &Path = Path, K = K] {
+      return K == Example ? checkExample(Path)
+             : K == Kir   ? checkKir(Path)
+                          : checkNodeTest(Path);
+    });
+    ++Counts[V.Kind];
+    if (V.Kind == "UNSUPPORTED")
+      ++Reasons[V.Detail.substr(V.Detail.find("): ") + 3, 60)];
+    if (V.Kind == "FAIL" || K != Node || Verbose)
+      llvm::outs() << V.Kind << ' ' << Name << ": " << V.Detail << '\n';
+  }
+  if (Verbose)
+    for (const auto &[Reason, N] : Reasons)
+      llvm::outs() << llvm::formatv("{0,4} unsupported: {1}\n", N, Reason);
+  llvm::outs() << Counts["PASS"]
+               << " models match the interpreter on the Vulkan target ("
+               << Examples_ << " examples, " << Kirs << " kernel edge cases), "
+               << Counts["FAIL"] << " failed, " << Counts["UNSUPPORTED"]
+               << " use ops the Vulkan target does not support, "
+               << Counts["SKIP"] << " skipped\n";
+  return Counts["FAIL"] == 0 ? 0 : 1;
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Writes the Vulkan kernel edge cases, kernels/*.kir: small graphs whose
+shapes stress what C4 kernels get wrong (channels not divisible by 4, odd
+spatial sizes, stride 2 with padding, dilation, groups, depthwise with a
+multiplier, broadcasts, concatenation at unaligned channel offsets,
+bilinear resize, channel shuffle). Weights are seeded random values, so the
+files are reproducible; kiln-vulkan-e2e runs each on random inputs against
+the reference interpreter (naive loops).
+
+    python3 test/vulkan/make_edge_cases.py
+"""
+import os
+import random
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+rng = random.Random(20261126)
+
+
+def dense(n):
+    return "dense[" + ", ".join(f"{rng.uniform(-1, 1):.6f}" for _ in range(n)) + "]"
+
+
+def conv_out(size, k, s, p0, p1, d):
+    return (size + p0 + p1 - d * (k - 1) - 1) // s + 1
+
+
+def conv_case(name, c, h, w, oc, k, s=1, pads=(0, 0, 0, 0), d=1, group=1,
+              act=None):
+    oh = conv_out(h, k, s, pads[0], pads[2], d)
+    ow = conv_out(w, k, s, pads[1], pads[3], d)
+    lines = [f"graph @{name}(%x: f32[1,{c},{h},{w}]) -> (%y: f32[1,{oc},{oh},{ow}]) {{",
+             f"  %w = const f32[{oc},{c // group},{k},{k}] {dense(oc * (c // group) * k * k)}",
+             f"  %b = const f32[{oc}] {dense(oc)}",
+             f"  %c = conv(%x, %w, %b) {{strides=[{s}, {s}], pads=[{', '.join(map(str, pads))}], "
+             f"dilations=[{d}, {d}], group={group}}} : f32[1,{oc},{oh},{ow}]"]
+    last = "%c"
+    if act == "relu6":
+        lines.append(f"  %y = clip(%c) {{min=0.0, max=6.0}} : f32[1,{oc},{oh},{ow}]")
+        last = "%y"
+    elif act == "relu":
+        lines.append(f"  %y = relu(%c) : f32[1,{oc},{oh},{ow}]")
+        last = "%y"
+    lines.append(f"  return {last}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+CASES = {
+    "conv_c5_oc7_stride2_pad1": conv_case("conv_a", 5, 9, 11, 7, 3, 2, (1, 1, 1, 1)),
+    "conv_dilation2_relu": conv_case("conv_b", 6, 13, 10, 10, 3, 1, (2, 2, 2, 2), 2,
+                                     act="relu"),
+    "conv_asymmetric_pads_5x5": conv_case("conv_c", 3, 8, 7, 5, 5, 1, (1, 2, 2, 1)),
+    "conv_1x1_c13_oc3": conv_case("conv_d", 13, 5, 5, 3, 1),
+    "conv_groups3": conv_case("conv_e", 6, 7, 9, 9, 3, 1, (1, 1, 1, 1), group=3),
+    "depthwise_c10_stride2_relu6": conv_case("dw_a", 10, 11, 9, 10, 3, 2, (1, 1, 1, 1),
+                                             group=10, act="relu6"),
+    "depthwise_multiplier2": conv_case("dw_b", 3, 6, 7, 6, 3, 1, (1, 1, 1, 1), group=3),
+}
+
+CASES["broadcast_binary"] = f"""graph @bcast(%x: f32[1,5,7,9], %s: f32[1,5,1,1], %r: f32[1,1,7,9]) -> (%y: f32[1,5,7,9]) {{
+  %w = const f32[3,5,1,1] {dense(15)}
+  %k = const f32[1] {dense(1)}
+  %a = mul(%x, %s) : f32[1,5,7,9]
+  %b = add(%a, %r) : f32[1,5,7,9]
+  %c = sub(%b, %k) : f32[1,5,7,9]
+  %y = sigmoid(%c) : f32[1,5,7,9]
+  return %y
+}}
+"""
+
+CASES["pools_odd"] = """graph @pools(%x: f32[1,6,9,11]) -> (%m: f32[1,6,5,6], %a: f32[1,6,5,6], %g: f32[1,6,1,1]) {
+  %m = max_pool(%x) {kernel=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]} : f32[1,6,5,6]
+  %a = avg_pool(%x) {kernel=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], count_include_pad=0} : f32[1,6,5,6]
+  %g = global_avg_pool(%x) : f32[1,6,1,1]
+  return %m, %a, %g
+}
+"""
+
+CASES["avg_pool_count_pad"] = """graph @avgpad(%x: f32[1,7,8,5]) -> (%a: f32[1,7,4,3]) {
+  %a = avg_pool(%x) {kernel=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], count_include_pad=1} : f32[1,7,4,3]
+  return %a
+}
+"""
+
+CASES["concat_unaligned"] = f"""graph @cat(%x: f32[1,3,5,6], %z: f32[1,2,5,6]) -> (%y: f32[1,10,5,6]) {{
+  %w = const f32[5,3,1,1] {dense(15)}
+  %b = const f32[5] {dense(5)}
+  %c = conv(%x, %w, %b) {{strides=[1, 1], pads=[0, 0, 0, 0], dilations=[1, 1], group=1}} : f32[1,5,5,6]
+  %y = concat(%x, %c, %z) {{axis=1}} : f32[1,10,5,6]
+  return %y
+}}
+"""
+
+CASES["resize_bilinear"] = """graph @rs(%x: f32[1,5,7,9]) -> (%y: f32[1,5,14,17]) {
+  %sizes = const i64[4] dense[1, 5, 14, 17]
+  %y = resize(%x, none, none, %sizes) {mode="linear", coordinate_transformation_mode="half_pixel"} : f32[1,5,14,17]
+  return %y
+}
+"""
+
+CASES["channel_shuffle"] = """graph @shuffle(%x: f32[1,6,5,3]) -> (%y: f32[1,6,5,3]) {
+  %s1 = const i64[5] dense[1, 2, 3, 5, 3]
+  %r = reshape(%x, %s1) : f32[1,2,3,5,3]
+  %t = transpose(%r) {perm=[0, 2, 1, 3, 4]} : f32[1,3,2,5,3]
+  %s2 = const i64[4] dense[1, 6, 5, 3]
+  %y = reshape(%t, %s2) : f32[1,6,5,3]
+  return %y
+}
+"""
+
+CASES["classifier_head"] = f"""graph @head(%x: f32[1,7,3,5]) -> (%p: f32[1,3]) {{
+  %g = global_avg_pool(%x) : f32[1,7,1,1]
+  %f = flatten(%g) {{axis=1}} : f32[1,7]
+  %w = const f32[3,7] {dense(21)}
+  %b = const f32[3] {dense(3)}
+  %l = linear(%f, %w, %b) : f32[1,3]
+  %p = softmax(%l) {{axis=1}} : f32[1,3]
+  return %p
+}}
+"""
+
+for name, text in CASES.items():
+    with open(os.path.join(HERE, "kernels", name + ".kir"), "w") as f:
+        f.write(f"// Generated by test/vulkan/make_edge_cases.py: {name}.\n" + text)
+print(f"{len(CASES)} edge cases")
