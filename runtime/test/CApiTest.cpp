@@ -197,7 +197,7 @@ TEST_CASE("inputs, outputs and metadata are described", "[capi]") {
   uint32_t Major = 0, Minor = 99;
   kiln_schema_version(&Major, &Minor);
   REQUIRE(Major == 1);
-  REQUIRE(Minor == 4); // schema 1.4: the Target enum and payload
+  REQUIRE(Minor == 5); // schema 1.5: the Vulkan payload
 }
 
 TEST_CASE("argument errors are reported", "[capi]") {
