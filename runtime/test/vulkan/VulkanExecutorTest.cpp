@@ -9,12 +9,15 @@
 #include "loader/LoadedModel.h"
 #include "session/Session.h"
 #include "vulkan/VulkanExecutor.h"
+#include "vulkan/VulkanReadback.h"
 
 #include "kiln/kiln.h"
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <filesystem>
 #include <unistd.h>
 
@@ -269,4 +272,57 @@ TEST_CASE("a file over the device's limits fails at session creation",
   REQUIRE(St.code() == KILN_ERROR_INVALID_MODEL);
   REQUIRE_THAT(St.message(),
                Catch::Contains("Vulkan dispatch 0: workgroup size x is 1048576"));
+}
+
+TEST_CASE("fp16 intermediates are widened to f32 on the host",
+          "[vulkan][readback]") {
+  REQUIRE(vk::halfToFloat(0x3c00) == 1.f);
+  REQUIRE(vk::halfToFloat(0xc000) == -2.f);
+  REQUIRE(vk::halfToFloat(0x0001) == 0x1p-24f);
+  REQUIRE(vk::halfToFloat(0x7c00) == std::numeric_limits<float>::infinity());
+  REQUIRE(std::isnan(vk::halfToFloat(0x7e00)));
+  TensorDesc D;
+  D.DType = fb::DType::F32;
+  D.Layout = fb::Layout::C4;
+  D.Shape = {1, 1, 2, 3};
+  D.Elements = 6;
+  D.Bytes = 24;
+  // [1][1][1][2][4] halves: 1 2 3 pad | 4 5 6 pad.
+  const uint16_t Src[8] = {0x3c00, 0x4000, 0x4200, 0x7c00,
+                           0x4400, 0x4500, 0x4600, 0x7c00};
+  float Dst[6] = {};
+  vk::placeToHost(D, true, reinterpret_cast<const uint8_t *>(Src),
+                  reinterpret_cast<uint8_t *>(Dst));
+  REQUIRE(std::vector<float>(Dst, Dst + 6) ==
+          std::vector<float>{1, 2, 3, 4, 5, 6});
+}
+
+TEST_CASE("the device features a model needs are enabled or refused",
+          "[vulkan][executor]") {
+  VulkanModel M = chainModel();
+  SECTION("fp16 models get shaderFloat16 and storageBuffer16BitAccess") {
+    M.payload().fp16 = true;
+    M.payload().required_features = {"shaderFloat16"};
+    SessionOptions O;
+    O.Vulkan.Validation = true;
+    std::unique_ptr<Session> S;
+    Status St = Session::create(load(M), O, S);
+    if (!St.isOk() && !std::getenv("CI")) {
+      WARN("SKIPPED: " << St.message());
+      return;
+    }
+    INFO(St.message());
+    REQUIRE(St.isOk());
+    REQUIRE(S->setInput(0, X.data(), 24).isOk());
+    REQUIRE(S->run().isOk());
+    REQUIRE(output(*S, 6)[3] == -(X[3] * 2.f + 1.f) + 0.5f);
+    requireNoValidationMessages(*S);
+  }
+  SECTION("a feature this runtime does not know") {
+    M.payload().required_features = {"teleportation"};
+    std::unique_ptr<Session> S;
+    Status St = Session::create(load(M), SessionOptions(), S);
+    REQUIRE(St.code() == KILN_ERROR_UNSUPPORTED);
+    REQUIRE_THAT(St.message(), Catch::Contains("'teleportation'"));
+  }
 }
