@@ -157,6 +157,16 @@ TEST_CASE("the CPU executor's options come in kiln_cpu_options", "[capi]") {
     REQUIRE(std::string(kiln_session_operator_engine(L.Session, 0)) ==
             "reference");
   }
+  SECTION("a caller built before the vulkan field: its cpu options work") {
+    Cpu.force_reference = 1;
+    O.struct_size = offsetof(kiln_session_options, vulkan);
+    // Past the caller's struct: never read.
+    O.vulkan = reinterpret_cast<const kiln_vulkan_options *>(uintptr_t(1));
+    TestSession L;
+    L.open(bytesOf(convModule()), O);
+    REQUIRE(std::string(kiln_session_operator_engine(L.Session, 0)) ==
+            "reference");
+  }
   SECTION("uninitialized cpu options are refused") {
     Cpu.struct_size = 0;
     std::string Bytes = bytesOf(convModule());
