@@ -30,6 +30,10 @@ public:
   kiln_status code() const { return Code; }
   const std::string &message() const { return Message; }
 
+  /// The same code with "Prefix: " in front of the message; ok stays ok.
+  Status withContextIfError(const std::string &Prefix) const {
+    return isOk() ? Status() : withContext(Prefix);
+  }
   /// The same code with "Prefix: " in front of the message.
   Status withContext(const std::string &Prefix) const {
     return {Code, Prefix + ": " + Message};

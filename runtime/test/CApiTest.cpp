@@ -157,6 +157,16 @@ TEST_CASE("the CPU executor's options come in kiln_cpu_options", "[capi]") {
     REQUIRE(std::string(kiln_session_operator_engine(L.Session, 0)) ==
             "reference");
   }
+  SECTION("a caller built before the vulkan field: its cpu options work") {
+    Cpu.force_reference = 1;
+    O.struct_size = offsetof(kiln_session_options, vulkan);
+    // Past the caller's struct: never read.
+    O.vulkan = reinterpret_cast<const kiln_vulkan_options *>(uintptr_t(1));
+    TestSession L;
+    L.open(bytesOf(convModule()), O);
+    REQUIRE(std::string(kiln_session_operator_engine(L.Session, 0)) ==
+            "reference");
+  }
   SECTION("uninitialized cpu options are refused") {
     Cpu.struct_size = 0;
     std::string Bytes = bytesOf(convModule());
@@ -197,7 +207,7 @@ TEST_CASE("inputs, outputs and metadata are described", "[capi]") {
   uint32_t Major = 0, Minor = 99;
   kiln_schema_version(&Major, &Minor);
   REQUIRE(Major == 1);
-  REQUIRE(Minor == 4); // schema 1.4: the Target enum and payload
+  REQUIRE(Minor == 5); // schema 1.5: the Vulkan payload
 }
 
 TEST_CASE("argument errors are reported", "[capi]") {

@@ -1,6 +1,7 @@
-// The file's target (schema 1.4): the loader runs only files for a target
-// this runtime has an executor for, and names the targets it runs when it
-// refuses one; files before 1.4 carry none and are CPU files.
+// The file's target (schema 1.4): the loader reads only files for a target
+// it verifies (CPU and Vulkan, in every build), and names the targets this
+// runtime runs when it refuses one; files before 1.4 carry none and are CPU
+// files.
 #include "RuntimeTestModels.h"
 
 #include <catch2/catch.hpp>
@@ -23,10 +24,16 @@ TEST_CASE("a file for a target this runtime does not run is refused",
           "[loader][target]") {
   std::string Bytes = bytesOf(addMulModule());
   SECTION("a known target without an executor here") {
-    REQUIRE(mutableRoot(Bytes)->mutate_target(fb::Target::VULKAN));
+    REQUIRE(mutableRoot(Bytes)->mutate_target(fb::Target::METAL));
     requireRejected(Bytes, KILN_ERROR_UNSUPPORTED,
-                    "the file is for the vulkan target, and this runtime runs "
+                    "the file is for the metal target, and this runtime runs "
                     "only: cpu");
+  }
+  SECTION("a Vulkan file must carry the Vulkan payload") {
+    // Every build verifies Vulkan files (kiln inspect on a CPU-only build).
+    REQUIRE(mutableRoot(Bytes)->mutate_target(fb::Target::VULKAN));
+    requireRejected(Bytes, KILN_ERROR_INVALID_MODEL,
+                    "the payload (CpuPayload) is not the vulkan target's");
   }
   SECTION("a target newer than this runtime") {
     REQUIRE(mutableRoot(Bytes)->mutate_target(fb::Target(9)));

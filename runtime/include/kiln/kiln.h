@@ -114,6 +114,28 @@ typedef struct kiln_cpu_options {
   uint32_t huge_page_weights;
 } kiln_cpu_options;
 
+/* Options only the Vulkan executor reads; other targets ignore them.
+ * Appended with .kiln schema 1.5, with the Vulkan target. */
+typedef struct kiln_vulkan_options {
+  /* sizeof(kiln_vulkan_options), set by kiln_vulkan_options_init. */
+  size_t struct_size;
+  /* Which device runs the model, counting only the devices with a compute
+   * queue in the Vulkan loader's order; -1 (the default): the first. */
+  int32_t device_index;
+  /* Non-zero: the Khronos validation layer (vulkan-validationlayers) checks
+   * every Vulkan call; kiln_session_create fails with
+   * KILN_ERROR_UNSUPPORTED where it is not installed. Slow: for debugging.
+   * The environment variable KILN_VULKAN_VALIDATION=1 turns it on too. */
+  uint32_t validation;
+  /* Non-null: a folder where compiled pipelines are kept across processes,
+   * one file per device and driver (kiln-<vendor>-<device>-<driver>-<uuid>
+   * .vkpc); the session reads it when created and writes it back
+   * atomically. The folder is created if missing; a file that is missing,
+   * for another device, or unwritable only costs compile time. Copied when
+   * the session is created, not kept. */
+  const char *pipeline_cache_dir;
+} kiln_vulkan_options;
+
 typedef struct kiln_session_options {
   /* sizeof(kiln_session_options), set by kiln_session_options_init. */
   size_t struct_size;
@@ -144,6 +166,10 @@ typedef struct kiln_session_options {
    * options (initialized with kiln_cpu_options_init); null: its defaults.
    * Read when the session is created, not kept. */
   const kiln_cpu_options *cpu;
+  /* Appended with schema 1.5 after cpu. The Vulkan executor's options
+   * (initialized with kiln_vulkan_options_init); null: its defaults. Read
+   * when the session is created, not kept. */
+  const kiln_vulkan_options *vulkan;
 } kiln_session_options;
 
 /* The runtime version ("0.1.0") and the .kiln schema version it reads. */
@@ -175,9 +201,10 @@ KILN_API kiln_status kiln_model_input_info(const kiln_model *model,
 KILN_API kiln_status kiln_model_output_info(const kiln_model *model,
                                             size_t index,
                                             kiln_tensor_info *out_info);
-/* The target the model is compiled for: "cpu" (later "vulkan", "metal",
- * "nnapi"). A model that loads is always for a target this runtime runs;
- * one for another target fails to load with KILN_ERROR_UNSUPPORTED. */
+/* The target the model is compiled for: "cpu" or "vulkan" (later "metal",
+ * "nnapi"). Every build loads (verifies) CPU and Vulkan files; a file for
+ * another target fails to load with KILN_ERROR_UNSUPPORTED, and a Vulkan
+ * file's session fails the same way on a runtime built without Vulkan. */
 KILN_API const char *kiln_model_target(const kiln_model *model);
 /* A metadata string: "producer", "producer_version", "target", "pipeline",
  * "source_model", "source_hash". Null for an unknown or absent key. */
@@ -186,6 +213,7 @@ KILN_API const char *kiln_model_metadata(const kiln_model *model,
 
 KILN_API void kiln_session_options_init(kiln_session_options *options);
 KILN_API void kiln_cpu_options_init(kiln_cpu_options *options);
+KILN_API void kiln_vulkan_options_init(kiln_vulkan_options *options);
 /* Plans memory and creates every operator (XNNPACK packs its weights here).
  * options may be null (defaults). */
 KILN_API kiln_status kiln_session_create(const kiln_model *model,
@@ -217,8 +245,9 @@ KILN_API kiln_status kiln_session_operator_info(const kiln_session *session,
                                                 size_t index,
                                                 kiln_operator_info *out_info);
 /* The kernel library that runs operator index: "xnnpack", "onednn", "kiln"
- * (kiln's own x86 kernel for convolutions whose weights stream from memory)
- * or "reference" (a static string); null for a bad index. */
+ * (kiln's own x86 kernel for convolutions whose weights stream from memory),
+ * "reference", or "vulkan" for every operator of a Vulkan file (a static
+ * string); null for a bad index. */
 KILN_API const char *kiln_session_operator_engine(const kiln_session *session,
                                                   size_t index);
 /* Non-zero: every run records each operator's time (a clock read per

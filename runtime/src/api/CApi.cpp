@@ -187,6 +187,16 @@ void kiln_session_options_init(kiln_session_options *Options) {
   Options->disable_onednn = 0;
   Options->huge_page_weights = 0;
   Options->cpu = nullptr;
+  Options->vulkan = nullptr;
+}
+
+void kiln_vulkan_options_init(kiln_vulkan_options *Options) {
+  if (!Options)
+    return;
+  Options->struct_size = sizeof(kiln_vulkan_options);
+  Options->device_index = -1;
+  Options->validation = 0;
+  Options->pipeline_cache_dir = nullptr;
 }
 
 void kiln_cpu_options_init(kiln_cpu_options *Options) {
@@ -210,9 +220,11 @@ kiln_status kiln_session_create(const kiln_model *Model,
   constexpr size_t OnednnAt = offsetof(kiln_session_options, disable_onednn);
   constexpr size_t HugeAt = offsetof(kiln_session_options, huge_page_weights);
   constexpr size_t CpuAt = offsetof(kiln_session_options, cpu);
+  constexpr size_t VulkanAt = offsetof(kiln_session_options, vulkan);
   if (Options && Options->struct_size != sizeof(kiln_session_options) &&
       Options->struct_size != KeepAt && Options->struct_size != OnednnAt &&
-      Options->struct_size != HugeAt && Options->struct_size != CpuAt)
+      Options->struct_size != HugeAt && Options->struct_size != CpuAt &&
+      Options->struct_size != VulkanAt)
     return failArgument("kiln_session_create: options not initialized with "
                         "kiln_session_options_init");
   const kiln_cpu_options *Cpu =
@@ -220,6 +232,11 @@ kiln_status kiln_session_create(const kiln_model *Model,
   if (Cpu && Cpu->struct_size != sizeof(kiln_cpu_options))
     return failArgument("kiln_session_create: cpu options not initialized "
                         "with kiln_cpu_options_init");
+  const kiln_vulkan_options *Vulkan =
+      Options && Options->struct_size > VulkanAt ? Options->vulkan : nullptr;
+  if (Vulkan && Vulkan->struct_size != sizeof(kiln_vulkan_options))
+    return failArgument("kiln_session_create: vulkan options not initialized "
+                        "with kiln_vulkan_options_init");
   return guarded([&] {
     SessionOptions O;
     if (Options) {
@@ -238,6 +255,12 @@ kiln_status kiln_session_create(const kiln_model *Model,
       O.Cpu.ForceReference |= Cpu->force_reference != 0;
       O.Cpu.DisableOnednn |= Cpu->disable_onednn != 0;
       O.Cpu.HugePageWeights |= Cpu->huge_page_weights != 0;
+    }
+    if (Vulkan) {
+      O.Vulkan.DeviceIndex = Vulkan->device_index;
+      O.Vulkan.Validation = Vulkan->validation != 0;
+      if (Vulkan->pipeline_cache_dir)
+        O.Vulkan.PipelineCacheDir = Vulkan->pipeline_cache_dir;
     }
     auto KS = std::make_unique<kiln_session>();
     if (Status S = Session::create(Model->Model, O, KS->S))

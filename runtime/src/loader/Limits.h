@@ -18,6 +18,20 @@ constexpr uint64_t MaxTensorBytes = uint64_t(1) << 40;
 constexpr size_t MaxInnerBlocks = 12;
 /// Kernel sizes, strides, dilations and paddings of spatial operators.
 constexpr uint32_t MaxSpatialParam = uint32_t(1) << 24;
+/// Vulkan payloads (VulkanPayloadVerifier.cpp): SPIR-V modules, their
+/// words, buffers, dispatches and the storage buffers one dispatch binds.
+constexpr size_t MaxVulkanShaders = 4096;
+constexpr size_t MaxSpirvWords = size_t(1) << 24;
+constexpr size_t MaxVulkanBuffers = 4096;
+/// Bytes of one Vulkan buffer (64 GiB).
+constexpr uint64_t MaxVulkanBufferBytes = uint64_t(1) << 36;
+constexpr size_t MaxVulkanDispatches = size_t(1) << 20;
+constexpr size_t MaxVulkanBindings = 64;
+/// Workgroups per dimension of one dispatch: every Vulkan device allows
+/// this many (the minimum of maxComputeWorkGroupCount).
+constexpr uint32_t MaxVulkanGroupCount = 65535;
+/// Bytes of push constants (the minimum of maxPushConstantsSize).
+constexpr uint32_t MaxVulkanPushBytes = 128;
 /// FlatBuffers verifier: nesting depth and number of tables.
 constexpr uint32_t MaxDepth = 64;
 constexpr uint32_t MaxTables = 10'000'000;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "loader/ModelBytes.h"
+#include "loader/SpirvReflection.h"
 #include "loader/TensorDesc.h"
 
 #include <map>
@@ -22,6 +23,9 @@ struct LoadedModel {
   std::map<std::string, std::string> Metadata;
   /// The target it is compiled for (Targets.h): one this runtime runs.
   fb::Target Target = fb::Target::CPU;
+  /// Vulkan files: what reflection learned of each SPIR-V module (by
+  /// VulkanPayload.shaders index).
+  std::vector<VulkanModuleInfo> VulkanModules;
 
   const fb::Operator &op(size_t I) const { return *Root->operators()->Get(unsigned(I)); }
   size_t numOperators() const {

@@ -3,13 +3,16 @@
 // semantic check (schema version, target, tensors and their segments with
 // overflow-checked arithmetic, graph inputs and outputs, and operators in an
 // order where each input already exists, which makes the graph acyclic),
-// then each operator's own contract (OpValidation.h). Nothing is used before
-// it is checked.
+// then each operator's own contract (OpValidation.h), and for a Vulkan file
+// its payload (VulkanPayloadVerifier.h) instead: a Vulkan file's operators
+// describe the graph for tools, and only the payload runs. Nothing is used
+// before it is checked.
 #include "loader/BlockedLayout.h"
 #include "loader/LoadedModel.h"
 #include "loader/Limits.h"
 #include "loader/OpValidation.h"
 #include "loader/Targets.h"
+#include "loader/VulkanPayloadVerifier.h"
 #include "schema/KilnSchemaVersion.h"
 
 #include <algorithm>
@@ -108,8 +111,36 @@ Status describeQuantization(const fb::Tensor &T, TensorDesc &D) {
   return Status::ok();
 }
 
-Status describeTensor(const fb::Model &M, unsigned I, const ModelBytes &Bytes,
-                      TensorDesc &D) {
+/// The GPU layouts (1.5): C4 activations of rank 4 and PACKED constants,
+/// whose segment holds at least the logical bytes, in whole elements. Only
+/// Vulkan files have them.
+Status checkGpuLayout(const fb::Model &M, fb::Target Target,
+                      const TensorDesc &D) {
+  if (D.Layout != fb::Layout::C4 && D.Layout != fb::Layout::PACKED)
+    return Status::ok();
+  const char *Name = fb::EnumNameLayout(D.Layout);
+  if (Target != fb::Target::VULKAN)
+    return invalidModel("layout ", Name, " in a ", targetName(Target),
+                        " file (only GPU files have it)");
+  if (D.Layout == fb::Layout::C4) {
+    if (D.isConstant())
+      return invalidModel("a C4 constant (C4 is for activations)");
+    if (D.rank() != 4)
+      return invalidModel("a C4 tensor of rank ", D.rank(), " (C4 is [N,H,W,C])");
+    return Status::ok();
+  }
+  if (!D.isConstant())
+    return invalidModel("a PACKED activation (PACKED is for constants)");
+  uint64_t Stored = M.buffers()->Get(unsigned(D.Buffer))->size();
+  if (Stored < D.Bytes || Stored % dtypeSize(D.DType) != 0)
+    return invalidModel("PACKED segment ", D.Buffer, " holds ", Stored,
+                        " bytes, expected at least ", D.Bytes,
+                        " in whole elements");
+  return Status::ok();
+}
+
+Status describeTensor(const fb::Model &M, fb::Target Target, unsigned I,
+                      const ModelBytes &Bytes, TensorDesc &D) {
   const fb::Tensor *T = M.tensors()->Get(I);
   D.Name = str(T->name());
   D.DType = T->dtype();
@@ -158,12 +189,20 @@ Status describeTensor(const fb::Model &M, unsigned I, const ModelBytes &Bytes,
                         D.Bytes, " bytes)");
   D.Buffer = T->buffer();
   if (D.Buffer == -1)
-    return Status::ok();
+    return checkGpuLayout(M, Target, D)
+        .withContextIfError(concat("tensor ", I, " '", D.Name, "'"));
   unsigned NumBuffers = M.buffers() ? M.buffers()->size() : 0;
   if (D.Buffer < 0 || unsigned(D.Buffer) >= NumBuffers)
     return invalidModel("tensor ", I, " '", D.Name, "' names buffer ",
                         D.Buffer, " of ", NumBuffers);
   const fb::Buffer *B = M.buffers()->Get(unsigned(D.Buffer));
+  if (D.Layout == fb::Layout::PACKED || D.Layout == fb::Layout::C4) {
+    if (Status S = checkGpuLayout(M, Target, D))
+      return S.withContext(concat("tensor ", I, " '", D.Name, "'"));
+    D.StoredBytes = B->size();
+    D.ConstData = Bytes.data() + B->offset();
+    return Status::ok();
+  }
   uint64_t Stored = D.Blocked ? D.StoredBytes : D.Bytes;
   if (B->size() != Stored)
     return invalidModel("tensor ", I, " '", D.Name, "' is ",
@@ -242,8 +281,28 @@ Status checkOperator(const LoadedModel &LM, unsigned I,
       View.Out.push_back(&LM.Tensors[size_t(X)]);
     }
   }
+  if (LM.Target == fb::Target::VULKAN) // descriptive: the payload runs
+    return Status::ok();
   if (Status S = validateOperator(View))
     return S.withContext(Where);
+  return Status::ok();
+}
+
+/// A Vulkan file's graph inputs and outputs are f32 in the caller's layout
+/// (INPUT and OUTPUT buffers hold exactly their bytes).
+Status checkVulkanIo(const LoadedModel &LM) {
+  for (const auto *Io : {&LM.Inputs, &LM.Outputs})
+    for (int32_t X : *Io) {
+      const TensorDesc &D = LM.Tensors[size_t(X)];
+      const char *What = Io == &LM.Inputs ? "graph input" : "graph output";
+      if (D.DType != fb::DType::F32)
+        return invalidModel(What, " tensor ", X, " '", D.Name, "' is ",
+                            dtypeName(D.DType), " (a Vulkan file's are f32)");
+      if (D.Layout == fb::Layout::C4 || D.Layout == fb::Layout::PACKED)
+        return invalidModel(What, " tensor ", X, " '", D.Name, "' is ",
+                            fb::EnumNameLayout(D.Layout),
+                            " (a Vulkan file's keep their logical layout)");
+    }
   return Status::ok();
 }
 
@@ -284,7 +343,7 @@ Status loadVerifiedModel(std::shared_ptr<ModelBytes> Bytes,
     return invalidModel("too many tensors (", NumTensors, ")");
   LM->Tensors.resize(NumTensors);
   for (unsigned I = 0; I < NumTensors; ++I)
-    if (Status S = describeTensor(M, I, *Bytes, LM->Tensors[I]))
+    if (Status S = describeTensor(M, LM->Target, I, *Bytes, LM->Tensors[I]))
       return S;
 
   if (Status S = readIndices(M.inputs(), NumTensors, "a graph input", LM->Inputs))
@@ -318,6 +377,12 @@ Status loadVerifiedModel(std::shared_ptr<ModelBytes> Bytes,
     if (LM->Tensors[size_t(X)].Blocked) // callers read outputs in order
       return invalidModel("graph output tensor ", X, " '",
                           LM->Tensors[size_t(X)].Name, "' is BLOCKED");
+  }
+  if (LM->Target == fb::Target::VULKAN) {
+    if (Status S = checkVulkanIo(*LM))
+      return S;
+    if (Status S = verifyVulkanPayload(M, LM->Tensors, LM->VulkanModules))
+      return S;
   }
   readMetadata(M, LM->Metadata);
   LM->Bytes = std::move(Bytes);

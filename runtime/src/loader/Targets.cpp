@@ -9,6 +9,8 @@ fb::TargetPayload payloadOf(fb::Target T) {
   switch (T) {
   case fb::Target::CPU:
     return fb::TargetPayload::CpuPayload;
+  case fb::Target::VULKAN:
+    return fb::TargetPayload::VulkanPayload;
   default:
     return fb::TargetPayload::NONE;
   }
@@ -40,7 +42,17 @@ const char *targetName(fb::Target T) {
   }
 }
 
-bool runtimeRuns(fb::Target T) { return T == fb::Target::CPU; }
+bool runtimeRuns(fb::Target T) {
+#ifdef KILN_WITH_VULKAN
+  if (T == fb::Target::VULKAN)
+    return true;
+#endif
+  return T == fb::Target::CPU;
+}
+
+bool loaderVerifies(fb::Target T) {
+  return T == fb::Target::CPU || T == fb::Target::VULKAN;
+}
 
 Status resolveTarget(const fb::Model &M, fb::Target &Out) {
   fb::Target T = M.target();
@@ -49,7 +61,7 @@ Status resolveTarget(const fb::Model &M, fb::Target &Out) {
       return invalidModel("the file names no target (schema ", M.schema_major(),
                           ".", M.schema_minor(), " files name one)");
     T = fb::Target::CPU; // before 1.4, every file was a CPU file
-  } else if (!runtimeRuns(T)) {
+  } else if (!loaderVerifies(T)) {
     if (uint8_t(T) > uint8_t(fb::Target::MAX))
       return unsupported("the file is for target ", unsigned(T),
                          ", which this runtime does not know; it runs: ",

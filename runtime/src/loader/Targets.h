@@ -1,6 +1,9 @@
-// The targets a .kiln file may name (fb::Target) and the ones this runtime
-// build runs: the loader rejects a file for any other, naming both, before
-// anything else reads it.
+// The targets a .kiln file may name (fb::Target), the ones every loader
+// verifies (CPU and Vulkan: `kiln inspect` reads a Vulkan file on a CPU-only
+// build) and the ones this runtime build runs: the loader rejects a file for
+// a target it cannot verify, naming the targets it runs, before anything else
+// reads it; creating a session for a target the build has no executor for
+// fails (session/Executors.cpp).
 #pragma once
 
 #include "Status.h"
@@ -14,12 +17,15 @@ namespace kiln::rt {
 /// "cpu", "vulkan", ... ("unknown" outside the enum).
 const char *targetName(fb::Target T);
 
-/// Whether this build has an executor for T.
+/// Whether this build has an executor for T (Vulkan: KILN_WITH_VULKAN).
 bool runtimeRuns(fb::Target T);
+
+/// Whether the loader checks T's files completely, in every build.
+bool loaderVerifies(fb::Target T);
 
 /// The target M is compiled for: its Model.target, or CPU for files before
 /// schema 1.4 (all CPU files, written without one). Fails for a target this
-/// runtime does not run, for a 1.4 file without a target, and for a payload
+/// loader does not verify, for a 1.4 file without a target, and for a payload
 /// that belongs to another target.
 Status resolveTarget(const fb::Model &M, fb::Target &Out);
 

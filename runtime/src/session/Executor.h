@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace kiln::rt {
@@ -30,6 +31,19 @@ struct CpuOptions {
   bool LayoutOnly = false;
 };
 
+/// What the Vulkan executor alone reads (kiln_vulkan_options).
+struct VulkanOptions {
+  /// Index among the devices with a compute queue; -1: the first.
+  int DeviceIndex = -1;
+  /// The Khronos validation layer on, its messages counted
+  /// (VulkanExecutor::validationMessages); the environment variable
+  /// KILN_VULKAN_VALIDATION=1 turns it on too.
+  bool Validation = false;
+  /// Non-empty: the folder where compiled pipelines are cached across
+  /// processes (PipelineCache.h).
+  std::string PipelineCacheDir;
+};
+
 struct SessionOptions {
   /// Host worker threads. 0: every core; 1: the calling thread only.
   uint32_t Threads = 0;
@@ -40,6 +54,7 @@ struct SessionOptions {
   /// (debugging, `kiln diff --per-layer`).
   bool KeepIntermediates = false;
   CpuOptions Cpu;
+  VulkanOptions Vulkan;
 };
 
 class Executor {

@@ -3,6 +3,9 @@
 #include "cpu/CpuExecutor.h"
 #include "loader/Targets.h"
 #include "session/Executor.h"
+#ifdef KILN_WITH_VULKAN
+#include "vulkan/VulkanExecutor.h"
+#endif
 
 namespace kiln::rt {
 
@@ -17,7 +20,19 @@ Status createExecutor(std::shared_ptr<const LoadedModel> Model,
     Out = std::move(Cpu);
     return Status::ok();
   }
-  default: // the loader admits only the targets runtimeRuns() names
+  case fb::Target::VULKAN: {
+#ifdef KILN_WITH_VULKAN
+    std::unique_ptr<vk::VulkanExecutor> Vk;
+    if (Status S = vk::VulkanExecutor::create(std::move(Model), Opts, Vk))
+      return S;
+    Out = std::move(Vk);
+    return Status::ok();
+#else // the loader verifies Vulkan files in every build (kiln inspect)
+    return unsupported("the file is for the vulkan target, and this runtime "
+                       "was built without Vulkan (KILN_WITH_VULKAN)");
+#endif
+  }
+  default: // the loader admits only the targets loaderVerifies() names
     return unsupported("no executor for the ", targetName(Model->Target),
                        " target");
   }

@@ -36,6 +36,8 @@ public:
   bool keepsIntermediates() const { return KeepIntermediates; }
   /// The bytes of tensor T on the host (Executor::hostTensor).
   const uint8_t *tensorData(size_t T) const { return Exec->hostTensor(T); }
+  /// The target's executor (for tests and tools that know its type).
+  const Executor &executor() const { return *Exec; }
 
 private:
   Session() = default;

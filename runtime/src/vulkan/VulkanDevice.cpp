@@ -30,6 +30,17 @@ int computeQueueFamily(VkPhysicalDevice P) {
   return -1;
 }
 
+bool hasDeviceExtension(VkPhysicalDevice P, const char *Name) {
+  uint32_t N = 0;
+  vkEnumerateDeviceExtensionProperties(P, nullptr, &N, nullptr);
+  std::vector<VkExtensionProperties> All(N);
+  vkEnumerateDeviceExtensionProperties(P, nullptr, &N, All.data());
+  for (const VkExtensionProperties &E : All)
+    if (std::strcmp(E.extensionName, Name) == 0)
+      return true;
+  return false;
+}
+
 Status failed(const char *What, VkResult R) {
   return unsupported("Vulkan: ", What, " failed (", resultName(R), ")");
 }
@@ -118,16 +129,57 @@ Status Device::create(const DeviceOptions &Opts, std::unique_ptr<Device> &Out) {
                            Compute.size(), " have a compute queue");
   D->Phys = Compute[size_t(Pick)].first;
   uint32_t Family = uint32_t(Compute[size_t(Pick)].second);
+  D->Family = Family;
+  {
+    uint32_t NF = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(D->Phys, &NF, nullptr);
+    std::vector<VkQueueFamilyProperties> Families(NF);
+    vkGetPhysicalDeviceQueueFamilyProperties(D->Phys, &NF, Families.data());
+    D->TimestampBits = Families[Family].timestampValidBits;
+  }
   vkGetPhysicalDeviceProperties(D->Phys, &D->Props);
   vkGetPhysicalDeviceMemoryProperties(D->Phys, &D->Memory);
-  VkPhysicalDeviceFeatures Have{};
-  vkGetPhysicalDeviceFeatures(D->Phys, &Have);
+
+  // The 16-bit features are queried (and enabled) through pNext chains;
+  // shaderFloat16 needs its extension on a Vulkan 1.1 instance.
+  bool HasF16Ext = hasDeviceExtension(D->Phys, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+  auto HaveF16 = vkStruct<VkPhysicalDeviceShaderFloat16Int8Features>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES);
+  auto Have16 = vkStruct<VkPhysicalDevice16BitStorageFeatures>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES);
+  auto Have = vkStruct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  Have.pNext = &Have16;
+  if (HasF16Ext)
+    Have16.pNext = &HaveF16;
+  vkGetPhysicalDeviceFeatures2(D->Phys, &Have);
+  if (Opts.ShaderFloat16 && !HaveF16.shaderFloat16)
+    return unsupported("Vulkan: the model needs shaderFloat16, which ",
+                       D->Props.deviceName, " does not have");
+  if (Opts.StorageBuffer16BitAccess && !Have16.storageBuffer16BitAccess)
+    return unsupported("Vulkan: the model needs storageBuffer16BitAccess, "
+                       "which ", D->Props.deviceName, " does not have");
 
   // A .kiln file is untrusted: out-of-bounds accesses must stay inside the
   // buffer where the device can promise it.
-  VkPhysicalDeviceFeatures Want{};
-  Want.robustBufferAccess = Have.robustBufferAccess;
-  D->Robust = Have.robustBufferAccess == VK_TRUE;
+  auto WantF16 = vkStruct<VkPhysicalDeviceShaderFloat16Int8Features>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES);
+  auto Want16 = vkStruct<VkPhysicalDevice16BitStorageFeatures>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES);
+  auto Want = vkStruct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  Want.features.robustBufferAccess = Have.features.robustBufferAccess;
+  D->Robust = Have.features.robustBufferAccess == VK_TRUE;
+  std::vector<const char *> DevExtensions;
+  void **Tail = &Want.pNext;
+  if (Opts.StorageBuffer16BitAccess) {
+    Want16.storageBuffer16BitAccess = VK_TRUE;
+    *Tail = &Want16;
+    Tail = &Want16.pNext;
+  }
+  if (Opts.ShaderFloat16) {
+    WantF16.shaderFloat16 = VK_TRUE;
+    *Tail = &WantF16;
+    DevExtensions.push_back(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+  }
   float Priority = 1.f;
   auto QueueInfo = vkStruct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
   QueueInfo.queueFamilyIndex = Family;
@@ -136,7 +188,9 @@ Status Device::create(const DeviceOptions &Opts, std::unique_ptr<Device> &Out) {
   auto DevInfo = vkStruct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
   DevInfo.queueCreateInfoCount = 1;
   DevInfo.pQueueCreateInfos = &QueueInfo;
-  DevInfo.pEnabledFeatures = &Want;
+  DevInfo.pNext = &Want;
+  DevInfo.enabledExtensionCount = uint32_t(DevExtensions.size());
+  DevInfo.ppEnabledExtensionNames = DevExtensions.data();
   if (VkResult R = vkCreateDevice(D->Phys, &DevInfo, nullptr, &D->Dev))
     return failed("creating the device", R);
   vkGetDeviceQueue(D->Dev, Family, 0, &D->Queue);

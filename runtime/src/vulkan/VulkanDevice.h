@@ -1,8 +1,9 @@
 // The Vulkan device a Vulkan executor runs on: the instance (with the Khronos
 // validation layer when asked, its messages counted), the first physical
 // device with a compute queue (or the one asked for), a logical device with
-// robustBufferAccess where the device has it, one compute queue and a
-// command pool. The executor built on it comes with the Vulkan target.
+// robustBufferAccess where the device has it, the 16-bit features an fp16
+// model asks for, one compute queue and a command pool. The Vulkan executor
+// (VulkanExecutor.h) runs on it.
 #pragma once
 
 #include "Status.h"
@@ -23,6 +24,10 @@ struct DeviceOptions {
   bool Validation = false;
   /// Index into the physical devices that have a compute queue; -1: the first.
   int DeviceIndex = -1;
+  /// Features the kernels need (VulkanPayload.fp16, required_features):
+  /// enabled on the device, or create fails (KILN_ERROR_UNSUPPORTED).
+  bool ShaderFloat16 = false;            // VK_KHR_shader_float16_int8
+  bool StorageBuffer16BitAccess = false; // Vulkan 1.1 16-bit storage
 };
 
 class Device {
@@ -43,10 +48,17 @@ public:
   /// "llvmpipe (LLVM 15.0.6, 256 bits)", ...
   std::string name() const { return Props.deviceName; }
   bool robustBufferAccess() const { return Robust; }
+  uint32_t queueFamily() const { return Family; }
+  /// Valid bits of the queue's timestamps (0: no timestamps).
+  uint32_t timestampValidBits() const { return TimestampBits; }
   /// The validation layer's warnings and errors so far.
   std::vector<std::string> validationMessages() const;
   /// A memory type with all of Flags among the types Bits allows; -1 if none.
   int memoryType(uint32_t Bits, VkMemoryPropertyFlags Flags) const;
+  /// The property flags of memory type Type.
+  VkMemoryPropertyFlags memoryFlags(uint32_t Type) const {
+    return Memory.memoryTypes[Type].propertyFlags;
+  }
 
 private:
   Device() = default;
@@ -64,6 +76,8 @@ private:
   VkPhysicalDeviceProperties Props{};
   VkPhysicalDeviceMemoryProperties Memory{};
   bool Robust = false;
+  uint32_t Family = 0;
+  uint32_t TimestampBits = 0;
   mutable std::mutex Lock;
   std::vector<std::string> Messages;
 };

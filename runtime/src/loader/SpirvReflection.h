@@ -1,0 +1,35 @@
+// One SPIR-V compute module of a Vulkan file, checked and reflected: the
+// magic number and length always; where the build has them, SPIRV-Tools'
+// validator (Vulkan 1.1 rules) and SPIRV-Cross's reflection of the module's
+// descriptors, specialization constants, push constants and workgroup size
+// (KILN_WITH_SPIRV_TOOLS, KILN_WITH_SPIRV_CROSS; runtime/CMakeLists.txt).
+#pragma once
+
+#include "Status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace kiln::rt {
+
+/// What the loader learned of one SPIR-V module by reflection.
+struct VulkanModuleInfo {
+  /// False when this build has no SPIRV-Cross: the fields below are unknown.
+  bool Reflected = false;
+  /// Storage buffers at set 0, bindings 0..NumBindings-1.
+  uint32_t NumBindings = 0;
+  /// The module's specialization constant ids, sorted.
+  std::vector<uint32_t> SpecIds;
+  /// Bytes of its push-constant block (0: none).
+  uint32_t PushBytes = 0;
+  /// The workgroup size when no specialization constant overrides it.
+  uint32_t LocalSize[3] = {1, 1, 1};
+};
+
+/// Checks the module of Count words and describes it in Out. Errors are
+/// KILN_ERROR_INVALID_MODEL and say what is wrong (no shader index: the
+/// caller adds it).
+Status inspectSpirv(const uint32_t *Words, size_t Count, VulkanModuleInfo &Out);
+
+} // namespace kiln::rt

@@ -1,0 +1,235 @@
+#include "loader/VulkanPayloadVerifier.h"
+
+#include "loader/Limits.h"
+#include "loader/TensorDesc.h"
+
+#include <algorithm>
+
+namespace kiln::rt {
+
+namespace {
+
+const char *kindName(fb::VulkanBufferKind K) {
+  return K <= fb::VulkanBufferKind::MAX ? fb::EnumNameVulkanBufferKind(K) : "?";
+}
+
+/// Offset + Size inside a buffer of Limit bytes, without overflow.
+bool inside(uint64_t Offset, uint64_t Size, uint64_t Limit) {
+  uint64_t End;
+  return !__builtin_add_overflow(Offset, Size, &End) && End <= Limit;
+}
+
+Status checkShaders(const fb::VulkanPayload &P,
+                    std::vector<VulkanModuleInfo> &Modules) {
+  size_t N = P.shaders() ? P.shaders()->size() : 0;
+  if (N > limits::MaxVulkanShaders)
+    return invalidModel("too many Vulkan shaders (", N, ")");
+  Modules.assign(N, {});
+  for (unsigned I = 0; I < N; ++I) {
+    const fb::VulkanShader *Sh = P.shaders()->Get(I);
+    const auto *Words = Sh->spirv();
+    std::string Where = concat("Vulkan shader ", I, " '",
+                               Sh->name() ? Sh->name()->str() : "", "'");
+    if (!Words || Words->size() == 0)
+      return invalidModel(Where, ": the SPIR-V module is empty");
+    if (Status S = inspectSpirv(Words->data(), Words->size(), Modules[I]))
+      return S.withContext(Where);
+  }
+  return Status::ok();
+}
+
+Status checkBuffers(const fb::Model &M, const fb::VulkanPayload &P,
+                    const std::vector<TensorDesc> &Tensors) {
+  size_t N = P.buffers() ? P.buffers()->size() : 0;
+  if (N > limits::MaxVulkanBuffers)
+    return invalidModel("too many Vulkan buffers (", N, ")");
+  size_t NumSegments = M.buffers() ? M.buffers()->size() : 0;
+  size_t NumIn = M.inputs() ? M.inputs()->size() : 0;
+  size_t NumOut = M.outputs() ? M.outputs()->size() : 0;
+  std::vector<int> InputBuffers(NumIn, 0), OutputBuffers(NumOut, 0);
+  for (unsigned I = 0; I < N; ++I) {
+    const fb::VulkanBuffer *B = P.buffers()->Get(I);
+    fb::VulkanBufferKind K = B->kind();
+    std::string Where = concat("Vulkan buffer ", I, " (", kindName(K), ")");
+    if (K > fb::VulkanBufferKind::MAX)
+      return invalidModel("Vulkan buffer ", I, ": unknown kind ",
+                          unsigned(K));
+    if (B->size() == 0 || B->size() > limits::MaxVulkanBufferBytes)
+      return invalidModel(Where, ": size ", B->size(), " is outside [1, ",
+                          limits::MaxVulkanBufferBytes, "]");
+    size_t NumUploads = B->uploads() ? B->uploads()->size() : 0;
+    if (NumUploads && K != fb::VulkanBufferKind::WEIGHTS)
+      return invalidModel(Where, ": only WEIGHTS buffers have uploads");
+    for (unsigned U = 0; U < NumUploads; ++U) {
+      const fb::VulkanUpload *Up = B->uploads()->Get(U);
+      if (Up->segment() >= NumSegments)
+        return invalidModel(Where, ": upload ", U, " names segment ",
+                            Up->segment(), " of ", NumSegments);
+      uint64_t Bytes = M.buffers()->Get(Up->segment())->size();
+      if (!inside(Up->offset(), Bytes, B->size()))
+        return invalidModel(Where, ": upload ", U, " (segment ", Up->segment(),
+                            ", ", Bytes, " bytes at offset ", Up->offset(),
+                            ") is outside the buffer (", B->size(), " bytes)");
+    }
+    bool IsIn = K == fb::VulkanBufferKind::INPUT;
+    bool IsOut = K == fb::VulkanBufferKind::OUTPUT;
+    if (!IsIn && !IsOut) {
+      if (B->io_index() != -1)
+        return invalidModel(Where, ": io_index ", B->io_index(),
+                            " on a buffer that is no INPUT or OUTPUT");
+      continue;
+    }
+    size_t NumIo = IsIn ? NumIn : NumOut;
+    if (B->io_index() < 0 || size_t(B->io_index()) >= NumIo)
+      return invalidModel(Where, ": io_index ", B->io_index(), " names none of ",
+                          NumIo, IsIn ? " graph inputs" : " graph outputs");
+    size_t Io = size_t(B->io_index());
+    int &Count = IsIn ? InputBuffers[Io] : OutputBuffers[Io];
+    if (++Count > 1)
+      return invalidModel(Where, ": graph ", IsIn ? "input " : "output ", Io,
+                          " has more than one buffer");
+    const TensorDesc &D = Tensors[size_t(
+        IsIn ? M.inputs()->Get(unsigned(Io)) : M.outputs()->Get(unsigned(Io)))];
+    if (B->size() != D.Bytes)
+      return invalidModel(Where, ": ", B->size(), " bytes, but graph ",
+                          IsIn ? "input " : "output ", Io, " '", D.Name,
+                          "' takes ", D.Bytes);
+  }
+  for (size_t Io = 0; Io < NumIn; ++Io)
+    if (!InputBuffers[Io])
+      return invalidModel("graph input ", Io, " has no INPUT buffer");
+  for (size_t Io = 0; Io < NumOut; ++Io)
+    if (!OutputBuffers[Io])
+      return invalidModel("graph output ", Io, " has no OUTPUT buffer");
+  return Status::ok();
+}
+
+Status checkDispatch(const fb::Model &M, const fb::VulkanPayload &P,
+                     const std::vector<VulkanModuleInfo> &Modules,
+                     const fb::VulkanDispatch &D) {
+  size_t NumShaders = Modules.size();
+  if (D.shader() >= NumShaders)
+    return invalidModel("shader ", D.shader(), " of ", NumShaders);
+  const VulkanModuleInfo &Mod = Modules[D.shader()];
+  size_t NumBindings = D.bindings() ? D.bindings()->size() : 0;
+  if (NumBindings > limits::MaxVulkanBindings)
+    return invalidModel(NumBindings, " bindings (at most ",
+                        limits::MaxVulkanBindings, ")");
+  if (Mod.Reflected && NumBindings != Mod.NumBindings)
+    return invalidModel(NumBindings, " bindings, but shader ", D.shader(),
+                        " has ", Mod.NumBindings, " storage buffers");
+  size_t NumBuffers = P.buffers() ? P.buffers()->size() : 0;
+  for (unsigned I = 0; I < NumBindings; ++I) {
+    const fb::VulkanBinding *B = D.bindings()->Get(I);
+    if (B->buffer() >= NumBuffers)
+      return invalidModel("binding ", I, " names buffer ", B->buffer(), " of ",
+                          NumBuffers);
+    uint64_t Size = P.buffers()->Get(B->buffer())->size();
+    if (B->size() == 0)
+      return invalidModel("binding ", I, " is empty (size 0)");
+    if (!inside(B->offset(), B->size(), Size))
+      return invalidModel("binding ", I, " (offset ", B->offset(), ", size ",
+                          B->size(), ") is outside buffer ", B->buffer(), " (",
+                          Size, " bytes)");
+  }
+  if (const auto *Spec = D.spec_constants()) {
+    for (unsigned I = 0; I < Spec->size(); ++I) {
+      uint32_t Id = Spec->Get(I)->id();
+      if (I > 0 && Id <= Spec->Get(I - 1)->id())
+        return invalidModel("specialization constant ids are not sorted and "
+                            "unique (", Spec->Get(I - 1)->id(), " then ", Id,
+                            ")");
+      if (Mod.Reflected && !std::binary_search(Mod.SpecIds.begin(),
+                                               Mod.SpecIds.end(), Id))
+        return invalidModel("specialization constant id ", Id,
+                            " is not in shader ", D.shader());
+    }
+  }
+  size_t Push = D.push_constants() ? D.push_constants()->size() : 0;
+  if (Push % 4 != 0 || Push > limits::MaxVulkanPushBytes)
+    return invalidModel(Push, " bytes of push constants (a multiple of 4, at "
+                              "most ", limits::MaxVulkanPushBytes, ")");
+  if (Mod.Reflected && Push != Mod.PushBytes)
+    return invalidModel(Push, " bytes of push constants, but shader ",
+                        D.shader(), "'s block is ", Mod.PushBytes, " bytes");
+  uint32_t Groups[3] = {D.group_count_x(), D.group_count_y(), D.group_count_z()};
+  for (unsigned K = 0; K < 3; ++K)
+    if (Groups[K] < 1 || Groups[K] > limits::MaxVulkanGroupCount)
+      return invalidModel("group count ", "xyz"[K], " is ", Groups[K],
+                          ", outside [1, ", limits::MaxVulkanGroupCount, "]");
+  size_t NumOps = M.operators() ? M.operators()->size() : 0;
+  if (D.operator_() < -1 || (D.operator_() >= 0 && size_t(D.operator_()) >= NumOps))
+    return invalidModel("operator ", D.operator_(), " of ", NumOps);
+  return Status::ok();
+}
+
+Status checkPlaces(const fb::VulkanPayload &P,
+                   const std::vector<TensorDesc> &Tensors) {
+  if (!P.places())
+    return Status::ok();
+  size_t NumBuffers = P.buffers() ? P.buffers()->size() : 0;
+  for (unsigned I = 0; I < P.places()->size(); ++I) {
+    const fb::VulkanTensorPlace *Pl = P.places()->Get(I);
+    std::string Where = concat("Vulkan place ", I);
+    if (Pl->tensor() < 0 || size_t(Pl->tensor()) >= Tensors.size())
+      return invalidModel(Where, ": tensor ", Pl->tensor(), " of ",
+                          Tensors.size());
+    const TensorDesc &D = Tensors[size_t(Pl->tensor())];
+    if (D.isConstant())
+      return invalidModel(Where, ": tensor ", Pl->tensor(), " '", D.Name,
+                          "' is a constant");
+    if (Pl->buffer() >= NumBuffers)
+      return invalidModel(Where, ": buffer ", Pl->buffer(), " of ", NumBuffers);
+    uint64_t Size = P.buffers()->Get(Pl->buffer())->size();
+    if (!inside(Pl->offset(), Pl->size(), Size))
+      return invalidModel(Where, " (offset ", Pl->offset(), ", size ",
+                          Pl->size(), ") is outside buffer ", Pl->buffer(),
+                          " (", Size, " bytes)");
+    uint64_t Need = vulkanPlaceBytes(D, P.fp16());
+    if (Pl->size() < Need)
+      return invalidModel(Where, ": ", Pl->size(), " bytes, but tensor ",
+                          Pl->tensor(), " '", D.Name, "' takes ", Need);
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+size_t vulkanElementSize(const TensorDesc &D, bool Fp16) {
+  bool Float = D.DType == fb::DType::F32 || D.DType == fb::DType::F16;
+  return Fp16 && Float ? 2 : dtypeSize(D.DType);
+}
+
+uint64_t vulkanPlaceBytes(const TensorDesc &D, bool Fp16) {
+  uint64_t Elements = D.Elements;
+  if (D.Layout == fb::Layout::C4 && D.rank() == 4 && D.dim(3) > 0)
+    Elements = Elements / uint64_t(D.dim(3)) * ((uint64_t(D.dim(3)) + 3) / 4 * 4);
+  return Elements * vulkanElementSize(D, Fp16);
+}
+
+Status verifyVulkanPayload(const fb::Model &M,
+                           const std::vector<TensorDesc> &Tensors,
+                           std::vector<VulkanModuleInfo> &Modules) {
+  const fb::VulkanPayload *P = M.payload_as_VulkanPayload();
+  if (!P)
+    return invalidModel("the file has no vulkan payload");
+  if (Status S = checkShaders(*P, Modules))
+    return S;
+  if (Status S = checkBuffers(M, *P, Tensors))
+    return S;
+  size_t N = P->dispatches() ? P->dispatches()->size() : 0;
+  if (N > limits::MaxVulkanDispatches)
+    return invalidModel("too many Vulkan dispatches (", N, ")");
+  for (unsigned I = 0; I < N; ++I)
+    if (Status S = checkDispatch(M, *P, Modules, *P->dispatches()->Get(I)))
+      return S.withContext(concat("Vulkan dispatch ", I));
+  if (Status S = checkPlaces(*P, Tensors))
+    return S;
+  if (const auto *F = P->required_features())
+    for (unsigned I = 0; I < F->size(); ++I)
+      if (!F->Get(I))
+        return invalidModel("Vulkan required feature ", I, " is null");
+  return Status::ok();
+}
+
+} // namespace kiln::rt

@@ -1,0 +1,36 @@
+// The loader's checks of a Vulkan file's payload (schema 1.5,
+// fb::VulkanPayload), run in every build so that tools read Vulkan files on
+// CPU-only builds too: every SPIR-V module is well formed (SPIRV-Tools'
+// validator, Vulkan 1.1) and reflected (SPIRV-Cross) for its storage
+// buffers, specialization constants and push-constant block; every dispatch,
+// buffer, upload and tensor place agrees with the modules and stays inside
+// its buffers. Builds without SPIRV-Tools or SPIRV-Cross (cross builds) keep
+// the structural checks (magic number, length) and skip those two.
+#pragma once
+
+#include "Status.h"
+#include "loader/SpirvReflection.h"
+
+#include "schema/kiln_generated.h"
+
+#include <vector>
+
+namespace kiln::rt {
+
+struct TensorDesc;
+
+/// Checks M's VulkanPayload against M's tensors (already described in
+/// Tensors) and fills Modules, one per shader.
+Status verifyVulkanPayload(const fb::Model &M,
+                           const std::vector<TensorDesc> &Tensors,
+                           std::vector<VulkanModuleInfo> &Modules);
+
+/// Bytes tensor D takes in its device layout inside a place: C4 pads the
+/// channels to a multiple of 4; fp16 payloads store float tensors in 2
+/// bytes an element.
+uint64_t vulkanPlaceBytes(const TensorDesc &D, bool Fp16);
+
+/// Bytes of one element of D on the device.
+size_t vulkanElementSize(const TensorDesc &D, bool Fp16);
+
+} // namespace kiln::rt

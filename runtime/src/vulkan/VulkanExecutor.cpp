@@ -1,0 +1,471 @@
+#include "vulkan/VulkanExecutor.h"
+
+#include "loader/VulkanPayloadVerifier.h"
+#include "vulkan/VulkanReadback.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace kiln::rt::vk {
+
+namespace {
+
+/// The device features a payload needs: fp16 payloads need both 16-bit
+/// features; required_features names them one by one.
+Status featuresOf(const fb::VulkanPayload &P, DeviceOptions &O) {
+  if (P.fp16())
+    O.ShaderFloat16 = O.StorageBuffer16BitAccess = true;
+  if (const auto *F = P.required_features())
+    for (const flatbuffers::String *Name : *F) {
+      if (Name->str() == "shaderFloat16")
+        O.ShaderFloat16 = true;
+      else if (Name->str() == "storageBuffer16BitAccess")
+        O.StorageBuffer16BitAccess = true;
+      else
+        return unsupported("Vulkan: the model needs the device feature '",
+                           Name->str(), "', which this runtime does not know");
+    }
+  return Status::ok();
+}
+
+Status outOfMemory(const char *What, VkResult R) {
+  return {R == VK_ERROR_OUT_OF_HOST_MEMORY || R == VK_ERROR_OUT_OF_DEVICE_MEMORY
+              ? KILN_ERROR_OUT_OF_MEMORY
+              : KILN_ERROR_UNSUPPORTED,
+          concat("Vulkan: ", What, " failed (", resultName(R), ")")};
+}
+
+void memoryBarrier(VkCommandBuffer Cmd, VkPipelineStageFlags From,
+                   VkAccessFlags FromAccess, VkPipelineStageFlags To,
+                   VkAccessFlags ToAccess) {
+  auto B = vkStruct<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+  B.srcAccessMask = FromAccess;
+  B.dstAccessMask = ToAccess;
+  vkCmdPipelineBarrier(Cmd, From, To, 0, 1, &B, 0, nullptr, 0, nullptr);
+}
+
+} // namespace
+
+Status VulkanExecutor::create(std::shared_ptr<const LoadedModel> Model,
+                              const SessionOptions &Opts,
+                              std::unique_ptr<VulkanExecutor> &Out) {
+  std::unique_ptr<VulkanExecutor> E(new VulkanExecutor());
+  E->Model = std::move(Model);
+  E->KeepIntermediates = Opts.KeepIntermediates;
+  const fb::VulkanPayload &P = E->payload();
+  DeviceOptions DO;
+  DO.DeviceIndex = Opts.Vulkan.DeviceIndex;
+  const char *Env = std::getenv("KILN_VULKAN_VALIDATION");
+  DO.Validation = Opts.Vulkan.Validation || (Env && std::strcmp(Env, "1") == 0);
+  if (Status S = featuresOf(P, DO))
+    return S;
+  if (Status S = Device::create(DO, E->Dev))
+    return S;
+  if (Status S = E->checkDeviceLimits())
+    return S;
+  if (Status S = E->createBuffers())
+    return S;
+  if (Opts.MaxArenaBytes && E->ArenaBytes > Opts.MaxArenaBytes)
+    return {KILN_ERROR_OUT_OF_MEMORY,
+            concat("the model's Vulkan arena takes ", E->ArenaBytes,
+                   " bytes, over max_arena_bytes (", Opts.MaxArenaBytes, ")")};
+  if (Status S = E->uploadWeights())
+    return S;
+  if (Status S = E->Cache.open(*E->Dev, Opts.Vulkan.PipelineCacheDir))
+    return S;
+  if (Status S = E->Pipes.create(*E->Dev, P, E->Model->VulkanModules,
+                                 E->Cache.handle()))
+    return S;
+  E->Cache.save();
+  if (Status S = E->createDescriptorSets())
+    return S;
+  if (Status S = E->planReadback())
+    return S;
+  if (Status S = E->recordCommands())
+    return S;
+  Out = std::move(E);
+  return Status::ok();
+}
+
+VulkanExecutor::~VulkanExecutor() {
+  if (!Dev)
+    return;
+  VkDevice D = Dev->handle();
+  vkDeviceWaitIdle(D);
+  if (Fence)
+    vkDestroyFence(D, Fence, nullptr);
+  if (Queries)
+    vkDestroyQueryPool(D, Queries, nullptr);
+  for (VkCommandBuffer C : {Cmd, TimedCmd})
+    if (C)
+      vkFreeCommandBuffers(D, Dev->commandPool(), 1, &C);
+  if (DescriptorPool)
+    vkDestroyDescriptorPool(D, DescriptorPool, nullptr);
+  for (DeviceBuffer &B : Buffers)
+    destroyBuffer(D, B);
+  destroyBuffer(D, ReadbackBuffer);
+}
+
+Status VulkanExecutor::checkDeviceLimits() const {
+  const VkPhysicalDeviceLimits &L = Dev->properties().limits;
+  const fb::VulkanPayload &P = payload();
+  if (!P.dispatches())
+    return Status::ok();
+  for (unsigned I = 0; I < P.dispatches()->size(); ++I) {
+    const fb::VulkanDispatch *D = P.dispatches()->Get(I);
+    std::string Where = concat("Vulkan dispatch ", I, ": ");
+    const char *Device = Dev->properties().deviceName;
+    uint32_t Groups[3] = {D->group_count_x(), D->group_count_y(),
+                          D->group_count_z()};
+    // The workgroup size: specialization constants 0, 1, 2, else the
+    // module's own (known where the loader could reflect it).
+    const VulkanModuleInfo &Mod = Model->VulkanModules[D->shader()];
+    uint32_t Local[3] = {Mod.LocalSize[0], Mod.LocalSize[1], Mod.LocalSize[2]};
+    if (const auto *Spec = D->spec_constants())
+      for (const fb::VulkanSpecConstant *C : *Spec)
+        if (C->id() < 3)
+          Local[C->id()] = C->value();
+    uint64_t Invocations = 1;
+    for (unsigned K = 0; K < 3; ++K) {
+      if (Groups[K] > L.maxComputeWorkGroupCount[K])
+        return invalidModel(Where, "group count ", "xyz"[K], " is ", Groups[K],
+                            ", over ", Device, "'s maxComputeWorkGroupCount (",
+                            L.maxComputeWorkGroupCount[K], ")");
+      if (Local[K] == 0 || Local[K] > L.maxComputeWorkGroupSize[K])
+        return invalidModel(Where, "workgroup size ", "xyz"[K], " is ",
+                            Local[K], ", outside [1, ",
+                            L.maxComputeWorkGroupSize[K], "] on ", Device);
+      Invocations *= Local[K];
+    }
+    if (Invocations > L.maxComputeWorkGroupInvocations)
+      return invalidModel(Where, "workgroups of ", Invocations,
+                          " invocations, over ", Device,
+                          "'s maxComputeWorkGroupInvocations (",
+                          L.maxComputeWorkGroupInvocations, ")");
+    uint32_t NumBindings = D->bindings() ? D->bindings()->size() : 0;
+    if (NumBindings > L.maxPerStageDescriptorStorageBuffers)
+      return invalidModel(Where, NumBindings, " storage buffers, over ", Device,
+                          "'s maxPerStageDescriptorStorageBuffers (",
+                          L.maxPerStageDescriptorStorageBuffers, ")");
+    for (unsigned B = 0; B < NumBindings; ++B) {
+      const fb::VulkanBinding *Bd = D->bindings()->Get(B);
+      if (Bd->offset() % L.minStorageBufferOffsetAlignment != 0)
+        return invalidModel(Where, "binding ", B, "'s offset ", Bd->offset(),
+                            " is not a multiple of ", Device,
+                            "'s minStorageBufferOffsetAlignment (",
+                            L.minStorageBufferOffsetAlignment, ")");
+      if (Bd->size() > L.maxStorageBufferRange)
+        return invalidModel(Where, "binding ", B, " is ", Bd->size(),
+                            " bytes, over ", Device, "'s maxStorageBufferRange (",
+                            L.maxStorageBufferRange, ")");
+    }
+    uint32_t Push = D->push_constants() ? D->push_constants()->size() : 0;
+    if (Push > L.maxPushConstantsSize)
+      return invalidModel(Where, Push, " bytes of push constants, over ",
+                          Device, "'s maxPushConstantsSize (",
+                          L.maxPushConstantsSize, ")");
+  }
+  return Status::ok();
+}
+
+Status VulkanExecutor::createBuffers() {
+  const fb::VulkanPayload &P = payload();
+  size_t N = P.buffers() ? P.buffers()->size() : 0;
+  Buffers.resize(N);
+  for (unsigned I = 0; I < N; ++I) {
+    const fb::VulkanBuffer *B = P.buffers()->Get(I);
+    bool Host = B->kind() == fb::VulkanBufferKind::INPUT ||
+                B->kind() == fb::VulkanBufferKind::OUTPUT;
+    if (Status S = createBuffer(*Dev, B->size(),
+                                Host ? MemoryUse::HostVisible
+                                     : MemoryUse::DeviceLocal,
+                                Buffers[I]))
+      return S.withContext(concat("Vulkan buffer ", I));
+    if (B->kind() == fb::VulkanBufferKind::ARENA)
+      ArenaBytes += B->size();
+    if (B->kind() == fb::VulkanBufferKind::INPUT)
+      IoBuffer[size_t(Model->Inputs[size_t(B->io_index())])] = I;
+    if (B->kind() == fb::VulkanBufferKind::OUTPUT)
+      IoBuffer[size_t(Model->Outputs[size_t(B->io_index())])] = I;
+    if (Host) // defined contents before the first setInput
+      std::memset(Buffers[I].Mapped, 0, B->size());
+  }
+  return Status::ok();
+}
+
+Status VulkanExecutor::uploadWeights() {
+  const fb::VulkanPayload &P = payload();
+  const fb::Model &M = *Model->Root;
+  const uint8_t *File = Model->Bytes->data();
+  for (unsigned I = 0; I < Buffers.size(); ++I) {
+    const fb::VulkanBuffer *B = P.buffers()->Get(I);
+    if (B->kind() != fb::VulkanBufferKind::WEIGHTS)
+      continue;
+    // Fill the bytes on the host: in place where the device memory is
+    // mapped, else in a staging buffer copied over.
+    DeviceBuffer Staging;
+    DeviceBuffer *Host = &Buffers[I];
+    if (!Buffers[I].Mapped) {
+      if (Status S = createBuffer(*Dev, B->size(), MemoryUse::HostVisible, Staging))
+        return S.withContext(concat("staging for Vulkan buffer ", I));
+      Host = &Staging;
+    }
+    std::memset(Host->Mapped, 0, B->size());
+    if (const auto *Ups = B->uploads())
+      for (const fb::VulkanUpload *U : *Ups) {
+        const fb::Buffer *Seg = M.buffers()->Get(U->segment());
+        std::memcpy(Host->Mapped + U->offset(), File + Seg->offset(), Seg->size());
+      }
+    flushToDevice(Dev->handle(), *Host);
+    Status S = Status::ok();
+    if (Host == &Staging) {
+      S = submitOnce(*Dev, [&](VkCommandBuffer C) {
+        VkBufferCopy Region{0, 0, B->size()};
+        vkCmdCopyBuffer(C, Staging.Buffer, Buffers[I].Buffer, 1, &Region);
+        memoryBarrier(C, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                      VK_ACCESS_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_SHADER_READ_BIT);
+      });
+      destroyBuffer(Dev->handle(), Staging);
+    }
+    if (S)
+      return S;
+  }
+  return Status::ok();
+}
+
+Status VulkanExecutor::createDescriptorSets() {
+  const fb::VulkanPayload &P = payload();
+  VkDevice D = Dev->handle();
+  size_t N = P.dispatches() ? P.dispatches()->size() : 0;
+  if (N == 0)
+    return Status::ok();
+  uint32_t Total = 0;
+  for (const fb::VulkanDispatch *Dp : *P.dispatches())
+    Total += Dp->bindings() ? Dp->bindings()->size() : 0;
+  VkDescriptorPoolSize Size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, Total ? Total : 1};
+  auto PoolInfo = vkStruct<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
+  PoolInfo.maxSets = uint32_t(N);
+  PoolInfo.poolSizeCount = 1;
+  PoolInfo.pPoolSizes = &Size;
+  if (VkResult R = vkCreateDescriptorPool(D, &PoolInfo, nullptr, &DescriptorPool))
+    return outOfMemory("creating the descriptor pool", R);
+  std::vector<VkDescriptorSetLayout> Layouts;
+  for (const fb::VulkanDispatch *Dp : *P.dispatches())
+    Layouts.push_back(Pipes.setLayout(Dp->shader()));
+  Sets.resize(N);
+  auto Alloc = vkStruct<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
+  Alloc.descriptorPool = DescriptorPool;
+  Alloc.descriptorSetCount = uint32_t(N);
+  Alloc.pSetLayouts = Layouts.data();
+  if (VkResult R = vkAllocateDescriptorSets(D, &Alloc, Sets.data()))
+    return outOfMemory("allocating descriptor sets", R);
+  std::vector<VkDescriptorBufferInfo> Infos;
+  Infos.reserve(Total);
+  std::vector<VkWriteDescriptorSet> Writes;
+  for (unsigned I = 0; I < N; ++I) {
+    const fb::VulkanDispatch *Dp = P.dispatches()->Get(I);
+    if (!Dp->bindings())
+      continue;
+    for (unsigned B = 0; B < Dp->bindings()->size(); ++B) {
+      const fb::VulkanBinding *Bd = Dp->bindings()->Get(B);
+      Infos.push_back({Buffers[Bd->buffer()].Buffer, Bd->offset(), Bd->size()});
+      auto W = vkStruct<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
+      W.dstSet = Sets[I];
+      W.dstBinding = B;
+      W.descriptorCount = 1;
+      W.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      W.pBufferInfo = &Infos.back();
+      Writes.push_back(W);
+    }
+  }
+  vkUpdateDescriptorSets(D, uint32_t(Writes.size()), Writes.data(), 0, nullptr);
+  return Status::ok();
+}
+
+Status VulkanExecutor::planReadback() {
+  const fb::VulkanPayload &P = payload();
+  size_t N = P.dispatches() ? P.dispatches()->size() : 0;
+  CopiesAfter.assign(N, {});
+  if (!KeepIntermediates || !P.places() || N == 0)
+    return Status::ok();
+  // The first place of each activation, and the last dispatch of each
+  // operator: its outputs are complete after it.
+  std::map<size_t, const fb::VulkanTensorPlace *> PlaceOf;
+  for (const fb::VulkanTensorPlace *Pl : *P.places())
+    PlaceOf.emplace(size_t(Pl->tensor()), Pl);
+  std::map<size_t, size_t> LastDispatch;
+  for (unsigned I = 0; I < N; ++I)
+    if (int32_t Op = P.dispatches()->Get(I)->operator_(); Op >= 0)
+      LastDispatch[size_t(Op)] = I;
+  VkDeviceSize End = 0;
+  for (auto [Op, After] : LastDispatch) {
+    const auto *Outs = Model->op(Op).outputs();
+    if (!Outs)
+      continue;
+    for (int32_t T : *Outs) {
+      auto It = PlaceOf.find(size_t(T));
+      if (It == PlaceOf.end() || IoBuffer.count(size_t(T)) ||
+          HostCopies.count(size_t(T)))
+        continue;
+      const fb::VulkanTensorPlace *Pl = It->second;
+      CopiesAfter[After].push_back(
+          {size_t(T), Pl->buffer(), Pl->offset(), End, Pl->size()});
+      End += (Pl->size() + 15) / 16 * 16;
+      HostCopies[size_t(T)].assign(Model->Tensors[size_t(T)].Bytes, 0);
+    }
+  }
+  if (!End)
+    return Status::ok();
+  return createBuffer(*Dev, End, MemoryUse::HostVisible, ReadbackBuffer)
+      .withContextIfError("the keep_intermediates readback buffer");
+}
+
+void VulkanExecutor::record(VkCommandBuffer C, bool Timestamps) const {
+  const fb::VulkanPayload &P = payload();
+  size_t N = P.dispatches() ? P.dispatches()->size() : 0;
+  if (Timestamps)
+    vkCmdResetQueryPool(C, Queries, 0, uint32_t(2 * N));
+  bool Copied = false;
+  for (unsigned I = 0; I < N; ++I) {
+    const fb::VulkanDispatch *D = P.dispatches()->Get(I);
+    VkPipelineLayout Layout = Pipes.layout(D->shader());
+    vkCmdBindPipeline(C, VK_PIPELINE_BIND_POINT_COMPUTE, Pipes.pipeline(I));
+    vkCmdBindDescriptorSets(C, VK_PIPELINE_BIND_POINT_COMPUTE, Layout, 0, 1,
+                            &Sets[I], 0, nullptr);
+    if (const auto *Push = D->push_constants(); Push && Push->size())
+      vkCmdPushConstants(C, Layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                         Push->size(), Push->data());
+    // Bottom of pipe after the previous barrier: every earlier dispatch is
+    // done, so the pair measures this dispatch alone.
+    if (Timestamps)
+      vkCmdWriteTimestamp(C, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, Queries, 2 * I);
+    vkCmdDispatch(C, D->group_count_x(), D->group_count_y(), D->group_count_z());
+    if (Timestamps)
+      vkCmdWriteTimestamp(C, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, Queries,
+                          2 * I + 1);
+    const std::vector<Readback> &Copies = CopiesAfter[I];
+    VkPipelineStageFlags To = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+    VkAccessFlags ToAccess = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    if (!Copies.empty()) {
+      To |= VK_PIPELINE_STAGE_TRANSFER_BIT;
+      ToAccess |= VK_ACCESS_TRANSFER_READ_BIT;
+    }
+    memoryBarrier(C, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_SHADER_WRITE_BIT, To, ToAccess);
+    if (Copies.empty())
+      continue;
+    for (const Readback &R : Copies) {
+      VkBufferCopy Region{R.From, R.To, R.Size};
+      vkCmdCopyBuffer(C, Buffers[R.Buffer].Buffer, ReadbackBuffer.Buffer, 1,
+                      &Region);
+    }
+    // Later dispatches may reuse the bytes just read (the arena).
+    memoryBarrier(C, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0);
+    Copied = true;
+  }
+  memoryBarrier(C,
+                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                    (Copied ? VK_PIPELINE_STAGE_TRANSFER_BIT : 0),
+                VK_ACCESS_SHADER_WRITE_BIT |
+                    (Copied ? VK_ACCESS_TRANSFER_WRITE_BIT : 0),
+                VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+}
+
+Status VulkanExecutor::recordCommands() {
+  VkDevice D = Dev->handle();
+  size_t N = payload().dispatches() ? payload().dispatches()->size() : 0;
+  bool Timestamps = N > 0 && Dev->timestampValidBits() > 0 &&
+                    Dev->properties().limits.timestampPeriod > 0;
+  if (Timestamps) {
+    auto QInfo = vkStruct<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
+    QInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    QInfo.queryCount = uint32_t(2 * N);
+    if (vkCreateQueryPool(D, &QInfo, nullptr, &Queries) != VK_SUCCESS)
+      Timestamps = false; // profiling then reports zeros
+  }
+  VkCommandBuffer Both[2] = {};
+  auto Alloc = vkStruct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+  Alloc.commandPool = Dev->commandPool();
+  Alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  Alloc.commandBufferCount = Timestamps ? 2 : 1;
+  if (VkResult R = vkAllocateCommandBuffers(D, &Alloc, Both))
+    return outOfMemory("allocating command buffers", R);
+  Cmd = Both[0];
+  TimedCmd = Both[1];
+  for (VkCommandBuffer C : {Cmd, TimedCmd}) {
+    if (!C)
+      continue;
+    auto Begin = vkStruct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+    vkBeginCommandBuffer(C, &Begin);
+    record(C, C == TimedCmd);
+    if (VkResult R = vkEndCommandBuffer(C))
+      return outOfMemory("recording the command buffer", R);
+  }
+  auto FenceInfo = vkStruct<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
+  if (VkResult R = vkCreateFence(D, &FenceInfo, nullptr, &Fence))
+    return outOfMemory("creating a fence", R);
+  return Status::ok();
+}
+
+Status VulkanExecutor::run(std::vector<uint64_t> *OpTimes) {
+  VkDevice D = Dev->handle();
+  for (auto [T, B] : IoBuffer)
+    flushToDevice(D, Buffers[B]);
+  bool Timed = OpTimes && TimedCmd;
+  VkCommandBuffer C = Timed ? TimedCmd : Cmd;
+  auto Submit = vkStruct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+  Submit.commandBufferCount = 1;
+  Submit.pCommandBuffers = &C;
+  VkResult R = vkQueueSubmit(Dev->queue(), 1, &Submit, Fence);
+  if (R == VK_SUCCESS)
+    R = vkWaitForFences(D, 1, &Fence, VK_TRUE, UINT64_MAX);
+  if (R != VK_SUCCESS)
+    return runtimeError("Vulkan: running the model failed (", resultName(R), ")");
+  vkResetFences(D, 1, &Fence);
+  for (auto [T, B] : IoBuffer)
+    invalidateForHost(D, Buffers[B]);
+
+  const fb::VulkanPayload &P = payload();
+  if (Timed) {
+    size_t N = P.dispatches()->size();
+    std::vector<uint64_t> Ticks(2 * N);
+    R = vkGetQueryPoolResults(D, Queries, 0, uint32_t(2 * N),
+                              Ticks.size() * 8, Ticks.data(), 8,
+                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    if (R != VK_SUCCESS)
+      return runtimeError("Vulkan: reading the timestamps failed (",
+                          resultName(R), ")");
+    uint32_t Bits = Dev->timestampValidBits();
+    uint64_t Mask = Bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << Bits) - 1;
+    double Period = Dev->properties().limits.timestampPeriod;
+    for (unsigned I = 0; I < N; ++I) {
+      int32_t Op = P.dispatches()->Get(I)->operator_();
+      if (Op < 0 || size_t(Op) >= OpTimes->size())
+        continue;
+      uint64_t Ticks0 = Ticks[2 * I] & Mask, Ticks1 = Ticks[2 * I + 1] & Mask;
+      uint64_t Delta = (Ticks1 - Ticks0) & Mask;
+      (*OpTimes)[size_t(Op)] += uint64_t(double(Delta) * Period);
+    }
+  }
+  if (ReadbackBuffer.Buffer) {
+    invalidateForHost(D, ReadbackBuffer);
+    for (const std::vector<Readback> &Copies : CopiesAfter)
+      for (const Readback &Rb : Copies)
+        placeToHost(Model->Tensors[Rb.Tensor], P.fp16(),
+                    ReadbackBuffer.Mapped + Rb.To, HostCopies[Rb.Tensor].data());
+  }
+  return Status::ok();
+}
+
+uint8_t *VulkanExecutor::hostTensor(size_t T) const {
+  if (auto It = IoBuffer.find(T); It != IoBuffer.end())
+    return Buffers[It->second].Mapped;
+  if (auto It = HostCopies.find(T); It != HostCopies.end())
+    return const_cast<uint8_t *>(It->second.data());
+  return const_cast<uint8_t *>(Model->Tensors[T].ConstData);
+}
+
+} // namespace kiln::rt::vk

@@ -1,0 +1,98 @@
+// The Vulkan target's executor: it runs a file's VulkanPayload and never
+// reads its operators (except to know which activations an operator wrote,
+// for keep_intermediates). At creation it checks the payload against the
+// device's limits, creates one buffer per VulkanBuffer (VulkanBuffers.h),
+// uploads the weights once, creates the pipelines (VulkanPipelines.h, through
+// PipelineCache.h) and one descriptor set per dispatch, and records ONE
+// command buffer with every dispatch, each followed by a compute-to-compute
+// barrier; run() submits it and waits. Profiling runs a second recording
+// with timestamps around each dispatch; keep_intermediates copies each
+// operator's outputs to a host-visible readback buffer after its dispatches
+// (VulkanReadback.h converts them to the host layout).
+#pragma once
+
+#include "session/Executor.h"
+#include "vulkan/PipelineCache.h"
+#include "vulkan/VulkanBuffers.h"
+#include "vulkan/VulkanPipelines.h"
+
+#include <map>
+
+namespace kiln::rt::vk {
+
+class VulkanExecutor final : public Executor {
+public:
+  ~VulkanExecutor() override;
+  VulkanExecutor(const VulkanExecutor &) = delete;
+  VulkanExecutor &operator=(const VulkanExecutor &) = delete;
+
+  /// KILN_ERROR_UNSUPPORTED without a usable device or a feature the model
+  /// needs, KILN_ERROR_INVALID_MODEL when the file exceeds the device's
+  /// limits, KILN_ERROR_OUT_OF_MEMORY when its buffers do not fit.
+  static Status create(std::shared_ptr<const LoadedModel> Model,
+                       const SessionOptions &Opts,
+                       std::unique_ptr<VulkanExecutor> &Out);
+
+  /// Graph inputs and outputs: their mapped buffers. Kept activations: their
+  /// bytes in the host layout after a run. Constants: their bytes in the
+  /// file (PACKED). Other activations: null.
+  uint8_t *hostTensor(size_t T) const override;
+  Status run(std::vector<uint64_t> *OpTimes) override;
+  const char *engine(size_t) const override { return "vulkan"; }
+  /// The ARENA buffers' bytes.
+  uint64_t arenaBytes() const override { return ArenaBytes; }
+
+  const Device &device() const { return *Dev; }
+  /// The validation layer's warnings and errors so far (validation on).
+  std::vector<std::string> validationMessages() const {
+    return Dev->validationMessages();
+  }
+  const PipelineCache &pipelineCache() const { return Cache; }
+  /// Distinct compute pipelines the session created.
+  size_t numPipelines() const { return Pipes.count(); }
+  /// Whether run(OpTimes) measures each dispatch (timestamp queries).
+  bool timesDispatches() const { return TimedCmd != VK_NULL_HANDLE; }
+
+private:
+  VulkanExecutor() = default;
+  const fb::VulkanPayload &payload() const {
+    return *Model->Root->payload_as_VulkanPayload();
+  }
+  Status checkDeviceLimits() const;
+  Status createBuffers();
+  Status uploadWeights();
+  Status createDescriptorSets();
+  Status planReadback();
+  Status recordCommands();
+  void record(VkCommandBuffer Cmd, bool Timestamps) const;
+
+  /// One activation copied back after a dispatch (keep_intermediates).
+  struct Readback {
+    size_t Tensor;
+    uint32_t Buffer;
+    VkDeviceSize From, To, Size;
+  };
+
+  std::shared_ptr<const LoadedModel> Model;
+  bool KeepIntermediates = false;
+  // Declared first: destroyed last, after everything made on it.
+  std::unique_ptr<Device> Dev;
+  PipelineCache Cache;
+  Pipelines Pipes;
+  std::vector<DeviceBuffer> Buffers;
+  DeviceBuffer ReadbackBuffer;
+  uint64_t ArenaBytes = 0;
+  /// Graph input/output tensor -> its INPUT/OUTPUT buffer.
+  std::map<size_t, size_t> IoBuffer;
+  /// Copies after dispatch i (keep_intermediates), by dispatch.
+  std::vector<std::vector<Readback>> CopiesAfter;
+  /// Kept activations in the host layout, by tensor.
+  std::map<size_t, std::vector<uint8_t>> HostCopies;
+  VkDescriptorPool DescriptorPool = VK_NULL_HANDLE;
+  std::vector<VkDescriptorSet> Sets;
+  VkCommandBuffer Cmd = VK_NULL_HANDLE, TimedCmd = VK_NULL_HANDLE;
+  VkQueryPool Queries = VK_NULL_HANDLE;
+  VkFence Fence = VK_NULL_HANDLE;
+};
+
+} // namespace kiln::rt::vk

@@ -1,0 +1,193 @@
+// The loader's verification of Vulkan files (VulkanPayloadVerifier.h): a
+// well-formed file loads in every build, and each hostile file is refused
+// with KILN_ERROR_INVALID_MODEL and a message naming the dispatch, shader or
+// buffer and what is wrong. No device is needed.
+#include "VulkanTestModels.h"
+
+#include "kiln/kiln.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <limits>
+
+using namespace kiln;
+using namespace kiln::vktest;
+
+namespace {
+
+void requireRejected(const VulkanModel &M, const std::string &Text) {
+  std::string Bytes = M.bytes();
+  kiln_model *Model = nullptr;
+  kiln_status S = kiln_model_load_buffer(Bytes.data(), Bytes.size(), &Model);
+  std::string Error = S == KILN_OK ? "" : kiln_last_error();
+  kiln_model_destroy(Model);
+  INFO("message: " << Error);
+  REQUIRE(S == KILN_ERROR_INVALID_MODEL);
+  REQUIRE(Error.find(Text) != std::string::npos);
+}
+
+fb::VulkanBinding &binding(VulkanModel &M, size_t Dispatch, size_t I) {
+  return M.payload().dispatches[Dispatch]->bindings[I];
+}
+
+} // namespace
+
+TEST_CASE("a Vulkan file loads and names its target", "[vulkan][loader]") {
+  for (const VulkanModel &M : {chainModel(), weightsModel(), c4Model()}) {
+    std::string Bytes = M.bytes();
+    kiln_model *Model = nullptr;
+    INFO(kiln_last_error());
+    REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &Model) == KILN_OK);
+    REQUIRE(std::string(kiln_model_target(Model)) == "vulkan");
+    kiln_model_destroy(Model);
+    REQUIRE(kiln_verify_buffer(Bytes.data(), Bytes.size()) == KILN_OK);
+  }
+}
+
+TEST_CASE("hostile Vulkan dispatches are refused", "[vulkan][loader]") {
+  VulkanModel M = chainModel();
+  SECTION("a binding names a buffer that does not exist") {
+    binding(M, 1, 0).mutate_buffer(7);
+    requireRejected(M, "Vulkan dispatch 1: binding 0 names buffer 7 of 3");
+  }
+  SECTION("offset + size overflows") {
+    binding(M, 0, 1).mutate_offset(std::numeric_limits<uint64_t>::max() - 7);
+    requireRejected(M, "Vulkan dispatch 0: binding 1 (offset 18446744073709551608"
+                       ", size 24) is outside buffer 1 (512 bytes)");
+  }
+  SECTION("a binding past the end of its buffer") {
+    binding(M, 0, 1).mutate_offset(512);
+    requireRejected(M, "binding 1 (offset 512, size 24) is outside buffer 1");
+  }
+  SECTION("an empty binding") {
+    binding(M, 0, 0).mutate_size(0);
+    requireRejected(M, "Vulkan dispatch 0: binding 0 is empty");
+  }
+  SECTION("group count 0") {
+    M.payload().dispatches[0]->group_count_y = 0;
+    requireRejected(M, "Vulkan dispatch 0: group count y is 0, outside [1, 65535]");
+  }
+  SECTION("a group count over the limit every device has") {
+    M.payload().dispatches[1]->group_count_z = 70000;
+    requireRejected(M, "Vulkan dispatch 1: group count z is 70000");
+  }
+  SECTION("a specialization constant the module does not have") {
+    M.payload().dispatches[0]->spec_constants.push_back({5, 1});
+    requireRejected(M, "Vulkan dispatch 0: specialization constant id 5 is not "
+                       "in shader 0");
+  }
+  SECTION("specialization constants out of order") {
+    std::swap(M.payload().dispatches[0]->spec_constants[0],
+              M.payload().dispatches[0]->spec_constants[1]);
+    requireRejected(M, "specialization constant ids are not sorted and unique");
+  }
+  SECTION("the wrong number of bindings") {
+    M.payload().dispatches[0]->bindings.pop_back();
+    requireRejected(M, "Vulkan dispatch 0: 1 bindings, but shader 0 has 2 "
+                       "storage buffers");
+  }
+  SECTION("push constants of the wrong size") {
+    M.payload().dispatches[1]->push_constants.resize(4);
+    requireRejected(M, "Vulkan dispatch 1: 4 bytes of push constants, but "
+                       "shader 0's block is 8 bytes");
+    M.payload().dispatches[1]->push_constants.resize(6);
+    requireRejected(M, "6 bytes of push constants (a multiple of 4");
+  }
+  SECTION("a shader index out of range") {
+    M.payload().dispatches[1]->shader = 3;
+    requireRejected(M, "Vulkan dispatch 1: shader 3 of 1");
+  }
+  SECTION("an operator index out of range") {
+    M.payload().dispatches[1]->operator_ = 9;
+    requireRejected(M, "Vulkan dispatch 1: operator 9 of 2");
+  }
+}
+
+TEST_CASE("hostile SPIR-V modules are refused", "[vulkan][loader]") {
+  VulkanModel M = chainModel();
+  std::vector<uint32_t> &Words = M.payload().shaders[0]->spirv;
+  SECTION("truncated") {
+    Words.resize(3);
+    requireRejected(M, "Vulkan shader 0 'scale_bias': the SPIR-V module is "
+                       "truncated");
+  }
+  SECTION("not SPIR-V") {
+    for (uint32_t &W : Words)
+      W = 0x6c6c6548; // "Hell"
+    requireRejected(M, "Vulkan shader 0 'scale_bias': not SPIR-V");
+  }
+  SECTION("empty") {
+    Words.clear();
+    requireRejected(M, "Vulkan shader 0 'scale_bias': the SPIR-V module is empty");
+  }
+  SECTION("cut in the middle of an instruction") {
+    Words.resize(Words.size() / 2);
+    requireRejected(M, "Vulkan shader 0 'scale_bias': the SPIR-V module is invalid");
+  }
+}
+
+TEST_CASE("hostile Vulkan buffers are refused", "[vulkan][loader]") {
+  VulkanModel M = weightsModel();
+  fb::VulkanBufferT &W = *M.payload().buffers[1];
+  SECTION("an upload past the end of its buffer") {
+    W.uploads[1] = {1, 1008};
+    requireRejected(M, "Vulkan buffer 1 (WEIGHTS): upload 1 (segment 1, 24 "
+                       "bytes at offset 1008) is outside the buffer (1024 bytes)");
+  }
+  SECTION("an upload of a segment that does not exist") {
+    W.uploads[0] = {5, 0};
+    requireRejected(M, "Vulkan buffer 1 (WEIGHTS): upload 0 names segment 5 of 2");
+  }
+  SECTION("a graph input without its INPUT buffer") {
+    M.payload().buffers[0]->kind = fb::VulkanBufferKind::ARENA;
+    M.payload().buffers[0]->io_index = -1;
+    requireRejected(M, "graph input 0 has no INPUT buffer");
+  }
+  SECTION("an INPUT buffer of the wrong size") {
+    M.payload().buffers[0]->size = 28;
+    requireRejected(M, "Vulkan buffer 0 (INPUT): 28 bytes, but graph input 0 "
+                       "'x' takes 24");
+  }
+  SECTION("two OUTPUT buffers for one output") {
+    M.payload().buffers[2]->kind = fb::VulkanBufferKind::OUTPUT;
+    M.payload().buffers[2]->io_index = 0;
+    M.payload().buffers[2]->size = 24;
+    requireRejected(M, "graph output 0 has more than one buffer");
+  }
+  SECTION("an empty buffer") {
+    M.payload().buffers[2]->size = 0;
+    requireRejected(M, "Vulkan buffer 2 (ARENA): size 0 is outside");
+  }
+  SECTION("a place outside its buffer") {
+    M.payload().places[0]->offset = 240;
+    requireRejected(M, "Vulkan place 0 (offset 240, size 24) is outside buffer 2");
+  }
+}
+
+TEST_CASE("GPU layouts belong to Vulkan files only", "[vulkan][loader]") {
+  SECTION("a C4 place too small for the padded channels") {
+    VulkanModel M = c4Model();
+    M.payload().places[0]->size = 24;
+    requireRejected(M, "Vulkan place 0: 24 bytes, but tensor 1 'c' takes 32");
+  }
+  SECTION("a C4 tensor in a CPU file") {
+    VulkanModel M = c4Model();
+    M.Model.target = fb::Target::CPU;
+    M.Model.payload.Set(fb::CpuPayloadT());
+    requireRejected(M, "tensor 1 'c': layout C4 in a cpu file");
+  }
+  SECTION("a PACKED constant shorter than its logical bytes") {
+    VulkanModel M = weightsModel();
+    uint32_t Seg = M.segment({1, 2});
+    int32_t T = M.tensor("w", {3}, fb::Layout::PACKED);
+    M.Model.tensors[size_t(T)]->buffer = int32_t(Seg);
+    requireRejected(M, "PACKED segment 2 holds 8 bytes, expected at least 12");
+  }
+  SECTION("a graph output in C4") {
+    VulkanModel M = c4Model();
+    M.Model.tensors[2]->layout = fb::Layout::C4;
+    M.Model.tensors[2]->shape = {1, 1, 2, 4};
+    requireRejected(M, "graph output tensor 2 'y' is C4");
+  }
+}
