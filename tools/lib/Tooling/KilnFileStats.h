@@ -19,7 +19,8 @@ namespace kiln {
 /// Where the bytes of a .kiln file go; the parts add up to FileBytes.
 struct KilnSizeBreakdown {
   uint64_t FileBytes = 0;
-  /// The FlatBuffer: header, metadata, tensors, operators.
+  /// The FlatBuffer: header, metadata, tensors, operators, less the target
+  /// blobs it holds (counted in TargetBlobBytes instead).
   uint64_t FlatBufferBytes = 0;
   uint64_t SegmentBytes = 0;
   uint64_t SegmentCount = 0;
@@ -27,14 +28,18 @@ struct KilnSizeBreakdown {
   uint64_t PaddingBytes = 0;
   /// The zeros after the last segment (over-read guard).
   uint64_t TailBytes = 0;
-  /// Target blobs (SPIR-V, ...): none in the CPU target's schema yet.
+  /// Target blobs inside the FlatBuffer: the SPIR-V words of a Vulkan file
+  /// (VulkanShader.spirv, 4 bytes each); none for the CPU target.
   uint64_t TargetBlobBytes = 0;
 };
 
 struct KilnOperatorStats {
   const fb::OperatorT *Op = nullptr;
   std::string Kind;   // "CONV_2D", "BINARY.ADD", "UNARY.CLAMP"
-  std::string Engine; // "xnnpack", "reference", "any"
+  /// "xnnpack", "reference", "any"; "vulkan" for every operator of a Vulkan
+  /// file, whose dispatches the payload lists (Operator.engine is a CPU
+  /// field the Vulkan compiler leaves at its default).
+  std::string Engine;
   int64_t Macs = 0;
   int64_t Params = 0; // elements of constant inputs
 };
@@ -54,6 +59,16 @@ struct KilnFileStats {
 /// Reads and verifies Path (the runtime's verifier), then counts. Errors
 /// name the file.
 llvm::Expected<KilnFileStats> readKilnFileStats(llvm::StringRef Path);
+
+/// Counts a model already read (and, for anything but tests, verified):
+/// FileBytes is the length of the file it came from. Constants are counted
+/// by their logical shape whatever their layout (BLOCKED, PACKED), and
+/// MACs from the logical dims of activations (NHWC, C4).
+KilnFileStats kilnFileStatsOf(fb::ModelT Model, std::string Path,
+                              uint64_t FileBytes);
+
+/// The bytes of the target blobs in M (see KilnSizeBreakdown).
+uint64_t kilnTargetBlobBytes(const fb::ModelT &M);
 
 /// "f32[1,3,64,64] NCHW" for a tensor of the file.
 std::string describeKilnTensor(const fb::TensorT &T);

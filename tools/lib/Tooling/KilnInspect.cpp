@@ -1,5 +1,6 @@
 // The .kiln reports of `kiln inspect`.
 #include "Tooling/KilnInspect.h"
+#include "Tooling/VulkanInspect.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -41,6 +42,29 @@ std::pair<int64_t, std::string> blockedWeights(const fb::ModelT &M) {
       Isas.insert(T->blocked->library + " " + T->blocked->isa);
     }
   return {N, llvm::join(Isas, ", ")};
+}
+
+/// Constants stored in a target's kernel order (PACKED, schema 1.5): the
+/// payload describes their bytes; inspect only counts them.
+int64_t packedWeights(const fb::ModelT &M) {
+  int64_t N = 0;
+  for (const auto &T : M.tensors)
+    if (T->buffer >= 0 && T->layout == fb::Layout::PACKED)
+      ++N;
+  return N;
+}
+
+std::string weightLayouts(const fb::ModelT &M) {
+  auto [Blocked, BlockedFor] = blockedWeights(M);
+  int64_t Packed = packedWeights(M);
+  std::string R;
+  if (Blocked)
+    R = std::to_string(Blocked) + " tensors blocked for " + BlockedFor;
+  if (Packed)
+    R += (R.empty() ? "" : "; ") + std::to_string(Packed) +
+         " tensors packed for the " + llvm::StringRef(fb::EnumNameTarget(M.target)).lower() +
+         " kernels";
+  return R.empty() ? "portable" : R;
 }
 
 const fb::MetadataT &metadataOf(const KilnFileStats &S) {
@@ -142,11 +166,7 @@ std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
                       Z.PaddingBytes);
   OS << llvm::formatv("  {0,-36} {1,10}\n", "tail guard (zeros)", Z.TailBytes);
   OS << llvm::formatv("  {0,-36} {1,10}\n", "target blobs", Z.TargetBlobBytes);
-  auto [Blocked, BlockedFor] = blockedWeights(S.Model);
-  OS << "weight layouts: "
-     << (Blocked ? std::to_string(Blocked) + " tensors blocked for " + BlockedFor
-                 : std::string("portable"))
-     << "\n";
+  OS << "weight layouts: " << weightLayouts(S.Model) << "\n";
   if (Nodes) {
     OS << "operators:\n";
     OS << llvm::formatv("  {0,4} {1,-22} {2,-9} {3,-26} {4,12} {5,9}  {6}\n", "#",
@@ -162,6 +182,8 @@ std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
       OS << "\n";
     }
   }
+  // The target's payload, for a Vulkan file: kernels, dispatches, buffers.
+  OS << vulkanTextSection(M, Nodes);
   return OS.str();
 }
 
@@ -225,6 +247,7 @@ llvm::json::Value kilnJsonReport(const KilnFileStats &S, bool Nodes) {
   auto [Blocked, BlockedFor] = blockedWeights(M);
   R["blocked_weights"] =
       llvm::json::Object{{"tensors", Blocked}, {"for", BlockedFor}};
+  R["packed_weights"] = packedWeights(M);
   if (Nodes) {
     llvm::json::Array Arr;
     for (const KilnOperatorStats &O : S.Operators) {
@@ -241,6 +264,8 @@ llvm::json::Value kilnJsonReport(const KilnFileStats &S, bool Nodes) {
     }
     R["nodes"] = std::move(Arr);
   }
+  if (M.payload.AsVulkanPayload())
+    R["vulkan"] = vulkanJsonSection(M);
   return R;
 }
 

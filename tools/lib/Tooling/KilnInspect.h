@@ -1,7 +1,8 @@
 // `kiln inspect` of a .kiln file: the compiled model as the runtime will run
 // it (operators, engines, NHWC shapes), what it was made from (metadata),
-// and where its bytes go. Text, JSON, and Graphviz DOT of the operators
-// (fused operators labelled with the source nodes they absorbed).
+// and where its bytes go; for a Vulkan file also its kernels, dispatches
+// and buffers (VulkanInspect.h). Text, JSON, and Graphviz DOT of the
+// operators (fused operators labelled with the source nodes they absorbed).
 #pragma once
 
 #include "Tooling/KilnFileStats.h"

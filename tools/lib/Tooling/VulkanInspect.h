@@ -1,0 +1,52 @@
+// The Vulkan section of `kiln inspect` on a .kiln file for the Vulkan target
+// (schema 1.5, VulkanPayload): the device features the file needs, its
+// kernels (SPIR-V modules) and how often each is dispatched, the dispatches
+// in order (shader, operator, group counts, workgroup size, specialization
+// and push constants, bindings), the buffer plan and the byte totals.
+// Rendering only reads the payload; it needs no device and runs no shader.
+#pragma once
+
+#include "schema/kiln_generated.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// Without --nodes, dispatches are listed one a line up to this many.
+constexpr size_t VulkanDispatchListLimit = 200;
+
+/// What the section counts, for the renderers and tests.
+struct VulkanKernelStats {
+  std::string Name;
+  uint64_t SpirvBytes = 0;
+  int64_t Dispatches = 0;
+};
+
+struct VulkanTotals {
+  uint64_t SpirvBytes = 0;
+  /// Device bytes of the WEIGHTS buffers, and of the segments uploaded into
+  /// them.
+  uint64_t WeightsBytes = 0;
+  uint64_t UploadedBytes = 0;
+  uint64_t ArenaBytes = 0;
+  uint64_t InputBytes = 0;
+  uint64_t OutputBytes = 0;
+};
+
+std::vector<VulkanKernelStats> vulkanKernels(const fb::VulkanPayloadT &P);
+VulkanTotals vulkanTotals(const fb::ModelT &M, const fb::VulkanPayloadT &P);
+
+/// The text section ("" when M has no Vulkan payload). Detail lists every
+/// dispatch; without it only up to VulkanDispatchListLimit are listed.
+std::string vulkanTextSection(const fb::ModelT &M, bool Detail);
+
+/// The same data as JSON (null when M has no Vulkan payload). Every
+/// dispatch is listed; sizes, indices and constants are numbers.
+llvm::json::Value vulkanJsonSection(const fb::ModelT &M);
+
+} // namespace kiln
