@@ -16,7 +16,7 @@ llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name) {
   KERNEL(gather)
   KERNEL(global_pool_c4)
   KERNEL(pool2d_c4)
-  KERNEL(resize_c4)
+  KERNEL(resize)
   KERNEL(softmax)
 #undef KERNEL
   return {};

@@ -175,33 +175,43 @@ llvm::Expected<KilnModule> Lowering::run() {
   for (auto &T : Out.Model.tensors)
     T->buffer = -1; // constants get their packed segments in finish()
 
+  std::string Problems;
+  unsigned Count = 0;
+  auto Problem = [&](const std::string &Line) {
+    Problems += "\n  " + Line;
+    ++Count;
+  };
   std::vector<bool> IsIo(NumTensors, false);
-  for (size_t I = 0; I < M.inputs.size(); ++I) {
-    int32_t T = M.inputs[I];
-    Storages[size_t(T)] = {dimsOf(tensor(T)), false};
-    Place P;
-    P.K = Place::Input;
-    P.IoIndex = int32_t(I);
-    P.Bytes = Storages[size_t(T)].bytes(ElementSize);
-    PlaceOf[size_t(T)] = Program.addPlace(P);
-    Program.setTensorPlace(T, PlaceOf[size_t(T)]);
-    IsIo[size_t(T)] = true;
-  }
-  for (size_t I = 0; I < M.outputs.size(); ++I) {
-    int32_t T = M.outputs[I];
+  auto bindIo = [&](int32_t T, size_t Index, Place::Kind K) {
+    const char *What = K == Place::Input ? "input" : "output";
+    const fb::TensorT &Tensor = tensor(T);
+    if (!isActivation(Tensor))
+      return Problem(llvm::formatv("{0} '{1}': a constant graph {0} (the "
+                                   "Vulkan target computes every output)",
+                                   What, Tensor.name));
     if (IsIo[size_t(T)])
-      return inputError("graph output '{0}' is a graph input or listed twice; "
-                        "the Vulkan target needs each output computed",
-                        tensor(T).name);
-    Storages[size_t(T)] = {dimsOf(tensor(T)), false};
+      return Problem(llvm::formatv("{0} '{1}': it is also a graph input or "
+                                   "another output (the Vulkan target gives "
+                                   "each its own buffer)",
+                                   What, Tensor.name));
+    if (Tensor.dtype != fb::DType::F32)
+      return Problem(llvm::formatv("{0} '{1}' is {2} (the Vulkan target's "
+                                   "graph inputs and outputs are f32)",
+                                   What, Tensor.name,
+                                   fb::EnumNameDType(Tensor.dtype)));
+    Storages[size_t(T)] = {dimsOf(Tensor), false};
     Place P;
-    P.K = Place::Output;
-    P.IoIndex = int32_t(I);
+    P.K = K;
+    P.IoIndex = int32_t(Index);
     P.Bytes = Storages[size_t(T)].bytes(ElementSize);
     PlaceOf[size_t(T)] = Program.addPlace(P);
     Program.setTensorPlace(T, PlaceOf[size_t(T)]);
     IsIo[size_t(T)] = true;
-  }
+  };
+  for (size_t I = 0; I < M.inputs.size(); ++I)
+    bindIo(M.inputs[I], I, Place::Input);
+  for (size_t I = 0; I < M.outputs.size(); ++I)
+    bindIo(M.outputs[I], I, Place::Output);
   for (size_t T = 0; T < NumTensors; ++T) {
     const fb::TensorT &Src = tensor(int32_t(T));
     fb::TensorT &Dst = *Out.Model.tensors[T];
@@ -217,8 +227,6 @@ llvm::Expected<KilnModule> Lowering::run() {
       Dst.layout = fb::Layout::C4;
   }
 
-  std::string Problems;
-  unsigned Count = 0;
   for (size_t I = 0; I < M.operators.size(); ++I) {
     const fb::OperatorT &Op = *M.operators[I];
     CurrentOp = int32_t(I);
@@ -282,13 +290,11 @@ llvm::Expected<KilnModule> Lowering::run() {
     }
     if (Why.empty())
       continue;
-    Problems += llvm::formatv("\n  node '{0}' ({1}): {2}", Op.name,
-                              fb::EnumNameOpKind(Op.kind), Why)
-                    .str();
-    ++Count;
+    Problem(llvm::formatv("node '{0}' ({1}): {2}", Op.name,
+                          fb::EnumNameOpKind(Op.kind), Why));
   }
   if (Count)
-    return inputError("the Vulkan target cannot run {0} operator(s) of this "
+    return inputError("the Vulkan target cannot run {0} part(s) of this "
                       "model:{1}", Count, Problems);
 
   // Constants no kernel packed (read by no dispatch) keep their bytes so

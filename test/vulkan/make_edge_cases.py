@@ -31,9 +31,9 @@ def conv_case(name, c, h, w, oc, k, s=1, pads=(0, 0, 0, 0), d=1, group=1,
     lines = [f"graph @{name}(%x: f32[1,{c},{h},{w}]) -> (%y: f32[1,{oc},{oh},{ow}]) {{",
              f"  %w = const f32[{oc},{c // group},{k},{k}] {dense(oc * (c // group) * k * k)}",
              f"  %b = const f32[{oc}] {dense(oc)}",
-             f"  %c = conv(%x, %w, %b) {{strides=[{s}, {s}], pads=[{', '.join(map(str, pads))}], "
+             f"  {'%c' if act else '%y'} = conv(%x, %w, %b) {{strides=[{s}, {s}], pads=[{', '.join(map(str, pads))}], "
              f"dilations=[{d}, {d}], group={group}}} : f32[1,{oc},{oh},{ow}]"]
-    last = "%c"
+    last = "%c" if act else "%y"
     if act == "relu6":
         lines.append(f"  %y = clip(%c) {{min=0.0, max=6.0}} : f32[1,{oc},{oh},{ow}]")
         last = "%y"

@@ -37,7 +37,8 @@ struct VulkanOptions {
   int DeviceIndex = -1;
   /// The Khronos validation layer on, its messages counted
   /// (VulkanExecutor::validationMessages); the environment variable
-  /// KILN_VULKAN_VALIDATION=1 turns it on too.
+  /// KILN_VULKAN_VALIDATION=1 turns it on too; =fatal also fails the
+  /// session (creation or run) on any message, for tests.
   bool Validation = false;
   /// Non-empty: the folder where compiled pipelines are cached across
   /// processes (PipelineCache.h).

@@ -56,7 +56,11 @@ Status VulkanExecutor::create(std::shared_ptr<const LoadedModel> Model,
   DeviceOptions DO;
   DO.DeviceIndex = Opts.Vulkan.DeviceIndex;
   const char *Env = std::getenv("KILN_VULKAN_VALIDATION");
-  DO.Validation = Opts.Vulkan.Validation || (Env && std::strcmp(Env, "1") == 0);
+  // "fatal": validation on, and any message it reports fails the session
+  // (tests use it to hold every dispatch to zero messages).
+  E->ValidationFatal = Env && std::strcmp(Env, "fatal") == 0;
+  DO.Validation = Opts.Vulkan.Validation || E->ValidationFatal ||
+                  (Env && std::strcmp(Env, "1") == 0);
   if (Status S = featuresOf(P, DO))
     return S;
   if (Status S = Device::create(DO, E->Dev))
@@ -83,6 +87,8 @@ Status VulkanExecutor::create(std::shared_ptr<const LoadedModel> Model,
     return S;
   if (Status S = E->recordCommands())
     return S;
+  if (Status S = E->validationVerdict())
+    return S;
   Out = std::move(E);
   return Status::ok();
 }
@@ -104,6 +110,17 @@ VulkanExecutor::~VulkanExecutor() {
   for (DeviceBuffer &B : Buffers)
     destroyBuffer(D, B);
   destroyBuffer(D, ReadbackBuffer);
+}
+
+Status VulkanExecutor::validationVerdict() const {
+  if (!ValidationFatal)
+    return Status::ok();
+  std::vector<std::string> Messages = Dev->validationMessages();
+  if (Messages.empty())
+    return Status::ok();
+  return runtimeError("Vulkan validation reported ", Messages.size(),
+                      " message(s) (KILN_VULKAN_VALIDATION=fatal); the first: ",
+                      Messages.front());
 }
 
 Status VulkanExecutor::checkDeviceLimits() const {
@@ -427,6 +444,8 @@ Status VulkanExecutor::run(std::vector<uint64_t> *OpTimes) {
   vkResetFences(D, 1, &Fence);
   for (auto [T, B] : IoBuffer)
     invalidateForHost(D, Buffers[B]);
+  if (Status S = validationVerdict())
+    return S;
 
   const fb::VulkanPayload &P = payload();
   if (Timed) {

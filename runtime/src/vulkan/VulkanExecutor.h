@@ -59,6 +59,9 @@ private:
     return *Model->Root->payload_as_VulkanPayload();
   }
   Status checkDeviceLimits() const;
+  /// With KILN_VULKAN_VALIDATION=fatal, an error quoting the first
+  /// validation message so far.
+  Status validationVerdict() const;
   Status createBuffers();
   Status uploadWeights();
   Status createDescriptorSets();
@@ -75,6 +78,7 @@ private:
 
   std::shared_ptr<const LoadedModel> Model;
   bool KeepIntermediates = false;
+  bool ValidationFatal = false;
   // Declared first: destroyed last, after everything made on it.
   std::unique_ptr<Device> Dev;
   PipelineCache Cache;

@@ -1,0 +1,50 @@
+#version 450
+// Separable resampling over two axes of any tensor (C4 or PLAIN):
+// y[.., a, .., b, ..] = sum_ta sum_tb wa[a][ta] * wb[b][tb] *
+//                       x[.., ia[a][ta], .., ib[b][tb], ..]
+// with the taps the compiler computed for the interpolation mode (nearest,
+// linear, cubic; every coordinate mode). Domain axes AXIS_A and AXIS_B are
+// the resized ones; an axis that keeps its size has one identity tap.
+// Padding lanes of a C4 output get zero.
+#include "common.glsl"
+#include "tensor_access.glsl"
+
+OPERAND(SRC, 20)
+OPERAND(DST, 40)
+
+layout(constant_id = 5) const int AXIS_A = 4;
+layout(constant_id = 6) const int AXIS_B = 5;
+layout(constant_id = 7) const int TAPS_A = 1;
+layout(constant_id = 8) const int TAPS_B = 1;
+
+layout(std430, set = 0, binding = 0) readonly buffer X { SCALAR x[]; };
+layout(std430, set = 0, binding = 1) readonly buffer IdxA { int idxA[]; };
+layout(std430, set = 0, binding = 2) readonly buffer WA { float wA[]; };
+layout(std430, set = 0, binding = 3) readonly buffer IdxB { int idxB[]; };
+layout(std430, set = 0, binding = 4) readonly buffer WB { float wB[]; };
+layout(std430, set = 0, binding = 5) writeonly buffer Y { SCALAR y[]; };
+
+void main() {
+  uint i = flatInvocation();
+  if (i >= DOMAIN_SIZE)
+    return;
+  int p[6];
+  domainIndex(i, p);
+  if (isPadding(p)) {
+    y[DST_offset(p)] = SCALAR(0);
+    return;
+  }
+  int a = p[AXIS_A], b = p[AXIS_B];
+  int q[6] = p;
+  float acc = 0.0;
+  for (int ta = 0; ta < TAPS_A; ++ta) {
+    q[AXIS_A] = idxA[a * TAPS_A + ta];
+    float row = 0.0;
+    for (int tb = 0; tb < TAPS_B; ++tb) {
+      q[AXIS_B] = idxB[b * TAPS_B + tb];
+      row += wB[b * TAPS_B + tb] * float(x[SRC_offset(q)]);
+    }
+    acc += wA[a * TAPS_A + ta] * row;
+  }
+  y[DST_offset(p)] = SCALAR(acc);
+}
