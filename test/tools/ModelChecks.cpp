@@ -1,6 +1,7 @@
 #include "ModelChecks.h"
 
 #include "IR/NpyTensor.h"
+#include "IR/Parser.h"
 #include "Support/Npy.h"
 #include "frontends/onnx/OnnxImporter.h"
 #ifdef KILN_WITH_TORCHSCRIPT
@@ -43,7 +44,7 @@ std::vector<std::string> listDir(const std::string &Dir, bool Dirs) {
   return Out;
 }
 
-std::string compare(const Tensor &Got, const Tensor &Ref) {
+std::string compare(const Tensor &Got, const Tensor &Ref, double *Worst) {
   if (Got.type().Elem != Ref.type().Elem || Got.type().Dims != Ref.type().Dims)
     return "type " + toString(Got.type()) + ", expected " + toString(Ref.type());
   bool IsFloat = isFloatType(Ref.type().Elem);
@@ -61,7 +62,10 @@ std::string compare(const Tensor &Got, const Tensor &Ref) {
         return llvm::formatv("at {0}: {1:e7} vs {2:e7}", I, A, B);
       continue;
     }
-    if (std::fabs(A - B) > AbsTol + RelTol * std::fabs(B))
+    double E = std::fabs(A - B) / (AbsTol + RelTol * std::fabs(B));
+    if (Worst)
+      *Worst = std::max(*Worst, E);
+    if (E > 1)
       return llvm::formatv("at {0}: {1:e7} vs reference {2:e7}", I, A, B);
   }
   return "";
@@ -121,6 +125,8 @@ std::string inputsFileFor(const std::string &Model) {
 }
 
 llvm::Expected<std::unique_ptr<Graph>> importModel(const std::string &Path) {
+  if (llvm::StringRef(Path).endswith(".kir"))
+    return parseGraphFile(Path);
   if (!llvm::StringRef(Path).endswith(".pt"))
     return importOnnxFile(Path);
 #ifdef KILN_WITH_TORCHSCRIPT

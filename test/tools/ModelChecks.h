@@ -30,7 +30,9 @@ std::vector<std::string> listDir(const std::string &Dir, bool Dirs);
 
 /// Got against Ref: same type; floats within AbsTol + RelTol * |ref| (NaN
 /// and inf must match), integers exactly. "" or the first difference.
-std::string compare(const Tensor &Got, const Tensor &Ref);
+/// Worst, when given, keeps the largest error in units of that tolerance.
+std::string compare(const Tensor &Got, const Tensor &Ref,
+                    double *Worst = nullptr);
 /// Signal-to-noise ratio of Got against Ref in dB (200 when equal).
 double sqnrDb(const Tensor &Got, const Tensor &Ref);
 
@@ -42,7 +44,7 @@ std::string runCompiled(const std::string &Bytes, llvm::ArrayRef<Tensor> Inputs,
 
 /// NAME.input.npz beside NAME.onnx, NAME.traced.pt or NAME.scripted.pt.
 std::string inputsFileFor(const std::string &Model);
-/// ONNX, or TorchScript with the input shapes of its inputs file.
+/// ONNX, TorchScript with the input shapes of its inputs file, or .kir text.
 llvm::Expected<std::unique_ptr<Graph>> importModel(const std::string &Path);
 /// The inputs of model Path from its inputs file, in the graph's order.
 llvm::Expected<std::vector<Tensor>> exampleInputs(const std::string &Path,

@@ -24,6 +24,7 @@
 #endif
 #include "passes/PassManager.h"
 #include "passes/Pipelines.h"
+#include "ModelChecks.h"
 #include "RunInChild.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -40,62 +41,14 @@
 #include <vector>
 
 using namespace kiln;
+using namespace kiln::testing;
 
 namespace {
 
-constexpr double RelTol = 1e-4;
-constexpr double AbsTol = 1e-6;
-
-/// One model's verdict: Kind is PASS, SKIP (does not import or run before
-/// optimization: not this test's business) or FAIL.
 struct Verdict {
   std::string Kind, Detail;
   double Worst = 0; // max |opt-ref| / (AbsTol + RelTol*|ref|); <= 1 passes
 };
-
-std::string firstLine(llvm::Error E) {
-  std::string S = llvm::toString(std::move(E));
-  return S.substr(0, S.find('\n'));
-}
-
-std::vector<std::string> listDir(const std::string &Dir, bool Dirs) {
-  std::vector<std::string> Out;
-  std::error_code EC;
-  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC))
-    if (llvm::sys::fs::is_directory(It->path()) == Dirs)
-      Out.push_back(It->path());
-  std::sort(Out.begin(), Out.end());
-  return Out;
-}
-
-/// Compares Opt with Ref; "" when they agree. Worst gets the largest error
-/// in units of the tolerance.
-std::string compare(const Tensor &Opt, const Tensor &Ref, double &Worst) {
-  if (Opt.type().Elem != Ref.type().Elem || Opt.type().Dims != Ref.type().Dims)
-    return "type " + toString(Opt.type()) + ", expected " + toString(Ref.type());
-  bool IsFloat = isFloatType(Ref.type().Elem);
-  size_t Size = elementSize(Ref.type().Elem);
-  for (int64_t I = 0; I < Ref.numElements(); ++I) {
-    if (!IsFloat) {
-      if (std::memcmp(Opt.buffer().data() + I * Size,
-                      Ref.buffer().data() + I * Size, Size) != 0)
-        return llvm::formatv("integer value differs at {0}", I);
-      continue;
-    }
-    double A = Opt.asDouble(I), B = Ref.asDouble(I);
-    if (std::isnan(A) || std::isnan(B) || std::isinf(A) || std::isinf(B)) {
-      if (!(std::isnan(A) && std::isnan(B)) && A != B)
-        return llvm::formatv("at {0}: {1} vs {2}", I, A, B);
-      continue;
-    }
-    double E = std::fabs(A - B) / (AbsTol + RelTol * std::fabs(B));
-    Worst = std::max(Worst, E);
-    if (E > 1)
-      return llvm::formatv("at {0}: {1} vs unoptimized {2}", I, A, B);
-  }
-  return "";
-}
 
 llvm::Expected<std::vector<Tensor>> runGraph(const Graph &G,
                                              llvm::ArrayRef<Tensor> In) {
@@ -105,12 +58,6 @@ llvm::Expected<std::vector<Tensor>> runGraph(const Graph &G,
   return I.run(In);
 }
 
-/// ONNX 1.12 stores bfloat16 test data as UINT16 bit patterns.
-Tensor asDeclared(Tensor T, ElementType Wanted) {
-  if (Wanted == ElementType::BF16 && T.type().Elem == ElementType::U16)
-    return Tensor(TensorType(ElementType::BF16, T.type().Dims), T.buffer());
-  return T;
-}
 
 /// A relu/clip whose operand is a single-use conv/linear/add result.
 std::string unfusedActivation(const Graph &G, bool Conv, bool Add) {
@@ -129,39 +76,9 @@ std::string unfusedActivation(const Graph &G, bool Conv, bool Add) {
   return "";
 }
 
-/// The inputs file of an example: NAME.input.npz for NAME.onnx and for
-/// NAME.traced.pt / NAME.scripted.pt.
-std::string inputsFileFor(const std::string &Model) {
-  llvm::StringRef Dir = llvm::sys::path::parent_path(Model);
-  llvm::StringRef File = llvm::sys::path::filename(Model);
-  std::string Stem = File.split('.').first.str();
-  return (Dir.empty() ? "" : Dir.str() + "/") + Stem + ".input.npz";
-}
-
-/// Reads a model: ONNX, TorchScript (input shapes from its inputs file), or
-/// .kir text (examples written by hand).
-llvm::Expected<std::unique_ptr<Graph>> loadModel(const std::string &Path) {
-  if (llvm::StringRef(Path).endswith(".kir"))
-    return parseGraphFile(Path);
-  if (llvm::StringRef(Path).endswith(".pt")) {
-#ifdef KILN_WITH_TORCHSCRIPT
-    auto Npz = readNpzFile(inputsFileFor(Path));
-    if (!Npz)
-      return Npz.takeError();
-    TorchScriptImportOptions O;
-    for (const auto &[Name, Array] : *Npz)
-      O.InputShapes[Name] = Array.Shape;
-    return importTorchScriptFile(Path, O);
-#else
-    return inputError("{0}: built without the TorchScript frontend", Path);
-#endif
-  }
-  return importOnnxFile(Path);
-}
-
 Verdict checkModel(const std::string &ModelPath, std::vector<Tensor> Inputs,
                    bool IsExample) {
-  auto G = loadModel(ModelPath);
+  auto G = importModel(ModelPath);
   if (!G)
     return {"SKIP", "import: " + firstLine(G.takeError())};
   if (Inputs.size() != (*G)->numInputs())
@@ -190,7 +107,7 @@ Verdict checkModel(const std::string &ModelPath, std::vector<Tensor> Inputs,
   // "changed" or not: a model -O2 leaves alone checks nothing.
   Verdict V{"PASS", Changed ? "changed" : "unchanged", 0};
   for (size_t I = 0; I < Ref->size(); ++I) {
-    std::string Why = compare((*Opt)[I], (*Ref)[I], V.Worst);
+    std::string Why = compare((*Opt)[I], (*Ref)[I], &V.Worst);
     if (!Why.empty())
       return {"FAIL", llvm::formatv("output {0}: {1}", I, Why), V.Worst};
   }
@@ -206,7 +123,7 @@ Verdict checkModel(const std::string &ModelPath, std::vector<Tensor> Inputs,
   if (!Unfused.empty())
     return {"FAIL", Unfused + " remains after -O2"};
   // Determinism: a fresh import optimized again prints the same text.
-  auto G2 = loadModel(ModelPath);
+  auto G2 = importModel(ModelPath);
   if (!G2)
     return {"FAIL", "re-import: " + firstLine(G2.takeError())};
   PassManager PM2(PMO);
@@ -268,7 +185,7 @@ Verdict checkExample(const std::string &Model) {
   auto Npz = readNpzFile(NpzPath);
   if (!Npz)
     return {"FAIL", "reading " + NpzPath + ": " + firstLine(Npz.takeError())};
-  auto G = loadModel(Model);
+  auto G = importModel(Model);
   if (!G)
     return {"FAIL", "import: " + firstLine(G.takeError())};
   std::vector<Tensor> Inputs;
