@@ -7,7 +7,9 @@ namespace kiln::vulkan {
 llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name) {
 #define KERNEL(K)                                                              \
   if (Name == #K)                                                              \
-    return llvm::ArrayRef<uint32_t>(kernels::K);
+    return llvm::ArrayRef<uint32_t>(kernels::K);                               \
+  if (Name == #K "_f16")                                                       \
+    return llvm::ArrayRef<uint32_t>(kernels::K##_f16);
   KERNEL(conv2d_c4)
   KERNEL(conv2d_grouped_c4)
   KERNEL(depthwise_c4)
@@ -18,6 +20,10 @@ llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name) {
   KERNEL(pool2d_c4)
   KERNEL(resize)
   KERNEL(softmax)
+  if (Name == "gather_f32_f16")
+    return llvm::ArrayRef<uint32_t>(kernels::gather_f32_f16);
+  if (Name == "gather_f16_f32")
+    return llvm::ArrayRef<uint32_t>(kernels::gather_f16_f32);
 #undef KERNEL
   return {};
 }

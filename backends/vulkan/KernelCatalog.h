@@ -11,7 +11,9 @@
 
 namespace kiln::vulkan {
 
-/// The words of kernel Name ("conv2d_c4", ...); empty if there is none.
+/// The words of kernel Name ("conv2d_c4", ...; "<name>_f16": fp16 storage,
+/// fp32 arithmetic; "gather_f32_f16", "gather_f16_f32": the conversions of
+/// graph inputs and outputs); empty if there is none.
 llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name);
 
 /// The specialization constant ids a module declares (OpDecorate SpecId);

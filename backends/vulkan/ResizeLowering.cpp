@@ -25,7 +25,7 @@ Taps identityTaps(Lowering &L, int64_t Out) {
   }
   Taps T;
   T.Index = L.bindWeight(std::move(Identity), -1);
-  T.Weight = L.bindFloats(std::vector<float>(size_t(Out), 1.0f), -1);
+  T.Weight = L.bindF32(std::vector<float>(size_t(Out), 1.0f), -1);
   return T;
 }
 
@@ -34,7 +34,7 @@ std::string tableTaps(Lowering &L, int32_t Idx, int32_t W, Taps &T) {
     return "its tap indices are not I32 [out, taps]";
   T.Count = L.tensor(Idx).shape[1];
   T.Index = L.bindWeight(L.rawBytes(Idx), Idx);
-  T.Weight = L.bindFloats(L.floats(W), W);
+  T.Weight = L.bindF32(L.floats(W), W);
   return "";
 }
 

@@ -21,16 +21,18 @@ std::vector<std::string> vulkanSupportedOps() {
   return Ops;
 }
 
-llvm::Expected<VulkanCompileResult> compileForVulkan(const Graph &G) {
+llvm::Expected<VulkanCompileResult> compileForVulkan(const Graph &G,
+                                                     bool Fp16) {
   auto Cpu = compileForCpu(G);
   if (!Cpu)
     return Cpu.takeError();
-  vulkan::Lowering L(Cpu->Module);
+  vulkan::Lowering L(Cpu->Module, Fp16);
   auto Module = L.run();
   if (!Module)
     return Module.takeError();
   VulkanCompileResult R;
   R.Module = std::move(*Module);
+  R.Fp16 = Fp16;
   R.Operators = R.Module.Model.operators.size();
   const auto *P = R.Module.Model.payload.AsVulkanPayload();
   R.Dispatches = P->dispatches.size();

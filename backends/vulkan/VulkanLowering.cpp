@@ -37,15 +37,14 @@ void flatGroups(PendingDispatch &D, uint64_t Items) {
 
 namespace {
 
-constexpr uint64_t ElementSize = 4; // fp32
-
 bool isActivation(const fb::TensorT &T) { return T.buffer < 0; }
 
 std::vector<int64_t> dimsOf(const fb::TensorT &T) { return T.shape; }
 
 } // namespace
 
-Lowering::Lowering(const KilnModule &CpuModule) : Cpu(CpuModule) {}
+Lowering::Lowering(const KilnModule &CpuModule, bool Fp16)
+    : Cpu(CpuModule), Fp16(Fp16) {}
 
 bool Lowering::isGraphOutput(int32_t T) const {
   for (int32_t O : Cpu.Model.outputs)
@@ -88,15 +87,32 @@ BindingRef Lowering::bindWeight(std::vector<uint8_t> Bytes, int32_t T) {
   return {true, Program.addWeight(std::move(Bytes), T), 0, 0};
 }
 
-BindingRef Lowering::bindFloats(const std::vector<float> &Values, int32_t T) {
+BindingRef Lowering::bindF32(const std::vector<float> &Values, int32_t T) {
   std::vector<uint8_t> Bytes(Values.size() * 4);
   if (!Values.empty())
     std::memcpy(Bytes.data(), Values.data(), Bytes.size());
+  if (T >= 0)
+    Out.Model.tensors[size_t(T)]->dtype = fb::DType::F32;
+  return bindWeight(std::move(Bytes), T);
+}
+
+BindingRef Lowering::bindFloats(const std::vector<float> &Values, int32_t T) {
+  if (!Fp16)
+    return bindF32(Values, T);
+  // Round to nearest even; the IR's fp16 weights come back unchanged.
+  std::vector<uint8_t> Bytes(Values.size() * 2);
+  for (size_t I = 0; I < Values.size(); ++I) {
+    uint16_t H = numerics::floatToHalf(Values[I]);
+    std::memcpy(Bytes.data() + 2 * I, &H, 2);
+  }
+  if (T >= 0)
+    Out.Model.tensors[size_t(T)]->dtype = fb::DType::F16;
   return bindWeight(std::move(Bytes), T);
 }
 
 PendingDispatch &Lowering::dispatch(llvm::StringRef Kernel) {
-  return Program.addDispatch(Kernel, CurrentOp);
+  return Program.addDispatch(Fp16 ? (Kernel + "_f16").str() : Kernel.str(),
+                             CurrentOp);
 }
 
 int32_t Lowering::scratch(uint64_t Bytes) {
@@ -117,8 +133,9 @@ void Lowering::alias(int32_t T, int32_t P) {
 void Lowering::gather(const Storage &SrcS, BindingRef Src,
                       const OperandMap &SrcMap, const Storage &DstS,
                       BindingRef Dst, const OperandMap &DstMap,
-                      DomainDims Domain) {
-  PendingDispatch &D = dispatch("gather");
+                      DomainDims Domain, llvm::StringRef Kernel) {
+  PendingDispatch &D = Kernel.empty() ? dispatch("gather")
+                                      : Program.addDispatch(Kernel, CurrentOp);
   // A C4 destination's padding lanes get zero: its channel axis's domain
   // axis runs to the padded count.
   int PadAxis = 6;
@@ -154,11 +171,20 @@ BindingRef Lowering::plainOf(int32_t T) {
   if (!S.C4)
     return bindTensor(T);
   Storage Plain{S.Dims, false};
-  int32_t P = scratch(Plain.bytes(ElementSize));
+  int32_t P = scratch(Plain.bytes(elementSize()));
   DomainDims Domain = domainOf(S.Dims);
   gather(S, bindTensor(T), alignedMap(S, Domain), Plain, bindPlace(P),
          alignedMap(Plain, Domain), Domain);
   return bindPlace(P);
+}
+
+void Lowering::convertIo(int32_t T, int32_t IoPlace, bool Into) {
+  const Storage &S = storage(T);
+  DomainDims Domain = domainOf(S.Dims);
+  OperandMap Map = alignedMap(S, Domain);
+  BindingRef Io = bindPlace(IoPlace), Copy = bindTensor(T);
+  gather(S, Into ? Io : Copy, Map, S, Into ? Copy : Io, Map, Domain,
+         Into ? "gather_f32_f16" : "gather_f16_f32");
 }
 
 llvm::Expected<KilnModule> Lowering::run() {
@@ -182,6 +208,7 @@ llvm::Expected<KilnModule> Lowering::run() {
     ++Count;
   };
   std::vector<bool> IsIo(NumTensors, false);
+  std::vector<std::pair<int32_t, int32_t>> IoPlaces; // Fp16: tensor, buffer
   auto bindIo = [&](int32_t T, size_t Index, Place::Kind K) {
     const char *What = K == Place::Input ? "input" : "output";
     const fb::TensorT &Tensor = tensor(T);
@@ -203,10 +230,17 @@ llvm::Expected<KilnModule> Lowering::run() {
     Place P;
     P.K = K;
     P.IoIndex = int32_t(Index);
-    P.Bytes = Storages[size_t(T)].bytes(ElementSize);
+    P.Bytes = Storages[size_t(T)].bytes(4);
     PlaceOf[size_t(T)] = Program.addPlace(P);
     Program.setTensorPlace(T, PlaceOf[size_t(T)]);
     IsIo[size_t(T)] = true;
+    if (Fp16) {
+      // The kernels use an fp16 copy in the arena (PLAIN, as the buffer).
+      IoPlaces.emplace_back(T, PlaceOf[size_t(T)]);
+      Place Copy;
+      Copy.Bytes = alignUp(Storages[size_t(T)].bytes(2), 16);
+      PlaceOf[size_t(T)] = Program.addPlace(Copy);
+    }
   };
   for (size_t I = 0; I < M.inputs.size(); ++I)
     bindIo(M.inputs[I], I, Place::Input);
@@ -221,11 +255,18 @@ llvm::Expected<KilnModule> Lowering::run() {
     }
     if (IsIo[T])
       continue;
+    if (Fp16 && Dst.dtype == fb::DType::F32)
+      Dst.dtype = fb::DType::F16;
     bool C4 = Src.layout == fb::Layout::NHWC && Src.shape.size() == 4;
     Storages[T] = {dimsOf(Src), C4};
     if (C4)
       Dst.layout = fb::Layout::C4;
   }
+
+  // Fp16: the graph inputs to fp16 first (dispatches of no operator).
+  for (auto [T, IoPlace] : IoPlaces)
+    if (Program.place(IoPlace).K == Place::Input)
+      convertIo(T, IoPlace, true);
 
   for (size_t I = 0; I < M.operators.size(); ++I) {
     const fb::OperatorT &Op = *M.operators[I];
@@ -234,7 +275,7 @@ llvm::Expected<KilnModule> Lowering::run() {
     for (int32_t T : Op.outputs)
       if (PlaceOf[size_t(T)] < 0) {
         Place P;
-        P.Bytes = alignUp(Storages[size_t(T)].bytes(ElementSize), 16);
+        P.Bytes = alignUp(Storages[size_t(T)].bytes(elementSize()), 16);
         PlaceOf[size_t(T)] = Program.addPlace(P);
         Program.setTensorPlace(T, PlaceOf[size_t(T)]);
       }
@@ -296,6 +337,11 @@ llvm::Expected<KilnModule> Lowering::run() {
   if (Count)
     return inputError("the Vulkan target cannot run {0} part(s) of this "
                       "model:{1}", Count, Problems);
+  // Fp16: the graph outputs back to f32 last.
+  CurrentOp = -1;
+  for (auto [T, IoPlace] : IoPlaces)
+    if (Program.place(IoPlace).K == Place::Output)
+      convertIo(T, IoPlace, false);
 
   // Constants no kernel packed (read by no dispatch) keep their bytes so
   // the graph stays complete for tools.
@@ -306,6 +352,12 @@ llvm::Expected<KilnModule> Lowering::run() {
   if (Out.Model.metadata)
     Out.Model.metadata->target = "vulkan";
   Program.finish(Out);
+  if (Fp16) {
+    auto *P = Out.Model.payload.AsVulkanPayload();
+    P->fp16 = true;
+    // fp16 storage, fp32 arithmetic: 16-bit storage is all the kernels use.
+    P->required_features = {"storageBuffer16BitAccess"};
+  }
   return std::move(Out);
 }
 

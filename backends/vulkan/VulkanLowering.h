@@ -4,6 +4,12 @@
 // tensor; graph inputs and outputs keep their layout in host-visible
 // buffers, converted by gather dispatches. Reshapes between tensors with the
 // same bytes alias instead of copying.
+//
+// With Fp16 (--quantize fp16) activations and weights are fp16 in memory
+// and the kernels are their "_f16" variants (fp16 storage, fp32
+// arithmetic); graph inputs and outputs stay f32 in their host-visible
+// buffers, converted to and from fp16 copies in the arena by the first and
+// last dispatches; resize tap weights and indices stay f32 and i32.
 #pragma once
 
 #include "backends/common/KilnModule.h"
@@ -21,7 +27,7 @@ namespace kiln::vulkan {
 
 class Lowering {
 public:
-  explicit Lowering(const KilnModule &Cpu);
+  explicit Lowering(const KilnModule &Cpu, bool Fp16 = false);
 
   /// Lowers every operator; all that cannot run are listed in one error.
   /// On success the returned module is the Vulkan file's.
@@ -40,9 +46,16 @@ public:
   std::vector<uint8_t> rawBytes(int32_t T) const;
   /// A weight blob packed from constant T (or a synthesized one, T = -1).
   BindingRef bindWeight(std::vector<uint8_t> Bytes, int32_t T);
+  /// Values in the activations' element type (fp16 with Fp16).
   BindingRef bindFloats(const std::vector<float> &Values, int32_t T);
-  /// A new dispatch for the operator being lowered.
+  /// Values as f32 whatever the mode (resize tap weights).
+  BindingRef bindF32(const std::vector<float> &Values, int32_t T);
+  /// A new dispatch for the operator being lowered, of Kernel's variant
+  /// for the mode ("<Kernel>_f16" with Fp16).
   PendingDispatch &dispatch(llvm::StringRef Kernel);
+  /// Bytes of one stored activation element (2 with Fp16, else 4).
+  uint64_t elementSize() const { return Fp16 ? 2 : 4; }
+  bool fp16() const { return Fp16; }
   /// A scratch place of Bytes for a temporary (a layout change).
   int32_t scratch(uint64_t Bytes);
   /// T's output place becomes an alias of place P (same bytes).
@@ -53,12 +66,17 @@ public:
   /// Domain with the operand maps given.
   void gather(const Storage &SrcS, BindingRef Src, const OperandMap &SrcMap,
               const Storage &DstS, BindingRef Dst, const OperandMap &DstMap,
-              DomainDims Domain);
+              DomainDims Domain, llvm::StringRef Kernel = "");
   /// A PLAIN copy of activation T (T itself when it is PLAIN).
   BindingRef plainOf(int32_t T);
 
 private:
+  /// With Fp16: the f32 <-> fp16 conversion of a graph input or output
+  /// between its own buffer and its fp16 copy (Into: to the copy).
+  void convertIo(int32_t T, int32_t IoPlace, bool Into);
+
   const KilnModule &Cpu;
+  bool Fp16 = false;
   KilnModule Out;
   VulkanProgram Program;
   std::vector<Storage> Storages;

@@ -24,12 +24,16 @@ struct VulkanCompileResult {
   uint64_t ArenaBytes = 0, WeightBytes = 0, SpirvBytes = 0;
   /// Kernel name -> dispatches using it.
   std::map<std::string, int64_t> Kernels;
+  bool Fp16 = false;
 };
 
 /// Lists every node the Vulkan target cannot run in one bad-input error.
 llvm::Error checkVulkanGraph(const Graph &G);
 /// The IR ops the Vulkan target runs, sorted.
 std::vector<std::string> vulkanSupportedOps();
-llvm::Expected<VulkanCompileResult> compileForVulkan(const Graph &G);
+/// Fp16 (--quantize fp16): weights and activations fp16 in memory, fp32
+/// arithmetic in the kernels; graph inputs and outputs stay f32.
+llvm::Expected<VulkanCompileResult> compileForVulkan(const Graph &G,
+                                                     bool Fp16 = false);
 
 } // namespace kiln

@@ -38,6 +38,10 @@ public:
        << "  memory:     " << C.WeightBytes << " bytes of weights, "
        << C.ArenaBytes << " bytes of activations\n"
        << "  file:       " << FileBytes << " bytes\n";
+    if (C.Fp16)
+      OS << "  precision:  fp16 weights and activations, fp32 arithmetic "
+            "(needs storageBuffer16BitAccess); graph inputs and outputs "
+            "f32\n";
     (void)Stats;
   }
 
@@ -55,7 +59,8 @@ public:
                               {"spirv_bytes", int64_t(C.SpirvBytes)},
                               {"weight_bytes", int64_t(C.WeightBytes)},
                               {"arena_bytes", int64_t(C.ArenaBytes)},
-                              {"file_bytes", int64_t(FileBytes)}};
+                              {"file_bytes", int64_t(FileBytes)},
+                              {"fp16", C.Fp16}};
   }
 
 private:
@@ -68,13 +73,15 @@ private:
 llvm::Expected<std::unique_ptr<TargetReport>>
 emitVulkan(const Graph &G, const EmitRequest &R) {
   QuantizeMode Mode = R.Quantize ? R.Quantize->Mode : QuantizeMode::None;
-  if (Mode != QuantizeMode::None)
+  // fp16 (the IR's weights are f16 already): fp16 storage of weights and
+  // activations. int8 kernels do not exist yet.
+  if (Mode != QuantizeMode::None && Mode != QuantizeMode::Fp16)
     return inputError("{0}: the Vulkan target does not take --quantize {1} "
-                      "yet; convert without --quantize",
-                      R.Input, Mode == QuantizeMode::Fp16 ? "fp16"
-                               : Mode == QuantizeMode::Int8 ? "int8"
-                                                            : "int8-dynamic");
-  auto Compiled = compileForVulkan(G);
+                      "yet; convert without --quantize or with --quantize "
+                      "fp16",
+                      R.Input, Mode == QuantizeMode::Int8 ? "int8"
+                                                          : "int8-dynamic");
+  auto Compiled = compileForVulkan(G, Mode == QuantizeMode::Fp16);
   if (!Compiled)
     return addContext(Compiled.takeError(), R.Input);
   fillMetadata(*Compiled->Module.Model.metadata, R, Mode);

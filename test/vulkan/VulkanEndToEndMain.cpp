@@ -10,6 +10,10 @@
 // Vulkan target has no kernel for count as UNSUPPORTED, with the reason;
 // models that do not import or run in the interpreter as SKIP. Examples and
 // edge cases must pass, and examples must convert byte-identically twice.
+// Examples and edge cases are also converted with --quantize fp16 (the IR
+// quantizer's f16 weights, fp16 storage on the device) and must keep an
+// SQNR of at least 40 dB against the fp32 reference on every output; the
+// worst is printed per model.
 //
 // With no Vulkan device the test fails when the environment has CI set
 // (a CI machine must have lavapipe), and exits 77 (skipped) otherwise.
@@ -22,6 +26,7 @@
 #include "RunInChild.h"
 #include "backends/common/KilnWriter.h"
 #include "backends/vulkan/VulkanTarget.h"
+#include "passes/quant/QuantizeGraph.h"
 #include "vulkan/VulkanDevice.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -49,15 +54,62 @@ kiln_session_options vulkanOptions() {
   return O;
 }
 
-llvm::Expected<std::string> compileToBytes(Graph &G) {
-  auto C = compileForVulkan(G);
+llvm::Expected<std::string> compileToBytes(Graph &G, bool Fp16 = false) {
+  auto C = compileForVulkan(G, Fp16);
   if (!C)
     return C.takeError();
   return serializeKilnModule(C->Module);
 }
 
+using GraphSource = std::function<llvm::Expected<std::unique_ptr<Graph>>()>;
+
+/// The least SQNR of fp16 storage (--quantize fp16: the IR quantizer, as
+/// kiln convert runs it, then the Vulkan target's fp16 lowering) over
+/// every output against the fp32 reference; "" or why it failed.
+constexpr double MinFp16Sqnr = 40;
+
+std::string checkFp16(const GraphSource &Fresh,
+                      const std::vector<Tensor> &Inputs,
+                      const std::vector<Tensor> &Ref, double &Worst,
+                      size_t &Bytes) {
+  auto G = Fresh();
+  if (!G)
+    return "fp16: import: " + firstLine(G.takeError());
+  if (llvm::Error E = optimize(**G))
+    return "fp16: -O2: " + firstLine(std::move(E));
+  QuantizeOptions QO;
+  QO.Mode = QuantizeMode::Fp16;
+  QO.Threads = 1;
+  QuantizeReport Report;
+  if (llvm::Error E = quantizeGraph(**G, QO, Report))
+    return "fp16: quantize: " + firstLine(std::move(E));
+  auto Compiled = compileToBytes(**G, true);
+  if (!Compiled)
+    return "fp16: compile: " + firstLine(Compiled.takeError());
+  Bytes = Compiled->size();
+  std::vector<Tensor> Got;
+  std::string Why = runCompiled(*Compiled, Inputs, vulkanOptions(), Got);
+  if (!Why.empty())
+    return "fp16: " + Why;
+  if (Got.size() != Ref.size())
+    return "fp16: output count";
+  Worst = 200;
+  for (size_t I = 0; I < Got.size(); ++I) {
+    if (Got[I].type() != Ref[I].type())
+      return llvm::formatv("fp16: output {0}: type differs", I).str();
+    double Db = sqnrDb(Got[I], Ref[I]);
+    Worst = std::min(Worst, Db);
+    if (!(Db >= MinFp16Sqnr))
+      return llvm::formatv("fp16: output {0}: SQNR {1:f1} dB < {2} dB", I, Db,
+                           MinFp16Sqnr)
+          .str();
+  }
+  return "";
+}
+
 Verdict checkModel(Graph &G, const std::vector<Tensor> &Inputs,
-                   bool MustPass, const std::function<llvm::Expected<std::unique_ptr<Graph>>()> &Again) {
+                   bool MustPass, const GraphSource &Again,
+                   const GraphSource &Fresh) {
   InterpreterOptions IO;
   IO.Threads = 1;
   auto Ref = Interpreter(G, IO).run(Inputs);
@@ -95,7 +147,18 @@ Verdict checkModel(Graph &G, const std::vector<Tensor> &Inputs,
     if (*Bytes2 != *Bytes)
       return {"FAIL", "two conversions differ"};
   }
-  return {"PASS", llvm::formatv("{0} bytes", Bytes->size()).str()};
+  std::string Detail = llvm::formatv("{0} bytes", Bytes->size()).str();
+  if (Fresh) {
+    double Worst = 0;
+    size_t Fp16Bytes = 0;
+    std::string Fp16Why = checkFp16(Fresh, Inputs, *Ref, Worst, Fp16Bytes);
+    if (!Fp16Why.empty())
+      return {"FAIL", Fp16Why};
+    Detail += llvm::formatv("; fp16 {0} bytes, worst SQNR {1:f1} dB",
+                            Fp16Bytes, Worst)
+                  .str();
+  }
+  return {"PASS", Detail};
 }
 
 Verdict checkNodeTest(const std::string &Folder) {
@@ -113,7 +176,7 @@ Verdict checkNodeTest(const std::string &Folder) {
       return {"SKIP", "input " + std::to_string(I) + " does not match its "
                       "declared type"};
   }
-  return checkModel(**G, *Inputs, false, nullptr);
+  return checkModel(**G, *Inputs, false, nullptr, nullptr);
 }
 
 Verdict checkExample(const std::string &Path) {
@@ -123,7 +186,8 @@ Verdict checkExample(const std::string &Path) {
   auto Inputs = exampleInputs(Path, **G);
   if (!Inputs)
     return {"FAIL", firstLine(Inputs.takeError())};
-  return checkModel(**G, *Inputs, true, [&] { return importModel(Path); });
+  GraphSource Fresh = [&] { return importModel(Path); };
+  return checkModel(**G, *Inputs, true, Fresh, Fresh);
 }
 
 llvm::Expected<std::unique_ptr<Graph>> parseKir(const std::string &Path) {
@@ -156,7 +220,8 @@ Verdict checkKir(const std::string &Path) {
     Inputs.emplace_back(T, Buffer::copy({reinterpret_cast<const uint8_t *>(V.data()),
                                          V.size() * 4}));
   }
-  return checkModel(**G, Inputs, true, nullptr);
+  return checkModel(**G, Inputs, true, nullptr,
+                    [&] { return parseKir(Path); });
 }
 
 template <typename Fn> Verdict isolated(Fn Check) {

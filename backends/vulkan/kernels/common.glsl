@@ -1,5 +1,6 @@
 // Shared by every kiln Vulkan kernel: the element type of activations and
-// weights in memory (fp32, or fp16 when compiled with KILN_FP16), the
+// weights in memory (fp32, or fp16 when compiled with KILN_FP16: storage
+// only, every kernel converts to fp32 to compute), the
 // workgroup size (spec constants 0, 1, 2, set by the compiler per dispatch)
 // and the fused-activation clamp (spec constants 3 and 4, float bits).
 //
@@ -20,6 +21,14 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(constant_id = 3) const float ACT_MIN = -1.0 / 0.0;
 layout(constant_id = 4) const float ACT_MAX = 1.0 / 0.0;
+
+/// A zero to store (padding lanes): not foldable into an fp16 constant,
+/// which would need the Float16 capability (shaderFloat16) where the fp16
+/// kernels otherwise need only 16-bit storage (they compute in fp32).
+float storeZero() {
+  precise float z = float(gl_NumWorkGroups.x) * 0.0;
+  return z;
+}
 
 float activate(float x) { return min(max(x, ACT_MIN), ACT_MAX); }
 vec4 activate(vec4 x) { return min(max(x, vec4(ACT_MIN)), vec4(ACT_MAX)); }

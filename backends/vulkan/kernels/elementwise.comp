@@ -81,7 +81,7 @@ void main() {
   int p[6];
   domainIndex(i, p);
   if (isPadding(p)) {
-    y[OUT_offset(p)] = SCALAR(0);
+    y[OUT_offset(p)] = SCALAR(storeZero());
     return;
   }
   float l = float(a[A_offset(p)]);

@@ -23,7 +23,7 @@ void main() {
     return;
   int m = i / Y_ROW, o = i % Y_ROW;
   if (o >= OUT) {
-    y[i] = SCALAR(0);
+    y[i] = SCALAR(storeZero());
     return;
   }
   float acc = HAS_BIAS != 0 ? float(bias[o]) : 0.0;

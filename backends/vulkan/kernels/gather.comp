@@ -9,8 +9,21 @@
 OPERAND(SRC, 20)
 OPERAND(DST, 40)
 
-layout(std430, set = 0, binding = 0) readonly buffer X { SCALAR x[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Y { SCALAR y[]; };
+// With KILN_FP16, KILN_SRC_F32 / KILN_DST_F32 make one side f32: the
+// conversions of the graph's f32 inputs and outputs to and from fp16.
+#ifdef KILN_SRC_F32
+#define SRC_T float
+#else
+#define SRC_T SCALAR
+#endif
+#ifdef KILN_DST_F32
+#define DST_T float
+#else
+#define DST_T SCALAR
+#endif
+
+layout(std430, set = 0, binding = 0) readonly buffer X { SRC_T x[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Y { DST_T y[]; };
 
 void main() {
   uint i = flatInvocation();
@@ -18,5 +31,10 @@ void main() {
     return;
   int p[6];
   domainIndex(i, p);
-  y[DST_offset(p)] = isPadding(p) ? SCALAR(0) : x[SRC_offset(p)];
+  // Branches, not a select: selecting between fp16 values is fp16
+  // arithmetic (the Float16 capability).
+  if (isPadding(p))
+    y[DST_offset(p)] = DST_T(storeZero());
+  else
+    y[DST_offset(p)] = DST_T(x[SRC_offset(p)]);
 }

@@ -31,7 +31,7 @@ void main() {
   int p[6];
   domainIndex(i, p);
   if (isPadding(p)) {
-    y[DST_offset(p)] = SCALAR(0);
+    y[DST_offset(p)] = SCALAR(storeZero());
     return;
   }
   int a = p[AXIS_A], b = p[AXIS_B];

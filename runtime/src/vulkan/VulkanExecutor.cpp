@@ -10,11 +10,12 @@ namespace kiln::rt::vk {
 
 namespace {
 
-/// The device features a payload needs: fp16 payloads need both 16-bit
-/// features; required_features names them one by one.
+/// The device features a payload needs: fp16 payloads (fp16 in memory)
+/// need 16-bit storage; required_features names them one by one, and
+/// shaderFloat16 (fp16 arithmetic) only when it lists it.
 Status featuresOf(const fb::VulkanPayload &P, DeviceOptions &O) {
   if (P.fp16())
-    O.ShaderFloat16 = O.StorageBuffer16BitAccess = true;
+    O.StorageBuffer16BitAccess = true;
   if (const auto *F = P.required_features())
     for (const flatbuffers::String *Name : *F) {
       if (Name->str() == "shaderFloat16")
@@ -63,6 +64,10 @@ Status VulkanExecutor::create(std::shared_ptr<const LoadedModel> Model,
                   (Env && std::strcmp(Env, "1") == 0);
   if (Status S = featuresOf(P, DO))
     return S;
+  E->Precision = !P.fp16() ? "fp32"
+                 : DO.ShaderFloat16
+                     ? "fp16 storage, fp16 arithmetic"
+                     : "fp16 storage, fp32 arithmetic";
   if (Status S = Device::create(DO, E->Dev))
     return S;
   if (Status S = E->checkDeviceLimits())

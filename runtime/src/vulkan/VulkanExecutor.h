@@ -17,6 +17,7 @@
 #include "vulkan/VulkanPipelines.h"
 
 #include <map>
+#include <string>
 
 namespace kiln::rt::vk {
 
@@ -50,6 +51,11 @@ public:
   const PipelineCache &pipelineCache() const { return Cache; }
   /// Distinct compute pipelines the session created.
   size_t numPipelines() const { return Pipes.count(); }
+  /// What the session computes in, for tools to print: "fp32", "fp16
+  /// storage, fp32 arithmetic" (an fp16 file whose kernels compute in fp32,
+  /// which any device with 16-bit storage runs) or "fp16 storage, fp16
+  /// arithmetic" (a file that asks for shaderFloat16).
+  const std::string &precision() const { return Precision; }
   /// Whether run(OpTimes) measures each dispatch (timestamp queries).
   bool timesDispatches() const { return TimedCmd != VK_NULL_HANDLE; }
 
@@ -79,6 +85,7 @@ private:
   std::shared_ptr<const LoadedModel> Model;
   bool KeepIntermediates = false;
   bool ValidationFatal = false;
+  std::string Precision;
   // Declared first: destroyed last, after everything made on it.
   std::unique_ptr<Device> Dev;
   PipelineCache Cache;

@@ -317,6 +317,36 @@ TEST_CASE("the device features a model needs are enabled or refused",
     REQUIRE(S->run().isOk());
     REQUIRE(output(*S, 6)[3] == -(X[3] * 2.f + 1.f) + 0.5f);
     requireNoValidationMessages(*S);
+    REQUIRE(executor(*S).precision() == "fp16 storage, fp16 arithmetic");
+  }
+  SECTION("fp16 files that compute in fp32 need only 16-bit storage, and "
+          "the session says so") {
+    // What kiln convert --quantize fp16 writes: a device without
+    // shaderFloat16 runs it.
+    M.payload().fp16 = true;
+    M.payload().required_features = {"storageBuffer16BitAccess"};
+    SessionOptions O;
+    O.Vulkan.Validation = true;
+    std::unique_ptr<Session> S;
+    Status St = Session::create(load(M), O, S);
+    if (!St.isOk() && !std::getenv("CI")) {
+      WARN("SKIPPED: " << St.message());
+      return;
+    }
+    INFO(St.message());
+    REQUIRE(St.isOk());
+    REQUIRE(executor(*S).precision() == "fp16 storage, fp32 arithmetic");
+    requireNoValidationMessages(*S);
+  }
+  SECTION("fp32 files say fp32") {
+    std::unique_ptr<Session> S;
+    Status St = Session::create(load(M), SessionOptions(), S);
+    if (!St.isOk() && !std::getenv("CI")) {
+      WARN("SKIPPED: " << St.message());
+      return;
+    }
+    REQUIRE(St.isOk());
+    REQUIRE(executor(*S).precision() == "fp32");
   }
   SECTION("a feature this runtime does not know") {
     M.payload().required_features = {"teleportation"};
