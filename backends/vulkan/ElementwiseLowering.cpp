@@ -49,7 +49,6 @@ std::string lowerElementwise(Lowering &L, const fb::OperatorT &Op) {
       Beta = O.max;
     }
   }
-  DomainDims Domain = domainOf(YS.Dims);
   auto [AB, AS] = operand(L, Op.inputs[0]);
   auto [BB, BS] = Unary ? std::make_pair(AB, AS) : operand(L, Op.inputs[1]);
   if (AS.Dims.size() > size_t(DomainRank) || BS.Dims.size() > size_t(DomainRank))
@@ -61,26 +60,12 @@ std::string lowerElementwise(Lowering &L, const fb::OperatorT &Op) {
   D.Spec[7] = floatBits(Beta);
   D.Spec[8] = floatBits(Gamma);
   D.Spec[9] = Unary ? 1 : 0;
-  int PadAxis = 6;
-  int64_t PadFrom = 0;
-  if (YS.C4) {
-    PadAxis = DomainRank - 1; // C is the last of [N, H, W, C]
-    PadFrom = Domain[5];
-    Domain[5] = (Domain[5] + 3) / 4 * 4;
-  }
-  uint64_t Items = 1;
-  for (int K = 0; K < DomainRank; ++K) {
-    D.Spec[10 + uint32_t(K)] = uint32_t(Domain[size_t(K)]);
-    Items *= uint64_t(Domain[size_t(K)]);
-  }
-  D.Spec[16] = uint32_t(PadAxis);
-  D.Spec[17] = uint32_t(PadFrom);
+  outputDomain(D, YS);
   DomainDims Real = domainOf(YS.Dims);
   operandConstants(AS, alignedMap(AS, Real), 20, D.Spec);
   operandConstants(BS, alignedMap(BS, Real), 40, D.Spec);
   operandConstants(YS, alignedMap(YS, Real), 60, D.Spec);
   D.Bindings = {AB, BB, L.bindTensor(Y)};
-  flatGroups(D, Items);
   return "";
 }
 

@@ -103,26 +103,12 @@ std::string lowerResize(Lowering &L, const fb::OperatorT &Op) {
       return Why;
   }
   int Lead = DomainRank - int(Rank);
-  DomainDims Domain = domainOf(YS.Dims);
   PendingDispatch &D = L.dispatch("resize");
   D.Spec[5] = uint32_t(Lead + int(Axes[0]));
   D.Spec[6] = uint32_t(Lead + int(Axes[1]));
   D.Spec[7] = uint32_t(T[0].Count);
   D.Spec[8] = uint32_t(T[1].Count);
-  int PadAxis = 6;
-  int64_t PadFrom = 0;
-  if (YS.C4) {
-    PadAxis = DomainRank - 1;
-    PadFrom = Domain[5];
-    Domain[5] = (Domain[5] + 3) / 4 * 4;
-  }
-  uint64_t Items = 1;
-  for (int K = 0; K < DomainRank; ++K) {
-    D.Spec[10 + uint32_t(K)] = uint32_t(Domain[size_t(K)]);
-    Items *= uint64_t(Domain[size_t(K)]);
-  }
-  D.Spec[16] = uint32_t(PadAxis);
-  D.Spec[17] = uint32_t(PadFrom);
+  outputDomain(D, YS);
   DomainDims Real = domainOf(YS.Dims);
   // The source is addressed with its own dims: same rank, each domain axis
   // its own axis (the resized ones get the table's input index).
@@ -134,7 +120,6 @@ std::string lowerResize(Lowering &L, const fb::OperatorT &Op) {
   operandConstants(YS, alignedMap(YS, Real), 40, D.Spec);
   D.Bindings = {L.bindTensor(X), T[0].Index, T[0].Weight, T[1].Index,
                 T[1].Weight, L.bindTensor(Y)};
-  flatGroups(D, Items);
   return "";
 }
 

@@ -35,6 +35,27 @@ void flatGroups(PendingDispatch &D, uint64_t Items) {
   D.Groups[2] = 1;
 }
 
+void domainConstants(PendingDispatch &D, const DomainDims &Domain, int PadAxis,
+                     int64_t PadFrom) {
+  uint64_t Items = 1;
+  for (int K = 0; K < DomainRank; ++K) {
+    D.Spec[10 + uint32_t(K)] = uint32_t(Domain[size_t(K)]);
+    Items *= uint64_t(Domain[size_t(K)]);
+  }
+  D.Spec[16] = uint32_t(PadAxis);
+  D.Spec[17] = uint32_t(PadFrom);
+  flatGroups(D, Items);
+}
+
+void outputDomain(PendingDispatch &D, const Storage &Out) {
+  DomainDims Domain = domainOf(Out.Dims);
+  if (!Out.C4)
+    return domainConstants(D, Domain, DomainRank, 0);
+  int64_t Channels = Domain[DomainRank - 1]; // C is the last of [N, H, W, C]
+  Domain[DomainRank - 1] = (Channels + 3) / 4 * 4;
+  domainConstants(D, Domain, DomainRank - 1, Channels);
+}
+
 namespace {
 
 bool isActivation(const fb::TensorT &T) { return T.buffer < 0; }
@@ -153,17 +174,10 @@ void Lowering::gather(const Storage &SrcS, BindingRef Src,
           Domain[size_t(K)] = Padded;
         }
       }
-  uint64_t Items = 1;
-  for (int K = 0; K < DomainRank; ++K) {
-    D.Spec[10 + uint32_t(K)] = uint32_t(Domain[size_t(K)]);
-    Items *= uint64_t(Domain[size_t(K)]);
-  }
-  D.Spec[16] = uint32_t(PadAxis);
-  D.Spec[17] = uint32_t(PadFrom);
+  domainConstants(D, Domain, PadAxis, PadFrom);
   operandConstants(SrcS, SrcMap, 20, D.Spec);
   operandConstants(DstS, DstMap, 40, D.Spec);
   D.Bindings = {Src, Dst};
-  flatGroups(D, Items);
 }
 
 BindingRef Lowering::plainOf(int32_t T) {

@@ -91,6 +91,14 @@ private:
 void flatGroups(PendingDispatch &D, uint64_t Items);
 /// Spec constants 0-2: the workgroup size.
 void workgroup(PendingDispatch &D, uint32_t X, uint32_t Y, uint32_t Z);
+/// Spec constants 10-17 of the generic kernels (tensor_access.glsl): the
+/// loop domain and, for PadAxis < 6, the axis whose indices from PadFrom on
+/// are a C4 output's padding lanes; and the group counts over the domain.
+void domainConstants(PendingDispatch &D, const DomainDims &Domain, int PadAxis,
+                     int64_t PadFrom);
+/// The same for a domain that is the output's dims, its channels padded to
+/// four when it is C4.
+void outputDomain(PendingDispatch &D, const Storage &Out);
 /// Spec constants 3-4: the fused clamp.
 void clampConstants(PendingDispatch &D, float Min, float Max);
 uint32_t floatBits(float F);
