@@ -14,10 +14,16 @@
 //                   point (out of range) or axis changed
 //   layout lies     a BLOCKED weight's padded dim, stride, inner block or
 //                   axis order changed, or a tensor's layout set to BLOCKED
+//   vulkan lies     (Vulkan seeds, in place of half the quant and layout
+//                   lies) a dispatch's binding buffer/offset/size, group
+//                   count (0 or huge), workgroup size or shader index, a
+//                   SPIR-V word, a buffer's size or kind, a tensor's place
 //
 //   kiln-mutants [--count N] [--seed S] [--write DIR] MODEL.onnx[:MODE]...
 // MODE quantizes the seed first: int8-dynamic, or int8=CALIB (.npy/.npz);
-// or it is native, `kiln convert --prepack native` (BLOCKED weights).
+// or it is native, `kiln convert --prepack native` (BLOCKED weights); or
+// vulkan, `kiln convert --target vulkan` (its sessions run on the machine's
+// Vulkan device, lavapipe in CI).
 // --write keeps the corpus (seed-N.kiln and mutant-N.kiln) as files, e.g.
 // for libFuzzer.
 #include "LoaderFuzzTarget.h"
@@ -26,6 +32,9 @@
 #include "backends/common/KilnWriter.h"
 #include "backends/cpu/CpuTarget.h"
 #include "backends/cpu/NativePrepack.h"
+#ifdef KILN_MUTANTS_VULKAN
+#include "backends/vulkan/VulkanTarget.h"
+#endif
 #include "frontends/onnx/OnnxImporter.h"
 #include "passes/PassManager.h"
 #include "passes/Pipelines.h"
@@ -54,7 +63,8 @@ llvm::Expected<std::string> compileSeed(const std::string &Spec) {
       Q.Data.Path = Mode.substr(Eq + 1);
       Mode = Mode.substr(0, Eq);
     }
-    auto M = Mode == "native" ? QuantizeMode::None : parseQuantizeMode(Mode);
+    auto M = Mode == "native" || Mode == "vulkan" ? QuantizeMode::None
+                                                  : parseQuantizeMode(Mode);
     if (!M)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "unknown quantize mode " + Mode);
@@ -72,6 +82,17 @@ llvm::Expected<std::string> compileSeed(const std::string &Spec) {
   QuantizeReport Report;
   if (llvm::Error E = quantizeGraph(**G, Q, Report))
     return E;
+  if (Mode == "vulkan") {
+#ifdef KILN_MUTANTS_VULKAN
+    auto V = compileForVulkan(**G);
+    if (!V)
+      return V.takeError();
+    return serializeKilnModule(V->Module);
+#else
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "built without the Vulkan target");
+#endif
+  }
   auto C = compileForCpu(**G);
   if (!C)
     return C.takeError();
@@ -85,11 +106,20 @@ class Mutator {
 public:
   explicit Mutator(uint64_t Seed) : Rng(Seed) {}
 
-  /// Applies mutation Kind (0..7) to a copy of Seed; Name says what it did.
-  std::string mutate(const std::string &Seed, unsigned Kind, std::string &Name) {
+  /// Applies mutation Kind (0..8) to a copy of Seed; Name says what it did.
+  /// A Vulkan seed takes vulkan lies (8) for half of kinds 6 and 7 (Kind is
+  /// updated), since its fp32 tensors have no quantization or blocking.
+  std::string mutate(const std::string &Seed, unsigned &Kind, std::string &Name) {
     std::string B = Seed;
     fb::Model *M = fb::GetMutableModel(B.data());
+    if ((Kind == 6 || Kind == 7) && Seed.size() >= 8 &&
+        M->payload_type() == fb::TargetPayload::VulkanPayload && Rng() % 2)
+      Kind = 8;
     switch (Kind) {
+    case 8:
+      if (lieAboutVulkan(*M, Name))
+        return B;
+      return flipBits(B, Name);
     case 0:
       return flipBits(B, Name);
     case 1: {
@@ -272,6 +302,120 @@ private:
     }
   }
 
+  /// A Vulkan payload's field set to a wrong value: what the loader and the
+  /// executor must catch before the driver sees it (bindings outside their
+  /// buffer, which robustBufferAccess would not contain; zero or huge group
+  /// counts; workgroup sizes over the device's limits; corrupt SPIR-V).
+  bool lieAboutVulkan(fb::Model &M, std::string &Name) {
+    if (M.payload_type() != fb::TargetPayload::VulkanPayload || !M.payload())
+      return false;
+    auto *P = static_cast<fb::VulkanPayload *>(M.mutable_payload());
+    auto *Ds = P->mutable_dispatches();
+    uint64_t V = uint64_t(wild());
+    switch (Rng() % 6) {
+    case 0: { // a binding
+      if (!Ds || !Ds->size())
+        return false;
+      auto *Bs = Ds->GetMutableObject(unsigned(pick(Ds->size())))->mutable_bindings();
+      if (!Bs || !Bs->size())
+        return false;
+      auto *Bd = const_cast<fb::VulkanBinding *>(Bs->Get(unsigned(pick(Bs->size()))));
+      switch (Rng() % 3) {
+      case 0:
+        Name = llvm::formatv("binding buffer = {0}", uint32_t(V));
+        Bd->mutate_buffer(uint32_t(V));
+        return true;
+      case 1:
+        V = Rng() % 2 ? V : (Bd->offset() + 256 * (1 + Rng() % 64));
+        Name = llvm::formatv("binding offset = {0}", V);
+        Bd->mutate_offset(V);
+        return true;
+      default:
+        V = Rng() % 2 ? V : Bd->size() + 4 * (1 + Rng() % 4096);
+        Name = llvm::formatv("binding size = {0}", V);
+        Bd->mutate_size(V);
+        return true;
+      }
+    }
+    case 1: { // group counts, workgroup size, shader
+      if (!Ds || !Ds->size())
+        return false;
+      fb::VulkanDispatch *D = Ds->GetMutableObject(unsigned(pick(Ds->size())));
+      uint32_t G = Rng() % 2 ? 0u : uint32_t(V);
+      switch (Rng() % 4) {
+      case 0:
+        Name = llvm::formatv("group count x = {0}", G);
+        return D->mutate_group_count_x(G);
+      case 1:
+        Name = llvm::formatv("group count z = {0}", G);
+        return D->mutate_group_count_z(G);
+      case 2: {
+        auto *Spec = D->mutable_spec_constants();
+        if (!Spec || !Spec->size())
+          return false;
+        auto *C = const_cast<fb::VulkanSpecConstant *>(Spec->Get(0));
+        Name = llvm::formatv("spec constant {0} = {1}", C->id(), G);
+        C->mutate_value(G);
+        return true;
+      }
+      default:
+        Name = llvm::formatv("dispatch shader = {0}", uint32_t(V));
+        return D->mutate_shader(uint32_t(V));
+      }
+    }
+    case 2: { // a SPIR-V word
+      auto *Sh = P->mutable_shaders();
+      if (!Sh || !Sh->size())
+        return false;
+      auto *Words = Sh->GetMutableObject(unsigned(pick(Sh->size())))->mutable_spirv();
+      if (!Words || !Words->size())
+        return false;
+      unsigned W = unsigned(pick(Words->size()));
+      uint32_t New = Rng() % 2 ? uint32_t(V) : Words->Get(W) ^ (1u << (Rng() % 32));
+      Name = llvm::formatv("SPIR-V word {0} = {1:x}", W, New);
+      Words->Mutate(W, New);
+      return true;
+    }
+    case 3: { // a buffer
+      auto *Bs = P->mutable_buffers();
+      if (!Bs || !Bs->size())
+        return false;
+      fb::VulkanBuffer *B = Bs->GetMutableObject(unsigned(pick(Bs->size())));
+      if (Rng() % 2) {
+        Name = llvm::formatv("buffer kind = {0}", unsigned(V % 5));
+        return B->mutate_kind(static_cast<fb::VulkanBufferKind>(V % 5));
+      }
+      V = Rng() % 2 ? V : B->size() / (2 + Rng() % 4);
+      Name = llvm::formatv("buffer size = {0}", V);
+      return B->mutate_size(V);
+    }
+    case 4: { // a place
+      auto *Ps = P->mutable_places();
+      if (!Ps || !Ps->size())
+        return false;
+      fb::VulkanTensorPlace *Pl = Ps->GetMutableObject(unsigned(pick(Ps->size())));
+      switch (Rng() % 3) {
+      case 0:
+        Name = llvm::formatv("place offset = {0}", V);
+        return Pl->mutate_offset(V);
+      case 1:
+        Name = llvm::formatv("place size = {0}", V);
+        return Pl->mutate_size(V);
+      default:
+        Name = llvm::formatv("place tensor = {0}", int32_t(V));
+        return Pl->mutate_tensor(int32_t(V));
+      }
+    }
+    default: { // a dispatch's operator
+      if (!Ds || !Ds->size())
+        return false;
+      Name = llvm::formatv("dispatch operator = {0}", int32_t(V));
+      return Ds->GetMutableObject(unsigned(pick(Ds->size())))
+          ->mutate_operator_(int32_t(V));
+    }
+    }
+  }
+
   bool lieAboutShape(fb::Model &M, std::string &Name) {
     auto *Tensors = M.mutable_tensors();
     if (Rng() % 3 == 0) {
@@ -348,7 +492,8 @@ int main(int Argc, char **Argv) {
   }
   if (Seeds.empty()) {
     llvm::errs() << "usage: kiln-mutants [--count N] [--seed S] [--write DIR] "
-                    "MODEL.onnx[:int8-dynamic|:int8=CALIB]...\n";
+                    "MODEL.onnx[:int8-dynamic|:int8=CALIB|:native|:vulkan]..."
+                    "\n";
     return 2;
   }
   // Every seed must load and run: otherwise the test checks nothing.
@@ -381,7 +526,7 @@ int main(int Argc, char **Argv) {
   }
   static const char *KindNames[] = {"bit flips", "truncation", "offset lies",
                                     "index lies", "cycles", "shape lies",
-                                    "quant lies", "layout lies"};
+                                    "quant lies", "layout lies", "vulkan lies"};
   for (const auto &[Kind, RR] : ByKind)
     llvm::outs() << llvm::formatv("{0,-12} {1,4} rejected, {2,4} ran cleanly\n",
                                   KindNames[Kind], RR.first, RR.second);

@@ -21,6 +21,14 @@ if config.kiln_with_torchscript.upper() in ("ON", "1", "TRUE", "YES"):
 # `REQUIRES: onednn` tests need a runtime built with oneDNN (x86).
 if config.kiln_with_onednn.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("onednn")
+# `REQUIRES: vulkan` tests run Vulkan sessions: a runtime built with the
+# Vulkan executor (a device, lavapipe at least, is then expected). The
+# loader's ICD variables pass through, so a run can pick or hide drivers.
+if getattr(config, "kiln_with_vulkan", "").upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("vulkan")
+for var in ["VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VK_LAYER_PATH"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
 # The x86 kernels a session takes: "avx512" where the CPU has AVX-512F and
 # ONEDNN_MAX_CPU_ISA (which caps oneDNN, and kiln's own AVX-512 kernel with
 # it) does not rule it out; "avx2" otherwise. Tests of an ISA-specific

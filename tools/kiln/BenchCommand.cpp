@@ -5,7 +5,10 @@
 // planning, kernel creation and weight packing), the first run,
 // and the median / p90 / min of K further runs on seeded inputs. --profile
 // also times every operator and compares their sum with the whole-model
-// median: the executor's own overhead.
+// median: the executor's own overhead. On a Vulkan file the header names the
+// device and the dispatches per run, operator times are GPU timestamps, and
+// the overhead is the wall time over the summed GPU dispatch time;
+// --pipeline-cache DIR shows a cold (first) and a warm (later) session.
 #include "Command.h"
 #include "Tooling/CompiledModel.h"
 #include "Tooling/SessionFlags.h"
@@ -179,6 +182,8 @@ llvm::Error runBench(const BenchOptions &O) {
     ++Total;
     ++Engines[Op.Engine];
   }
+  CompiledModel::EngineInfo Info = M->engineInfo();
+  bool Gpu = Info.Target == "vulkan";
 
   if (O.Json) {
     llvm::json::Object J{{"model", O.Model},
@@ -195,8 +200,16 @@ llvm::Error runBench(const BenchOptions &O) {
                          {"operators", int64_t(Total)},
                          {"arena_bytes", int64_t(M->arenaBytes())},
                          {"scratch_bytes", int64_t(M->scratchBytes())}};
+    J["target"] = Info.Target;
     for (const auto &[Engine, Count] : Engines)
-      J[Engine + "_operators"] = int64_t(Count);
+      if (!Gpu)
+        J[Engine + "_operators"] = int64_t(Count);
+    if (Gpu) {
+      J["device"] = Info.Device;
+      J["dispatches"] = int64_t(Info.Dispatches);
+      J["pipelines"] = int64_t(Info.Pipelines);
+      J["pipeline_cache_bytes"] = int64_t(Info.PipelineCacheBytes);
+    }
     if (!WarmLoads.empty())
       J["warm_load_total_ms"] = percentile(WarmLoads, 0.5);
     if (Profile) {
@@ -204,8 +217,14 @@ llvm::Error runBench(const BenchOptions &O) {
       for (const auto &[Kind, Ms] : Profile->ByKind)
         Kinds[Kind] = Ms;
       J["operator_sum_ms"] = Profile->MedianMsSum;
-      for (const char *Engine : {"kiln", "onednn", "reference", "xnnpack"})
-        J[std::string(Engine) + "_ms"] = Profile->ByEngine[Engine];
+      if (Gpu) {
+        J["gpu_ms_summed"] = Profile->MedianMsSum;
+        J["gpu_timestamps"] = Info.GpuTimestamps;
+        J["overhead_pct"] = 100.0 * Profile->OverheadFraction;
+      } else {
+        for (const char *Engine : {"kiln", "onednn", "reference", "xnnpack"})
+          J[std::string(Engine) + "_ms"] = Profile->ByEngine[Engine];
+      }
       J["overhead_ms"] = Profile->OverheadMs;
       J["overhead_fraction"] = Profile->OverheadFraction;
       J["by_kind_ms"] = std::move(Kinds);
@@ -223,15 +242,30 @@ llvm::Error runBench(const BenchOptions &O) {
     return llvm::Error::success();
   }
   llvm::raw_ostream &OS = llvm::outs();
-  OS << O.Model << " (" << O.Threads << " thread" << (O.Threads == 1 ? "" : "s")
-     << ", " << Total << " operators: " << Engines["onednn"] << " on oneDNN, "
-     << Engines["kiln"] << " on kiln's panel kernel, " << Engines["xnnpack"]
-     << " on XNNPACK, " << Engines["reference"]
-     << " reference)\n";
+  if (Gpu)
+    OS << O.Model << " (vulkan on " << Info.Device << ", " << Total
+       << " operators, " << Info.Dispatches << " dispatches per run)\n";
+  else
+    OS << O.Model << " (" << O.Threads << " thread"
+       << (O.Threads == 1 ? "" : "s") << ", " << Total
+       << " operators: " << Engines["onednn"] << " on oneDNN, "
+       << Engines["kiln"] << " on kiln's panel kernel, " << Engines["xnnpack"]
+       << " on XNNPACK, " << Engines["reference"] << " reference)\n";
   OS << llvm::format("  load:      %.3f ms (map + verify)\n", LoadMs);
-  OS << llvm::format("  session:   %.3f ms (plan, create kernels, pack "
-                     "weights)\n",
-                     SessionMs);
+  if (Gpu)
+    OS << llvm::format("  session:   %.3f ms (device, buffers, weight upload, "
+                       "%llu pipelines; %s)\n",
+                       SessionMs, (unsigned long long)Info.Pipelines,
+                       Info.PipelineCacheBytes
+                           ? ("warm: " + std::to_string(Info.PipelineCacheBytes) +
+                              " bytes of pipeline cache read").c_str()
+                       : O.Session.PipelineCacheDir.empty()
+                           ? "cold: no --pipeline-cache"
+                           : "cold: nothing in the pipeline cache yet");
+  else
+    OS << llvm::format("  session:   %.3f ms (plan, create kernels, pack "
+                       "weights)\n",
+                       SessionMs);
   if (!WarmLoads.empty())
     OS << llvm::format("  reload:    %.3f ms median load + session over %zu "
                        "more in this process (warm caches)\n",
@@ -244,7 +278,15 @@ llvm::Error runBench(const BenchOptions &O) {
   if (size_t Scratch = M->scratchBytes())
     OS << ", plus " << Scratch << " bytes of kernel scratch";
   OS << "\n";
-  if (Profile) {
+  if (Profile && Gpu) {
+    OS << llvm::format("  gpu:       %.3f ms summed over %llu dispatches (%s); "
+                       "executor overhead %.3f ms per run (%.2f%%)\n",
+                       Profile->MedianMsSum,
+                       (unsigned long long)Info.Dispatches,
+                       Info.GpuTimestamps ? "timestamp queries"
+                                          : "no timestamps on this device",
+                       Profile->OverheadMs, 100.0 * Profile->OverheadFraction);
+  } else if (Profile) {
     OS << llvm::format("  operators: %.3f ms summed (oneDNN %.3f, kiln %.3f, "
                        "XNNPACK %.3f, reference %.3f); executor overhead %.3f "
                        "ms per run (%.2f%%)\n",
@@ -252,6 +294,8 @@ llvm::Error runBench(const BenchOptions &O) {
                        Profile->ByEngine["kiln"], Profile->ByEngine["xnnpack"],
                        Profile->ByEngine["reference"], Profile->OverheadMs,
                        100.0 * Profile->OverheadFraction);
+  }
+  if (Profile) {
     for (const auto &[Kind, Ms] : Profile->ByKind)
       OS << llvm::format("    %-36s %9.3f ms\n", Kind.c_str(), Ms);
     // Where the time goes, layer by layer: the slowest operators.

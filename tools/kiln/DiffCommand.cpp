@@ -19,6 +19,7 @@
 #include "Tooling/DiffModel.h"
 #include "Tooling/DiffStructure.h"
 #include "Tooling/ErrorMetrics.h"
+#include "Tooling/SessionFlags.h"
 #include "Driver/ModelLoader.h"
 #include "Driver/QuantizeFlags.h"
 
@@ -47,6 +48,7 @@ struct DiffOptions {
   bool PerLayer = false, Json = false;
   std::optional<double> MaxAbsErr, MinCosine, MinSqnr;
   CalibrationFlags Calib; // --calib PATH as the inputs
+  CompiledModel::SessionSettings Session; // Vulkan flags for .kiln sides
 };
 
 /// Inputs: from an .npz (by name, or the only array for a single input),
@@ -245,6 +247,8 @@ llvm::Error runDiff(const DiffOptions &O) {
   auto B = DiffModel::load(O.B, LoadOpts->InputShapes);
   if (!B)
     return B.takeError();
+  A->setSessionSettings(O.Session);
+  B->setSessionSettings(O.Session);
   int Sources = !O.Inputs.empty() + !O.Calib.Path.empty();
   if (Sources > 1)
     return usageError("give either --inputs or --calib, not both");
@@ -445,6 +449,7 @@ Command addDiffCommand(CLI::App &App) {
   Sub->add_option("--min-cosine", O->MinCosine, "gate: minimum cosine similarity");
   Sub->add_option("--min-sqnr", O->MinSqnr, "gate: minimum SQNR in dB");
   Sub->add_flag("--json", O->Json, "print the full report as JSON");
+  addVulkanSessionFlags(*Sub, O->Session, ".kiln: ");
   return {Sub, [O]() { return runDiff(*O); }};
 }
 

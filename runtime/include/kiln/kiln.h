@@ -261,6 +261,29 @@ KILN_API size_t kiln_session_arena_bytes(const kiln_session *session);
  * 0 when no kernel needs any. */
 KILN_API size_t kiln_session_scratch_bytes(const kiln_session *session);
 
+/* What a session runs on, for tools (e.g. `kiln bench`'s header). Set
+ * struct_size to sizeof(kiln_engine_info) first: a runtime fills only the
+ * fields that fit. Strings stay valid as long as the session. */
+typedef struct kiln_engine_info {
+  size_t struct_size;
+  const char *target; /* "cpu", "vulkan" */
+  /* The GPU ("llvmpipe (LLVM 15.0.6, 256 bits)", ...); "" on the CPU. */
+  const char *device;
+  /* GPU dispatches one run submits; 0 on the CPU. */
+  uint64_t dispatches;
+  /* Compute pipelines the session created; 0 on the CPU. */
+  uint64_t pipelines;
+  /* Bytes of the pipeline cache file the session started from
+   * (kiln_vulkan_options.pipeline_cache_dir); 0: none, a cold start. */
+  uint64_t pipeline_cache_bytes;
+  /* Non-zero: profiled operator times (kiln_session_set_profiling) are GPU
+   * timestamps around each operator's dispatches, not host clock reads. */
+  uint32_t gpu_timestamps;
+} kiln_engine_info;
+
+KILN_API kiln_status kiln_session_engine_info(const kiln_session *session,
+                                              kiln_engine_info *out_info);
+
 /* Reading any tensor of a session (debugging, e.g. comparing every layer of
  * a compiled model with the source model):
  *
@@ -296,7 +319,11 @@ KILN_API kiln_status kiln_session_operator_output(const kiln_session *session,
                                                   size_t op, size_t k,
                                                   size_t *out_tensor);
 /* Fails (KILN_ERROR_INVALID_ARGUMENT) for an intermediate of a session
- * created without keep_intermediates: its bytes are shared with others. */
+ * created without keep_intermediates: its bytes are shared with others.
+ * Fails (KILN_ERROR_UNSUPPORTED) for a tensor whose values the host cannot
+ * see: a PACKED constant of a GPU file (its bytes are in the kernels'
+ * order), or an activation the GPU program never places. A Vulkan file's
+ * C4 activations read as NHWC. */
 KILN_API kiln_status kiln_session_tensor(const kiln_session *session,
                                          size_t index,
                                          kiln_tensor_value *out_value);

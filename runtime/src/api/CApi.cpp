@@ -10,6 +10,7 @@
 #include "session/Session.h"
 #include "schema/KilnSchemaVersion.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <new>
@@ -24,6 +25,7 @@ struct kiln_model {
 struct kiln_session {
   std::unique_ptr<Session> S;
   std::vector<std::string> Kinds; // storage for kiln_operator_info::kind
+  std::string Device;             // storage for kiln_engine_info::device
 };
 
 namespace {
@@ -57,9 +59,11 @@ kiln_tensor_info infoOf(const TensorDesc &D) {
   kiln_tensor_info I;
   I.name = D.Name.c_str();
   I.dtype = static_cast<kiln_dtype>(D.DType);
-  I.layout = D.Layout == kiln::fb::Layout::NCHW   ? KILN_LAYOUT_NCHW
-             : D.Layout == kiln::fb::Layout::NHWC ? KILN_LAYOUT_NHWC
-                                                  : KILN_LAYOUT_PLAIN;
+  // A C4 activation reaches the host as NHWC (VulkanReadback.h).
+  I.layout = D.Layout == kiln::fb::Layout::NCHW ? KILN_LAYOUT_NCHW
+             : D.Layout == kiln::fb::Layout::NHWC || D.Layout == kiln::fb::Layout::C4
+                 ? KILN_LAYOUT_NHWC
+                 : KILN_LAYOUT_PLAIN;
   I.rank = D.Shape.size();
   I.shape = D.Shape.data();
   I.byte_size = size_t(D.Bytes);
@@ -343,6 +347,30 @@ size_t kiln_session_scratch_bytes(const kiln_session *Session) {
   return Session ? size_t(Session->S->scratchBytes()) : 0;
 }
 
+kiln_status kiln_session_engine_info(const kiln_session *Session,
+                                     kiln_engine_info *Out) {
+  if (!Session || !Out)
+    return failArgument("kiln_session_engine_info: null argument");
+  if (Out->struct_size < offsetof(kiln_engine_info, device))
+    return failArgument("kiln_session_engine_info: struct_size is too small");
+  return guarded([&] {
+    EngineInfo E = Session->S->executor().engineInfo();
+    // The session is const to the caller; the name is its own storage.
+    const_cast<kiln_session *>(Session)->Device = E.Device;
+    kiln_engine_info I;
+    I.struct_size = Out->struct_size;
+    I.target = targetName(Session->S->model().Target);
+    I.device = Session->Device.c_str();
+    I.dispatches = E.Dispatches;
+    I.pipelines = E.Pipelines;
+    I.pipeline_cache_bytes = E.PipelineCacheBytes;
+    I.gpu_timestamps = E.GpuTimestamps ? 1 : 0;
+    // A caller built against an older header gets the fields it knows.
+    std::memcpy(Out, &I, std::min(Out->struct_size, sizeof I));
+    return KILN_OK;
+  });
+}
+
 size_t kiln_session_num_tensors(const kiln_session *Session) {
   return Session ? Session->S->model().Tensors.size() : 0;
 }
@@ -391,8 +419,21 @@ kiln_status kiln_session_tensor(const kiln_session *Session, size_t Index,
                          "keep_intermediates to read it";
     return KILN_ERROR_INVALID_ARGUMENT;
   }
+  const uint8_t *Data = Session->S->tensorData(Index);
+  if (D.Layout == kiln::fb::Layout::PACKED) {
+    LastError = "kiln_session_tensor: tensor " + std::to_string(Index) + " '" +
+                D.Name + "' is a PACKED constant (its bytes are in the order "
+                         "of the target's kernels, not its shape's)";
+    return KILN_ERROR_UNSUPPORTED;
+  }
+  if (!Data && D.Bytes) {
+    LastError = "kiln_session_tensor: tensor " + std::to_string(Index) + " '" +
+                D.Name + "' has no bytes on the host on the " +
+                targetName(M.Target) + " target (no place to read it back from)";
+    return KILN_ERROR_UNSUPPORTED;
+  }
   Out->info = infoOf(D);
-  Out->data = Session->S->tensorData(Index);
+  Out->data = Data;
   Out->num_scales = D.Scales.size();
   Out->scales = D.Scales.empty() ? nullptr : D.Scales.data();
   Out->zero_points = D.ZeroPoints.empty() ? nullptr : D.ZeroPoints.data();

@@ -15,6 +15,20 @@
 
 namespace kiln::rt {
 
+/// What a session runs on, for tools (kiln_session_engine_info).
+struct EngineInfo {
+  /// The device: "" on the CPU; "llvmpipe (LLVM 15.0.6, 256 bits)", ...
+  std::string Device;
+  /// GPU dispatches one run submits (0 on the CPU).
+  uint64_t Dispatches = 0;
+  /// Distinct compute pipelines the session created (0 on the CPU).
+  uint64_t Pipelines = 0;
+  /// Bytes of the pipeline cache file the session started from (0: none).
+  uint64_t PipelineCacheBytes = 0;
+  /// Whether profiled runs time operators with GPU timestamp queries.
+  bool GpuTimestamps = false;
+};
+
 /// What the CPU executor alone reads (kiln_cpu_options).
 struct CpuOptions {
   /// Every operator on the reference kernels.
@@ -76,6 +90,8 @@ public:
   /// its kernels share (0 when none).
   virtual uint64_t arenaBytes() const = 0;
   virtual uint64_t scratchBytes() const { return 0; }
+  /// The device and what one run submits to it (the CPU's: all defaults).
+  virtual EngineInfo engineInfo() const { return {}; }
 };
 
 /// The executor for Model's target, or KILN_ERROR_UNSUPPORTED naming the

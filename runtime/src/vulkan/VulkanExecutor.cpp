@@ -3,6 +3,7 @@
 #include "loader/VulkanPayloadVerifier.h"
 #include "vulkan/VulkanReadback.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -70,6 +71,13 @@ Status VulkanExecutor::create(std::shared_ptr<const LoadedModel> Model,
                      : "fp16 storage, fp32 arithmetic";
   if (Status S = Device::create(DO, E->Dev))
     return S;
+  // The loader keeps every binding inside its buffer; robustBufferAccess
+  // keeps every shader access inside its binding, whatever the push
+  // constants say. Without it a file's kernels could reach other memory.
+  if (!E->Dev->robustBufferAccess())
+    return unsupported("Vulkan: ", E->Dev->name(), " has no robustBufferAccess, "
+                       "which kiln needs to keep a file's kernels inside "
+                       "their buffers");
   if (Status S = E->checkDeviceLimits())
     return S;
   if (Status S = E->createBuffers())
@@ -310,19 +318,27 @@ Status VulkanExecutor::planReadback() {
   const fb::VulkanPayload &P = payload();
   size_t N = P.dispatches() ? P.dispatches()->size() : 0;
   CopiesAfter.assign(N, {});
-  if (!KeepIntermediates || !P.places() || N == 0)
+  if (!KeepIntermediates || !P.places())
     return Status::ok();
-  // The first place of each activation, and the last dispatch of each
-  // operator: its outputs are complete after it.
+  // The first place of each activation.
   std::map<size_t, const fb::VulkanTensorPlace *> PlaceOf;
   for (const fb::VulkanTensorPlace *Pl : *P.places())
     PlaceOf.emplace(size_t(Pl->tensor()), Pl);
-  std::map<size_t, size_t> LastDispatch;
+  // When each operator's outputs are complete: after its last dispatch; an
+  // operator with none (a reshape aliasing its input's place) after the
+  // last dispatch before it, since its bytes are its input's, which are
+  // not overwritten before every reader of the alias has run. -1: before
+  // any dispatch.
+  size_t NumOps = Model->numOperators();
+  std::vector<int64_t> LastOf(NumOps, -1);
   for (unsigned I = 0; I < N; ++I)
-    if (int32_t Op = P.dispatches()->Get(I)->operator_(); Op >= 0)
-      LastDispatch[size_t(Op)] = I;
+    if (int32_t Op = P.dispatches()->Get(I)->operator_();
+        Op >= 0 && size_t(Op) < NumOps)
+      LastOf[size_t(Op)] = I;
+  int64_t Ready = -1;
   VkDeviceSize End = 0;
-  for (auto [Op, After] : LastDispatch) {
+  for (size_t Op = 0; Op < NumOps; ++Op) {
+    Ready = std::max(Ready, LastOf[Op]);
     const auto *Outs = Model->op(Op).outputs();
     if (!Outs)
       continue;
@@ -332,9 +348,20 @@ Status VulkanExecutor::planReadback() {
           HostCopies.count(size_t(T)))
         continue;
       const fb::VulkanTensorPlace *Pl = It->second;
-      CopiesAfter[After].push_back(
-          {size_t(T), Pl->buffer(), Pl->offset(), End, Pl->size()});
-      End += (Pl->size() + 15) / 16 * 16;
+      const DeviceBuffer &Buf = Buffers[Pl->buffer()];
+      bool Arena = P.buffers()->Get(Pl->buffer())->kind() ==
+                   fb::VulkanBufferKind::ARENA;
+      if (!Arena && Buf.Mapped) {
+        // INPUT, OUTPUT or WEIGHTS bytes: no dispatch changes them before
+        // the run ends, so they are read on the host then.
+        HostReads.push_back({size_t(T), Pl->buffer(), Pl->offset()});
+      } else if (Ready >= 0) {
+        CopiesAfter[size_t(Ready)].push_back(
+            {size_t(T), Pl->buffer(), Pl->offset(), End, Pl->size()});
+        End += (Pl->size() + 15) / 16 * 16;
+      } else {
+        continue; // nothing has written it: no value to read
+      }
       HostCopies[size_t(T)].assign(Model->Tensors[size_t(T)].Bytes, 0);
     }
   }
@@ -481,7 +508,22 @@ Status VulkanExecutor::run(std::vector<uint64_t> *OpTimes) {
         placeToHost(Model->Tensors[Rb.Tensor], P.fp16(),
                     ReadbackBuffer.Mapped + Rb.To, HostCopies[Rb.Tensor].data());
   }
+  for (const HostRead &H : HostReads) {
+    invalidateForHost(D, Buffers[H.Buffer]);
+    placeToHost(Model->Tensors[H.Tensor], P.fp16(),
+                Buffers[H.Buffer].Mapped + H.Offset, HostCopies[H.Tensor].data());
+  }
   return Status::ok();
+}
+
+EngineInfo VulkanExecutor::engineInfo() const {
+  EngineInfo I;
+  I.Device = Dev->name();
+  I.Dispatches = payload().dispatches() ? payload().dispatches()->size() : 0;
+  I.Pipelines = Pipes.count();
+  I.PipelineCacheBytes = Cache.loadedBytes();
+  I.GpuTimestamps = timesDispatches();
+  return I;
 }
 
 uint8_t *VulkanExecutor::hostTensor(size_t T) const {
@@ -489,6 +531,8 @@ uint8_t *VulkanExecutor::hostTensor(size_t T) const {
     return Buffers[It->second].Mapped;
   if (auto It = HostCopies.find(T); It != HostCopies.end())
     return const_cast<uint8_t *>(It->second.data());
+  // Null for an activation with no host bytes (kiln_session_tensor then
+  // fails cleanly).
   return const_cast<uint8_t *>(Model->Tensors[T].ConstData);
 }
 

@@ -35,13 +35,15 @@ public:
                        std::unique_ptr<VulkanExecutor> &Out);
 
   /// Graph inputs and outputs: their mapped buffers. Kept activations: their
-  /// bytes in the host layout after a run. Constants: their bytes in the
-  /// file (PACKED). Other activations: null.
+  /// bytes in the host layout after a run (every activation with a place,
+  /// aliases included). Constants: their bytes in the file (PACKED). Other
+  /// activations (not kept, or with no place): null.
   uint8_t *hostTensor(size_t T) const override;
   Status run(std::vector<uint64_t> *OpTimes) override;
   const char *engine(size_t) const override { return "vulkan"; }
   /// The ARENA buffers' bytes.
   uint64_t arenaBytes() const override { return ArenaBytes; }
+  EngineInfo engineInfo() const override;
 
   const Device &device() const { return *Dev; }
   /// The validation layer's warnings and errors so far (validation on).
@@ -81,6 +83,14 @@ private:
     uint32_t Buffer;
     VkDeviceSize From, To, Size;
   };
+  /// A kept activation that lives in a host-visible INPUT or OUTPUT buffer
+  /// (e.g. a reshape aliasing a graph input): converted from the mapped
+  /// bytes after the run, no copy recorded.
+  struct HostRead {
+    size_t Tensor;
+    uint32_t Buffer;
+    VkDeviceSize Offset;
+  };
 
   std::shared_ptr<const LoadedModel> Model;
   bool KeepIntermediates = false;
@@ -97,6 +107,7 @@ private:
   std::map<size_t, size_t> IoBuffer;
   /// Copies after dispatch i (keep_intermediates), by dispatch.
   std::vector<std::vector<Readback>> CopiesAfter;
+  std::vector<HostRead> HostReads;
   /// Kept activations in the host layout, by tensor.
   std::map<size_t, std::vector<uint8_t>> HostCopies;
   VkDescriptorPool DescriptorPool = VK_NULL_HANDLE;

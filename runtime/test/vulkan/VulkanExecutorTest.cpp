@@ -167,6 +167,67 @@ TEST_CASE("keep_intermediates reads activations back in the host layout",
   }
 }
 
+TEST_CASE("keep_intermediates reads operators without dispatches (aliases)",
+          "[vulkan][executor]") {
+  SessionOptions O;
+  O.KeepIntermediates = true;
+  std::unique_ptr<Session> S = sessionOrSkip(aliasModel(), O);
+  if (!S)
+    return;
+  REQUIRE(S->setInput(0, X.data(), 24).isOk());
+  REQUIRE(S->run().isOk());
+  // r aliases the input buffer; b aliases a's place in the arena.
+  const float *R = reinterpret_cast<const float *>(S->tensorData(1));
+  const float *A = reinterpret_cast<const float *>(S->tensorData(2));
+  const float *B = reinterpret_cast<const float *>(S->tensorData(3));
+  REQUIRE(R);
+  REQUIRE(A);
+  REQUIRE(B);
+  for (size_t I = 0; I < 6; ++I) {
+    REQUIRE(R[I] == X[I]);
+    REQUIRE(A[I] == X[I] * 2.f + 1.f);
+    REQUIRE(B[I] == A[I]);
+  }
+  // u has no place: no host bytes, and the C API says so (below).
+  REQUIRE(S->tensorData(4) == nullptr);
+  requireNoValidationMessages(*S);
+}
+
+TEST_CASE("kiln_session_tensor fails cleanly for a tensor with no host bytes",
+          "[vulkan][capi]") {
+  std::string Bytes = aliasModel().bytes();
+  kiln_model *M = nullptr;
+  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &M) == KILN_OK);
+  kiln_session_options O;
+  kiln_session_options_init(&O);
+  O.keep_intermediates = 1;
+  kiln_session *S = nullptr;
+  if (kiln_session_create(M, &O, &S) != KILN_OK) {
+    std::string Why = kiln_last_error();
+    kiln_model_destroy(M);
+    if (std::getenv("CI") || Why.find("Vulkan: no") == std::string::npos)
+      FAIL(Why);
+    WARN("SKIPPED: " << Why);
+    return;
+  }
+  REQUIRE(kiln_session_set_input(S, 0, X.data(), 24) == KILN_OK);
+  REQUIRE(kiln_session_run(S) == KILN_OK);
+  kiln_tensor_value V;
+  REQUIRE(kiln_session_tensor(S, 3, &V) == KILN_OK);
+  REQUIRE(V.data != nullptr);
+  REQUIRE(kiln_session_tensor(S, 4, &V) == KILN_ERROR_UNSUPPORTED);
+  REQUIRE(std::string(kiln_last_error()).find("'u'") != std::string::npos);
+  kiln_engine_info Info;
+  Info.struct_size = sizeof Info;
+  REQUIRE(kiln_session_engine_info(S, &Info) == KILN_OK);
+  REQUIRE(std::string(Info.target) == "vulkan");
+  REQUIRE(std::string(Info.device).size() > 0);
+  REQUIRE(Info.dispatches == 2);
+  REQUIRE(Info.pipelines >= 1);
+  kiln_session_destroy(S);
+  kiln_model_destroy(M);
+}
+
 TEST_CASE("the pipeline cache is written to its folder and read back",
           "[vulkan][executor]") {
   std::filesystem::path Dir = std::filesystem::temp_directory_path() /

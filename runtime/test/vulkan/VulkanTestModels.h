@@ -198,4 +198,35 @@ inline VulkanModel c4Model() {
   return M;
 }
 
+/// chainModel with reshapes that alias instead of dispatching, as the
+/// compiler lowers a RESHAPE between tensors of the same bytes: x -> r
+/// (alias of the INPUT buffer) -> a (scale_bias into the arena) -> b (alias
+/// of a's place) -> y (scale_bias). u is a second output of b's operator
+/// with no place at all: it has no host bytes.
+inline VulkanModel aliasModel() {
+  namespace k = kiln::testkernels;
+  VulkanModel M;
+  int32_t X = M.tensor("x", {6}), R = M.tensor("r", {2, 3}),
+          A = M.tensor("a", {6}), B = M.tensor("b", {3, 2}),
+          U = M.tensor("u", {6}), Y = M.tensor("y", {6});
+  M.op({X}, {R});
+  int32_t Op1 = M.op({R}, {A});
+  M.op({A}, {B, U});
+  int32_t Op3 = M.op({B}, {Y});
+  M.Model.inputs = {X};
+  M.Model.outputs = {Y};
+  uint32_t S = M.shader("scale_bias", k::scale_bias, sizeof(k::scale_bias));
+  uint32_t In = M.buffer(fb::VulkanBufferKind::INPUT, 24, 0);
+  uint32_t Arena = M.buffer(fb::VulkanBufferKind::ARENA, 512);
+  uint32_t Out = M.buffer(fb::VulkanBufferKind::OUTPUT, 24, 0);
+  M.dispatch(S, {{In, 0, 24}, {Arena, 256, 24}}, {6, floatBits(1.f)}, 1, Op1,
+             {{0, 64}, {3, floatBits(2.f)}});
+  M.dispatch(S, {{Arena, 256, 24}, {Out, 0, 24}}, {6, floatBits(0.5f)}, 1, Op3,
+             {{0, 32}, {3, floatBits(-1.f)}});
+  M.place(R, In, 0, 24);
+  M.place(A, Arena, 256, 24);
+  M.place(B, Arena, 256, 24);
+  return M;
+}
+
 } // namespace kiln::vktest

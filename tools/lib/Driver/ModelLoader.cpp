@@ -3,6 +3,7 @@
 #include "Driver/ModelLoader.h"
 
 #include "IR/Parser.h"
+#include "kiln/kiln.h"
 #include "Support/Error.h"
 #include "Support/ZipCheck.h"
 #include "frontends/onnx/OnnxImporter.h"
@@ -49,6 +50,20 @@ llvm::Expected<std::unique_ptr<Graph>> loadModel(llvm::StringRef Path,
                       "ONNX)",
                       Path);
 #endif
+  }
+  if (Ext.equals_insensitive(".kiln")) {
+    // A compiled file: name its target, so that a Vulkan file given to a
+    // command that compiles or interprets models says what it is.
+    std::string Target = "compiled";
+    kiln_model *M = nullptr;
+    if (kiln_model_load(Path.str().c_str(), &M) == KILN_OK) {
+      Target = std::string(kiln_model_target(M)) + " target";
+      kiln_model_destroy(M);
+    }
+    return inputError("{0}: a compiled .kiln file ({1}); this command reads "
+                      "source models (.kir, .onnx, .pt). kiln run, bench, "
+                      "diff and inspect take .kiln files",
+                      Path, Target);
   }
   return inputError("{0}: unknown model kind '{1}'; kiln reads .kir (kiln IR "
                     "text), .onnx (ONNX) and .pt (TorchScript) models",

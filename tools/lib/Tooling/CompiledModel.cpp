@@ -57,14 +57,22 @@ llvm::Error CompiledModel::createSession(const SessionSettings &S) {
   Cpu.force_reference = S.ForceReference;
   Cpu.disable_onednn = S.DisableOnednn;
   Cpu.huge_page_weights = S.HugePages;
+  kiln_vulkan_options Vulkan;
+  kiln_vulkan_options_init(&Vulkan);
+  Vulkan.device_index = S.VulkanDevice;
+  Vulkan.validation = S.VulkanValidation;
+  Vulkan.pipeline_cache_dir =
+      S.PipelineCacheDir.empty() ? nullptr : S.PipelineCacheDir.c_str();
   kiln_session_options O;
   kiln_session_options_init(&O);
   O.num_threads = S.Threads;
   O.keep_intermediates = S.KeepIntermediates;
   O.cpu = &Cpu;
+  O.vulkan = &Vulkan;
   kiln_session *Raw = nullptr;
   if (kiln_session_create(Model.get(), &O, &Raw) != KILN_OK)
-    return fail("creating a session");
+    return fail(isVulkan() ? "creating a Vulkan session"
+                           : "creating a session");
   Session.reset(Raw);
   return llvm::Error::success();
 }
@@ -121,6 +129,26 @@ std::optional<Tensor> CompiledModel::operatorOutput(size_t Op) const {
       kiln_session_tensor(Session.get(), T, &V) != KILN_OK)
     return std::nullopt;
   return toIrView(V);
+}
+
+std::string CompiledModel::target() const {
+  const char *T = Model ? kiln_model_target(Model.get()) : nullptr;
+  return T ? T : "";
+}
+
+CompiledModel::EngineInfo CompiledModel::engineInfo() const {
+  EngineInfo Out;
+  kiln_engine_info I;
+  I.struct_size = sizeof I;
+  if (!Session || kiln_session_engine_info(Session.get(), &I) != KILN_OK)
+    return Out;
+  Out.Target = I.target ? I.target : "";
+  Out.Device = I.device ? I.device : "";
+  Out.Dispatches = I.dispatches;
+  Out.Pipelines = I.pipelines;
+  Out.PipelineCacheBytes = I.pipeline_cache_bytes;
+  Out.GpuTimestamps = I.gpu_timestamps != 0;
+  return Out;
 }
 
 void CompiledModel::setProfiling(bool On) {

@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,9 @@ public:
   static llvm::Expected<CompiledModel> load(llvm::StringRef Path);
 
   const std::vector<CompiledIo> &inputs() const { return Inputs; }
+  /// The file's target: "cpu", "vulkan".
+  std::string target() const;
+  bool isVulkan() const { return target() == "vulkan"; }
   const std::vector<CompiledIo> &outputs() const { return Outputs; }
 
   struct SessionSettings {
@@ -44,6 +48,11 @@ public:
     bool DisableOnednn = false;
     /// Converted weights on transparent huge pages (kiln_session_options).
     bool HugePages = false;
+    /// Vulkan files (kiln_vulkan_options): the device (-1: the first), the
+    /// validation layer, and the folder of the pipeline cache ("": none).
+    int VulkanDevice = -1;
+    bool VulkanValidation = false;
+    std::string PipelineCacheDir;
   };
   /// Creates the session (memory plan, kernels and their packed weights).
   llvm::Error createSession(const SessionSettings &S);
@@ -66,6 +75,14 @@ public:
   /// keep intermediates or the tensor has no float view.
   std::optional<Tensor> operatorOutput(size_t Op) const;
   void setProfiling(bool On);
+  /// What the session runs on (kiln_session_engine_info); empty strings and
+  /// zeros without a session.
+  struct EngineInfo {
+    std::string Target, Device;
+    uint64_t Dispatches = 0, Pipelines = 0, PipelineCacheBytes = 0;
+    bool GpuTimestamps = false;
+  };
+  EngineInfo engineInfo() const;
   size_t arenaBytes() const;
   /// Bytes of the kernels' shared working memory (0: none).
   size_t scratchBytes() const;

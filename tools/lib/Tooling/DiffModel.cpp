@@ -97,10 +97,10 @@ llvm::Expected<std::vector<Tensor>> DiffModel::run(llvm::ArrayRef<Tensor> In,
                           Inputs[I].Name, toString(Inputs[I].Type),
                           toString(In[I].type()));
     if (!SessionCreated) {
-      CompiledModel::SessionSettings Settings;
-      Settings.Threads = 0;
-      Settings.KeepIntermediates = bool(Observe);
-      if (llvm::Error E = Compiled->createSession(Settings))
+      CompiledModel::SessionSettings S = Settings;
+      S.Threads = 0;
+      S.KeepIntermediates = bool(Observe);
+      if (llvm::Error E = Compiled->createSession(S))
         return E;
       SessionCreated = true;
     }

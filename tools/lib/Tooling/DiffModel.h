@@ -35,6 +35,11 @@ public:
                                         const InputShapeMap &Shapes);
 
   bool isCompiled() const { return Compiled.has_value(); }
+  /// How a .kiln side's session is created (its Vulkan options); run()
+  /// sets the threads and keep_intermediates itself.
+  void setSessionSettings(const CompiledModel::SessionSettings &S) {
+    Settings = S;
+  }
   /// The IR graph, or null for a .kiln file.
   const Graph *graph() const { return G.get(); }
   const std::string &path() const { return Path; }
@@ -77,6 +82,7 @@ private:
   };
   std::vector<CompiledOperator> Operators;
   bool SessionCreated = false;
+  CompiledModel::SessionSettings Settings;
 };
 
 } // namespace kiln

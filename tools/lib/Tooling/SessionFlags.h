@@ -1,6 +1,7 @@
 // The command-line flags that choose how the kiln runtime creates a session,
 // shared by `kiln run` (for .kiln models) and `kiln bench`:
 //   --no-onednn  --huge-pages
+//   --vulkan-device N  --vulkan-validation  --pipeline-cache DIR (Vulkan files)
 // --threads stays with each command: their defaults differ, and `kiln run`
 // also gives it to the reference interpreter.
 #pragma once
@@ -17,5 +18,9 @@ namespace kiln {
 /// ".kiln: " where the command also runs other models).
 void addSessionFlags(CLI::App &Sub, CompiledModel::SessionSettings &S,
                      const std::string &Prefix = "");
+/// Only the Vulkan flags (for `kiln diff`, whose .kiln sides run on the
+/// CPU executor's defaults).
+void addVulkanSessionFlags(CLI::App &Sub, CompiledModel::SessionSettings &S,
+                           const std::string &Prefix = "");
 
 } // namespace kiln
