@@ -9,14 +9,12 @@ Reuses the .onnx files bench/vulkan_full_models.py exports into WORKDIR
 device the loader picks first (on the EPYC VM: Mesa's lavapipe, a software
 rasterizer, so these are CPU times in a GPU API's clothes):
 
-  session   `kiln bench --sessions S`: the first load + session creation in
-            the process (cold: pipelines compiled, weights uploaded) and the
-            median of the others (warm: the same process, driver caches
-            warm). `kiln bench` has no pipeline-cache flag (the runtime's
-            VulkanOptions::PipelineCacheDir is not reachable from the CLI),
-            so there is no cross-process cold/warm pipeline-cache figure;
-            lavapipe's vkGetPipelineCacheData returns only a header anyway,
-            so on this device a warm cache would be no faster than a cold one
+  session   `kiln bench --sessions S --pipeline-cache DIR` with DIR emptied
+            first: the first load + session creation (cold: nothing in the
+            pipeline cache, pipelines compiled, weights uploaded) and the
+            median of the others (warm: the pipeline cache file the first
+            session wrote is read back, driver caches warm). What a warm
+            cache saves depends on what the driver puts in it
   first     the first run (`kiln bench --json` first_run_ms)
   median    median of N runs (--runs, default 3, no warm-up runs: one run of
             a large model takes seconds on lavapipe)
@@ -41,6 +39,7 @@ to WORKDIR/vulkan_bench.md as they finish (and saved as WORKDIR/NAME.bench.json;
 import argparse
 import json
 import os
+import shutil
 import re
 import subprocess
 import sys
@@ -113,15 +112,18 @@ def one(kiln, workdir, name, a):
             j = json.loads(out)
             r["dispatches"] = full.dispatches(j)
             r["operators"] = full.operators(j)
+        cache = os.path.join(workdir, "pipeline-cache", name)
+        shutil.rmtree(cache, ignore_errors=True)
         j, err = bench(kiln, vk, ["--runs", str(a.runs), "--warmup", "0",
-                                  "--sessions", str(a.sessions), "--profile"], a.timeout)
+                                  "--sessions", str(a.sessions), "--profile",
+                                  "--pipeline-cache", cache], a.timeout)
         if err:
             r["vulkan_error"] = "bench: " + err
         else:
             r["vk"] = {k: j.get(k) for k in (
                 "load_ms", "session_ms", "load_total_ms", "warm_load_total_ms", "first_run_ms",
                 "median_ms", "p90_ms", "min_ms", "operator_sum_ms", "overhead_ms",
-                "overhead_fraction", "operators", "runs")}
+                "overhead_fraction", "operators", "runs", "pipeline_cache_bytes")}
     if "cpu_error" not in r:
         j, err = bench(kiln, cpu, ["--threads", "2", "--runs", str(a.cpu_runs),
                                    "--sessions", str(a.sessions)], a.timeout)
