@@ -4,6 +4,7 @@
 #pragma once
 
 #include "backends/Target.h"
+#include "backends/common/KilnWriter.h"
 #include "passes/quant/QuantizeGraph.h"
 #include "schema/kiln_generated.h"
 
@@ -34,6 +35,29 @@ inline void fillMetadata(fb::MetadataT &MD, const EmitRequest &R,
     MD.passes.push_back(P.Name);
   MD.quantization = fileQuantization(Mode);
   MD.source_model = llvm::sys::path::filename(R.Input).str();
+}
+
+/// Writes M to R.Output as every .kiln target does: the source hash filled
+/// in while the segments are written, then (on the complete bytes) the hash
+/// error, the target's own Check when given, and the driver's verifier, all
+/// before the file replaces R.Output. FileBytes gets the file's size.
+inline llvm::Error
+writeRequestedKilnFile(const EmitRequest &R, KilnModule &M, uint64_t &FileBytes,
+                       llvm::function_ref<llvm::Error()> Check = nullptr) {
+  return writeKilnFile(
+      R.Output, M,
+      [&](llvm::StringRef Written) {
+        if (R.SourceHashError)
+          if (llvm::Error HashError = R.SourceHashError())
+            return HashError;
+        FileBytes = Written.size();
+        if (Check)
+          if (llvm::Error E = Check())
+            return E;
+        return R.VerifyFile ? R.VerifyFile(Written) : llvm::Error::success();
+      },
+      R.SourceHash ? LateSourceHash([&R] { return R.SourceHash(); })
+                   : LateSourceHash());
 }
 
 } // namespace kiln

@@ -43,19 +43,9 @@ llvm::Expected<std::unique_ptr<TargetReport>> emitCpu(const Graph &G,
       return addContext(P.takeError(), R.Input);
     Facts.Prepacked = *P;
   }
-  if (llvm::Error E = writeKilnFile(
-          R.Output, Compiled->Module,
-          [&](llvm::StringRef Written) {
-            if (R.SourceHashError)
-              if (llvm::Error HashError = R.SourceHashError())
-                return HashError;
-            Facts.FileBytes = Written.size();
-            if (llvm::Error PackError = Facts.Prepacked.conversionError())
-              return PackError;
-            return R.VerifyFile ? R.VerifyFile(Written) : llvm::Error::success();
-          },
-          R.SourceHash ? LateSourceHash([&R] { return R.SourceHash(); })
-                       : LateSourceHash()))
+  if (llvm::Error E = writeRequestedKilnFile(
+          R, Compiled->Module, Facts.FileBytes,
+          [&] { return Facts.Prepacked.conversionError(); }))
     return E;
   Facts.SourceHash = R.SourceHash ? R.SourceHash() : 0;
   return makeCpuConvertReport(std::move(*Compiled), std::move(Facts));

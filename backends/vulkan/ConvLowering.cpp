@@ -65,7 +65,7 @@ std::string lowerConv(Lowering &L, const fb::OperatorT &Op) {
   if (!L.storage(X).C4 || !L.storage(Y).C4)
     return "its input or output is not an NHWC activation";
   const auto &XD = L.storage(X).Dims, &YD = L.storage(Y).Dims;
-  int64_t N = XD[0], IC = XD[3], OC = YD[3];
+  int64_t IC = XD[3], OC = YD[3];
   int64_t KH = O.kernel_height, KW = O.kernel_width;
   bool Depthwise = O.depthwise && O.group_output_channels == 1 && IC == OC;
   std::vector<float> Weights = L.floats(W);
@@ -85,34 +85,13 @@ std::string lowerConv(Lowering &L, const fb::OperatorT &Op) {
   BindingRef BB = L.bindFloats(paddedBias(L, Op, OC),
                                Op.inputs.size() > 2 ? Op.inputs[2] : -1);
   PendingDispatch &D = L.dispatch(Kernel);
-  workgroup(D, 8, 8, 1);
   clampConstants(D, O.output_min, O.output_max);
-  int64_t OutC4 = (OC + 3) / 4;
-  auto Set = [&](uint32_t Id, int64_t V) { D.Spec[Id] = uint32_t(int32_t(V)); };
-  Set(20, XD[1]);
-  Set(21, XD[2]);
-  Set(22, (IC + 3) / 4);
-  Set(23, YD[1]);
-  Set(24, YD[2]);
-  Set(25, OutC4);
-  Set(26, N);
-  Set(27, KH);
-  Set(28, KW);
-  Set(29, O.stride_height);
-  Set(30, O.stride_width);
-  Set(31, O.dilation_height);
-  Set(32, O.dilation_width);
-  Set(33, O.padding_top);
-  Set(34, O.padding_left);
-  Set(35, OC);
+  windowConstants(D, XD, YD, O);
   if (std::string(Kernel) == "conv2d_grouped_c4") {
-    Set(36, O.depthwise ? 1 : O.group_input_channels);
-    Set(37, O.depthwise ? O.group_output_channels : O.group_output_channels);
+    D.Spec[36] = O.depthwise ? 1 : O.group_input_channels;
+    D.Spec[37] = O.group_output_channels;
   }
   D.Bindings = {L.bindTensor(X), WB, BB, L.bindTensor(Y)};
-  D.Groups[0] = uint32_t((YD[2] + 7) / 8);
-  D.Groups[1] = uint32_t((YD[1] + 7) / 8);
-  D.Groups[2] = uint32_t(N * OutC4);
   return "";
 }
 

@@ -50,33 +50,12 @@ std::string lowerPool(Lowering &L, const fb::OperatorT &Op) {
   if (!L.storage(X).C4 || !L.storage(Y).C4)
     return "pooling runs on NHWC activations only";
   const auto &XD = L.storage(X).Dims, &YD = L.storage(Y).Dims;
-  int64_t C4 = (XD[3] + 3) / 4;
   PendingDispatch &D = L.dispatch("pool2d_c4");
-  workgroup(D, 8, 8, 1);
   clampConstants(D, O.output_min, O.output_max);
-  auto Set = [&](uint32_t Id, int64_t V) { D.Spec[Id] = uint32_t(int32_t(V)); };
-  Set(20, XD[1]);
-  Set(21, XD[2]);
-  Set(22, C4);
-  Set(23, YD[1]);
-  Set(24, YD[2]);
-  Set(25, C4);
-  Set(26, XD[0]);
-  Set(27, O.kernel_height);
-  Set(28, O.kernel_width);
-  Set(29, O.stride_height);
-  Set(30, O.stride_width);
-  Set(31, O.dilation_height);
-  Set(32, O.dilation_width);
-  Set(33, O.padding_top);
-  Set(34, O.padding_left);
-  Set(35, XD[3]);
-  Set(36, Op.kind == fb::OpKind::MAX_POOL_2D ? 1 : 0);
-  Set(37, O.count_include_pad ? 1 : 0);
+  windowConstants(D, XD, YD, O);
+  D.Spec[36] = Op.kind == fb::OpKind::MAX_POOL_2D ? 1 : 0;
+  D.Spec[37] = O.count_include_pad ? 1 : 0;
   D.Bindings = {L.bindTensor(X), L.bindTensor(Y)};
-  D.Groups[0] = uint32_t((YD[2] + 7) / 8);
-  D.Groups[1] = uint32_t((YD[1] + 7) / 8);
-  D.Groups[2] = uint32_t(XD[0] * C4);
   return "";
 }
 

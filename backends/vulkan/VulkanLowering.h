@@ -99,6 +99,37 @@ void domainConstants(PendingDispatch &D, const DomainDims &Domain, int PadAxis,
 /// The same for a domain that is the output's dims, its channels padded to
 /// four when it is C4.
 void outputDomain(PendingDispatch &D, const Storage &Out);
+/// Spec constants 20-35 of the windowed kernels (kernels/conv_shape.glsl)
+/// for input X [N, H, W, C] and output Y [N, OH, OW, OC] with the window of
+/// O (Conv2DOptions or Pool2DOptions), the 8x8x1 workgroup and the group
+/// counts: one invocation per output pixel of each (n, channel block).
+template <typename WindowOptions>
+void windowConstants(PendingDispatch &D, const std::vector<int64_t> &X,
+                     const std::vector<int64_t> &Y, const WindowOptions &O) {
+  auto Set = [&](uint32_t Id, int64_t V) { D.Spec[Id] = uint32_t(int32_t(V)); };
+  int64_t InC4 = (X[3] + 3) / 4, OutC4 = (Y[3] + 3) / 4;
+  workgroup(D, 8, 8, 1);
+  Set(20, X[1]);
+  Set(21, X[2]);
+  Set(22, InC4);
+  Set(23, Y[1]);
+  Set(24, Y[2]);
+  Set(25, OutC4);
+  Set(26, X[0]);
+  Set(27, O.kernel_height);
+  Set(28, O.kernel_width);
+  Set(29, O.stride_height);
+  Set(30, O.stride_width);
+  Set(31, O.dilation_height);
+  Set(32, O.dilation_width);
+  Set(33, O.padding_top);
+  Set(34, O.padding_left);
+  Set(35, Y[3]);
+  D.Groups[0] = uint32_t((Y[2] + 7) / 8);
+  D.Groups[1] = uint32_t((Y[1] + 7) / 8);
+  D.Groups[2] = uint32_t(X[0] * OutC4);
+}
+
 /// Spec constants 3-4: the fused clamp.
 void clampConstants(PendingDispatch &D, float Min, float Max);
 uint32_t floatBits(float F);

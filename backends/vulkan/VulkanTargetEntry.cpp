@@ -86,17 +86,7 @@ emitVulkan(const Graph &G, const EmitRequest &R) {
     return addContext(Compiled.takeError(), R.Input);
   fillMetadata(*Compiled->Module.Model.metadata, R, Mode);
   uint64_t FileBytes = 0;
-  if (llvm::Error E = writeKilnFile(
-          R.Output, Compiled->Module,
-          [&](llvm::StringRef Written) {
-            if (R.SourceHashError)
-              if (llvm::Error HashError = R.SourceHashError())
-                return HashError;
-            FileBytes = Written.size();
-            return R.VerifyFile ? R.VerifyFile(Written) : llvm::Error::success();
-          },
-          R.SourceHash ? LateSourceHash([&R] { return R.SourceHash(); })
-                       : LateSourceHash()))
+  if (llvm::Error E = writeRequestedKilnFile(R, Compiled->Module, FileBytes))
     return E;
   return std::make_unique<VulkanConvertReport>(R, std::move(*Compiled),
                                                FileBytes);
