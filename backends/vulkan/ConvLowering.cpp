@@ -57,6 +57,15 @@ std::vector<float> depthwiseAsOhwi(const std::vector<float> &W, int64_t OC,
   return P;
 }
 
+/// conv2d_c4's grid (kernels/conv2d_c4.comp): 64-wide groups over the tiles
+/// of four output pixels of a row, times a z of one group per image and
+/// pair of output channel blocks.
+void denseTiling(PendingDispatch &D, const std::vector<int64_t> &Y) {
+  int64_t Tiles = (Y[2] + 3) / 4 * Y[1];
+  flatGroups(D, uint64_t(Tiles));
+  D.Groups[2] = uint32_t(Y[0] * (((Y[3] + 3) / 4 + 1) / 2));
+}
+
 } // namespace
 
 std::string lowerConv(Lowering &L, const fb::OperatorT &Op) {
@@ -87,6 +96,8 @@ std::string lowerConv(Lowering &L, const fb::OperatorT &Op) {
   PendingDispatch &D = L.dispatch(Kernel);
   clampConstants(D, O.output_min, O.output_max);
   windowConstants(D, XD, YD, O);
+  if (std::string(Kernel) == "conv2d_c4")
+    denseTiling(D, YD);
   if (std::string(Kernel) == "conv2d_grouped_c4") {
     D.Spec[36] = O.depthwise ? 1 : O.group_input_channels;
     D.Spec[37] = O.group_output_channels;
