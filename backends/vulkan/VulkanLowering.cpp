@@ -132,7 +132,13 @@ BindingRef Lowering::bindFloats(const std::vector<float> &Values, int32_t T) {
 }
 
 PendingDispatch &Lowering::dispatch(llvm::StringRef Kernel) {
-  return Program.addDispatch(Fp16 ? (Kernel + "_f16").str() : Kernel.str(),
+  if (!Fp16)
+    return Program.addDispatch(Kernel, CurrentOp);
+  bool F32Out = false;
+  if (CurrentOp >= 0)
+    for (int32_t T : Cpu.Model.operators[size_t(CurrentOp)]->outputs)
+      F32Out |= f32Io(bindTensor(T));
+  return Program.addDispatch((Kernel + (F32Out ? "_f16_f32" : "_f16")).str(),
                              CurrentOp);
 }
 
@@ -157,13 +163,12 @@ void Lowering::gather(const Storage &SrcS, BindingRef Src,
                       DomainDims Domain, llvm::StringRef Kernel) {
   if (Kernel.empty()) { // with Fp16, f32 graph buffers convert on the way
     bool SrcF32 = f32Io(Src), DstF32 = f32Io(Dst);
-    Kernel = SrcF32 && DstF32 ? "gather"
-             : SrcF32         ? "gather_f32_f16"
-             : DstF32         ? "gather_f16_f32"
-                              : "";
+    Kernel = !Fp16 || (SrcF32 && DstF32) ? "gather"
+             : SrcF32                    ? "gather_f32_f16"
+             : DstF32                    ? "gather_f16_f32"
+                                         : "gather_f16";
   }
-  PendingDispatch &D = Kernel.empty() ? dispatch("gather")
-                                      : Program.addDispatch(Kernel, CurrentOp);
+  PendingDispatch &D = Program.addDispatch(Kernel, CurrentOp);
   // A C4 destination's padding lanes get zero: its channel axis's domain
   // axis runs to the padded count.
   int PadAxis = 6;
@@ -235,11 +240,13 @@ llvm::Expected<KilnModule> Lowering::run() {
     Problems += "\n  " + Line;
     ++Count;
   };
-  // Fp16: a graph input read only by gathers, or an output written by a
-  // gather and read by no operator, needs no fp16 copy: the gather converts
-  // as it moves (the NCHW <-> C4 transposes at the graph's ends).
+  // Fp16: a graph input read only by gathers, or an output read by no
+  // operator and written by a gather or a kernel with an f32-output variant
+  // (fully_connected_f16_f32, resize_f16_f32), needs no fp16 copy: the
+  // kernel converts as it moves or stores (the NCHW <-> C4 transposes at
+  // the graph's ends, classifier and segmentation heads).
   std::vector<int> Readers(NumTensors, 0), GatherReaders(NumTensors, 0);
-  std::vector<bool> GatherWritten(NumTensors, false);
+  std::vector<bool> F32Written(NumTensors, false);
   for (const auto &Op : M.operators) {
     bool Gathers = Op->kind == fb::OpKind::TRANSPOSE ||
                    Op->kind == fb::OpKind::SLICE ||
@@ -250,12 +257,15 @@ llvm::Expected<KilnModule> Lowering::run() {
         GatherReaders[size_t(T)] += Gathers;
       }
     // A RESHAPE writing a graph output is a gather too (never an alias).
+    bool F32Variant = Gathers || Op->kind == fb::OpKind::RESHAPE ||
+                      Op->kind == fb::OpKind::FULLY_CONNECTED ||
+                      Op->kind == fb::OpKind::RESIZE;
     for (int32_t T : Op->outputs)
-      GatherWritten[size_t(T)] = Gathers || Op->kind == fb::OpKind::RESHAPE;
+      F32Written[size_t(T)] = F32Variant && Op->outputs.size() == 1;
   }
-  auto convertsInGather = [&](int32_t T, Place::Kind K) {
+  auto convertsInKernel = [&](int32_t T, Place::Kind K) {
     if (Readers[size_t(T)] == 0)
-      return K == Place::Output && GatherWritten[size_t(T)];
+      return K == Place::Output && F32Written[size_t(T)];
     return K == Place::Input && GatherReaders[size_t(T)] == Readers[size_t(T)];
   };
   std::vector<bool> IsIo(NumTensors, false);
@@ -285,7 +295,7 @@ llvm::Expected<KilnModule> Lowering::run() {
     PlaceOf[size_t(T)] = Program.addPlace(P);
     Program.setTensorPlace(T, PlaceOf[size_t(T)]);
     IsIo[size_t(T)] = true;
-    if (Fp16 && !convertsInGather(T, K)) {
+    if (Fp16 && !convertsInKernel(T, K)) {
       // The kernels use an fp16 copy in the arena (PLAIN, as the buffer).
       IoPlaces.emplace_back(T, PlaceOf[size_t(T)]);
       Place Copy;
