@@ -10,6 +10,7 @@ llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name) {
     return llvm::ArrayRef<uint32_t>(kernels::K);                               \
   if (Name == #K "_f16")                                                       \
     return llvm::ArrayRef<uint32_t>(kernels::K##_f16);
+  KERNEL(concat)
   KERNEL(conv2d_c4)
   KERNEL(conv2d_grouped_c4)
   KERNEL(depthwise_c4)
@@ -20,10 +21,16 @@ llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name) {
   KERNEL(pool2d_c4)
   KERNEL(resize)
   KERNEL(softmax)
+#define F32_OUT(K)                                                             \
+  if (Name == #K "_f16_f32")                                                   \
+    return llvm::ArrayRef<uint32_t>(kernels::K##_f16_f32);
+  F32_OUT(fully_connected)
+  F32_OUT(resize)
   if (Name == "gather_f32_f16")
     return llvm::ArrayRef<uint32_t>(kernels::gather_f32_f16);
   if (Name == "gather_f16_f32")
     return llvm::ArrayRef<uint32_t>(kernels::gather_f16_f32);
+#undef F32_OUT
 #undef KERNEL
   return {};
 }

@@ -13,7 +13,9 @@ namespace kiln::vulkan {
 
 /// The words of kernel Name ("conv2d_c4", ...; "<name>_f16": fp16 storage,
 /// fp32 arithmetic; "gather_f32_f16", "gather_f16_f32": the conversions of
-/// graph inputs and outputs); empty if there is none.
+/// graph inputs and outputs; "fully_connected_f16_f32", "resize_f16_f32":
+/// fp16 storage with an f32 output, for a graph output); empty if there is
+/// none.
 llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name);
 
 /// The specialization constant ids a module declares (OpDecorate SpecId);

@@ -1,5 +1,5 @@
-// Data movement: TRANSPOSE, RESHAPE, SLICE, BROADCAST and CONCAT as gather
-// dispatches (kernels/gather.comp) between any mix of C4 and PLAIN tensors.
+// Data movement: TRANSPOSE, RESHAPE, SLICE and BROADCAST as gather dispatches
+// (kernels/gather.comp) between any mix of C4 and PLAIN tensors.
 // A RESHAPE between two tensors with the same bytes is an alias, not a
 // dispatch; converting a graph input from NCHW to C4, or a C4 result back to
 // an NCHW graph output, is the TRANSPOSE the graph already has.
@@ -105,21 +105,6 @@ std::string lowerMovement(Lowering &L, const fb::OperatorT &Op) {
     L.gather(XS, L.bindTensor(X), alignedMap(XS, Domain), YS, L.bindTensor(Y),
              identity(YS), Domain);
     return "";
-  case fb::OpKind::CONCAT: {
-    int Axis = Op.options.AsConcatOptions()->axis;
-    int64_t Offset = 0;
-    for (int32_t In : Op.inputs) {
-      const Storage &IS = L.storage(In);
-      OperandMap Dst = identity(YS);
-      Dst.Start[size_t(Axis)] = Offset;
-      Offset += IS.Dims[size_t(Axis)];
-      if (IS.Dims[size_t(Axis)] == 0)
-        continue;
-      L.gather(IS, L.bindTensor(In), identity(IS), YS, L.bindTensor(Y), Dst,
-               domainOf(IS.Dims));
-    }
-    return "";
-  }
   default:
     return "no data-movement kernel for it";
   }

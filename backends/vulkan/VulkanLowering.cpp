@@ -132,7 +132,13 @@ BindingRef Lowering::bindFloats(const std::vector<float> &Values, int32_t T) {
 }
 
 PendingDispatch &Lowering::dispatch(llvm::StringRef Kernel) {
-  return Program.addDispatch(Fp16 ? (Kernel + "_f16").str() : Kernel.str(),
+  if (!Fp16)
+    return Program.addDispatch(Kernel, CurrentOp);
+  bool F32Out = false;
+  if (CurrentOp >= 0)
+    for (int32_t T : Cpu.Model.operators[size_t(CurrentOp)]->outputs)
+      F32Out |= f32Io(bindTensor(T));
+  return Program.addDispatch((Kernel + (F32Out ? "_f16_f32" : "_f16")).str(),
                              CurrentOp);
 }
 
@@ -155,8 +161,14 @@ void Lowering::gather(const Storage &SrcS, BindingRef Src,
                       const OperandMap &SrcMap, const Storage &DstS,
                       BindingRef Dst, const OperandMap &DstMap,
                       DomainDims Domain, llvm::StringRef Kernel) {
-  PendingDispatch &D = Kernel.empty() ? dispatch("gather")
-                                      : Program.addDispatch(Kernel, CurrentOp);
+  if (Kernel.empty()) { // with Fp16, f32 graph buffers convert on the way
+    bool SrcF32 = f32Io(Src), DstF32 = f32Io(Dst);
+    Kernel = !Fp16 || (SrcF32 && DstF32) ? "gather"
+             : SrcF32                    ? "gather_f32_f16"
+             : DstF32                    ? "gather_f16_f32"
+                                         : "gather_f16";
+  }
+  PendingDispatch &D = Program.addDispatch(Kernel, CurrentOp);
   // A C4 destination's padding lanes get zero: its channel axis's domain
   // axis runs to the padded count.
   int PadAxis = 6;
@@ -192,6 +204,13 @@ BindingRef Lowering::plainOf(int32_t T) {
   return bindPlace(P);
 }
 
+bool Lowering::f32Io(BindingRef B) const {
+  if (!Fp16 || B.IsWeight)
+    return false;
+  Place::Kind K = Program.place(Program.root(B.Index)).K;
+  return K == Place::Input || K == Place::Output;
+}
+
 void Lowering::convertIo(int32_t T, int32_t IoPlace, bool Into) {
   const Storage &S = storage(T);
   DomainDims Domain = domainOf(S.Dims);
@@ -221,6 +240,34 @@ llvm::Expected<KilnModule> Lowering::run() {
     Problems += "\n  " + Line;
     ++Count;
   };
+  // Fp16: a graph input read only by gathers, or an output read by no
+  // operator and written by a gather or a kernel with an f32-output variant
+  // (fully_connected_f16_f32, resize_f16_f32), needs no fp16 copy: the
+  // kernel converts as it moves or stores (the NCHW <-> C4 transposes at
+  // the graph's ends, classifier and segmentation heads).
+  std::vector<int> Readers(NumTensors, 0), GatherReaders(NumTensors, 0);
+  std::vector<bool> F32Written(NumTensors, false);
+  for (const auto &Op : M.operators) {
+    bool Gathers = Op->kind == fb::OpKind::TRANSPOSE ||
+                   Op->kind == fb::OpKind::SLICE ||
+                   Op->kind == fb::OpKind::BROADCAST;
+    for (int32_t T : Op->inputs)
+      if (T >= 0) {
+        ++Readers[size_t(T)];
+        GatherReaders[size_t(T)] += Gathers;
+      }
+    // A RESHAPE writing a graph output is a gather too (never an alias).
+    bool F32Variant = Gathers || Op->kind == fb::OpKind::RESHAPE ||
+                      Op->kind == fb::OpKind::FULLY_CONNECTED ||
+                      Op->kind == fb::OpKind::RESIZE;
+    for (int32_t T : Op->outputs)
+      F32Written[size_t(T)] = F32Variant && Op->outputs.size() == 1;
+  }
+  auto convertsInKernel = [&](int32_t T, Place::Kind K) {
+    if (Readers[size_t(T)] == 0)
+      return K == Place::Output && F32Written[size_t(T)];
+    return K == Place::Input && GatherReaders[size_t(T)] == Readers[size_t(T)];
+  };
   std::vector<bool> IsIo(NumTensors, false);
   std::vector<std::pair<int32_t, int32_t>> IoPlaces; // Fp16: tensor, buffer
   auto bindIo = [&](int32_t T, size_t Index, Place::Kind K) {
@@ -248,7 +295,7 @@ llvm::Expected<KilnModule> Lowering::run() {
     PlaceOf[size_t(T)] = Program.addPlace(P);
     Program.setTensorPlace(T, PlaceOf[size_t(T)]);
     IsIo[size_t(T)] = true;
-    if (Fp16) {
+    if (Fp16 && !convertsInKernel(T, K)) {
       // The kernels use an fp16 copy in the arena (PLAIN, as the buffer).
       IoPlaces.emplace_back(T, PlaceOf[size_t(T)]);
       Place Copy;
@@ -328,10 +375,12 @@ llvm::Expected<KilnModule> Lowering::run() {
         break;
       case fb::OpKind::TRANSPOSE:
       case fb::OpKind::RESHAPE:
-      case fb::OpKind::CONCAT:
       case fb::OpKind::SLICE:
       case fb::OpKind::BROADCAST:
         Why = lowerMovement(*this, Op);
+        break;
+      case fb::OpKind::CONCAT:
+        Why = lowerConcat(*this, Op);
         break;
       case fb::OpKind::SOFTMAX:
         Why = lowerSoftmax(*this, Op);

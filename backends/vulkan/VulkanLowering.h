@@ -8,8 +8,11 @@
 // With Fp16 (--quantize fp16) activations and weights are fp16 in memory
 // and the kernels are their "_f16" variants (fp16 storage, fp32
 // arithmetic); graph inputs and outputs stay f32 in their host-visible
-// buffers, converted to and from fp16 copies in the arena by the first and
-// last dispatches; resize tap weights and indices stay f32 and i32.
+// buffers. The gathers that move them (the NCHW <-> C4 transposes) convert
+// as they go (gather_f32_f16, gather_f16_f32); an input or output that
+// other kernels use directly gets an fp16 copy in the arena, converted by
+// the first or last dispatches. Resize tap weights and indices stay f32
+// and i32.
 #pragma once
 
 #include "backends/common/KilnModule.h"
@@ -63,7 +66,8 @@ public:
   bool isGraphOutput(int32_t T) const;
 
   /// Copies Src (any storage) to Dst (any storage) element by element over
-  /// Domain with the operand maps given.
+  /// Domain with the operand maps given; by default with the mode's gather,
+  /// or with Fp16 the variant that converts an f32 graph buffer's side.
   void gather(const Storage &SrcS, BindingRef Src, const OperandMap &SrcMap,
               const Storage &DstS, BindingRef Dst, const OperandMap &DstMap,
               DomainDims Domain, llvm::StringRef Kernel = "");
@@ -71,6 +75,8 @@ public:
   BindingRef plainOf(int32_t T);
 
 private:
+  /// With Fp16: B is a graph input's or output's own (f32) buffer.
+  bool f32Io(BindingRef B) const;
   /// With Fp16: the f32 <-> fp16 conversion of a graph input or output
   /// between its own buffer and its fp16 copy (Into: to the copy).
   void convertIo(int32_t T, int32_t IoPlace, bool Into);
@@ -141,6 +147,7 @@ std::string lowerFullyConnected(Lowering &L, const fb::OperatorT &Op);
 std::string lowerPool(Lowering &L, const fb::OperatorT &Op);
 std::string lowerElementwise(Lowering &L, const fb::OperatorT &Op);
 std::string lowerMovement(Lowering &L, const fb::OperatorT &Op);
+std::string lowerConcat(Lowering &L, const fb::OperatorT &Op);
 std::string lowerSoftmax(Lowering &L, const fb::OperatorT &Op);
 std::string lowerResize(Lowering &L, const fb::OperatorT &Op);
 

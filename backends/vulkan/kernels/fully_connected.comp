@@ -5,6 +5,14 @@
 // invocation per output element.
 #include "common.glsl"
 
+// With KILN_FP16, KILN_DST_F32 makes y f32: the dispatch that writes a
+// graph output (the fp16 file's outputs stay f32) converts as it stores.
+#ifdef KILN_DST_F32
+#define DST_T float
+#else
+#define DST_T SCALAR
+#endif
+
 layout(constant_id = 20) const int ROWS = 1;
 layout(constant_id = 21) const int K = 1;
 layout(constant_id = 22) const int OUT = 1;
@@ -15,7 +23,7 @@ layout(constant_id = 25) const int HAS_BIAS = 1;
 layout(std430, set = 0, binding = 0) readonly buffer X { SCALAR x[]; };
 layout(std430, set = 0, binding = 1) readonly buffer W { SCALAR w[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Bias { SCALAR bias[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer Y { SCALAR y[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Y { DST_T y[]; };
 
 void main() {
   int i = int(flatInvocation());
@@ -23,11 +31,11 @@ void main() {
     return;
   int m = i / Y_ROW, o = i % Y_ROW;
   if (o >= OUT) {
-    y[i] = SCALAR(storeZero());
+    y[i] = DST_T(storeZero());
     return;
   }
   float acc = HAS_BIAS != 0 ? float(bias[o]) : 0.0;
   for (int k = 0; k < K; ++k)
     acc += float(x[m * X_ROW + k]) * float(w[o * K + k]);
-  y[i] = SCALAR(activate(acc));
+  y[i] = DST_T(activate(acc));
 }

@@ -1,8 +1,8 @@
 #version 450
 // y[dst(p)] = x[src(p)] over the loop domain: transpose, reshape between
-// layouts, slice, broadcast, concatenation (one dispatch per input, placed
-// by the destination's starts) and NCHW <-> C4 conversion of graph inputs
-// and outputs. Padding lanes of a C4 destination get zero.
+// layouts, slice, broadcast (concatenation is concat.comp) and NCHW <-> C4
+// conversion of graph inputs and outputs. Padding lanes of a C4
+// destination get zero.
 #include "common.glsl"
 #include "tensor_access.glsl"
 

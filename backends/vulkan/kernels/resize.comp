@@ -9,6 +9,14 @@
 #include "common.glsl"
 #include "tensor_access.glsl"
 
+// With KILN_FP16, KILN_DST_F32 makes y f32: the dispatch that writes a
+// graph output (the fp16 file's outputs stay f32) converts as it stores.
+#ifdef KILN_DST_F32
+#define DST_T float
+#else
+#define DST_T SCALAR
+#endif
+
 OPERAND(SRC, 20)
 OPERAND(DST, 40)
 
@@ -22,7 +30,7 @@ layout(std430, set = 0, binding = 1) readonly buffer IdxA { int idxA[]; };
 layout(std430, set = 0, binding = 2) readonly buffer WA { float wA[]; };
 layout(std430, set = 0, binding = 3) readonly buffer IdxB { int idxB[]; };
 layout(std430, set = 0, binding = 4) readonly buffer WB { float wB[]; };
-layout(std430, set = 0, binding = 5) writeonly buffer Y { SCALAR y[]; };
+layout(std430, set = 0, binding = 5) writeonly buffer Y { DST_T y[]; };
 
 void main() {
   uint i = flatInvocation();
@@ -31,7 +39,7 @@ void main() {
   int p[6];
   domainIndex(i, p);
   if (isPadding(p)) {
-    y[DST_offset(p)] = SCALAR(storeZero());
+    y[DST_offset(p)] = DST_T(storeZero());
     return;
   }
   int a = p[AXIS_A], b = p[AXIS_B];
@@ -46,5 +54,5 @@ void main() {
     }
     acc += wA[a * TAPS_A + ta] * row;
   }
-  y[DST_offset(p)] = SCALAR(acc);
+  y[DST_offset(p)] = DST_T(acc);
 }
