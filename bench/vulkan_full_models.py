@@ -18,10 +18,15 @@ smallest model first, for each:
             target cannot run)
   run       `kiln run` of the Vulkan .kiln and `kiln run` of the .onnx (the
             reference interpreter) on the same seeded input .npz
-  compare   max elementwise relative error |a-b| / max(|b|, 1e-30) (explodes
-            where the reference is tiny, so also) the e2e tests' bar:
-            |a-b| <= 1e-6 + 1e-4*|b| everywhere, and how many elements fail
-            it; a model passes when none does
+  compare   the issue's bar, 1e-4 relative, taken over the tensor:
+            max|a-b| <= 1e-4 * max|b|, which decides pass; and, reported
+            beside it, the elementwise form |a-b| <= 1e-6 + 1e-4*|b| (the
+            e2e tests' bar) with how many elements fail it, and the max
+            elementwise relative error |a-b| / max(|b|, 1e-30). The
+            elementwise form is not the pass bar on full-size models: at
+            logits near zero (cancellation over thousands of terms) no two
+            fp32 summation orders agree to 1e-4 of the value; on ResNet-50
+            PyTorch's own fp32 output fails it against its float64 run.
   size      dispatches recorded per run (`kiln inspect --json`, the vulkan
             section) against the operators of the converted graph, and the
             file size
@@ -160,8 +165,9 @@ def operators(j):
 
 HEADER = ("| model | input | convert s | .kiln MB | operators | dispatches | "
           "`kiln run` s, Vulkan / interpreter | "
-          "max elementwise rel | max abs | 1e-6 + 1e-4\\|b\\| failures | result |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|\n")
+          "max\\|a-b\\| / max\\|b\\| | max elementwise rel | max abs | "
+          "1e-6 + 1e-4\\|b\\| failures | result |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 
 
 def one(kiln, workdir, name, timeout):
@@ -202,10 +208,11 @@ def one(kiln, workdir, name, timeout):
     d = np.abs(a - b)
     row["max_abs"] = float(d.max())
     row["max_rel"] = float((d / np.maximum(np.abs(b), 1e-30)).max())
+    row["tensor_rel"] = float(d.max() / max(np.abs(b).max(), 1e-30))
     bad = ~(d <= 1e-6 + 1e-4 * np.abs(b))  # NaN fails too
     row["failures"] = int(bad.sum())
     row["elements"] = int(b.size)
-    row["pass"] = row["failures"] == 0
+    row["pass"] = bool(row["tensor_rel"] <= 1e-4)  # NaN fails too
     return row
 
 
@@ -216,10 +223,10 @@ def fmt(r):
     else:
         res = "pass" if r.get("pass") else "FAIL"
     fails = ("%d of %d" % (r["failures"], r["elements"])) if "failures" in r else "-"
-    return "| %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s |\n" % (
+    return "| %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s | %s |\n" % (
         r["model"], r["input"], g("convert_s", "%.2f"), g("mb", "%.1f"),
         g("operators", "%d"), g("dispatches", "%d"), g("run_s", "%.1f"), g("ref_s", "%.1f"),
-        g("max_rel", "%.3g"),
+        g("tensor_rel", "%.3g"), g("max_rel", "%.3g"),
         g("max_abs", "%.3g"), fails, res)
 
 

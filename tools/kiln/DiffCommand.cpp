@@ -354,8 +354,13 @@ llvm::Error runDiff(const DiffOptions &O) {
                          {"fusions", std::move(Fusions)},
                          {"outputs", std::move(Outs)},
                          {"gate_failures", std::move(Fail)}};
-    if (O.PerLayer)
+    if (O.PerLayer) {
       R["layers"] = std::move(LayerArr);
+      llvm::json::Array Unread;
+      for (const std::string &Name : B->unreadLayers())
+        Unread.push_back(Name);
+      R["unread_layers"] = std::move(Unread);
+    }
     printJson(std::move(R));
   } else {
     llvm::raw_ostream &OS = llvm::outs();
@@ -414,6 +419,14 @@ llvm::Error runDiff(const DiffOptions &O) {
       else if (!S.BHasProvenance)
         OS << "  none: B carries no provenance (written with "
               "--strip-provenance, or a .kiln older than schema 1.2)\n";
+      const std::vector<std::string> &Unread = B->unreadLayers();
+      if (!Unread.empty()) {
+        OS << Unread.size() << " layer" << (Unread.size() == 1 ? "" : "s")
+           << " of B could not be read back from its session, not compared:";
+        for (const std::string &Name : Unread)
+          OS << " '" << Name << "'";
+        OS << "\n";
+      }
     }
   }
   if (!Failures.empty()) {

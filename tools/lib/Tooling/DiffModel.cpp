@@ -110,12 +110,15 @@ llvm::Expected<std::vector<Tensor>> DiffModel::run(llvm::ArrayRef<Tensor> In,
     // Layout-only and quantize/dequantize operators carry the sources of
     // the layer they serve; the caller keeps, per source, the last value
     // whose size matches.
+    Unread.clear();
     for (size_t Op = 0; Op < Operators.size(); ++Op) {
       const CompiledOperator &C = Operators[Op];
       if (C.Sources.empty())
         continue;
       if (std::optional<Tensor> V = Compiled->operatorOutput(Op))
         Observe({C.Sources, C.Name, C.Kind, Op, *V});
+      else
+        Unread.push_back(C.Name);
     }
     return Out;
   }

@@ -66,6 +66,10 @@ public:
   /// execution order. For a .kiln the session then keeps intermediates.
   llvm::Expected<std::vector<Tensor>> run(llvm::ArrayRef<Tensor> In,
                                           LayerObserver Observe = nullptr);
+  /// .kiln: the operators (names) whose output the last observed run could
+  /// not read back from the session, so that a per-layer report says which
+  /// layers it lacks instead of silently having fewer.
+  const std::vector<std::string> &unreadLayers() const { return Unread; }
 
 private:
   std::string Path;
@@ -83,6 +87,7 @@ private:
   std::vector<CompiledOperator> Operators;
   bool SessionCreated = false;
   CompiledModel::SessionSettings Settings;
+  std::vector<std::string> Unread;
 };
 
 } // namespace kiln

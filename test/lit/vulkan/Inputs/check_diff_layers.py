@@ -13,5 +13,6 @@ for key in ("layers", "outputs"):
 if len(sys.argv) > 3:
     other = json.load(open(sys.argv[3]))
     names = sorted(l["name"] for l in report.get("layers", []))
+    print("unread layers:", report.get("unread_layers", "key missing"))
     print("the same layers as the CPU file:",
           names == sorted(l["name"] for l in other.get("layers", [])))
