@@ -46,6 +46,10 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "test", "torchscript-models"))
+from make_fixtures import randomize_bn  # noqa: E402  (the fixtures' BN statistics)
+
 # Smallest first (by the reference interpreter's time), so partial results
 # come early.
 SIZES = {
@@ -73,19 +77,6 @@ def build(name):
         return tv.segmentation.deeplabv3_resnet50(weights=None, weights_backbone=None,
                                                   aux_loss=False)
     return getattr(tv, name)(weights=None)
-
-
-def randomize_bn(model, gen):
-    """As make_fixtures.py: non-trivial running statistics."""
-    import torch
-    import torch.nn as nn
-    for m in model.modules():
-        if isinstance(m, nn.BatchNorm2d):
-            with torch.no_grad():
-                m.running_mean.copy_(torch.randn(m.num_features, generator=gen) * 0.1)
-                m.running_var.copy_(torch.rand(m.num_features, generator=gen) + 0.5)
-                m.weight.copy_(torch.rand(m.num_features, generator=gen) + 0.5)
-                m.bias.copy_(torch.randn(m.num_features, generator=gen) * 0.1)
 
 
 def export(name, workdir):
