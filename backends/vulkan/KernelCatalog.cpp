@@ -20,12 +20,24 @@ llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name) {
   KERNEL(pool2d_c4)
   KERNEL(resize)
   KERNEL(softmax)
+#define KILN_F16MATH(K)                                                        \
+  if (Name == #K "_f16math")                                                   \
+    return llvm::ArrayRef<uint32_t>(kernels::K##_f16math);
+#include "VulkanF16MathKernels.def"
+#undef KILN_F16MATH
   if (Name == "gather_f32_f16")
     return llvm::ArrayRef<uint32_t>(kernels::gather_f32_f16);
   if (Name == "gather_f16_f32")
     return llvm::ArrayRef<uint32_t>(kernels::gather_f16_f32);
 #undef KERNEL
   return {};
+}
+
+std::string fp16MathVariant(llvm::StringRef Name) {
+  if (!Name.endswith("_f16"))
+    return {};
+  std::string Twin = (Name + "math").str();
+  return kernelSpirv(Twin).empty() ? std::string() : Twin;
 }
 
 std::set<uint32_t> specConstantIds(llvm::ArrayRef<uint32_t> Spirv) {
