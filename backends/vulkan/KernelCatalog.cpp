@@ -36,7 +36,7 @@ llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name) {
 std::string fp16MathVariant(llvm::StringRef Name) {
   if (!Name.endswith("_f16"))
     return {};
-  std::string Twin = (Name + "math").str();
+  std::string Twin = Name.str() + "math";
   return kernelSpirv(Twin).empty() ? std::string() : Twin;
 }
 

@@ -7,7 +7,9 @@
 //
 // With Fp16 (--quantize fp16) activations and weights are fp16 in memory
 // and the kernels are their "_f16" variants (fp16 storage, fp32
-// arithmetic); graph inputs and outputs stay f32 in their host-visible
+// arithmetic), each stored with its "_f16math" twin (fp16 arithmetic) where
+// it has one, which the runtime picks on devices with shaderFloat16
+// (VulkanProgram::finish); graph inputs and outputs stay f32 in their host-visible
 // buffers, converted to and from fp16 copies in the arena by the first and
 // last dispatches; resize tap weights and indices stay f32 and i32.
 #pragma once
