@@ -2,7 +2,9 @@
 // validation layer when asked, its messages counted), the first physical
 // device with a compute queue (or the one asked for), a logical device with
 // robustBufferAccess where the device has it, the 16-bit features an fp16
-// model asks for, one compute queue and a command pool. The Vulkan executor
+// model asks for (and shaderFloat16 where the device has it and the model's
+// fp16-arithmetic kernels can use it), one compute queue and a command
+// pool. The Vulkan executor
 // (VulkanExecutor.h) runs on it.
 #pragma once
 
