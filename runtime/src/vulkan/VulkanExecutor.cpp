@@ -84,14 +84,16 @@ Status VulkanExecutor::create(std::shared_ptr<const LoadedModel> Model,
     return S;
   // The twins run where the device enabled shaderFloat16 for them.
   bool UseTwins = DO.PreferShaderFloat16 && E->Dev->shaderFloat16();
-  E->Precision = !P.fp16()              ? "fp32"
-                 : DO.ShaderFloat16 || UseTwins
-                     ? "fp16 storage, fp16 arithmetic"
-                 : !HasTwins ? "fp16 storage, fp32 arithmetic"
-                 : !Fp16MathAllowed
-                     ? "fp16 storage, fp32 arithmetic (fp16_arithmetic off)"
-                     : "fp16 storage, fp32 arithmetic (device lacks "
-                       "shaderFloat16)";
+  if (!P.fp16())
+    E->Precision = "fp32";
+  else if (DO.ShaderFloat16 || UseTwins)
+    E->Precision = "fp16 storage, fp16 arithmetic";
+  else if (!HasTwins) // nothing could compute in fp16: no reason to give
+    E->Precision = "fp16 storage, fp32 arithmetic";
+  else if (!Fp16MathAllowed)
+    E->Precision = "fp16 storage, fp32 arithmetic (fp16_arithmetic off)";
+  else
+    E->Precision = "fp16 storage, fp32 arithmetic (device lacks shaderFloat16)";
   // The loader keeps every binding inside its buffer; robustBufferAccess
   // keeps every shader access inside its binding, whatever the push
   // constants say. Without it a file's kernels could reach other memory.
