@@ -23,9 +23,16 @@ llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name) {
   KERNEL(softmax)
 #define F32_OUT(K)                                                             \
   if (Name == #K "_f16_f32")                                                   \
-    return llvm::ArrayRef<uint32_t>(kernels::K##_f16_f32);
+    return llvm::ArrayRef<uint32_t>(kernels::K##_f16_f32);                     \
+  if (Name == #K "_f16math_f32")                                               \
+    return llvm::ArrayRef<uint32_t>(kernels::K##_f16math_f32);
   F32_OUT(fully_connected)
   F32_OUT(resize)
+#define KILN_F16MATH(K)                                                        \
+  if (Name == #K "_f16math")                                                   \
+    return llvm::ArrayRef<uint32_t>(kernels::K##_f16math);
+#include "VulkanF16MathKernels.def"
+#undef KILN_F16MATH
   if (Name == "gather_f32_f16")
     return llvm::ArrayRef<uint32_t>(kernels::gather_f32_f16);
   if (Name == "gather_f16_f32")
@@ -33,6 +40,17 @@ llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name) {
 #undef F32_OUT
 #undef KERNEL
   return {};
+}
+
+std::string fp16MathVariant(llvm::StringRef Name) {
+  std::string Twin;
+  if (Name.endswith("_f16"))
+    Twin = Name.str() + "math";
+  else if (Name.endswith("_f16_f32")) // an f32 output: "<k>_f16math_f32"
+    Twin = Name.drop_back(4).str() + "math_f32";
+  else
+    return {};
+  return kernelSpirv(Twin).empty() ? std::string() : Twin;
 }
 
 std::set<uint32_t> specConstantIds(llvm::ArrayRef<uint32_t> Spirv) {

@@ -43,8 +43,14 @@ llvm::Expected<VulkanCompileResult> compileForVulkan(const Graph &G,
     R.WeightBytes += S.size();
   for (const auto &S : P->shaders)
     R.SpirvBytes += S->spirv.size() * 4;
-  for (const auto &D : P->dispatches)
+  for (const auto &D : P->dispatches) {
     R.Kernels[P->shaders[D->shader]->name] += 1;
+    if (P->shaders[D->shader]->fp16_math_variant >= 0)
+      ++R.Fp16MathDispatches;
+  }
+  for (const auto &S : P->shaders)
+    if (S->fp16_math_variant >= 0)
+      ++R.Fp16MathTwins;
   return R;
 }
 

@@ -418,7 +418,10 @@ llvm::Expected<KilnModule> Lowering::run() {
   if (Fp16) {
     auto *P = Out.Model.payload.AsVulkanPayload();
     P->fp16 = true;
-    // fp16 storage, fp32 arithmetic: 16-bit storage is all the kernels use.
+    // 16-bit storage is all the storage-only kernels use (fp32
+    // arithmetic). Their fp16-arithmetic twins need shaderFloat16, but the
+    // runtime runs them only where the device has it, so the file does not
+    // ask for it: it still runs on a device with 16-bit storage alone.
     P->required_features = {"storageBuffer16BitAccess"};
   }
   return std::move(Out);

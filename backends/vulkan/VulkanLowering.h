@@ -7,12 +7,14 @@
 //
 // With Fp16 (--quantize fp16) activations and weights are fp16 in memory
 // and the kernels are their "_f16" variants (fp16 storage, fp32
-// arithmetic); graph inputs and outputs stay f32 in their host-visible
-// buffers. The gathers that move them (the NCHW <-> C4 transposes) convert
-// as they go (gather_f32_f16, gather_f16_f32); an input or output that
-// other kernels use directly gets an fp16 copy in the arena, converted by
-// the first or last dispatches. Resize tap weights and indices stay f32
-// and i32.
+// arithmetic), each stored with its "_f16math" twin (fp16 arithmetic) where
+// it has one, which the runtime picks on devices with shaderFloat16
+// (VulkanProgram::finish). Graph inputs and outputs stay f32 in their
+// host-visible buffers. The gathers that move them (the NCHW <-> C4
+// transposes) convert as they go (gather_f32_f16, gather_f16_f32); an input
+// or output that other kernels use directly gets an fp16 copy in the arena,
+// converted by the first or last dispatches. Resize tap weights and indices
+// stay f32 and i32.
 #pragma once
 
 #include "backends/common/KilnModule.h"

@@ -139,6 +139,32 @@ uint64_t VulkanProgram::finish(KilnModule &M) {
     Payload->dispatches.push_back(std::move(Out));
   }
 
+  // The fp16-arithmetic twins after every shader a dispatch names (so the
+  // dispatches' shader indices are those of a file without them). A twin
+  // must declare no constant its shader lacks: the dispatch carries only
+  // the shader's. glslc could drop different constants from the two
+  // variants; a kernel where it did keeps fp32 arithmetic (the catalog test
+  // holds every twin to the rule).
+  size_t NumUsed = Payload->shaders.size();
+  for (size_t I = 0; I < NumUsed; ++I) {
+    std::string Twin = fp16MathVariant(Payload->shaders[I]->name);
+    if (Twin.empty())
+      continue;
+    llvm::ArrayRef<uint32_t> Words = kernelSpirv(Twin);
+    std::set<uint32_t> Own = specConstantIds(kernelSpirv(Payload->shaders[I]->name));
+    std::set<uint32_t> Theirs = specConstantIds(Words);
+    if (!std::includes(Own.begin(), Own.end(), Theirs.begin(), Theirs.end()))
+      continue;
+    auto [It, New] = ShaderIndex.try_emplace(Twin, uint32_t(Payload->shaders.size()));
+    if (New) {
+      auto S = std::make_unique<fb::VulkanShaderT>();
+      S->name = Twin;
+      S->spirv.assign(Words.begin(), Words.end());
+      Payload->shaders.push_back(std::move(S));
+    }
+    Payload->shaders[I]->fp16_math_variant = int32_t(It->second);
+  }
+
   for (auto [Tensor, P] : TensorPlaces) {
     size_t R = size_t(root(P));
     if (Places[R].K == Place::Arena && First[R] == Unused)

@@ -25,6 +25,10 @@ struct VulkanCompileResult {
   /// Kernel name -> dispatches using it.
   std::map<std::string, int64_t> Kernels;
   bool Fp16 = false;
+  /// Fp16: the fp16-arithmetic twins stored beside the kernels, and the
+  /// dispatches that run one on a device with shaderFloat16.
+  size_t Fp16MathTwins = 0;
+  int64_t Fp16MathDispatches = 0;
 };
 
 /// Lists every node the Vulkan target cannot run in one bad-input error.
@@ -32,7 +36,8 @@ llvm::Error checkVulkanGraph(const Graph &G);
 /// The IR ops the Vulkan target runs, sorted.
 std::vector<std::string> vulkanSupportedOps();
 /// Fp16 (--quantize fp16): weights and activations fp16 in memory, fp32
-/// arithmetic in the kernels; graph inputs and outputs stay f32.
+/// arithmetic in the kernels, fp16 in their twins (run where the device has
+/// shaderFloat16); graph inputs and outputs stay f32.
 llvm::Expected<VulkanCompileResult> compileForVulkan(const Graph &G,
                                                      bool Fp16 = false);
 

@@ -33,15 +33,20 @@ public:
       OS << (First ? "" : ", ") << Kernel << " " << N;
       First = false;
     }
-    OS << ")\n  kernels:    " << C.Kernels.size() << " SPIR-V modules, "
-       << C.SpirvBytes << " bytes\n"
+    OS << ")\n  kernels:    " << C.Kernels.size() << " SPIR-V modules";
+    if (C.Fp16MathTwins)
+      OS << " (+" << C.Fp16MathTwins << " fp16-arithmetic twin"
+         << (C.Fp16MathTwins == 1 ? "" : "s") << ")";
+    OS << ", " << C.SpirvBytes << " bytes\n"
        << "  memory:     " << C.WeightBytes << " bytes of weights, "
        << C.ArenaBytes << " bytes of activations\n"
        << "  file:       " << FileBytes << " bytes\n";
     if (C.Fp16)
-      OS << "  precision:  fp16 weights and activations, fp32 arithmetic "
-            "(needs storageBuffer16BitAccess); graph inputs and outputs "
-            "f32\n";
+      OS << "  precision:  fp16 weights and activations, fp16 arithmetic in "
+         << C.Fp16MathDispatches << " of " << C.Dispatches
+         << " dispatches where the device has shaderFloat16, fp32 "
+            "otherwise (needs storageBuffer16BitAccess); graph inputs and "
+            "outputs f32\n";
     (void)Stats;
   }
 
@@ -60,7 +65,8 @@ public:
                               {"weight_bytes", int64_t(C.WeightBytes)},
                               {"arena_bytes", int64_t(C.ArenaBytes)},
                               {"file_bytes", int64_t(FileBytes)},
-                              {"fp16", C.Fp16}};
+                              {"fp16", C.Fp16},
+                              {"fp16_math_dispatches", C.Fp16MathDispatches}};
   }
 
 private:

@@ -83,7 +83,7 @@ double sqnrDb(const Tensor &Got, const Tensor &Ref) {
 
 std::string runCompiled(const std::string &Bytes, llvm::ArrayRef<Tensor> Inputs,
                         const kiln_session_options &Options,
-                        std::vector<Tensor> &Out) {
+                        std::vector<Tensor> &Out, std::string *Precision) {
   kiln_model *M = nullptr;
   if (kiln_model_load_buffer(Bytes.data(), Bytes.size(), &M) != KILN_OK)
     return std::string("load: ") + kiln_last_error();
@@ -98,6 +98,11 @@ std::string runCompiled(const std::string &Bytes, llvm::ArrayRef<Tensor> Inputs,
         Why = std::string("input: ") + kiln_last_error();
     if (Why.empty() && kiln_session_run(S) != KILN_OK)
       Why = std::string("run: ") + kiln_last_error();
+    kiln_engine_info Engine;
+    Engine.struct_size = sizeof Engine;
+    if (Precision && Why.empty() &&
+        kiln_session_engine_info(S, &Engine) == KILN_OK)
+      *Precision = Engine.precision ? Engine.precision : "";
     for (size_t I = 0; Why.empty() && I < kiln_model_num_outputs(M); ++I) {
       kiln_tensor_info Info;
       const void *Data;

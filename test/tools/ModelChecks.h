@@ -37,10 +37,12 @@ std::string compare(const Tensor &Got, const Tensor &Ref,
 double sqnrDb(const Tensor &Got, const Tensor &Ref);
 
 /// Loads Bytes in the runtime, runs them once on Inputs with Options and
-/// appends the outputs to Out; "" or what failed.
+/// appends the outputs to Out; "" or what failed. Precision, when given,
+/// gets what the session computed in (kiln_engine_info.precision).
 std::string runCompiled(const std::string &Bytes, llvm::ArrayRef<Tensor> Inputs,
                         const kiln_session_options &Options,
-                        std::vector<Tensor> &Out);
+                        std::vector<Tensor> &Out,
+                        std::string *Precision = nullptr);
 
 /// NAME.input.npz beside NAME.onnx, NAME.traced.pt or NAME.scripted.pt.
 std::string inputsFileFor(const std::string &Model);

@@ -11,9 +11,11 @@
 // models that do not import or run in the interpreter as SKIP. Examples and
 // edge cases must pass, and examples must convert byte-identically twice.
 // Examples and edge cases are also converted with --quantize fp16 (the IR
-// quantizer's f16 weights, fp16 storage on the device) and must keep an
-// SQNR of at least 40 dB against the fp32 reference on every output; the
-// worst is printed per model.
+// quantizer's f16 weights, fp16 storage on the device) and run twice: with
+// the fp16-arithmetic kernels where the device has shaderFloat16 (lavapipe
+// does), and with fp16_arithmetic off (fp32 arithmetic, what a device
+// without it runs). Both must keep an SQNR of at least 40 dB against the
+// fp32 reference on every output; the worst of each is printed per model.
 //
 // With no Vulkan device the test fails when the environment has CI set
 // (a CI machine must have lavapipe), and exits 77 (skipped) otherwise.
@@ -65,13 +67,60 @@ using GraphSource = std::function<llvm::Expected<std::unique_ptr<Graph>>()>;
 
 /// The least SQNR of fp16 storage (--quantize fp16: the IR quantizer, as
 /// kiln convert runs it, then the Vulkan target's fp16 lowering) over
-/// every output against the fp32 reference; "" or why it failed.
+/// every output against the fp32 reference, with fp16 arithmetic where the
+/// device has it (Worst) and with fp32 arithmetic (WorstF32); "" or why it
+/// failed.
 constexpr double MinFp16Sqnr = 40;
+
+/// Runs fp16 file Bytes and the least SQNR of its outputs in Worst; "" or
+/// why it failed. With Fp16Math the session must compute in fp16 where the
+/// device can, else in fp32.
+std::string runFp16(const std::string &Bytes, const std::vector<Tensor> &Inputs,
+                    const std::vector<Tensor> &Ref, bool Fp16Math,
+                    double &Worst) {
+  kiln_vulkan_options V;
+  kiln_vulkan_options_init(&V);
+  V.fp16_arithmetic = Fp16Math ? KILN_VULKAN_FP16_ARITHMETIC_AUTO
+                               : KILN_VULKAN_FP16_ARITHMETIC_OFF;
+  kiln_session_options O = vulkanOptions();
+  O.vulkan = &V;
+  std::vector<Tensor> Got;
+  std::string Precision;
+  std::string Mode = Fp16Math ? "fp16 (fp16 arithmetic): " : "fp16 (fp32 arithmetic): ";
+  std::string Why = runCompiled(Bytes, Inputs, O, Got, &Precision);
+  if (!Why.empty())
+    return Mode + Why;
+  // A file without twins (only kernels that keep fp32 arithmetic) says so
+  // without a reason.
+  bool Ok = Fp16Math ? Precision == "fp16 storage, fp16 arithmetic" ||
+                           Precision == "fp16 storage, fp32 arithmetic" ||
+                           Precision == "fp16 storage, fp32 arithmetic "
+                                        "(device lacks shaderFloat16)"
+                     : Precision == "fp16 storage, fp32 arithmetic" ||
+                           Precision == "fp16 storage, fp32 arithmetic "
+                                        "(fp16_arithmetic off)";
+  if (!Ok)
+    return Mode + "the session says '" + Precision + "'";
+  if (Got.size() != Ref.size())
+    return Mode + "output count";
+  Worst = 200;
+  for (size_t I = 0; I < Got.size(); ++I) {
+    if (Got[I].type() != Ref[I].type())
+      return Mode + llvm::formatv("output {0}: type differs", I).str();
+    double Db = sqnrDb(Got[I], Ref[I]);
+    Worst = std::min(Worst, Db);
+    if (!(Db >= MinFp16Sqnr))
+      return Mode + llvm::formatv("output {0}: SQNR {1:f1} dB < {2} dB", I,
+                                  Db, MinFp16Sqnr)
+                        .str();
+  }
+  return "";
+}
 
 std::string checkFp16(const GraphSource &Fresh,
                       const std::vector<Tensor> &Inputs,
                       const std::vector<Tensor> &Ref, double &Worst,
-                      size_t &Bytes) {
+                      double &WorstF32, size_t &Bytes) {
   auto G = Fresh();
   if (!G)
     return "fp16: import: " + firstLine(G.takeError());
@@ -87,24 +136,10 @@ std::string checkFp16(const GraphSource &Fresh,
   if (!Compiled)
     return "fp16: compile: " + firstLine(Compiled.takeError());
   Bytes = Compiled->size();
-  std::vector<Tensor> Got;
-  std::string Why = runCompiled(*Compiled, Inputs, vulkanOptions(), Got);
-  if (!Why.empty())
-    return "fp16: " + Why;
-  if (Got.size() != Ref.size())
-    return "fp16: output count";
-  Worst = 200;
-  for (size_t I = 0; I < Got.size(); ++I) {
-    if (Got[I].type() != Ref[I].type())
-      return llvm::formatv("fp16: output {0}: type differs", I).str();
-    double Db = sqnrDb(Got[I], Ref[I]);
-    Worst = std::min(Worst, Db);
-    if (!(Db >= MinFp16Sqnr))
-      return llvm::formatv("fp16: output {0}: SQNR {1:f1} dB < {2} dB", I, Db,
-                           MinFp16Sqnr)
-          .str();
-  }
-  return "";
+  std::string Why = runFp16(*Compiled, Inputs, Ref, true, Worst);
+  if (Why.empty())
+    Why = runFp16(*Compiled, Inputs, Ref, false, WorstF32);
+  return Why;
 }
 
 Verdict checkModel(Graph &G, const std::vector<Tensor> &Inputs,
@@ -149,13 +184,15 @@ Verdict checkModel(Graph &G, const std::vector<Tensor> &Inputs,
   }
   std::string Detail = llvm::formatv("{0} bytes", Bytes->size()).str();
   if (Fresh) {
-    double Worst = 0;
+    double Worst = 0, WorstF32 = 0;
     size_t Fp16Bytes = 0;
-    std::string Fp16Why = checkFp16(Fresh, Inputs, *Ref, Worst, Fp16Bytes);
+    std::string Fp16Why =
+        checkFp16(Fresh, Inputs, *Ref, Worst, WorstF32, Fp16Bytes);
     if (!Fp16Why.empty())
       return {"FAIL", Fp16Why};
-    Detail += llvm::formatv("; fp16 {0} bytes, worst SQNR {1:f1} dB",
-                            Fp16Bytes, Worst)
+    Detail += llvm::formatv("; fp16 {0} bytes, worst SQNR {1:f1} dB "
+                            "(fp32 arithmetic: {2:f1} dB)",
+                            Fp16Bytes, Worst, WorstF32)
                   .str();
   }
   return {"PASS", Detail};

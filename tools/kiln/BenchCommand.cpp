@@ -206,6 +206,7 @@ llvm::Error runBench(const BenchOptions &O) {
         J[Engine + "_operators"] = int64_t(Count);
     if (Gpu) {
       J["device"] = Info.Device;
+      J["precision"] = Info.Precision;
       J["dispatches"] = int64_t(Info.Dispatches);
       J["pipelines"] = int64_t(Info.Pipelines);
       J["pipeline_cache_bytes"] = int64_t(Info.PipelineCacheBytes);
@@ -243,7 +244,8 @@ llvm::Error runBench(const BenchOptions &O) {
   }
   llvm::raw_ostream &OS = llvm::outs();
   if (Gpu)
-    OS << O.Model << " (vulkan on " << Info.Device << ", " << Total
+    OS << O.Model << " (vulkan on " << Info.Device << ", " << Info.Precision
+       << ", " << Total
        << " operators, " << Info.Dispatches << " dispatches per run)\n";
   else
     OS << O.Model << " (" << O.Threads << " thread"

@@ -1,6 +1,7 @@
 // Shared by every kiln Vulkan kernel: the element type of activations and
-// weights in memory (fp32, or fp16 when compiled with KILN_FP16: storage
-// only, every kernel converts to fp32 to compute), the
+// weights in memory (fp32, or fp16 when compiled with KILN_FP16), the type
+// the kernels compute in (MSCALAR, MVEC4: fp32, or fp16 when also compiled
+// with KILN_FP16_MATH, which needs shaderFloat16), the
 // workgroup size (spec constants 0, 1, 2, set by the compiler per dispatch)
 // and the fused-activation clamp (spec constants 3 and 4, float bits).
 //
@@ -15,6 +16,21 @@
 #else
 #define SCALAR float
 #define VEC4 vec4
+#endif
+
+// The arithmetic type of the "_f16math" variants. Sums that can overflow
+// or lose too much in fp16 (average pools, reductions, softmax, long dot
+// products) keep float / vec4 whatever the variant.
+#ifdef KILN_FP16_MATH
+#define MSCALAR float16_t
+#define MVEC4 f16vec4
+/// The longest sum of products kept in fp16 before it joins an fp32 sum:
+/// an fp16 sum of n terms loses about sqrt(n) * 2^-11 of its magnitude,
+/// and dot products thousands long would fall under 40 dB.
+const int FP16_RUN = 16;
+#else
+#define MSCALAR float
+#define MVEC4 vec4
 #endif
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
@@ -32,6 +48,15 @@ float storeZero() {
 
 float activate(float x) { return min(max(x, ACT_MIN), ACT_MAX); }
 vec4 activate(vec4 x) { return min(max(x, vec4(ACT_MIN)), vec4(ACT_MAX)); }
+#ifdef KILN_FP16_MATH
+// The clamp bounds are fp32 bits; fp16 rounds them (infinities stay).
+float16_t activate(float16_t x) {
+  return min(max(x, float16_t(ACT_MIN)), float16_t(ACT_MAX));
+}
+f16vec4 activate(f16vec4 x) {
+  return min(max(x, f16vec4(ACT_MIN)), f16vec4(ACT_MAX));
+}
+#endif
 
 /// The invocation's index over a 1-D range dispatched as a 2-D grid (group
 /// counts are at most 65535 per dimension).

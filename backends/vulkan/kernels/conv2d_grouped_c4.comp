@@ -2,6 +2,9 @@
 // Grouped convolution whose groups do not fall on channel blocks (and
 // depthwise with a channel multiplier), on C4 tensors, lane by lane.
 // Weights: OHWI [OUT_C][KH][KW][GROUP_IN] of scalars; bias: [OUT_C4] of vec4.
+// The _f16math variant multiplies and sums runs of FP16_RUN input channels
+// in fp16 and adds the runs in fp32: a group can be hundreds of channels
+// wide, too long a sum for fp16 alone.
 #include "common.glsl"
 #include "conv_shape.glsl"
 
@@ -36,11 +39,23 @@ void main() {
         if (ix < 0 || ix >= IN_W)
           continue;
         int wi = ((oc * KH + ky) * KW + kx) * GROUP_IN;
+#ifdef KILN_FP16_MATH
+        for (int ic0 = 0; ic0 < GROUP_IN; ic0 += FP16_RUN) {
+          MSCALAR run = MSCALAR(0.0);
+          for (int ic = ic0; ic < min(ic0 + FP16_RUN, GROUP_IN); ++ic) {
+            int c = firstIn + ic;
+            int xi = ((n * IN_C4 + (c >> 2)) * plane + iy * IN_W + ix) * 4 + (c & 3);
+            run += MSCALAR(x[xi]) * MSCALAR(w[wi + ic]);
+          }
+          sum += float(run);
+        }
+#else
         for (int ic = 0; ic < GROUP_IN; ++ic) {
           int c = firstIn + ic;
           int xi = ((n * IN_C4 + (c >> 2)) * plane + iy * IN_W + ix) * 4 + (c & 3);
           sum += float(x[xi]) * float(w[wi + ic]);
         }
+#endif
       }
     }
     acc[lane] += sum;

@@ -26,3 +26,12 @@ vec4 laneMask(int c4) {
   return vec4(greaterThan(ivec4(OUT_C) - ivec4(first, first + 1, first + 2,
                                                first + 3), ivec4(0)));
 }
+
+#ifdef KILN_FP16_MATH
+/// laneMask in the arithmetic type (MVEC4).
+f16vec4 mLaneMask(int c4) { return f16vec4(laneMask(c4)); }
+#else
+// The same function: a conversion to vec4 would change the fp32 kernels'
+// SPIR-V.
+#define mLaneMask laneMask
+#endif

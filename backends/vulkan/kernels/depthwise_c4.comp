@@ -1,6 +1,8 @@
 #version 450
 // Depthwise convolution (one filter per channel) on C4 tensors with bias
 // and a fused clamp. Weights: [C4][KH][KW] of vec4; bias: [C4] of vec4.
+// The window's KH * KW products sum in MVEC4 (fp16 in the _f16math variant:
+// a window is short).
 #include "common.glsl"
 #include "conv_shape.glsl"
 
@@ -15,7 +17,7 @@ void main() {
   if (ox >= OUT_W || oy >= OUT_H || z >= BATCH * OUT_C4)
     return;
   int c4 = z % OUT_C4;
-  vec4 acc = vec4(bias[c4]);
+  MVEC4 acc = MVEC4(bias[c4]);
   int base = z * IN_H * IN_W;
   for (int ky = 0; ky < KH; ++ky) {
     int iy = oy * STRIDE_H - PAD_TOP + ky * DILATION_H;
@@ -25,8 +27,8 @@ void main() {
       int ix = ox * STRIDE_W - PAD_LEFT + kx * DILATION_W;
       if (ix < 0 || ix >= IN_W)
         continue;
-      acc += vec4(x[base + iy * IN_W + ix]) * vec4(w[(c4 * KH + ky) * KW + kx]);
+      acc += MVEC4(x[base + iy * IN_W + ix]) * MVEC4(w[(c4 * KH + ky) * KW + kx]);
     }
   }
-  y[(z * OUT_H + oy) * OUT_W + ox] = VEC4(activate(acc) * laneMask(c4));
+  y[(z * OUT_H + oy) * OUT_W + ox] = VEC4(activate(acc) * mLaneMask(c4));
 }

@@ -1,7 +1,10 @@
 #version 450
 // y = act(op(a, b)) elementwise with numpy broadcasting (an operand's
 // broadcast axes have stride 0), or y = act(op(a)) for a unary op. Padding
-// lanes of a C4 output get zero.
+// lanes of a C4 output get zero. Binary ops compute in MSCALAR (fp16 in
+// the _f16math variant: one rounding, as storing the fp32 result would);
+// unary ops and pow stay fp32, whose exp, log and polynomials overflow or
+// lose too much in fp16 (exp overflows it past 11).
 #include "common.glsl"
 #include "tensor_access.glsl"
 
@@ -60,7 +63,7 @@ float unary(float x) {
   return x;
 }
 
-float binary(float l, float r) {
+MSCALAR binary(MSCALAR l, MSCALAR r) {
   switch (OP) {
   case 1: return l + r;
   case 2: return l - r;
@@ -68,8 +71,8 @@ float binary(float l, float r) {
   case 4: return l / r;
   case 5: return max(l, r);
   case 6: return min(l, r);
-  case 7: return pow(l, r);
-  case 8: return l >= 0.0 ? l : l * r; // PRELU: r is the slope
+  case 7: return MSCALAR(pow(float(l), float(r)));
+  case 8: return l >= MSCALAR(0.0) ? l : l * r; // PRELU: r is the slope
   }
   return l;
 }
@@ -84,7 +87,8 @@ void main() {
     y[OUT_offset(p)] = SCALAR(storeZero());
     return;
   }
-  float l = float(a[A_offset(p)]);
-  float v = UNARY != 0 ? unary(l) : binary(l, float(b[B_offset(p)]));
+  MSCALAR l = MSCALAR(a[A_offset(p)]);
+  MSCALAR v = UNARY != 0 ? MSCALAR(unary(float(l)))
+                         : binary(l, MSCALAR(b[B_offset(p)]));
   y[OUT_offset(p)] = SCALAR(activate(v));
 }

@@ -2,7 +2,8 @@
 // y[m][o] = act(sum_k x[m * X_ROW + k] * w[o][k] + bias[o]) for a PLAIN
 // output [ROWS, OUT] (row stride Y_ROW, so that a C4 [N,1,1,C] output, whose
 // rows are padded to four, works too; its padding lanes get zero). One
-// invocation per output element.
+// invocation per output element. The _f16math variant sums runs of
+// FP16_RUN products in fp16 and the runs in fp32 (K can be thousands).
 #include "common.glsl"
 
 // With KILN_FP16, KILN_DST_F32 makes y f32: the dispatch that writes a
@@ -35,7 +36,16 @@ void main() {
     return;
   }
   float acc = HAS_BIAS != 0 ? float(bias[o]) : 0.0;
+#ifdef KILN_FP16_MATH
+  for (int k0 = 0; k0 < K; k0 += FP16_RUN) {
+    MSCALAR run = MSCALAR(0.0);
+    for (int k = k0; k < min(k0 + FP16_RUN, K); ++k)
+      run += MSCALAR(x[m * X_ROW + k]) * MSCALAR(w[o * K + k]);
+    acc += float(run);
+  }
+#else
   for (int k = 0; k < K; ++k)
     acc += float(x[m * X_ROW + k]) * float(w[o * K + k]);
+#endif
   y[i] = DST_T(activate(acc));
 }

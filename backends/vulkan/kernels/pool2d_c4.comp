@@ -1,7 +1,9 @@
 #version 450
 // Max or average pooling over a window on C4 tensors, with a fused clamp.
 // Average pooling divides by the window's real pixels, or by the whole
-// window when COUNT_PAD is set.
+// window when COUNT_PAD is set. The _f16math variant takes the max in
+// fp16 (exact either way); average sums stay fp32, which fp16 could
+// overflow.
 #include "common.glsl"
 #include "conv_shape.glsl"
 
@@ -17,6 +19,9 @@ void main() {
   if (ox >= OUT_W || oy >= OUT_H || z >= BATCH * OUT_C4)
     return;
   vec4 acc = IS_MAX != 0 ? vec4(-1.0 / 0.0) : vec4(0.0);
+#ifdef KILN_FP16_MATH
+  MVEC4 top = MVEC4(-1.0 / 0.0);
+#endif
   int count = 0, base = z * IN_H * IN_W;
   for (int ky = 0; ky < KH; ++ky) {
     int iy = oy * STRIDE_H - PAD_TOP + ky * DILATION_H;
@@ -26,8 +31,15 @@ void main() {
       int ix = ox * STRIDE_W - PAD_LEFT + kx * DILATION_W;
       if (ix < 0 || ix >= IN_W)
         continue;
+#ifdef KILN_FP16_MATH
+      if (IS_MAX != 0)
+        top = max(top, MVEC4(x[base + iy * IN_W + ix]));
+      else
+        acc += vec4(x[base + iy * IN_W + ix]);
+#else
       vec4 v = vec4(x[base + iy * IN_W + ix]);
       acc = IS_MAX != 0 ? max(acc, v) : acc + v;
+#endif
       ++count;
     }
   }
@@ -35,5 +47,12 @@ void main() {
     int divisor = COUNT_PAD != 0 ? KH * KW : count;
     acc = divisor > 0 ? acc / float(divisor) : vec4(0.0);
   }
+#ifdef KILN_FP16_MATH
+  if (IS_MAX != 0) {
+    y[(z * OUT_H + oy) * OUT_W + ox] =
+        VEC4(activate(top) * mLaneMask(z % OUT_C4));
+    return;
+  }
+#endif
   y[(z * OUT_H + oy) * OUT_W + ox] = VEC4(activate(acc) * laneMask(z % OUT_C4));
 }

@@ -5,7 +5,8 @@
 // with the taps the compiler computed for the interpolation mode (nearest,
 // linear, cubic; every coordinate mode). Domain axes AXIS_A and AXIS_B are
 // the resized ones; an axis that keeps its size has one identity tap.
-// Padding lanes of a C4 output get zero.
+// Padding lanes of a C4 output get zero. The taps (a few per axis) sum in
+// MSCALAR: fp16 in the _f16math variant; their weights are stored fp32.
 #include "common.glsl"
 #include "tensor_access.glsl"
 
@@ -44,15 +45,15 @@ void main() {
   }
   int a = p[AXIS_A], b = p[AXIS_B];
   int q[6] = p;
-  float acc = 0.0;
+  MSCALAR acc = MSCALAR(0.0);
   for (int ta = 0; ta < TAPS_A; ++ta) {
     q[AXIS_A] = idxA[a * TAPS_A + ta];
-    float row = 0.0;
+    MSCALAR row = MSCALAR(0.0);
     for (int tb = 0; tb < TAPS_B; ++tb) {
       q[AXIS_B] = idxB[b * TAPS_B + tb];
-      row += wB[b * TAPS_B + tb] * float(x[SRC_offset(q)]);
+      row += MSCALAR(wB[b * TAPS_B + tb]) * MSCALAR(x[SRC_offset(q)]);
     }
-    acc += wA[a * TAPS_A + ta] * row;
+    acc += MSCALAR(wA[a * TAPS_A + ta]) * row;
   }
   y[DST_offset(p)] = DST_T(acc);
 }

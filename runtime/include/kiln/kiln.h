@@ -134,7 +134,20 @@ typedef struct kiln_vulkan_options {
    * for another device, or unwritable only costs compile time. Copied when
    * the session is created, not kept. */
   const char *pipeline_cache_dir;
+  /* Appended after pipeline_cache_dir (a caller built before passes the
+   * shorter struct_size and gets AUTO). For files converted with
+   * --quantize fp16: KILN_VULKAN_FP16_ARITHMETIC_AUTO (the default) runs
+   * the kernels that have an fp16-arithmetic variant in fp16 where the
+   * device has shaderFloat16, and in fp32 elsewhere;
+   * KILN_VULKAN_FP16_ARITHMETIC_OFF always in fp32 (to compare the two, or
+   * to work around a driver). The environment variable
+   * KILN_VULKAN_FP16_ARITHMETIC=off does the same. */
+  uint32_t fp16_arithmetic;
 } kiln_vulkan_options;
+
+/* Values of kiln_vulkan_options.fp16_arithmetic. */
+#define KILN_VULKAN_FP16_ARITHMETIC_AUTO 0u
+#define KILN_VULKAN_FP16_ARITHMETIC_OFF 1u
 
 typedef struct kiln_session_options {
   /* sizeof(kiln_session_options), set by kiln_session_options_init. */
@@ -279,6 +292,11 @@ typedef struct kiln_engine_info {
   /* Non-zero: profiled operator times (kiln_session_set_profiling) are GPU
    * timestamps around each operator's dispatches, not host clock reads. */
   uint32_t gpu_timestamps;
+  /* Appended after gpu_timestamps. What the GPU computes in: "fp32", "fp16
+   * storage, fp16 arithmetic", or "fp16 storage, fp32 arithmetic" with why
+   * where the file could run fp16 arithmetic ("(device lacks
+   * shaderFloat16)", "(fp16_arithmetic off)"); "" on the CPU. */
+  const char *precision;
 } kiln_engine_info;
 
 KILN_API kiln_status kiln_session_engine_info(const kiln_session *session,

@@ -26,6 +26,7 @@ struct kiln_session {
   std::unique_ptr<Session> S;
   std::vector<std::string> Kinds; // storage for kiln_operator_info::kind
   std::string Device;             // storage for kiln_engine_info::device
+  std::string Precision;          // storage for kiln_engine_info::precision
 };
 
 namespace {
@@ -201,6 +202,7 @@ void kiln_vulkan_options_init(kiln_vulkan_options *Options) {
   Options->device_index = -1;
   Options->validation = 0;
   Options->pipeline_cache_dir = nullptr;
+  Options->fp16_arithmetic = KILN_VULKAN_FP16_ARITHMETIC_AUTO;
 }
 
 void kiln_cpu_options_init(kiln_cpu_options *Options) {
@@ -238,7 +240,9 @@ kiln_status kiln_session_create(const kiln_model *Model,
                         "with kiln_cpu_options_init");
   const kiln_vulkan_options *Vulkan =
       Options && Options->struct_size > VulkanAt ? Options->vulkan : nullptr;
-  if (Vulkan && Vulkan->struct_size != sizeof(kiln_vulkan_options))
+  constexpr size_t Fp16MathAt = offsetof(kiln_vulkan_options, fp16_arithmetic);
+  if (Vulkan && Vulkan->struct_size != sizeof(kiln_vulkan_options) &&
+      Vulkan->struct_size != Fp16MathAt)
     return failArgument("kiln_session_create: vulkan options not initialized "
                         "with kiln_vulkan_options_init");
   return guarded([&] {
@@ -265,6 +269,9 @@ kiln_status kiln_session_create(const kiln_model *Model,
       O.Vulkan.Validation = Vulkan->validation != 0;
       if (Vulkan->pipeline_cache_dir)
         O.Vulkan.PipelineCacheDir = Vulkan->pipeline_cache_dir;
+      if (Vulkan->struct_size > Fp16MathAt &&
+          Vulkan->fp16_arithmetic == KILN_VULKAN_FP16_ARITHMETIC_OFF)
+        O.Vulkan.Fp16Arithmetic = false;
     }
     auto KS = std::make_unique<kiln_session>();
     if (Status S = Session::create(Model->Model, O, KS->S))
@@ -357,6 +364,7 @@ kiln_status kiln_session_engine_info(const kiln_session *Session,
     EngineInfo E = Session->S->executor().engineInfo();
     // The session is const to the caller; the name is its own storage.
     const_cast<kiln_session *>(Session)->Device = E.Device;
+    const_cast<kiln_session *>(Session)->Precision = E.Precision;
     kiln_engine_info I;
     I.struct_size = Out->struct_size;
     I.target = targetName(Session->S->model().Target);
@@ -365,6 +373,7 @@ kiln_status kiln_session_engine_info(const kiln_session *Session,
     I.pipelines = E.Pipelines;
     I.pipeline_cache_bytes = E.PipelineCacheBytes;
     I.gpu_timestamps = E.GpuTimestamps ? 1 : 0;
+    I.precision = Session->Precision.c_str();
     // A caller built against an older header gets the fields it knows.
     std::memcpy(Out, &I, std::min(Out->struct_size, sizeof I));
     return KILN_OK;

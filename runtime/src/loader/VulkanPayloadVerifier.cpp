@@ -19,6 +19,40 @@ bool inside(uint64_t Offset, uint64_t Size, uint64_t Limit) {
   return !__builtin_add_overflow(Offset, Size, &End) && End <= Limit;
 }
 
+/// Shader I's fp16-arithmetic twin, if it names one: another shader that
+/// names none itself, and that the runtime can run in I's place with I's
+/// dispatch records: the same bindings, push constants and workgroup size,
+/// and no specialization constant I lacks (it would keep its default).
+Status checkTwin(const fb::VulkanPayload &P,
+                 const std::vector<VulkanModuleInfo> &Modules, unsigned I) {
+  int32_t T = P.shaders()->Get(I)->fp16_math_variant();
+  if (T == -1)
+    return Status::ok();
+  if (T < 0 || size_t(T) >= Modules.size())
+    return invalidModel("fp16_math_variant ", T, " of ", Modules.size(),
+                        " shaders");
+  if (unsigned(T) == I)
+    return invalidModel("fp16_math_variant names the shader itself");
+  if (P.shaders()->Get(unsigned(T))->fp16_math_variant() != -1)
+    return invalidModel("fp16_math_variant ", T, " names a twin of its own");
+  const VulkanModuleInfo &Own = Modules[I], &Twin = Modules[size_t(T)];
+  if (!Own.Reflected || !Twin.Reflected)
+    return Status::ok();
+  if (Twin.NumBindings != Own.NumBindings || Twin.PushBytes != Own.PushBytes)
+    return invalidModel("fp16_math_variant ", T, " has ", Twin.NumBindings,
+                        " storage buffers and ", Twin.PushBytes,
+                        " push-constant bytes, unlike the shader's ",
+                        Own.NumBindings, " and ", Own.PushBytes);
+  if (!std::includes(Own.SpecIds.begin(), Own.SpecIds.end(),
+                     Twin.SpecIds.begin(), Twin.SpecIds.end()))
+    return invalidModel("fp16_math_variant ", T, " declares specialization "
+                        "constants the shader lacks");
+  if (!std::equal(Own.LocalSize, Own.LocalSize + 3, Twin.LocalSize))
+    return invalidModel("fp16_math_variant ", T,
+                        " has another workgroup size");
+  return Status::ok();
+}
+
 Status checkShaders(const fb::VulkanPayload &P,
                     std::vector<VulkanModuleInfo> &Modules) {
   size_t N = P.shaders() ? P.shaders()->size() : 0;
@@ -35,6 +69,9 @@ Status checkShaders(const fb::VulkanPayload &P,
     if (Status S = inspectSpirv(Words->data(), Words->size(), Modules[I]))
       return S.withContext(Where);
   }
+  for (unsigned I = 0; I < N; ++I)
+    if (Status S = checkTwin(P, Modules, I))
+      return S.withContext(concat("Vulkan shader ", I));
   return Status::ok();
 }
 

@@ -4,7 +4,8 @@
 // validator, Vulkan 1.1) and reflected (SPIRV-Cross) for its storage
 // buffers, specialization constants and push-constant block; every dispatch,
 // buffer, upload and tensor place agrees with the modules and stays inside
-// its buffers. Builds without SPIRV-Tools or SPIRV-Cross (cross builds) keep
+// its buffers; every fp16-arithmetic twin (fp16_math_variant) can stand in
+// for its shader. Builds without SPIRV-Tools or SPIRV-Cross (cross builds) keep
 // the structural checks (magic number, length) and skip those two.
 #pragma once
 

@@ -27,6 +27,9 @@ struct EngineInfo {
   uint64_t PipelineCacheBytes = 0;
   /// Whether profiled runs time operators with GPU timestamp queries.
   bool GpuTimestamps = false;
+  /// What the GPU computes in ("fp32", "fp16 storage, fp16 arithmetic",
+  /// ...: VulkanExecutor::precision); "" on the CPU.
+  std::string Precision;
 };
 
 /// What the CPU executor alone reads (kiln_cpu_options).
@@ -57,6 +60,10 @@ struct VulkanOptions {
   /// Non-empty: the folder where compiled pipelines are cached across
   /// processes (PipelineCache.h).
   std::string PipelineCacheDir;
+  /// False: an fp16 file's kernels compute in fp32 even where the device
+  /// has shaderFloat16 (kiln_vulkan_options.fp16_arithmetic; the
+  /// environment variable KILN_VULKAN_FP16_ARITHMETIC=off too).
+  bool Fp16Arithmetic = true;
 };
 
 struct SessionOptions {

@@ -175,7 +175,9 @@ Status Device::create(const DeviceOptions &Opts, std::unique_ptr<Device> &Out) {
     *Tail = &Want16;
     Tail = &Want16.pNext;
   }
-  if (Opts.ShaderFloat16) {
+  D->Float16 = Opts.ShaderFloat16 ||
+               (Opts.PreferShaderFloat16 && HaveF16.shaderFloat16);
+  if (D->Float16) {
     WantF16.shaderFloat16 = VK_TRUE;
     *Tail = &WantF16;
     DevExtensions.push_back(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);

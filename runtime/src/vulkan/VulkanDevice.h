@@ -2,7 +2,9 @@
 // validation layer when asked, its messages counted), the first physical
 // device with a compute queue (or the one asked for), a logical device with
 // robustBufferAccess where the device has it, the 16-bit features an fp16
-// model asks for, one compute queue and a command pool. The Vulkan executor
+// model asks for (and shaderFloat16 where the device has it and the model's
+// fp16-arithmetic kernels can use it), one compute queue and a command
+// pool. The Vulkan executor
 // (VulkanExecutor.h) runs on it.
 #pragma once
 
@@ -28,6 +30,9 @@ struct DeviceOptions {
   /// enabled on the device, or create fails (KILN_ERROR_UNSUPPORTED).
   bool ShaderFloat16 = false;            // VK_KHR_shader_float16_int8
   bool StorageBuffer16BitAccess = false; // Vulkan 1.1 16-bit storage
+  /// shaderFloat16 enabled where the device has it, and no failure where
+  /// not (the fp16-arithmetic twins of an fp16 file's shaders).
+  bool PreferShaderFloat16 = false;
 };
 
 class Device {
@@ -48,6 +53,8 @@ public:
   /// "llvmpipe (LLVM 15.0.6, 256 bits)", ...
   std::string name() const { return Props.deviceName; }
   bool robustBufferAccess() const { return Robust; }
+  /// shaderFloat16 is enabled (asked for, and the device has it).
+  bool shaderFloat16() const { return Float16; }
   uint32_t queueFamily() const { return Family; }
   /// Valid bits of the queue's timestamps (0: no timestamps).
   uint32_t timestampValidBits() const { return TimestampBits; }
@@ -76,6 +83,7 @@ private:
   VkPhysicalDeviceProperties Props{};
   VkPhysicalDeviceMemoryProperties Memory{};
   bool Robust = false;
+  bool Float16 = false;
   uint32_t Family = 0;
   uint32_t TimestampBits = 0;
   mutable std::mutex Lock;

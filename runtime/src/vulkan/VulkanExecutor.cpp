@@ -30,6 +30,16 @@ Status featuresOf(const fb::VulkanPayload &P, DeviceOptions &O) {
   return Status::ok();
 }
 
+/// Whether an fp16 payload's shaders name fp16-arithmetic twins.
+bool hasFp16MathTwins(const fb::VulkanPayload &P) {
+  if (!P.fp16() || !P.shaders())
+    return false;
+  for (const fb::VulkanShader *S : *P.shaders())
+    if (S->fp16_math_variant() >= 0)
+      return true;
+  return false;
+}
+
 Status outOfMemory(const char *What, VkResult R) {
   return {R == VK_ERROR_OUT_OF_HOST_MEMORY || R == VK_ERROR_OUT_OF_DEVICE_MEMORY
               ? KILN_ERROR_OUT_OF_MEMORY
@@ -65,12 +75,25 @@ Status VulkanExecutor::create(std::shared_ptr<const LoadedModel> Model,
                   (Env && std::strcmp(Env, "1") == 0);
   if (Status S = featuresOf(P, DO))
     return S;
-  E->Precision = !P.fp16() ? "fp32"
-                 : DO.ShaderFloat16
-                     ? "fp16 storage, fp16 arithmetic"
-                     : "fp16 storage, fp32 arithmetic";
+  const char *Fp16Env = std::getenv("KILN_VULKAN_FP16_ARITHMETIC");
+  bool Fp16MathAllowed = Opts.Vulkan.Fp16Arithmetic &&
+                         !(Fp16Env && std::strcmp(Fp16Env, "off") == 0);
+  bool HasTwins = hasFp16MathTwins(P);
+  DO.PreferShaderFloat16 = HasTwins && Fp16MathAllowed;
   if (Status S = Device::create(DO, E->Dev))
     return S;
+  // The twins run where the device enabled shaderFloat16 for them.
+  bool UseTwins = DO.PreferShaderFloat16 && E->Dev->shaderFloat16();
+  if (!P.fp16())
+    E->Precision = "fp32";
+  else if (DO.ShaderFloat16 || UseTwins)
+    E->Precision = "fp16 storage, fp16 arithmetic";
+  else if (!HasTwins) // nothing could compute in fp16: no reason to give
+    E->Precision = "fp16 storage, fp32 arithmetic";
+  else if (!Fp16MathAllowed)
+    E->Precision = "fp16 storage, fp32 arithmetic (fp16_arithmetic off)";
+  else
+    E->Precision = "fp16 storage, fp32 arithmetic (device lacks shaderFloat16)";
   // The loader keeps every binding inside its buffer; robustBufferAccess
   // keeps every shader access inside its binding, whatever the push
   // constants say. Without it a file's kernels could reach other memory.
@@ -91,7 +114,7 @@ Status VulkanExecutor::create(std::shared_ptr<const LoadedModel> Model,
   if (Status S = E->Cache.open(*E->Dev, Opts.Vulkan.PipelineCacheDir))
     return S;
   if (Status S = E->Pipes.create(*E->Dev, P, E->Model->VulkanModules,
-                                 E->Cache.handle()))
+                                 E->Cache.handle(), UseTwins))
     return S;
   E->Cache.save();
   if (Status S = E->createDescriptorSets())
@@ -523,6 +546,7 @@ EngineInfo VulkanExecutor::engineInfo() const {
   I.Pipelines = Pipes.count();
   I.PipelineCacheBytes = Cache.loadedBytes();
   I.GpuTimestamps = timesDispatches();
+  I.Precision = Precision;
   return I;
 }
 

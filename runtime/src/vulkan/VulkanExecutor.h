@@ -53,10 +53,11 @@ public:
   const PipelineCache &pipelineCache() const { return Cache; }
   /// Distinct compute pipelines the session created.
   size_t numPipelines() const { return Pipes.count(); }
-  /// What the session computes in, for tools to print: "fp32", "fp16
-  /// storage, fp32 arithmetic" (an fp16 file whose kernels compute in fp32,
-  /// which any device with 16-bit storage runs) or "fp16 storage, fp16
-  /// arithmetic" (a file that asks for shaderFloat16).
+  /// What the session computes in, for tools to print: "fp32"; "fp16
+  /// storage, fp16 arithmetic" (the fp16-arithmetic twins run, on a device
+  /// with shaderFloat16, or the file asks for shaderFloat16); or "fp16
+  /// storage, fp32 arithmetic", with why in parentheses where the file has
+  /// twins: "(device lacks shaderFloat16)" or "(fp16_arithmetic off)".
   const std::string &precision() const { return Precision; }
   /// Whether run(OpTimes) measures each dispatch (timestamp queries).
   bool timesDispatches() const { return TimedCmd != VK_NULL_HANDLE; }

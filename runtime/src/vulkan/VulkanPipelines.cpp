@@ -54,12 +54,23 @@ Pipelines::~Pipelines() {
 
 Status Pipelines::create(const Device &D, const fb::VulkanPayload &P,
                          const std::vector<VulkanModuleInfo> &Modules,
-                         VkPipelineCache Cache) {
+                         VkPipelineCache Cache, bool Fp16Math) {
   Dev = D.handle();
   size_t NumShaders = P.shaders() ? P.shaders()->size() : 0;
   Shaders.resize(NumShaders);
+  // Only the shaders dispatches name: a twin needs shaderFloat16 even to
+  // create its module, which a device without it must never see.
+  std::vector<bool> Used(NumShaders, false);
+  size_t NumDispatches = P.dispatches() ? P.dispatches()->size() : 0;
+  for (unsigned I = 0; I < NumDispatches; ++I)
+    if (P.dispatches()->Get(I)->shader() < NumShaders)
+      Used[P.dispatches()->Get(I)->shader()] = true;
   for (uint32_t S = 0; S < NumShaders; ++S) {
-    const auto *Words = P.shaders()->Get(S)->spirv();
+    if (!Used[S])
+      continue;
+    int32_t Twin = P.shaders()->Get(S)->fp16_math_variant();
+    uint32_t Code = Fp16Math && Twin >= 0 ? uint32_t(Twin) : S;
+    const auto *Words = P.shaders()->Get(Code)->spirv();
     auto ModInfo = vkStruct<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
     ModInfo.codeSize = Words->size() * 4;
     ModInfo.pCode = Words->data();
@@ -93,7 +104,6 @@ Status Pipelines::create(const Device &D, const fb::VulkanPayload &P,
 
   // One pipeline per (shader, specialization constants).
   std::map<std::vector<uint32_t>, size_t> Known;
-  size_t NumDispatches = P.dispatches() ? P.dispatches()->size() : 0;
   for (unsigned I = 0; I < NumDispatches; ++I) {
     const fb::VulkanDispatch *Dp = P.dispatches()->Get(I);
     std::vector<uint32_t> Key{Dp->shader()};

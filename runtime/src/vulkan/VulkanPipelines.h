@@ -1,8 +1,10 @@
 // The Vulkan executor's compute pipelines: one shader module, descriptor set
 // layout (n storage buffers) and pipeline layout (with the shader's push
-// constant range) per VulkanShader, and one pipeline per distinct (shader,
-// specialization constants) pair among the dispatches, all created through
-// one VkPipelineCache (PipelineCache.h).
+// constant range) per VulkanShader that a dispatch names, and one pipeline
+// per distinct (shader, specialization constants) pair among the
+// dispatches, all created through one VkPipelineCache (PipelineCache.h).
+// With fp16 arithmetic a shader's module is built from the words of its
+// fp16_math_variant twin (same interface, checked by the loader).
 #pragma once
 
 #include "loader/SpirvReflection.h"
@@ -22,10 +24,11 @@ public:
   Pipelines &operator=(const Pipelines &) = delete;
 
   /// Creates everything P's dispatches need; Modules is the loader's
-  /// reflection (LoadedModel::VulkanModules).
+  /// reflection (LoadedModel::VulkanModules). With Fp16Math (the device
+  /// has shaderFloat16 enabled) shaders with a twin run the twin's code.
   Status create(const Device &D, const fb::VulkanPayload &P,
                 const std::vector<VulkanModuleInfo> &Modules,
-                VkPipelineCache Cache);
+                VkPipelineCache Cache, bool Fp16Math = false);
 
   VkPipeline pipeline(size_t Dispatch) const {
     return Pipes[DispatchPipe[Dispatch]];

@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <limits>
 #include <filesystem>
@@ -281,6 +282,7 @@ TEST_CASE("the C API runs a Vulkan file with kiln_vulkan_options",
   kiln_vulkan_options V;
   kiln_vulkan_options_init(&V);
   REQUIRE(V.device_index == -1);
+  REQUIRE(V.fp16_arithmetic == KILN_VULKAN_FP16_ARITHMETIC_AUTO);
   V.validation = 1;
   kiln_session_options O;
   kiln_session_options_init(&O);
@@ -308,6 +310,12 @@ TEST_CASE("the C API runs a Vulkan file with kiln_vulkan_options",
     V.device_index = 42;
     REQUIRE(kiln_session_create(Model, &O, &Session) != KILN_OK);
     REQUIRE_THAT(std::string(kiln_last_error()), Catch::Contains("device 42"));
+  }
+  SECTION("vulkan options from before fp16_arithmetic") {
+    V.struct_size = offsetof(kiln_vulkan_options, fp16_arithmetic);
+    V.fp16_arithmetic = 77; // past the caller's struct: never read
+    REQUIRE(kiln_session_create(Model, &O, &Session) == KILN_OK);
+    kiln_session_destroy(Session);
   }
   SECTION("vulkan options not initialized") {
     V.struct_size = 3;
@@ -398,6 +406,47 @@ TEST_CASE("the device features a model needs are enabled or refused",
     REQUIRE(St.isOk());
     REQUIRE(executor(*S).precision() == "fp16 storage, fp32 arithmetic");
     requireNoValidationMessages(*S);
+  }
+  SECTION("fp16 files with fp16-arithmetic twins run the twins where the "
+          "device has shaderFloat16, and not when asked not to") {
+    VulkanModel T = twinModel();
+    // 0.1 is inexact in fp16: x * 2 + 1 rounds to 1.2001953125 there, and
+    // 1.2 * -1 + 0.5 to -0.7001953125; fp32 gives -0.7.
+    std::vector<float> In = X;
+    In[0] = 0.1f;
+    SessionOptions Off;
+    Off.Vulkan.Fp16Arithmetic = false;
+    for (bool Auto : {true, false}) {
+      INFO("fp16_arithmetic " << (Auto ? "auto" : "off"));
+      std::unique_ptr<Session> S = sessionOrSkip(T, Auto ? SessionOptions() : Off);
+      if (!S)
+        return;
+      REQUIRE(S->setInput(0, In.data(), 24).isOk());
+      REQUIRE(S->run().isOk());
+      float Y0 = output(*S, 6)[0];
+      requireNoValidationMessages(*S);
+      if (!Auto) {
+        REQUIRE(executor(*S).precision() ==
+                "fp16 storage, fp32 arithmetic (fp16_arithmetic off)");
+        REQUIRE(Y0 == -(0.1f * 2.f + 1.f) + 0.5f);
+      } else if (executor(*S).device().shaderFloat16()) {
+        REQUIRE(executor(*S).precision() == "fp16 storage, fp16 arithmetic");
+        REQUIRE(Y0 == -0.7001953125f);
+      } else {
+        REQUIRE(executor(*S).precision() ==
+                "fp16 storage, fp32 arithmetic (device lacks shaderFloat16)");
+        REQUIRE(Y0 == -(0.1f * 2.f + 1.f) + 0.5f);
+      }
+    }
+  }
+  SECTION("KILN_VULKAN_FP16_ARITHMETIC=off in the environment") {
+    setenv("KILN_VULKAN_FP16_ARITHMETIC", "off", 1);
+    std::unique_ptr<Session> S = sessionOrSkip(twinModel());
+    unsetenv("KILN_VULKAN_FP16_ARITHMETIC");
+    if (!S)
+      return;
+    REQUIRE(executor(*S).precision() ==
+            "fp16 storage, fp32 arithmetic (fp16_arithmetic off)");
   }
   SECTION("fp32 files say fp32") {
     std::unique_ptr<Session> S;

@@ -104,6 +104,54 @@ TEST_CASE("hostile Vulkan dispatches are refused", "[vulkan][loader]") {
   }
 }
 
+TEST_CASE("hostile fp16-arithmetic twins are refused", "[vulkan][loader]") {
+  namespace k = kiln::testkernels;
+  VulkanModel M = twinModel();
+  auto &Shaders = M.payload().shaders;
+  SECTION("a well-formed twin loads") {
+    std::string Bytes = M.bytes();
+    INFO(kiln_last_error());
+    REQUIRE(kiln_verify_buffer(Bytes.data(), Bytes.size()) == KILN_OK);
+  }
+  SECTION("a twin out of range") {
+    Shaders[0]->fp16_math_variant = 2;
+    requireRejected(M, "Vulkan shader 0: fp16_math_variant 2 of 2 shaders");
+    Shaders[0]->fp16_math_variant = -2;
+    requireRejected(M, "Vulkan shader 0: fp16_math_variant -2 of 2 shaders");
+  }
+  SECTION("a shader its own twin") {
+    Shaders[0]->fp16_math_variant = 0;
+    requireRejected(M, "Vulkan shader 0: fp16_math_variant names the shader "
+                       "itself");
+  }
+  SECTION("a twin with a twin of its own") {
+    Shaders[1]->fp16_math_variant = 0;
+    requireRejected(M, "Vulkan shader 0: fp16_math_variant 1 names a twin of "
+                       "its own");
+  }
+  SECTION("a twin with other bindings") {
+    Shaders[1]->spirv.assign(k::vector_add,
+                             k::vector_add + sizeof(k::vector_add) / 4);
+    requireRejected(M, "Vulkan shader 0: fp16_math_variant 1 has 3 storage "
+                       "buffers and 4 push-constant bytes, unlike the "
+                       "shader's 2 and 8");
+  }
+  SECTION("a twin that reads a constant the dispatches do not set") {
+    // nhwc_to_c4 declares none; scale_bias's 0 and 3 would keep defaults.
+    Shaders[0]->spirv.assign(k::nhwc_to_c4,
+                             k::nhwc_to_c4 + sizeof(k::nhwc_to_c4) / 4);
+    M.payload().dispatches.clear();
+    requireRejected(M, "Vulkan shader 0: fp16_math_variant 1 declares "
+                       "specialization constants the shader lacks");
+  }
+  SECTION("a twin of another workgroup size") {
+    Shaders[1]->spirv.assign(k::nhwc_to_c4,
+                             k::nhwc_to_c4 + sizeof(k::nhwc_to_c4) / 4);
+    requireRejected(M, "Vulkan shader 0: fp16_math_variant 1 has another "
+                       "workgroup size");
+  }
+}
+
 TEST_CASE("hostile SPIR-V modules are refused", "[vulkan][loader]") {
   VulkanModel M = chainModel();
   std::vector<uint32_t> &Words = M.payload().shaders[0]->spirv;

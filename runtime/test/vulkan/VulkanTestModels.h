@@ -152,6 +152,21 @@ inline VulkanModel chainModel() {
   return M;
 }
 
+/// chainModel as kiln convert --quantize fp16 writes it: fp16, needing
+/// only 16-bit storage, its scale_bias naming the fp16-arithmetic twin
+/// scale_bias_f16math (shader 1, no dispatch names it), which rounds every
+/// step to fp16.
+inline VulkanModel twinModel() {
+  namespace k = kiln::testkernels;
+  VulkanModel M = chainModel();
+  M.payload().fp16 = true;
+  M.payload().required_features = {"storageBuffer16BitAccess"};
+  uint32_t Twin = M.shader("scale_bias_f16math", k::scale_bias_f16math,
+                           sizeof(k::scale_bias_f16math));
+  M.payload().shaders[0]->fp16_math_variant = int32_t(Twin);
+  return M;
+}
+
 /// y = (x + w1) + w2 over 6 floats with vector_add, w1 and w2 uploaded into
 /// one WEIGHTS buffer at offsets 256 and 768 (the rest zero).
 inline VulkanModel weightsModel() {

@@ -278,6 +278,29 @@ TEST_CASE("many dispatches are listed only with the detail flag",
   CHECK(hasLine(Long, "c4_to_nchw 28 B " + std::to_string(N - 3) + " dispatches"));
 }
 
+TEST_CASE("a kernel's fp16-arithmetic twin shows beside it",
+          "[tooling][inspect][vulkan]") {
+  VulkanFile F = vulkanModel();
+  auto &P = *F.Model.payload.AsVulkanPayload();
+  P.shaders[1]->name = "conv2d_c4_f16";
+  P.shaders.push_back(shader("conv2d_c4_f16math", 10));
+  P.shaders[1]->fp16_math_variant = 3;
+  std::string Text = vulkanTextSection(F.Model, false);
+  INFO(Text);
+  CHECK(hasLine(Text, "kernels: 4 (136 B of SPIR-V)"));
+  CHECK(hasLine(Text, "conv2d_c4_f16 48 B 2 dispatches (fp16 arithmetic: "
+                      "conv2d_c4_f16math)"));
+  CHECK(hasLine(Text, "conv2d_c4_f16math 40 B 0 dispatches"));
+  CHECK(hasLine(Text, "nchw_to_c4 20 B 1 dispatch"));
+
+  llvm::json::Value V = vulkanJsonSection(F.Model);
+  const llvm::json::Array *K = V.getAsObject()->getArray("kernels");
+  REQUIRE(K);
+  REQUIRE(K->size() == 4);
+  CHECK(str((*K)[1].getAsObject(), "fp16_math_variant") == "conv2d_c4_f16math");
+  CHECK(str((*K)[3].getAsObject(), "fp16_math_variant") == "<absent>");
+}
+
 TEST_CASE("the Vulkan JSON holds the same data as numbers",
           "[tooling][inspect][vulkan]") {
   VulkanFile F = vulkanModel();

@@ -148,6 +148,7 @@ CompiledModel::EngineInfo CompiledModel::engineInfo() const {
   Out.Pipelines = I.pipelines;
   Out.PipelineCacheBytes = I.pipeline_cache_bytes;
   Out.GpuTimestamps = I.gpu_timestamps != 0;
+  Out.Precision = I.precision ? I.precision : "";
   return Out;
 }
 

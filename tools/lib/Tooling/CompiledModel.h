@@ -79,6 +79,8 @@ public:
   /// zeros without a session.
   struct EngineInfo {
     std::string Target, Device;
+    /// What the GPU computes in (kiln_engine_info.precision); "" on the CPU.
+    std::string Precision;
     uint64_t Dispatches = 0, Pipelines = 0, PipelineCacheBytes = 0;
     bool GpuTimestamps = false;
   };

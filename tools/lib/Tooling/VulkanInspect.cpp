@@ -112,7 +112,10 @@ std::vector<VulkanKernelStats> vulkanKernels(const fb::VulkanPayloadT &P) {
   std::vector<VulkanKernelStats> K;
   for (size_t I = 0; I < P.shaders.size(); ++I)
     K.push_back({shaderName(P, uint32_t(I)),
-                 uint64_t(P.shaders[I]->spirv.size()) * sizeof(uint32_t), 0});
+                 uint64_t(P.shaders[I]->spirv.size()) * sizeof(uint32_t), 0,
+                 P.shaders[I]->fp16_math_variant >= 0
+                     ? shaderName(P, uint32_t(P.shaders[I]->fp16_math_variant))
+                     : std::string()});
   for (const auto &D : P.dispatches)
     if (D->shader < K.size())
       ++K[D->shader].Dispatches;
@@ -168,7 +171,11 @@ std::string vulkanTextSection(const fb::ModelT &M, bool Detail) {
   for (const VulkanKernelStats &K : Kernels)
     OS << "    " << pad(K.Name, NameW) << "  "
        << padLeft(std::to_string(K.SpirvBytes), 9) << " B  " << K.Dispatches
-       << (K.Dispatches == 1 ? " dispatch" : " dispatches") << "\n";
+       << (K.Dispatches == 1 ? " dispatch" : " dispatches")
+       << (K.Fp16MathTwin.empty()
+               ? std::string()
+               : "  (fp16 arithmetic: " + K.Fp16MathTwin + ")")
+       << "\n";
 
   OS << "  dispatches: " << P->dispatches.size();
   if (!Detail && P->dispatches.size() > VulkanDispatchListLimit) {
@@ -236,10 +243,14 @@ llvm::json::Value vulkanJsonSection(const fb::ModelT &M) {
   llvm::json::Array Features, Kernels, Dispatches, Buffers;
   for (const std::string &F : P->required_features)
     Features.push_back(F);
-  for (const VulkanKernelStats &K : vulkanKernels(*P))
-    Kernels.push_back(llvm::json::Object{{"name", K.Name},
-                                         {"spirv_bytes", int64_t(K.SpirvBytes)},
-                                         {"dispatches", K.Dispatches}});
+  for (const VulkanKernelStats &K : vulkanKernels(*P)) {
+    llvm::json::Object O{{"name", K.Name},
+                         {"spirv_bytes", int64_t(K.SpirvBytes)},
+                         {"dispatches", K.Dispatches}};
+    if (!K.Fp16MathTwin.empty())
+      O["fp16_math_variant"] = K.Fp16MathTwin;
+    Kernels.push_back(std::move(O));
+  }
   for (size_t I = 0; I < P->dispatches.size(); ++I) {
     const fb::VulkanDispatchT &D = *P->dispatches[I];
     llvm::json::Array Workgroup, Spec, Bindings;

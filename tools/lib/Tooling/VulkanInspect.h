@@ -25,6 +25,9 @@ struct VulkanKernelStats {
   std::string Name;
   uint64_t SpirvBytes = 0;
   int64_t Dispatches = 0;
+  /// The name of its fp16-arithmetic twin (fp16_math_variant; "" if none),
+  /// which the runtime runs in its place on devices with shaderFloat16.
+  std::string Fp16MathTwin;
 };
 
 struct VulkanTotals {
