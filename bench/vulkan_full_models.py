@@ -27,6 +27,11 @@ smallest model first, for each:
             logits near zero (cancellation over thousands of terms) no two
             fp32 summation orders agree to 1e-4 of the value; on ResNet-50
             PyTorch's own fp32 output fails it against its float64 run.
+  fp16      unless --no-fp16: `kiln convert --target vulkan --quantize fp16`,
+            `kiln run` (fp16 arithmetic where the device has shaderFloat16,
+            as lavapipe does) and the SQNR of its output against the
+            reference, 10 log10(sum b^2 / sum (a-b)^2); the issue's bar is
+            40 dB
   size      dispatches recorded per run (`kiln inspect --json`, the vulkan
             section) against the operators of the converted graph, and the
             file size
@@ -157,11 +162,28 @@ def operators(j):
 HEADER = ("| model | input | convert s | .kiln MB | operators | dispatches | "
           "`kiln run` s, Vulkan / interpreter | "
           "max\\|a-b\\| / max\\|b\\| | max elementwise rel | max abs | "
-          "1e-6 + 1e-4\\|b\\| failures | result |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+          "1e-6 + 1e-4\\|b\\| failures | result | fp16: `kiln run` s, SQNR dB |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 
 
-def one(kiln, workdir, name, timeout):
+def fp16_sqnr(kiln, base, ref, timeout, row):
+    """The fp16 file's run and its SQNR against the reference, into row."""
+    f16, out = base + ".vulkan-fp16.kiln", base + ".vulkan-fp16.out.npz"
+    _, err, _ = run([kiln, "convert", "--target", "vulkan", "--quantize", "fp16",
+                     base + ".onnx", "-o", f16], timeout)
+    if not err:
+        _, err, row["fp16_run_s"] = run([kiln, "run", f16, "--input",
+                                         base + ".input.npz", "-o", out], timeout)
+    if err:
+        row["fp16_error"] = err.splitlines()[0]
+        return
+    a = first(out).astype(np.float64)
+    noise = float(((a - ref) ** 2).sum())
+    row["fp16_sqnr_db"] = (float("inf") if noise == 0 else
+                           float(10 * np.log10((ref ** 2).sum() / noise)))
+
+
+def one(kiln, workdir, name, timeout, fp16=True):
     base = os.path.join(workdir, name)
     s = SIZES[name]
     row = {"model": name, "input": "1x3x%dx%d" % (s, s)}
@@ -204,6 +226,8 @@ def one(kiln, workdir, name, timeout):
     row["failures"] = int(bad.sum())
     row["elements"] = int(b.size)
     row["pass"] = bool(row["tensor_rel"] <= 1e-4)  # NaN fails too
+    if fp16:
+        fp16_sqnr(kiln, base, b, timeout, row)
     return row
 
 
@@ -214,11 +238,13 @@ def fmt(r):
     else:
         res = "pass" if r.get("pass") else "FAIL"
     fails = ("%d of %d" % (r["failures"], r["elements"])) if "failures" in r else "-"
-    return "| %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s | %s |\n" % (
+    f16 = ("error: " + r["fp16_error"].replace("|", "\\|") if "fp16_error" in r else
+           "%s, %s" % (g("fp16_run_s", "%.1f"), g("fp16_sqnr_db", "%.1f")))
+    return "| %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s | %s | %s |\n" % (
         r["model"], r["input"], g("convert_s", "%.2f"), g("mb", "%.1f"),
         g("operators", "%d"), g("dispatches", "%d"), g("run_s", "%.1f"), g("ref_s", "%.1f"),
         g("tensor_rel", "%.3g"), g("max_rel", "%.3g"),
-        g("max_abs", "%.3g"), fails, res)
+        g("max_abs", "%.3g"), fails, res, f16)
 
 
 def main():
@@ -228,6 +254,8 @@ def main():
     ap.add_argument("workdir")
     ap.add_argument("--models", default=",".join(SIZES))
     ap.add_argument("--timeout", type=int, default=1200, help="per command, seconds")
+    ap.add_argument("--no-fp16", action="store_true",
+                    help="skip the --quantize fp16 conversion and run")
     ap.add_argument("--table", action="store_true",
                     help="only print the table from the results saved in WORKDIR")
     args = ap.parse_args()
@@ -250,7 +278,7 @@ def main():
     rows = []
     for n in names:
         export(n, args.workdir)
-        r = one(args.kiln, args.workdir, n, args.timeout)
+        r = one(args.kiln, args.workdir, n, args.timeout, not args.no_fp16)
         rows.append(r)
         with open(md, "a") as f:
             f.write(fmt(r))
