@@ -104,7 +104,15 @@ mapFileImpl(llvm::StringRef Path, bool IsInput);
 
 } // namespace
 
+namespace {
+std::atomic<bool> ProtectInputs{false};
+} // namespace
+
+void protectInputFiles() { ProtectInputs = true; }
+
 void noteInputFile(llvm::StringRef Path) {
+  if (!ProtectInputs)
+    return;
   struct stat St;
   if (::stat(Path.str().c_str(), &St) == 0)
     inputFiles().note(Path, St.st_dev, St.st_ino);

@@ -21,14 +21,20 @@ namespace kiln {
 llvm::Expected<std::shared_ptr<llvm::MemoryBuffer>>
 mapFile(llvm::StringRef Path);
 
-/// Records Path (by device and inode) as an input of this process: no write
-/// may then replace it. mapFile does this for what it maps; readers that do
-/// not go through mapFile (libtorch) call it themselves.
+/// From now on, files this process reads are recorded and no write may
+/// replace one (checkOutputPath). The kiln CLI calls it at start: there a
+/// command's output must never be its own input. Library users (a process
+/// that maps a file and later replaces it on purpose) do not.
+void protectInputFiles();
+
+/// Records Path (by device and inode) as an input of this process, once
+/// protectInputFiles was called. mapFile does this for what it maps; readers
+/// that do not go through mapFile (libtorch) call it themselves.
 void noteInputFile(llvm::StringRef Path);
 
 /// Whether Path may be written by writeFileAtomically: it must be a new name
 /// or an existing regular file (not a FIFO, device, symlink, directory or
-/// socket, which a rename would replace), not an input of this process, and
+/// socket, which a rename would replace), not a recorded input, and
 /// not standard output ("-", /dev/stdout), which cannot take a file that is
 /// written whole and renamed into place. The error names the path and why.
 llvm::Error checkOutputPath(llvm::StringRef Path);
