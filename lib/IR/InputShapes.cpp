@@ -15,12 +15,22 @@ llvm::Error parseInputShapeSpec(llvm::StringRef Spec, InputShapeMap &Out) {
   std::vector<int64_t> Sizes;
   llvm::SmallVector<llvm::StringRef, 8> Parts;
   Dims.split(Parts, 'x');
+  std::string Input = Name.empty() ? std::string("the input")
+                                   : ("input '" + Name + "'").str();
   for (llvm::StringRef P : Parts) {
     int64_t V;
-    if (P.getAsInteger(10, V) || V < 0 || V > limits::MaxDim)
-      return usageError("--input-shape '{0}': expected NAME=D1xD2x... with "
-                        "non-negative sizes",
-                        Spec);
+    // Digits alone but no int64_t (getAsInteger fails on overflow too): a
+    // size that is too large, not a malformed one.
+    bool Digits = !P.empty() && P.find_first_not_of("0123456789") ==
+                                    llvm::StringRef::npos;
+    if (Digits && (P.getAsInteger(10, V) || V > limits::MaxDim))
+      return usageError("--input-shape '{0}': size {1} of {2} is too large "
+                        "(the largest is {3})",
+                        Spec, P, Input, limits::MaxDim);
+    if (P.getAsInteger(10, V) || V < 0)
+      return usageError("--input-shape '{0}': '{1}' is not a size; expected "
+                        "NAME=D1xD2x... with non-negative integer sizes",
+                        Spec, P);
     Sizes.push_back(V);
   }
   if (int64_t(Sizes.size()) > limits::MaxRank)

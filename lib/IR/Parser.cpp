@@ -9,6 +9,7 @@
 #include "Support/Limits.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Path.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -47,8 +48,9 @@ struct ParseFailure {};
 
 class Parser {
 public:
-  Parser(llvm::StringRef Src, llvm::StringRef File, llvm::StringRef Sidecar)
-      : Lex(Src), File(File), SidecarPath(Sidecar) {
+  Parser(llvm::StringRef Src, llvm::StringRef File, llvm::StringRef Sidecar,
+         bool SidecarFixed)
+      : Lex(Src), File(File), SidecarPath(Sidecar), SidecarFixed(SidecarFixed) {
     Cur = Lex.next();
   }
 
@@ -109,6 +111,23 @@ private:
   //===-- Top level ---------------------------------------------------------===//
 
   void parseTopLevel() {
+    // `weights "NAME"`: the sidecar this file was written with, in the
+    // .kir's own folder. Its name carries a content hash, so a new pair is
+    // committed by the rename of the .kir alone (docs/format.md).
+    if (atKeyword("weights")) {
+      consume();
+      Token Name = expect(Tok::String, "for the weights sidecar's file name");
+      llvm::StringRef N = Name.Text;
+      if (N.empty() || N == "." || N == ".." || N.contains('/') ||
+          N.contains('\\'))
+        fail(Name.Loc, "the weights sidecar must be named by a file name in "
+                       "the .kir's folder, not '" + Name.Text + "'");
+      if (!SidecarFixed) {
+        llvm::SmallString<256> P(llvm::sys::path::parent_path(File));
+        llvm::sys::path::append(P, N);
+        SidecarPath = P.str().str();
+      }
+    }
     if (!atKeyword("graph"))
       failHere("expected 'graph' at the start of the file, found " +
                describe(Cur));
@@ -719,6 +738,7 @@ private:
   Lexer Lex;
   Token Cur;
   std::string File, SidecarPath;
+  bool SidecarFixed; // given by the caller: a `weights` line does not move it
   std::string ErrMsg;
   int Depth = 0;
   std::shared_ptr<llvm::MemoryBuffer> Sidecar;
@@ -749,7 +769,7 @@ llvm::Expected<std::unique_ptr<Graph>> parseGraph(llvm::StringRef Source,
                       "file?)",
                       FileName, Line, Col);
   }
-  Parser P(Source, FileName, Sidecar);
+  Parser P(Source, FileName, Sidecar, /*SidecarFixed=*/!SidecarPath.empty());
   return P.run();
 }
 

@@ -11,7 +11,9 @@
 namespace kiln {
 
 /// Parses Source. FileName is used in messages; blob(...) constants are read
-/// from SidecarPath (empty: FileName + ".weights").
+/// from SidecarPath; when it is empty, from the file a leading
+/// `weights "NAME"` line names (in FileName's folder), else from
+/// FileName + ".weights" (files written before that line existed).
 llvm::Expected<std::unique_ptr<Graph>>
 parseGraph(llvm::StringRef Source, llvm::StringRef FileName,
            llvm::StringRef SidecarPath = "");

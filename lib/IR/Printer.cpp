@@ -50,6 +50,10 @@ std::string quoteNameIfNeeded(llvm::StringRef Name) {
   return isPlainIdentifier(Name) ? Name.str() : quoteString(Name);
 }
 
+std::string sidecarLine(llvm::StringRef SidecarName) {
+  return "weights " + quoteString(SidecarName) + "\n";
+}
+
 namespace {
 
 class Printer {

@@ -41,6 +41,11 @@ void printGraph(const Graph &G, llvm::raw_ostream &OS,
                 const PrintOptions &Opts = {});
 std::string printGraphToString(const Graph &G, const PrintOptions &Opts = {});
 
+/// The line that opens a .kir written with a sidecar: `weights "NAME"`,
+/// NAME being the sidecar's file name in the .kir's folder. It belongs to
+/// the file, not the graph, so printGraph never prints it.
+std::string sidecarLine(llvm::StringRef SidecarName);
+
 /// Quotes Name for .kir unless it is a plain identifier ([A-Za-z0-9_.]+).
 std::string quoteNameIfNeeded(llvm::StringRef Name);
 

@@ -7,9 +7,14 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <future>
 #include <map>
@@ -18,6 +23,7 @@
 #include <sys/stat.h>
 #include <tuple>
 #include <unistd.h>
+#include <vector>
 
 namespace kiln {
 
@@ -57,10 +63,70 @@ private:
   std::map<Key, std::weak_ptr<llvm::MemoryBuffer>> Live;
 };
 
+/// The files this process has read (by device and inode), so that a write
+/// never replaces one of its own inputs: `kiln convert m.onnx -o m.onnx`
+/// would otherwise destroy the model it was given.
+class InputFiles {
+public:
+  void note(llvm::StringRef Path, dev_t Dev, ino_t Ino) {
+    std::lock_guard<std::mutex> Lock(M);
+    for (const Entry &E : Files)
+      if (E.Dev == Dev && E.Ino == Ino)
+        return;
+    Files.push_back({Dev, Ino, Path.str()});
+  }
+  /// The path an input with this identity was read as, or "".
+  std::string find(dev_t Dev, ino_t Ino) {
+    std::lock_guard<std::mutex> Lock(M);
+    for (const Entry &E : Files)
+      if (E.Dev == Dev && E.Ino == Ino)
+        return E.Path;
+    return "";
+  }
+
+private:
+  struct Entry {
+    dev_t Dev;
+    ino_t Ino;
+    std::string Path;
+  };
+  std::mutex M;
+  std::vector<Entry> Files;
+};
+
+InputFiles &inputFiles() {
+  static InputFiles Files;
+  return Files;
+}
+
+llvm::Expected<std::shared_ptr<llvm::MemoryBuffer>>
+mapFileImpl(llvm::StringRef Path, bool IsInput);
+
 } // namespace
+
+namespace {
+std::atomic<bool> ProtectInputs{false};
+} // namespace
+
+void protectInputFiles() { ProtectInputs = true; }
+
+void noteInputFile(llvm::StringRef Path) {
+  if (!ProtectInputs)
+    return;
+  struct stat St;
+  if (::stat(Path.str().c_str(), &St) == 0)
+    inputFiles().note(Path, St.st_dev, St.st_ino);
+}
 
 llvm::Expected<std::shared_ptr<llvm::MemoryBuffer>>
 mapFile(llvm::StringRef Path) {
+  return mapFileImpl(Path, /*IsInput=*/true);
+}
+
+namespace {
+
+llvm::Expected<std::shared_ptr<llvm::MemoryBuffer>>
+mapFileImpl(llvm::StringRef Path, bool IsInput) {
   llvm::sys::fs::file_status Status;
   if (std::error_code EC = llvm::sys::fs::status(Path, Status))
     return inputError("{0}: cannot open: {1}", Path, EC.message());
@@ -69,6 +135,8 @@ mapFile(llvm::StringRef Path) {
   if (Status.getSize() > limits::MaxFileBytes)
     return inputError("{0}: file is {1} bytes, above the {2}-byte limit", Path,
                       Status.getSize(), limits::MaxFileBytes);
+  if (IsInput)
+    noteInputFile(Path);
   static LiveMappings Live;
   return Live.getOrMap(
       Status, [&]() -> llvm::Expected<LiveMappings::Buffer> {
@@ -80,6 +148,8 @@ mapFile(llvm::StringRef Path) {
         return LiveMappings::Buffer(std::move(*BufOrErr));
       });
 }
+
+} // namespace
 
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Bytes) {
   FilePiece Whole{0, Bytes};
@@ -139,6 +209,157 @@ private:
   size_t Next = 0;
 };
 
+//===-- Temporaries in flight -----------------------------------------------===//
+//
+// A temporary is removed by the writer on every error, but a signal ends the
+// process without unwinding: Ctrl-C, SIGTERM or SIGHUP during a conversion
+// would leave a temporary as large as the model. The handler unlinks the
+// registered ones and re-raises, so the exit status is still the signal's.
+// It may only do async-signal-safe things, so the paths live in a fixed
+// array of fixed-size buffers, filled before a slot is marked in use.
+
+constexpr int MaxInFlight = 16;
+char InFlightPath[MaxInFlight][PATH_MAX];
+std::atomic<bool> InFlightUsed[MaxInFlight];
+std::mutex InFlightLock; // between writers; the handler only reads
+
+constexpr int CleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" void removeTemporariesAndReraise(int Sig) {
+  for (int I = 0; I < MaxInFlight; ++I)
+    if (InFlightUsed[I].load())
+      ::unlink(InFlightPath[I]);
+  ::signal(Sig, SIG_DFL);
+  ::raise(Sig);
+}
+
+void installCleanupHandlers() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    for (int Sig : CleanupSignals) {
+      struct sigaction Old;
+      if (::sigaction(Sig, nullptr, &Old) != 0 || Old.sa_handler == SIG_IGN)
+        continue; // under nohup a hangup stays ignored
+      struct sigaction New = {};
+      New.sa_handler = removeTemporariesAndReraise;
+      sigemptyset(&New.sa_mask);
+      for (int Other : CleanupSignals)
+        sigaddset(&New.sa_mask, Other);
+      ::sigaction(Sig, &New, nullptr);
+    }
+  });
+}
+
+/// Registers a temporary for removal on a signal; -1 when every slot is
+/// taken (the temporary is then only removed on errors, as before).
+int registerTemporary(llvm::StringRef Path) {
+  installCleanupHandlers();
+  if (Path.size() >= PATH_MAX)
+    return -1;
+  std::lock_guard<std::mutex> Lock(InFlightLock);
+  for (int I = 0; I < MaxInFlight; ++I)
+    if (!InFlightUsed[I].load()) {
+      std::memcpy(InFlightPath[I], Path.data(), Path.size());
+      InFlightPath[I][Path.size()] = '\0';
+      InFlightUsed[I].store(true);
+      return I;
+    }
+  return -1;
+}
+
+void unregisterTemporary(int Slot) {
+  if (Slot < 0)
+    return;
+  std::lock_guard<std::mutex> Lock(InFlightLock);
+  InFlightUsed[Slot].store(false);
+}
+
+/// `kill -9` leaves a temporary that no handler can remove. Temporaries are
+/// named `.NAME.tmp-PID-XXXXXX` after the process that writes them, so the
+/// next write to NAME removes those whose writer is gone.
+void removeStaleTemporaries(llvm::StringRef Dir, llvm::StringRef Name) {
+  std::string Prefix = ("." + Name + ".tmp-").str();
+  DIR *D = ::opendir(Dir.str().c_str());
+  if (!D)
+    return;
+  while (struct dirent *E = ::readdir(D)) {
+    llvm::StringRef Entry(E->d_name);
+    if (!Entry.consume_front(Prefix))
+      continue;
+    auto [PidText, Rest] = Entry.split('-');
+    long Pid;
+    if (Rest.empty() || PidText.getAsInteger(10, Pid) || Pid <= 0)
+      continue;
+    if (::kill(pid_t(Pid), 0) == 0 || errno != ESRCH)
+      continue; // alive (or not ours to judge)
+    llvm::SmallString<256> P(Dir);
+    llvm::sys::path::append(P, E->d_name);
+    ::unlink(P.c_str());
+  }
+  ::closedir(D);
+}
+
+/// Test-only hook (tests of signals and of the .kir pair): with
+/// KILN_TEST_PAUSE_BEFORE_RENAME set to a suffix of Path, the writer says so
+/// on stderr and waits for a signal once the temporary is complete.
+void maybePauseBeforeRename(llvm::StringRef Path, llvm::StringRef Temp) {
+  const char *Suffix = std::getenv("KILN_TEST_PAUSE_BEFORE_RENAME");
+  if (!Suffix || !*Suffix || !Path.endswith(Suffix))
+    return;
+  std::string Msg = ("kiln: test hook: paused before renaming " + Temp +
+                     " to " + Path + "\n")
+                        .str();
+  (void)!::write(2, Msg.data(), Msg.size());
+  for (;;)
+    ::pause();
+}
+
+bool isStandardOutput(llvm::StringRef Path) {
+  return Path == "-" || Path == "/dev/stdout" || Path == "/dev/fd/1" ||
+         Path == "/proc/self/fd/1";
+}
+
+const char *fileTypeName(mode_t Mode) {
+  if (S_ISDIR(Mode))
+    return "a directory";
+  if (S_ISLNK(Mode))
+    return "a symlink";
+  if (S_ISFIFO(Mode))
+    return "a FIFO";
+  if (S_ISCHR(Mode))
+    return "a character device";
+  if (S_ISBLK(Mode))
+    return "a block device";
+  if (S_ISSOCK(Mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+} // namespace
+
+llvm::Error checkOutputPath(llvm::StringRef Path) {
+  if (isStandardOutput(Path))
+    return inputError("{0}: this file is written whole and renamed into "
+                      "place, so it cannot go to standard output; give a "
+                      "file name",
+                      Path);
+  struct stat St;
+  if (::lstat(Path.str().c_str(), &St) != 0)
+    return llvm::Error::success(); // a new file (or a folder missing: said later)
+  if (!S_ISREG(St.st_mode))
+    return inputError("{0}: is {1}; kiln writes only regular files and "
+                      "replaces nothing else",
+                      Path, fileTypeName(St.st_mode));
+  std::string Input = inputFiles().find(St.st_dev, St.st_ino);
+  if (!Input.empty())
+    return inputError("{0}: is the input '{1}' of this command; refusing to "
+                      "overwrite it (write elsewhere, then move it)",
+                      Path, Input);
+  return llvm::Error::success();
+}
+
+namespace {
+
 /// The file being replaced keeps its bytes until the rename, but not its
 /// cached pages: they would be freed at the rename anyway. Dropped first,
 /// they are the pages the new file is written into, rather than memory not
@@ -167,19 +388,30 @@ llvm::Error writeFileAtomically(
   llvm::sys::path::remove_filename(Dir);
   if (Dir.empty())
     Dir = ".";
+  // Before anything is created: a FIFO, device or symlink named by -o is
+  // refused, never replaced by a regular file, and so is an input.
+  if (llvm::Error E = checkOutputPath(Path))
+    return E;
+  llvm::StringRef Name = llvm::sys::path::filename(Path);
+  removeStaleTemporaries(Dir, Name);
   llvm::SmallString<256> Model(Dir);
-  llvm::sys::path::append(Model,
-                          "." + llvm::sys::path::filename(Path) + ".tmp-%%%%%%");
+  llvm::sys::path::append(Model, "." + Name + ".tmp-" +
+                                     std::to_string(::getpid()) + "-%%%%%%");
   int FD = -1;
   llvm::SmallString<256> TempPath;
   if (std::error_code EC =
           llvm::sys::fs::createUniqueFile(Model, FD, TempPath))
     return inputError("{0}: cannot create a temporary file in '{1}': {2}", Path,
                       Dir, EC.message());
+  int Slot = registerTemporary(TempPath);
+  auto RemoveTemp = [&] {
+    llvm::sys::fs::remove(TempPath);
+    unregisterTemporary(Slot);
+  };
   auto Fail = [&](llvm::StringRef What) -> llvm::Error {
     std::string Reason = std::strerror(errno);
     ::close(FD);
-    llvm::sys::fs::remove(TempPath);
+    RemoveTemp();
     return inputError("{0}: {1} failed: {2}", Path, What, Reason);
   };
   dropCachedPages(Path);
@@ -225,28 +457,35 @@ llvm::Error writeFileAtomically(
     return Fail("fsync");
   if (::close(FD) != 0) {
     std::string Reason = std::strerror(errno);
-    llvm::sys::fs::remove(TempPath);
+    RemoveTemp();
     return inputError("{0}: close failed: {1}", Path, Reason);
   }
   if (Check) {
     llvm::Error E = llvm::Error::success();
     if (Size == 0) {
       E = Check("");
-    } else if (auto Written = mapFile(TempPath)) {
+    } else if (auto Written = mapFileImpl(TempPath, /*IsInput=*/false)) {
       E = Check((*Written)->getBuffer());
     } else {
       E = Written.takeError();
     }
     if (E) {
-      llvm::sys::fs::remove(TempPath);
+      RemoveTemp();
       return E;
     }
   }
+  maybePauseBeforeRename(Path, TempPath);
+  // Checked again: something may have taken the name while we wrote.
+  if (llvm::Error E = checkOutputPath(Path)) {
+    RemoveTemp();
+    return E;
+  }
   if (std::error_code EC = llvm::sys::fs::rename(TempPath, Path)) {
-    llvm::sys::fs::remove(TempPath);
+    RemoveTemp();
     return inputError("{0}: cannot rename the temporary file into place: {1}",
                       Path, EC.message());
   }
+  unregisterTemporary(Slot);
   return llvm::Error::success();
 }
 

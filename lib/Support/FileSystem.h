@@ -17,12 +17,36 @@ namespace kiln {
 /// Files above limits::MaxFileBytes are refused before mapping. While a
 /// mapping of the file (the same inode, size and modification time) is
 /// alive, mapping it again returns that one, so its pages are faulted once.
+/// The file is recorded as an input of this process (see noteInputFile).
 llvm::Expected<std::shared_ptr<llvm::MemoryBuffer>>
 mapFile(llvm::StringRef Path);
 
+/// From now on, files this process reads are recorded and no write may
+/// replace one (checkOutputPath). The kiln CLI calls it at start: there a
+/// command's output must never be its own input. Library users (a process
+/// that maps a file and later replaces it on purpose) do not.
+void protectInputFiles();
+
+/// Records Path (by device and inode) as an input of this process, once
+/// protectInputFiles was called. mapFile does this for what it maps; readers
+/// that do not go through mapFile (libtorch) call it themselves.
+void noteInputFile(llvm::StringRef Path);
+
+/// Whether Path may be written by writeFileAtomically: it must be a new name
+/// or an existing regular file (not a FIFO, device, symlink, directory or
+/// socket, which a rename would replace), not a recorded input, and
+/// not standard output ("-", /dev/stdout), which cannot take a file that is
+/// written whole and renamed into place. The error names the path and why.
+llvm::Error checkOutputPath(llvm::StringRef Path);
+
 /// Writes Bytes to Path atomically: a temporary file in the same folder is
 /// written, fsynced and renamed over Path. On any failure the temporary is
-/// removed and an existing Path is left untouched.
+/// removed and an existing Path is left untouched. Path is checked first
+/// (checkOutputPath). The temporary, `.NAME.tmp-PID-XXXXXX`, is also removed
+/// on SIGINT, SIGTERM and SIGHUP (the signal is then re-raised); one left by
+/// a writer killed outright (its PID gone) is removed by the next write to
+/// the same Path. Test-only: KILN_TEST_PAUSE_BEFORE_RENAME=SUFFIX makes a
+/// write to a path ending in SUFFIX stop before the rename until a signal.
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Bytes);
 
 /// Writes a piece's bytes into Out (aligned to at least 16 bytes).

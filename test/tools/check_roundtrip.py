@@ -2,11 +2,12 @@
 """Checks that every .kir file under the given folders round-trips exactly.
 
 For each file F (the malformed corpus aside): print(parse(F)) to A with
-`kiln opt -O0 -o`, then print(parse(A)) to B; A and B (and their .weights
+`kiln opt -O0 -o`, then print(parse(A)) to B; A and B (and their .weights-HASH
 sidecars) must be byte-identical. Prints one line per file and a summary;
 exits 1 if any file fails.
 """
 import filecmp
+import glob
 import os
 import subprocess
 import sys
@@ -32,9 +33,10 @@ def main():
             ok = r1.returncode == 0 and r2.returncode == 0
             if ok:
                 ok = open(a).read().replace(f"{i}a.kir", "X") == open(b).read().replace(f"{i}b.kir", "X")
-                sa, sb = a + ".weights", b + ".weights"
-                if os.path.exists(sa) or os.path.exists(sb):
-                    ok = ok and os.path.exists(sa) and os.path.exists(sb) and filecmp.cmp(sa, sb, shallow=False)
+                # The sidecars are OUT.weights-HASH (named on the .kir's first line).
+                sa, sb = glob.glob(glob.escape(a) + ".weights*"), glob.glob(glob.escape(b) + ".weights*")
+                if sa or sb:
+                    ok = ok and len(sa) == 1 and len(sb) == 1 and filecmp.cmp(sa[0], sb[0], shallow=False)
             print(("ok      " if ok else "FAILED  ") + os.path.relpath(f))
             if not ok:
                 failed += 1

@@ -127,7 +127,9 @@ llvm::json::Value jsonReport(const Graph &G, const GraphStats &S, bool Nodes,
 }
 
 llvm::Error emit(const InspectOptions &O, const std::string &Text) {
-  if (O.Output.empty()) {
+  // A report streams: '-' and /dev/stdout are standard output (every other
+  // -o is a file written whole and renamed into place).
+  if (O.Output.empty() || O.Output == "-" || O.Output == "/dev/stdout") {
     llvm::outs() << Text;
     return llvm::Error::success();
   }

@@ -11,6 +11,10 @@
 #include "IR/Printer.h"
 #include "Support/Error.h"
 #include "Support/FileSystem.h"
+#include "Support/Hash.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -38,6 +42,52 @@ void printStats(const PassManager &PM, llvm::raw_ostream &OS) {
   }
 }
 
+/// Whether Entry is a sidecar of the .kir named Base: `Base.weights` (the
+/// name before sidecars carried a hash) or `Base.weights-HASH`.
+bool isSidecarOf(llvm::StringRef Entry, llvm::StringRef Base) {
+  if (!Entry.consume_front(Base) || !Entry.consume_front(".weights"))
+    return false;
+  return Entry.empty() ||
+         (Entry.consume_front("-") && !Entry.empty() &&
+          Entry.find_first_not_of("0123456789abcdef") == llvm::StringRef::npos);
+}
+
+/// Writes Out and its sidecar so that an interruption at any point leaves
+/// the old pair or the new one, both loadable. The sidecar is named after
+/// its content (OUT.weights-HASH), so writing it replaces nothing the old
+/// .kir reads; the .kir, whose first line names it, is renamed last and
+/// commits the pair. Sidecars of Out no longer named are then removed.
+llvm::Error writeKirPair(llvm::StringRef Out, llvm::StringRef Text,
+                         const WeightsSidecar &Sidecar) {
+  if (llvm::Error E = checkOutputPath(Out)) // before a sidecar is written
+    return E;
+  llvm::StringRef Base = llvm::sys::path::filename(Out);
+  llvm::SmallString<256> Dir(llvm::sys::path::parent_path(Out));
+  std::string Name;
+  std::string Full;
+  if (!Sidecar.empty()) {
+    Name = (Base + ".weights-" + hashToHex(contentHash(Sidecar.bytes()))).str();
+    llvm::SmallString<256> SidecarPath(Dir);
+    llvm::sys::path::append(SidecarPath, Name);
+    if (llvm::Error E = writeFileAtomically(SidecarPath, Sidecar.bytes()))
+      return E;
+    Full = sidecarLine(Name);
+  }
+  Full += Text;
+  if (llvm::Error E = writeFileAtomically(Out, Full))
+    return E; // the sidecar just written is removed by the next write
+  if (Dir.empty())
+    Dir = ".";
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+       It.increment(EC)) {
+    llvm::StringRef Entry = llvm::sys::path::filename(It->path());
+    if (Entry != Name && isSidecarOf(Entry, Base))
+      llvm::sys::fs::remove(It->path()); // best effort: the pair is complete
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error runOpt(OptOptions &O) {
   O.Compile.PassOptions.VerifyEach |= verifyEachByDefault();
   auto C = compileGraph(O.Compile);
@@ -62,13 +112,7 @@ llvm::Error runOpt(OptOptions &O) {
   if (!O.Output.empty()) {
     PO.Sidecar = &Sidecar;
     std::string Text = printGraphToString(*G, PO);
-    std::string SidecarPath = O.Output + ".weights";
-    // The sidecar goes first, so a reader never sees a .kir whose blobs are
-    // missing; each file is replaced atomically.
-    if (!Sidecar.empty())
-      if (llvm::Error E = writeFileAtomically(SidecarPath, Sidecar.bytes()))
-        return E;
-    if (llvm::Error E = writeFileAtomically(O.Output, Text))
+    if (llvm::Error E = writeKirPair(O.Output, Text, Sidecar))
       return E;
   } else if (!O.Json) {
     printGraph(*G, llvm::outs(), PO);

@@ -145,42 +145,51 @@ std::string sanitizeFileName(llvm::StringRef Name) {
 llvm::Error writeOutputs(const std::string &Dest, const Signature &G,
                          llvm::ArrayRef<Tensor> Outputs,
                          llvm::json::Array &Report) {
-  std::vector<std::pair<std::string, std::string>> Members;
   bool ToNpz = llvm::StringRef(Dest).endswith(".npz");
-  if (!ToNpz)
-    if (std::error_code EC = llvm::sys::fs::create_directories(Dest))
-      return inputError("{0}: cannot create the output folder: {1}", Dest,
-                        EC.message());
-  llvm::StringMap<bool> Used;
+  // Every name is settled before anything is written: a collision found
+  // halfway would leave some outputs written and one file holding the data
+  // of another output.
+  std::vector<std::string> Names, Files;
+  llvm::StringMap<size_t> ByFile;
   for (size_t I = 0; I < Outputs.size(); ++I) {
     std::string Name = G.Outputs[I];
     if (Name.empty())
       Name = "output_" + std::to_string(I);
+    std::string File = Dest;
+    if (!ToNpz) {
+      llvm::SmallString<256> P(Dest);
+      llvm::sys::path::append(P, sanitizeFileName(Name) + ".npy");
+      File = P.str().str();
+      auto [It, New] = ByFile.try_emplace(File, I);
+      if (!New)
+        return inputError("outputs '{0}' and '{1}' would both be written to "
+                          "'{2}'; nothing was written (use -o FILE.npz to "
+                          "keep exact names)",
+                          Names[It->second], Name, File);
+    }
+    Names.push_back(std::move(Name));
+    Files.push_back(std::move(File));
+  }
+  std::vector<std::pair<std::string, std::string>> Members; // name, .npy
+  for (size_t I = 0; I < Outputs.size(); ++I) {
     auto Bytes = npyBytesOf(Outputs[I]);
     if (!Bytes)
-      return addContext(Bytes.takeError(), "output '" + Name + "'");
-    std::string File;
-    if (ToNpz) {
-      Members.push_back({Name, std::move(*Bytes)});
-      File = Dest;
-    } else {
-      std::string Base = sanitizeFileName(Name);
-      if (Used.count(Base))
-        return inputError("outputs '{0}' and another output map to the same "
-                          "file name '{1}.npy'; use -o FILE.npz to keep exact "
-                          "names",
-                          Name, Base);
-      Used[Base] = true;
-      llvm::SmallString<256> P(Dest);
-      llvm::sys::path::append(P, Base + ".npy");
-      File = P.str().str();
-      if (llvm::Error E = writeFileAtomically(File, *Bytes))
-        return E;
-    }
-    Report.push_back(llvm::json::Object{{"name", Name}, {"file", File}});
+      return addContext(Bytes.takeError(), "output '" + Names[I] + "'");
+    Members.push_back({Names[I], std::move(*Bytes)});
   }
-  if (ToNpz)
-    return writeNpzFile(Dest, Members);
+  if (ToNpz) {
+    if (llvm::Error E = writeNpzFile(Dest, Members))
+      return E;
+  } else {
+    if (std::error_code EC = llvm::sys::fs::create_directories(Dest))
+      return inputError("{0}: cannot create the output folder: {1}", Dest,
+                        EC.message());
+    for (size_t I = 0; I < Members.size(); ++I)
+      if (llvm::Error E = writeFileAtomically(Files[I], Members[I].second))
+        return E;
+  }
+  for (size_t I = 0; I < Names.size(); ++I)
+    Report.push_back(llvm::json::Object{{"name", Names[I]}, {"file", Files[I]}});
   return llvm::Error::success();
 }
 

@@ -3,6 +3,7 @@
 // 0 success, 1 bad input, 2 usage, 3 gate failed, 70 internal error.
 #include "Command.h"
 #include "Support/Error.h"
+#include "Support/FileSystem.h"
 #include "Support/Logging.h"
 #include "Version.h"
 
@@ -175,6 +176,8 @@ static int runKiln(int Argc, char **Argv) {
 }
 
 int main(int Argc, char **Argv) {
+  // A command never writes over a file it read (kiln convert m.onnx -o m.onnx).
+  protectInputFiles();
   try {
     exitNow(runKiln(Argc, Argv));
   } catch (const std::exception &E) {

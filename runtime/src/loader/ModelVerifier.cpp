@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace kiln::rt {
 
@@ -27,8 +28,27 @@ std::string str(const flatbuffers::String *S) {
 }
 
 Status verifyFlatBuffer(const ModelBytes &B) {
-  if (B.size() < 8 || !fb::ModelBufferHasIdentifier(B.data()))
+  // A .kiln file starts with the 4-byte offset of its root table, then the
+  // "KILN" identifier (bytes 4-7). Each way of getting that wrong is said as
+  // it is: a file with "KILN" in the wrong place does have the word.
+  constexpr size_t HeaderBytes = 8;
+  if (B.size() < HeaderBytes)
+    return invalidModel("not a .kiln file: it is ", B.size(),
+                        " bytes, shorter than the ", HeaderBytes,
+                        "-byte .kiln header (root offset, then \"KILN\")");
+  if (!fb::ModelBufferHasIdentifier(B.data())) {
+    if (std::memcmp(B.data(), "KILN", 4) == 0)
+      return invalidModel(
+          "not a .kiln file: it starts with \"KILN\", but a .kiln file has "
+          "its \"KILN\" identifier at bytes 4-7, after the 4-byte offset of "
+          "its root table");
     return invalidModel("not a .kiln file (no \"KILN\" identifier)");
+  }
+  uint32_t Root = flatbuffers::ReadScalar<uint32_t>(B.data());
+  if (Root < HeaderBytes || uint64_t(Root) + 4 > B.size())
+    return invalidModel("the file has the \"KILN\" identifier but is ",
+                        B.size(), " bytes, too short for the root table its "
+                        "header places at byte ", Root, " (truncated?)");
   // The FlatBuffer sits at the start of the file; segments after it may take
   // the file past FlatBuffers' 2 GiB limit, which only the FlatBuffer obeys.
   size_t Size = std::min<size_t>(B.size(), FLATBUFFERS_MAX_BUFFER_SIZE - 1);

@@ -166,11 +166,18 @@ TEST_CASE("replacing a file drops the old file's cached pages first",
   CHECK(residentPages(Old, Bytes) == 0);
   ::close(Old);
   CHECK(slurp(Path) == "new");
-  // A FIFO where the file would go: no hang, and it is replaced.
+  // A FIFO where the file would go: refused at once (no hang), and it is
+  // still a FIFO.
   std::string Fifo = (Dir + "/fifo").str();
   REQUIRE(::mkfifo(Fifo.c_str(), 0600) == 0);
-  REQUIRE_NO_ERROR(writeFileAtomically(Fifo, "file"));
-  CHECK(slurp(Fifo) == "file");
+  llvm::Error E = writeFileAtomically(Fifo, "file");
+  REQUIRE(bool(E));
+  CHECK(llvm::toString(std::move(E)) ==
+        Fifo + ": is a FIFO; kiln writes only regular files and replaces "
+               "nothing else");
+  struct stat St;
+  REQUIRE(::lstat(Fifo.c_str(), &St) == 0);
+  CHECK(S_ISFIFO(St.st_mode));
   llvm::sys::fs::remove_directories(Dir);
 }
 

@@ -60,6 +60,11 @@ convertModel(const ConvertModelOptions &O) {
   CO.ForTarget = T;
   if (llvm::Error E = checkCompileFlags(CO))
     return E;
+  // A FIFO, device, symlink or the model itself as -o is refused now, not
+  // after the whole conversion (the writer checks again before it renames).
+  noteInputFile(CO.Input);
+  if (llvm::Error E = checkOutputPath(O.Output))
+    return E;
   auto Hash = std::make_shared<SourceHash>(CO.Input);
   auto C = compileGraph(CO);
   if (!C)

@@ -5,6 +5,7 @@
 #include "IR/Parser.h"
 #include "kiln/kiln.h"
 #include "Support/Error.h"
+#include "Support/FileSystem.h"
 #include "Support/ZipCheck.h"
 #include "frontends/onnx/OnnxImporter.h"
 #ifdef KILN_WITH_TORCHSCRIPT
@@ -20,6 +21,8 @@ llvm::Expected<std::unique_ptr<Graph>> loadModel(llvm::StringRef Path,
                                                  const ModelLoadOptions &Opts) {
   if (llvm::sys::fs::is_directory(Path))
     return inputError("{0}: is a directory, expected a model file", Path);
+  // Whatever reads it (libtorch reads .pt itself), -o must not replace it.
+  noteInputFile(Path);
   llvm::StringRef Ext = llvm::sys::path::extension(Path);
   if (Ext.equals_insensitive(".kir")) {
     auto G = parseGraphFile(Path);

@@ -5,6 +5,7 @@ the weights sidecar.
 
   plant_scale.py IN.kir NAME FACTOR OUT.kir
 """
+import os
 import re
 import shutil
 import sys
@@ -23,5 +24,14 @@ if count_const != 1:
 text = text.replace(f"dense[{old}]", f"dense[{new}]").replace(
     f"q(scale={old},", f"q(scale={new},")
 open(out, "w").write(text)
-shutil.copyfile(src + ".weights", out + ".weights")
+# The sidecar is the file the first line names (`weights "NAME"`, in the
+# .kir's folder); OUT.kir names the same one, so it goes beside OUT.kir.
+side = re.match(r'weights "([^"]+)"\n', text)
+if side:
+    src_side = os.path.join(os.path.dirname(src), side.group(1))
+    out_side = os.path.join(os.path.dirname(out), side.group(1))
+    if os.path.abspath(src_side) != os.path.abspath(out_side):
+        shutil.copyfile(src_side, out_side)
+else:
+    shutil.copyfile(src + ".weights", out + ".weights")
 print(f"{name}: scale {old} -> {new} (1 constant, {count_type} types)")
