@@ -12,16 +12,6 @@ namespace {
 
 constexpr size_t MaxConcatInputs = 7;
 
-/// Identity map of S over its own dims in a rank-6 domain.
-OperandMap identity(const Storage &S) {
-  OperandMap M;
-  M.Start.assign(S.Dims.size(), 0);
-  int Lead = DomainRank - int(S.Dims.size());
-  for (int K = Lead; K < DomainRank; ++K)
-    M.Axis[size_t(K)] = K - Lead;
-  return M;
-}
-
 } // namespace
 
 std::string lowerConcat(Lowering &L, const fb::OperatorT &Op) {
@@ -51,7 +41,7 @@ std::string lowerConcat(Lowering &L, const fb::OperatorT &Op) {
     PendingDispatch &D = L.dispatch("concat");
     DomainDims Domain = domainOf(YS.Dims);
     Domain[size_t(CatAxis)] = End - Begin;
-    OperandMap Dst = identity(YS);
+    OperandMap Dst = identityMap(YS);
     Dst.Start[Axis] = Begin;
     // A C4 output's padding lanes get zero from the dispatch that reaches
     // its last channel: that one's channel axis runs to the padded count.
@@ -73,7 +63,7 @@ std::string lowerConcat(Lowering &L, const fb::OperatorT &Op) {
     for (size_t J = First; J < Last; ++J) {
       auto [In, Start] = Parts[J];
       const Storage &IS = L.storage(In);
-      OperandMap Map = identity(IS);
+      OperandMap Map = identityMap(IS);
       Map.Start[Axis] = Begin - Start;
       auto Slot = uint32_t(J - First);
       operandConstants(IS, Map, 20 + 10 * Slot, D.Spec);

@@ -9,16 +9,6 @@ namespace kiln::vulkan {
 
 namespace {
 
-/// Identity map of S over its own dims in a rank-6 domain.
-OperandMap identity(const Storage &S) {
-  OperandMap M;
-  M.Start.assign(S.Dims.size(), 0);
-  int Lead = DomainRank - int(S.Dims.size());
-  for (int K = Lead; K < DomainRank; ++K)
-    M.Axis[size_t(K)] = K - Lead;
-  return M;
-}
-
 /// S's bytes read as row-major over Dims (a reshape's flat order): S must
 /// be PLAIN; the map walks it with Dims' row-major strides.
 Storage asFlat(const Storage &S, const std::vector<int64_t> &Dims) {
@@ -43,8 +33,8 @@ std::string reshape(Lowering &L, int32_t X, int32_t Y) {
   if (!XS.C4 && !YS.C4) { // a copy into the output's own buffer
     Storage Flat{{int64_t(XS.elements())}, false};
     DomainDims Domain = domainOf(Flat.Dims);
-    L.gather(Flat, L.bindTensor(X), identity(Flat), Flat, L.bindTensor(Y),
-             identity(Flat), Domain);
+    L.gather(Flat, L.bindTensor(X), identityMap(Flat), Flat, L.bindTensor(Y),
+             identityMap(Flat), Domain);
     return "";
   }
   if (XS.C4 && YS.C4)
@@ -52,14 +42,14 @@ std::string reshape(Lowering &L, int32_t X, int32_t Y) {
   if (XS.C4) { // walk X, write Y's row-major bytes in X's flat order
     DomainDims Domain = domainOf(XS.Dims);
     Storage Flat = asFlat(YS, XS.Dims);
-    L.gather(XS, L.bindTensor(X), identity(XS), Flat, L.bindTensor(Y),
-             identity(Flat), Domain);
+    L.gather(XS, L.bindTensor(X), identityMap(XS), Flat, L.bindTensor(Y),
+             identityMap(Flat), Domain);
     return "";
   }
   DomainDims Domain = domainOf(YS.Dims); // walk Y, read X in Y's flat order
   Storage Flat = asFlat(XS, YS.Dims);
-  L.gather(Flat, L.bindTensor(X), identity(Flat), YS, L.bindTensor(Y),
-           identity(YS), Domain);
+  L.gather(Flat, L.bindTensor(X), identityMap(Flat), YS, L.bindTensor(Y),
+           identityMap(YS), Domain);
   return "";
 }
 
@@ -86,24 +76,24 @@ std::string lowerMovement(Lowering &L, const fb::OperatorT &Op) {
     Src.Start.assign(XS.Dims.size(), 0);
     for (size_t I = 0; I < Perm.size(); ++I)
       Src.Axis[size_t(Lead) + I] = Perm[I];
-    L.gather(XS, L.bindTensor(X), Src, YS, L.bindTensor(Y), identity(YS),
+    L.gather(XS, L.bindTensor(X), Src, YS, L.bindTensor(Y), identityMap(YS),
              Domain);
     return "";
   }
   case fb::OpKind::SLICE: {
     const auto &O = *Op.options.AsSliceOptions();
-    OperandMap Src = identity(XS);
+    OperandMap Src = identityMap(XS);
     for (size_t A = 0; A < XS.Dims.size(); ++A) {
       Src.Start[A] = O.starts[A];
       Src.Step[size_t(Lead) + A] = O.steps[A];
     }
-    L.gather(XS, L.bindTensor(X), Src, YS, L.bindTensor(Y), identity(YS),
+    L.gather(XS, L.bindTensor(X), Src, YS, L.bindTensor(Y), identityMap(YS),
              Domain);
     return "";
   }
   case fb::OpKind::BROADCAST:
     L.gather(XS, L.bindTensor(X), alignedMap(XS, Domain), YS, L.bindTensor(Y),
-             identity(YS), Domain);
+             identityMap(YS), Domain);
     return "";
   default:
     return "no data-movement kernel for it";

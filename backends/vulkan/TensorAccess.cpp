@@ -44,6 +44,10 @@ OperandMap alignedMap(const Storage &S, const DomainDims &Domain) {
   return M;
 }
 
+OperandMap identityMap(const Storage &S) {
+  return alignedMap(S, domainOf(S.Dims));
+}
+
 void operandConstants(const Storage &S, const OperandMap &M, uint32_t Base,
                       std::map<uint32_t, uint32_t> &Spec) {
   std::vector<int64_t> Strides = S.strides();

@@ -43,6 +43,9 @@ struct OperandMap {
 /// broadcast.
 OperandMap alignedMap(const Storage &S, const DomainDims &Domain);
 
+/// S over its own dims: every axis read as is, none broadcast.
+OperandMap identityMap(const Storage &S);
+
 /// Writes the operand's ten spec constants from id Base.
 void operandConstants(const Storage &S, const OperandMap &M, uint32_t Base,
                       std::map<uint32_t, uint32_t> &Spec);
