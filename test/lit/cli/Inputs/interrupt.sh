@@ -6,10 +6,13 @@
 sig=$1 out=$2
 shift 2
 dir=$(dirname "$out") name=$(basename "$out")
+# The background job truncates $out.err only once it has started; remove
+# the last run's file first so the wait below cannot read its stale line.
+rm -f "$out.err"
 KILN_TEST_PAUSE_BEFORE_RENAME=$name "$@" > /dev/null 2> "$out.err" &
 pid=$!
 for _ in $(seq 600); do
-  grep -q "paused before renaming" "$out.err" && break
+  grep -qs "paused before renaming" "$out.err" && break
   sleep 0.1
 done
 echo "paused: $(grep -c "paused before renaming" "$out.err")"
