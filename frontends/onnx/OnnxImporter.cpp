@@ -10,6 +10,7 @@
 //   4. build the IR: inputs, initializers (aliased, not copied), one
 //      converter per node from the op tables, outputs; then verify it.
 #include "frontends/onnx/OnnxImporter.h"
+#include "frontends/onnx/OnnxAttrChecks.h"
 
 #include "frontends/onnx/OnnxNodeImporter.h"
 #include "frontends/onnx/OnnxRawData.h"
@@ -151,6 +152,7 @@ private:
   llvm::Error checkStructure();
   llvm::Error checkSupported();
   llvm::Error checkInitializers();
+  llvm::Error checkRanges();
   llvm::Error runOnnxChecks();
   llvm::Error buildInputs(ImportState &S);
   llvm::Error buildInitializers(ImportState &S);
@@ -329,6 +331,25 @@ llvm::Error ModelImporter::checkInitializers() {
   return llvm::Error::success();
 }
 
+/// Graph input types and node attributes that libonnx's shape inference
+/// would divide by, allocate from or loop over: it trusts them and crashes
+/// (SIGFPE on strides=0) or runs out of memory instead of throwing.
+llvm::Error ModelImporter::checkRanges() {
+  for (const auto &I : M->graph().input()) {
+    if (InitializerNames.count(I.name()))
+      continue;
+    if (auto T = typeFromOnnx(I.type()); !T)
+      return addContext(T.takeError(), File + ": graph input '" + I.name() +
+                                           "'");
+  }
+  const onnx::GraphProto &G = M->graph();
+  for (int I = 0; I < G.node_size(); ++I)
+    if (llvm::Error E = checkNodeAttributes(G.node(I),
+                                            File + ": " + describe(G.node(I), I)))
+      return E;
+  return llvm::Error::success();
+}
+
 /// An exception message on one line: ONNX adds blank lines and context.
 std::string oneLine(const char *What) {
   llvm::SmallVector<llvm::StringRef, 4> Lines;
@@ -479,6 +500,8 @@ llvm::Expected<std::unique_ptr<Graph>> ModelImporter::run() {
   if (llvm::Error E = checkSupported())
     return E;
   if (llvm::Error E = checkInitializers())
+    return E;
+  if (llvm::Error E = checkRanges())
     return E;
   if (llvm::Error E = runOnnxChecks())
     return E;

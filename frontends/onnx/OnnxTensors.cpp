@@ -158,6 +158,9 @@ llvm::Expected<TensorType> typeFromOnnx(const onnx::TypeProto &T) {
       S.push_back(Dim());
     }
   }
+  if (exceedsElementLimit(S))
+    return inputError("shape {0} has more elements than the limit of 2^34",
+                      toString(S));
   return TensorType(*Elem, std::move(S));
 }
 

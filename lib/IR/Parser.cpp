@@ -271,12 +271,9 @@ private:
       } while (consumeIf(Tok::Comma));
     }
     expect(Tok::RBracket, "to close the shape");
-    if (isStaticShape(T.Dims)) {
-      auto N = numElements(T.Dims);
-      if (!N || *N > limits::MaxElements)
-        fail(Start, "shape " + toString(T.Dims) +
-                        " has more elements than the limit of 2^34");
-    }
+    if (exceedsElementLimit(T.Dims))
+      fail(Start, "shape " + toString(T.Dims) +
+                      " has more elements than the limit of 2^34");
     if (atKeyword("q"))
       T.Quant = parseQuant();
     return T;

@@ -2,6 +2,7 @@
 
 #include "IR/Tensor.h"
 #include "Support/Error.h"
+#include "Support/Limits.h"
 
 namespace kiln {
 
@@ -84,7 +85,11 @@ llvm::Optional<std::vector<double>> constantFloats(const Value *V) {
 int64_t slidingOutputSize(int64_t In, int64_t Kernel, int64_t Stride,
                           int64_t PadBegin, int64_t PadEnd, int64_t Dilation,
                           bool CeilMode) {
-  int64_t Span = In + PadBegin + PadEnd - Dilation * (Kernel - 1) - 1;
+  // A dilated kernel past int64 cannot fit any input: no output.
+  int64_t Dilated;
+  if (__builtin_mul_overflow(Dilation, Kernel - 1, &Dilated))
+    return 0;
+  int64_t Span = In + PadBegin + PadEnd - Dilated - 1;
   if (Span < 0)
     return 0;
   int64_t Out = Span / Stride + 1;
@@ -106,6 +111,12 @@ spatialAttr(const Node &N, llvm::StringRef Name, size_t NumSpatial,
     return inputError("'{0}' has {1} values, expected {2} (one per spatial "
                       "axis)",
                       Name, V.size(), NumSpatial);
+  // Default doubles as the smallest legal value: 1 for strides, dilations
+  // and kernels (divisors and window sizes), 0 for output_padding.
+  for (int64_t X : V)
+    if (X < Default || X > limits::MaxSpatialParam)
+      return inputError("'{0}' has the value {1}, expected {2} to {3}", Name,
+                        X, Default, limits::MaxSpatialParam);
   return V;
 }
 
@@ -119,8 +130,9 @@ llvm::Expected<std::vector<int64_t>> padsAttr(const Node &N,
                       "spatial axis)",
                       V.size(), 2 * NumSpatial);
   for (int64_t P : V)
-    if (P < 0)
-      return inputError("'pads' has a negative value {0}", P);
+    if (P < 0 || P > limits::MaxSpatialParam)
+      return inputError("'pads' has the value {0}, expected 0 to {1}", P,
+                        limits::MaxSpatialParam);
   return V;
 }
 

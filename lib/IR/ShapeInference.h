@@ -35,7 +35,8 @@ int64_t slidingOutputSize(int64_t In, int64_t Kernel, int64_t Stride,
                           bool CeilMode);
 
 /// Reads an ints attribute that holds one value per spatial axis, or is empty
-/// (meaning Default on every axis). Error if it has the wrong length.
+/// (meaning Default on every axis). Error if it has the wrong length or a
+/// value below Default or above limits::MaxSpatialParam.
 llvm::Expected<std::vector<int64_t>>
 spatialAttr(const Node &N, llvm::StringRef Name, size_t NumSpatial,
             int64_t Default);

@@ -9,6 +9,18 @@
 
 namespace kiln {
 
+bool exceedsElementLimit(const Shape &S) {
+  int64_t N = 1;
+  for (const Dim &D : S) {
+    if (!D.isStatic())
+      continue;
+    if (D.size() > limits::MaxDim ||
+        __builtin_mul_overflow(N, D.size(), &N) || N > limits::MaxElements)
+      return true;
+  }
+  return false;
+}
+
 bool isStaticShape(const Shape &S) {
   for (const Dim &D : S)
     if (!D.isStatic())

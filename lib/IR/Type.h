@@ -45,6 +45,13 @@ using Shape = std::vector<Dim>;
 bool isStaticShape(const Shape &S);
 /// Product of the dims, or None if a dim is not static or it overflows.
 llvm::Optional<int64_t> numElements(const Shape &S);
+/// True if the static dims alone already pass limits::MaxDim or multiply to
+/// more than limits::MaxElements (symbolic dims count as 1). The one rule
+/// for "too large": the .kir parser, the frontends and the verifier all use
+/// it, so kiln never writes a model it then refuses to read. With at most
+/// 8-byte elements it keeps a tensor under 2^37 bytes, below the runtime's
+/// 2^40-byte cap.
+bool exceedsElementLimit(const Shape &S);
 /// Static sizes of a static shape (asserts isStaticShape).
 std::vector<int64_t> staticSizes(const Shape &S);
 Shape makeShape(llvm::ArrayRef<int64_t> Sizes);

@@ -39,14 +39,27 @@ public:
   explicit GraphVerifier(const Graph &G) : G(G) {}
 
   llvm::Error run() {
-    for (const auto &In : G.inputPtrs())
+    for (const auto &In : G.inputPtrs()) {
       Defined.insert(In.get());
+      if (exceedsElementLimit(In->type().Dims))
+        report("graph input '" + In->name() + "' " + toString(In->type()) +
+               " has more elements than the limit of 2^34");
+    }
     for (const Node &N : G.nodes()) {
       checkStructure(N);
-      if (StructureOk)
+      if (StructureOk) {
         add(verifyNode(N));
-      for (unsigned I = 0; I < N.numResults(); ++I)
+        checkNotEmptied(N);
+      }
+      for (unsigned I = 0; I < N.numResults(); ++I) {
         Defined.insert(N.result(I));
+        // The .kir parser refuses such a type, so the graph must not get past
+        // here and be written (kiln opt) as a file kiln cannot read back.
+        if (exceedsElementLimit(N.result(I)->type().Dims))
+          fail(N, "result " + std::to_string(I) + " " +
+                      toString(N.result(I)->type()) +
+                      " has more elements than the limit of 2^34");
+      }
     }
     for (size_t I = 0; I < G.outputs().size(); ++I) {
       const Value *V = G.outputs()[I];
@@ -93,6 +106,29 @@ private:
         if (U.Index >= U.User->numOperands() ||
             U.User->operand(U.Index) != N.result(R))
           fail(N, "result " + std::to_string(R) + " has a stale use");
+  }
+
+  /// An op that turns non-empty operands into an empty result (a window
+  /// larger than its input, a zero scale, a zero-trip range...) is a bad
+  /// model: the backends' kernels assert on empty tensors instead of
+  /// reporting them. Empty tensors that flow from an empty constant (an
+  /// exporter's empty roi) are left alone, as is shape() of a scalar.
+  void checkNotEmptied(const Node &N) {
+    if (N.isOp("const") || N.isOp("shape"))
+      return;
+    for (unsigned I = 0; I < N.numOperands(); ++I)
+      if (const Value *V = N.operand(I))
+        if (auto Count = numElements(V->type().Dims); Count && *Count == 0)
+          return;
+    for (unsigned R = 0; R < N.numResults(); ++R)
+      for (const Dim &D : N.result(R)->type().Dims)
+        if (D.isStatic() && D.size() == 0) {
+          fail(N, "result " + std::to_string(R) + " " +
+                      toString(N.result(R)->type()) +
+                      " would be empty; kiln refuses ops that produce empty "
+                      "tensors from non-empty inputs");
+          return;
+        }
   }
 
   void fail(const Node &N, const std::string &Msg) {

@@ -255,6 +255,59 @@ TEST_CASE("operator contracts are checked", "[loader]") {
   }
 }
 
+/// A pooling of x [1,8,8,3] with kernel K x K, stride 1, no padding. The
+/// output is declared [1,1,1,3] whatever K is: the window check comes first.
+static KilnModule poolModule(fb::OpKind Kind, uint32_t K,
+                             std::vector<int64_t> In = {1, 8, 8, 3}) {
+  KilnModule M;
+  int32_t X = addTensor(M, "x", fb::DType::F32, In, fb::Layout::NHWC);
+  int32_t Y = addTensor(M, "y", fb::DType::F32, {1, 1, 1, 3},
+                        fb::Layout::NHWC);
+  fb::Pool2DOptionsT O;
+  O.kernel_height = O.kernel_width = K;
+  addOp(M, Kind, {X}, {Y}, O);
+  M.Model.inputs = {X};
+  M.Model.outputs = {Y};
+  return M;
+}
+
+// XNNPACK asserts (op->compute.range[1] != 0) on these instead of failing,
+// so the loader must catch them even in a file kiln wrote.
+TEST_CASE("windows that leave no output are rejected", "[loader]") {
+  SECTION("a max pool window larger than the input") {
+    requireRejected(bytesOf(poolModule(fb::OpKind::MAX_POOL_2D, 16)),
+                    KILN_ERROR_INVALID_MODEL,
+                    "the window is larger than the padded input (output 0x0)");
+  }
+  SECTION("an average pool window larger than the input") {
+    requireRejected(bytesOf(poolModule(fb::OpKind::AVERAGE_POOL_2D, 9)),
+                    KILN_ERROR_INVALID_MODEL,
+                    "the window is larger than the padded input (output 0x0)");
+  }
+  SECTION("a window that fits loads") {
+    std::string Error;
+    REQUIRE(tryLoad(bytesOf(poolModule(fb::OpKind::MAX_POOL_2D, 8)), Error) ==
+            KILN_OK);
+  }
+  SECTION("a pool over an empty input") {
+    requireRejected(
+        bytesOf(poolModule(fb::OpKind::MAX_POOL_2D, 1, {1, 0, 8, 3})),
+        KILN_ERROR_INVALID_MODEL, "input 'x' is empty");
+  }
+  SECTION("a zero pool stride") {
+    KilnModule M = poolModule(fb::OpKind::MAX_POOL_2D, 2);
+    M.Model.operators[0]->options.AsPool2DOptions()->stride_width = 0;
+    requireRejected(bytesOf(std::move(M)), KILN_ERROR_INVALID_MODEL,
+                    "stride_width is 0, expected 1 to 16777216");
+  }
+  SECTION("a dilated convolution kernel larger than the padded input") {
+    KilnModule M = convModule();
+    M.Model.operators[0]->options.AsConv2DOptions()->dilation_height = 4;
+    requireRejected(bytesOf(std::move(M)), KILN_ERROR_INVALID_MODEL,
+                    "the window is larger than the padded input (output 0x4)");
+  }
+}
+
 TEST_CASE("inputs the fuzzer found are rejected", "[loader]") {
   // FlatBuffers 2.0 verifies the alignment of a vector's length, not of its
   // 8-byte elements; and a union may name its type without its table.

@@ -140,6 +140,58 @@ def main():
     save(model([helper.make_node("Identity", ["x"], ["y"], name="id0")],
                inputs=[seq], outputs=[seq]), "sequence_input.onnx")
 
+    window_models()
+
+
+def window_models():
+    """Conv/pool attributes that ONNX shape inference divides by or sizes
+    from, windows that leave no output, and graph inputs too large to hold.
+    """
+    img = [vi("x", [1, 3, 8, 8])]
+    out = [vi("y", [None] * 4)]
+
+    def spatial(op, name, file, **attrs):
+        inits = []
+        ins = ["x"]
+        if op in ("Conv", "ConvTranspose"):
+            inits = [weight("w", (3, 3, 3, 3))]
+            ins.append("w")
+        save(model([helper.make_node(op, ins, ["y"], name=name, **attrs)],
+                   inits, inputs=img, outputs=out), file)
+
+    spatial("Conv", "conv_s0", "conv_zero_strides.onnx", strides=[0, 0])
+    spatial("MaxPool", "pool_s0", "maxpool_zero_strides.onnx",
+            kernel_shape=[2, 2], strides=[0, 0])
+    spatial("AveragePool", "avg_s0", "avgpool_zero_strides.onnx",
+            kernel_shape=[2, 2], strides=[0, 0])
+    spatial("Conv", "conv_d0", "conv_zero_dilations.onnx", dilations=[1, 0])
+    spatial("Conv", "conv_pad40", "conv_huge_pads.onnx",
+            pads=[1 << 40, 0, 0, 0])
+    spatial("Conv", "conv_negpad", "conv_negative_pads.onnx",
+            pads=[-1, 0, 0, 0])
+    spatial("MaxPool", "pool_k31", "maxpool_huge_kernel.onnx",
+            kernel_shape=[1 << 31, 2])
+    spatial("MaxPool", "pool_k0", "maxpool_zero_kernel.onnx",
+            kernel_shape=[0, 2])
+    spatial("MaxPool", "pool_k16", "maxpool_kernel_too_large.onnx",
+            kernel_shape=[16, 16])
+    spatial("AveragePool", "avg_k16", "avgpool_kernel_too_large.onnx",
+            kernel_shape=[16, 16])
+    spatial("MaxPool", "pool_dil", "maxpool_dilated_too_large.onnx",
+            kernel_shape=[3, 3], dilations=[4, 4])
+    spatial("Conv", "conv_k9", "conv_kernel_too_large.onnx",
+            kernel_shape=[3, 3], dilations=[4, 4])
+    spatial("ConvTranspose", "deconv_pads", "convtranspose_no_output.onnx",
+            pads=[20, 20, 0, 0])
+    spatial("ConvTranspose", "deconv_s0", "convtranspose_zero_strides.onnx",
+            strides=[0, 1])
+    spatial("DepthToSpace", "d2s_b0", "depthtospace_zero_blocksize.onnx",
+            blocksize=0)
+    # A graph input of 2^40 elements: each dim is legal, the product is not.
+    save(model([helper.make_node("Relu", ["x"], ["y"], name="relu0")],
+               inputs=[vi("x", [1, 1 << 40])], outputs=[vi("y", [1, 1 << 40])]),
+         "huge_input.onnx")
+
 
 if __name__ == "__main__":
     main()

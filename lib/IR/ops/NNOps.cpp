@@ -6,6 +6,7 @@
 #include "IR/ShapeInference.h"
 #include "IR/ops/OpBuilder.h"
 #include "Support/Error.h"
+#include "Support/Limits.h"
 
 namespace kiln {
 
@@ -93,12 +94,24 @@ static Types inferConvTranspose(const Node &N) {
   Shape Out = {X.Dims[0], M};
   for (size_t I = 0; I < NS; ++I) {
     const Dim &In = X.Dims[2 + I], &K = W.Dims[2 + I];
-    if (In.isStatic() && K.isStatic())
-      Out.push_back((*Strides)[I] * (In.size() - 1) + (*OutPad)[I] +
-                    ((K.size() - 1) * (*Dil)[I] + 1) - (*Pads)[I] -
-                    (*Pads)[NS + I]);
-    else
+    if (In.isStatic() && K.isStatic()) {
+      int64_t Spread, Dilated;
+      if (__builtin_mul_overflow((*Strides)[I], In.size() - 1, &Spread) ||
+          __builtin_mul_overflow(K.size() - 1, (*Dil)[I], &Dilated) ||
+          Spread > limits::MaxDim || Dilated > limits::MaxDim)
+        return inputError("the output is larger than the limit of {0} on "
+                          "spatial axis {1}",
+                          limits::MaxDim, I);
+      int64_t O = Spread + (*OutPad)[I] + Dilated + 1 - (*Pads)[I] -
+                  (*Pads)[NS + I];
+      if (In.size() < 1 || O <= 0)
+        return inputError("pads {0} and {1} leave no output from input size "
+                          "{2} on spatial axis {3}",
+                          (*Pads)[I], (*Pads)[NS + I], In.size(), I);
+      Out.push_back(O);
+    } else {
       Out.push_back(Dim());
+    }
   }
   return std::vector<TensorType>{withShape(X, Out)};
 }
@@ -153,14 +166,24 @@ static Types inferPool(const Node &N) {
   bool Ceil = N.getInt("ceil_mode") != 0;
   Shape Out = {X.Dims[0], X.Dims[1]};
   for (size_t I = 0; I < NS; ++I) {
-    if (K[I] < 1 || (*Strides)[I] < 1)
-      return inputError("kernel and strides must be >= 1");
+    if (K[I] < 1 || K[I] > limits::MaxSpatialParam)
+      return inputError("'kernel' has the value {0}, expected 1 to {1}", K[I],
+                        limits::MaxSpatialParam);
     const Dim &In = X.Dims[2 + I];
-    Out.push_back(In.isStatic()
-                      ? Dim(slidingOutputSize(In.size(), K[I], (*Strides)[I],
-                                              (*Pads)[I], (*Pads)[NS + I],
-                                              (*Dil)[I], Ceil))
-                      : Dim());
+    if (!In.isStatic()) {
+      Out.push_back(Dim());
+      continue;
+    }
+    // An empty output is refused here rather than at run time, where the
+    // backends' kernels assert on it.
+    int64_t O = slidingOutputSize(In.size(), K[I], (*Strides)[I], (*Pads)[I],
+                                  (*Pads)[NS + I], (*Dil)[I], Ceil);
+    if (O <= 0)
+      return inputError("pooling window {0} (dilation {1}) is larger than "
+                        "the padded input size {2} on spatial axis {3}",
+                        K[I], (*Dil)[I],
+                        In.size() + (*Pads)[I] + (*Pads)[NS + I], I);
+    Out.push_back(O);
   }
   std::vector<TensorType> R = {withShape(X, Out)};
   if (N.numResults() > 1)

@@ -61,6 +61,19 @@ Status checkBias(const OpView &V, int64_t Channels) {
   return checkShape(B, {Channels}, "bias");
 }
 
+/// XNNPACK asserts (op->compute.range[...] != 0) on an empty input or output
+/// rather than returning an error, so a window that leaves no output, or a
+/// spatial input of size 0, is refused here; a .kiln is untrusted even when
+/// kiln wrote it.
+Status checkWindowFits(const TensorDesc &X, int64_t OH, int64_t OW) {
+  if (X.dim(0) < 1 || X.dim(1) < 1 || X.dim(2) < 1 || X.dim(3) < 1)
+    return invalidModel("input '", X.Name, "' is empty");
+  if (OH < 1 || OW < 1)
+    return invalidModel("the window is larger than the padded input (output ",
+                        OH, "x", OW, ")");
+  return Status::ok();
+}
+
 Status checkGroups(uint32_t Groups, uint32_t GroupIn, uint32_t GroupOut,
                    int64_t InputChannels) {
   if (Status S = checkSpatialParam(Groups, 1, "groups"))
@@ -124,6 +137,8 @@ Status validateConv2D(const OpView &V) {
   int64_t OW = windowOutputSize(X.dim(2), O.padding_left(), O.padding_right(),
                                 O.kernel_width(), O.stride_width(),
                                 O.dilation_width());
+  if (Status S = checkWindowFits(X, OH, OW))
+    return S;
   return checkShape(Y, {X.dim(0), OH, OW, OutChannels}, "output");
 }
 
@@ -219,6 +234,8 @@ Status validatePool2D(const OpView &V) {
   int64_t OW = windowOutputSize(X.dim(2), O.padding_left(), O.padding_right(),
                                 O.kernel_width(), O.stride_width(),
                                 O.dilation_width());
+  if (Status S = checkWindowFits(X, OH, OW))
+    return S;
   return checkShape(Y, {X.dim(0), OH, OW, X.dim(3)}, "output");
 }
 
