@@ -2,6 +2,7 @@
 //   kiln convert MODEL -o OUT [--target NAME] [-O0|-O1|-O2]
 //                [--disable-pass NAME]... [--input-shape ...] [--stats] [--json]
 //                [--strip-provenance] [--prepack portable|native]
+//                [--nnapi-feature-level 27|28|29|30|auto]
 //                [--quantize none|fp16|int8-dynamic|int8 ...] (QuantizeFlags.h)
 // The targets are those of the registry (`kiln targets`); the target's report
 // is printed: for cpu, ops before and after the passes, the passes run, the
@@ -24,6 +25,7 @@ namespace {
 struct ConvertOptions {
   ConvertModelOptions Model;
   std::string Prepack = "portable";
+  std::string NnapiFeatureLevel = "auto";
   bool Stats = false;
   bool Json = false;
 };
@@ -31,6 +33,7 @@ struct ConvertOptions {
 llvm::Error runConvert(ConvertOptions &O) {
   O.Model.ProducerVersion = KILN_VERSION_STRING;
   O.Model.TargetOptions["prepack"] = O.Prepack;
+  O.Model.TargetOptions["nnapi-feature-level"] = O.NnapiFeatureLevel;
   auto Report = convertModel(O.Model);
   if (!Report)
     return Report.takeError();
@@ -78,6 +81,10 @@ Command addConvertCommand(CLI::App &App) {
                   "CPU, used in place when a session is created; the file "
                   "still runs anywhere)")
       ->check(CLI::IsMember({"portable", "native"}));
+  Sub->add_option("--nnapi-feature-level", O->NnapiFeatureLevel,
+                  "--target nnapi: the NNAPI feature level (Android API "
+                  "level 27, 28, 29 or 30) the file may use; auto (default): "
+                  "the lowest that can run the model");
   Sub->add_flag("--strip-provenance", C.StripProvenance,
                 "leave out the links to the source model's nodes "
                 "(Operator.sources)");

@@ -1,0 +1,71 @@
+// compileForNnapi: the CPU target's lowering, then the NNAPI lowering at
+// the requested feature level or the lowest that works.
+#include "backends/nnapi/NnapiTarget.h"
+#include "backends/cpu/CpuTarget.h"
+#include "backends/nnapi/NnapiLowering.h"
+#include "runtime/src/nnapi/NeuralNetworksApi.h"
+
+#include <algorithm>
+
+namespace kiln {
+
+std::vector<std::string> nnapiSupportedOps() {
+  // The IR ops whose kiln operators have no NNAPI lowering.
+  static const char *const Missing[] = {
+      "argmax", "argmin", "cast", "dynamic_quantize", "equal", "greater",
+      "layer_norm", "less", "matmul", "resize", "where", "expand", "erf",
+      "gelu", "mish", "softplus", "round", "sign", "celu", "selu",
+      "hard_sigmoid"};
+  std::vector<std::string> Ops;
+  for (const std::string &Op : cpuSupportedOps())
+    if (std::find(std::begin(Missing), std::end(Missing), Op) ==
+        std::end(Missing))
+      Ops.push_back(Op);
+  return Ops;
+}
+
+llvm::Expected<NnapiCompileResult>
+compileForNnapi(const Graph &G, int32_t FeatureLevel, bool RelaxFp16) {
+  int32_t First = FeatureLevel ? FeatureLevel : nnapi::FeatureLevelMin;
+  int32_t Last = FeatureLevel ? FeatureLevel : nnapi::FeatureLevelMax;
+  llvm::Error Failure = llvm::Error::success();
+  for (int32_t Level = First; Level <= Last; ++Level) {
+    auto Cpu = compileForCpu(G);
+    if (!Cpu) {
+      llvm::consumeError(std::move(Failure));
+      return Cpu.takeError();
+    }
+    nnapi::Lowering L(Cpu->Module, {Level, RelaxFp16});
+    if (llvm::Error E = L.run()) {
+      // Keep the error of the highest level tried: it lists only what no
+      // level can run.
+      llvm::consumeError(std::move(Failure));
+      Failure = std::move(E);
+      continue;
+    }
+    llvm::consumeError(std::move(Failure));
+    NnapiCompileResult R;
+    R.Module = std::move(Cpu->Module);
+    R.FeatureLevel = L.neededLevel();
+    R.LoweredLevel = Level;
+    R.Relaxed = RelaxFp16;
+    const auto *P = R.Module.Model.payload.AsNnapiPayload();
+    R.Operands = P->operands.size();
+    R.Operations = P->operations.size();
+    R.HostOperators = P->host_before.size() + P->host_after.size();
+    for (const auto &Op : P->operations)
+      R.OperationCounts[nnapi::findOperation(Op->type)->Name] += 1;
+    R.Module.Model.target = fb::Target::NNAPI;
+    if (R.Module.Model.metadata)
+      R.Module.Model.metadata->target = "nnapi";
+    return R;
+  }
+  return Failure;
+}
+
+llvm::Error checkNnapiGraph(const Graph &G) {
+  auto R = compileForNnapi(G, nnapi::FeatureLevelMax, false);
+  return R ? llvm::Error::success() : R.takeError();
+}
+
+} // namespace kiln

@@ -1,0 +1,186 @@
+// Convolutions, fully connected layers and pools.
+#include "backends/nnapi/NnapiLowering.h"
+#include "runtime/src/nnapi/NeuralNetworksApi.h"
+
+namespace kiln::nnapi {
+
+namespace {
+
+const fb::OperatorT &op(Lowering &L, int32_t Op) {
+  return *L.model().operators[size_t(Op)];
+}
+
+/// A zero bias for OC channels: float, or int32 at the input scale times
+/// the weight scale (0 for per-channel weights).
+uint32_t zeroBias(Lowering &L, uint32_t In, uint32_t Filter, uint32_t OC) {
+  const fb::NnapiOperandT &X = L.operand(In), &W = L.operand(Filter);
+  std::vector<uint8_t> Zeros(size_t(OC) * 4, 0);
+  if (X.type == TENSOR_FLOAT32)
+    return L.constant(TENSOR_FLOAT32, {OC}, 0, 0, std::move(Zeros));
+  float Scale = W.type == TENSOR_QUANT8_SYMM_PER_CHANNEL ? 0.f
+                                                         : X.scale * W.scale;
+  return L.constant(TENSOR_INT32, {OC}, Scale, 0, std::move(Zeros));
+}
+
+} // namespace
+
+void lowerConv(Lowering &L, int32_t Op) {
+  const fb::OperatorT &O = op(L, Op);
+  const fb::Conv2DOptionsT &C = *O.options.AsConv2DOptions();
+  uint32_t X = L.operandOf(O.inputs[0]);
+  uint32_t W = L.operandOf(O.inputs[1]);
+  uint32_t OC = uint32_t(L.tensor(O.outputs[0]).shape.back());
+  uint32_t B = O.inputs.size() > 2 && O.inputs[2] >= 0
+                   ? L.operandOf(O.inputs[2])
+                   : zeroBias(L, X, W, OC);
+  std::vector<uint32_t> In = {X,
+                              W,
+                              B,
+                              L.scalarI32(int32_t(C.padding_left)),
+                              L.scalarI32(int32_t(C.padding_right)),
+                              L.scalarI32(int32_t(C.padding_top)),
+                              L.scalarI32(int32_t(C.padding_bottom)),
+                              L.scalarI32(int32_t(C.stride_width)),
+                              L.scalarI32(int32_t(C.stride_height))};
+  int32_t Code = CONV_2D;
+  if (C.depthwise) {
+    Code = DEPTHWISE_CONV_2D;
+    In.push_back(L.scalarI32(int32_t(C.group_output_channels)));
+  } else if (C.groups > 1) {
+    if (!L.need(29, "a grouped convolution (GROUPED_CONV_2D)", Op))
+      return;
+    Code = GROUPED_CONV_2D;
+    In.push_back(L.scalarI32(int32_t(C.groups)));
+  }
+  std::vector<uint32_t> After;
+  bool Dilated = C.dilation_height != 1 || C.dilation_width != 1;
+  if (Code == GROUPED_CONV_2D)
+    After.push_back(L.scalarBool(false)); // NHWC
+  if (Dilated) {
+    if (Code == GROUPED_CONV_2D)
+      return L.fail(Op, "NNAPI's GROUPED_CONV_2D has no dilation");
+    if (!L.need(29, "a dilated convolution", Op))
+      return;
+    After = {L.scalarBool(false), L.scalarI32(int32_t(C.dilation_width)),
+             L.scalarI32(int32_t(C.dilation_height))};
+  }
+  L.emitWithClamp(Code, In, After, L.operandOf(O.outputs[0]), C.output_min,
+                  C.output_max, Op);
+}
+
+void lowerDeconv(Lowering &L, int32_t Op) {
+  const fb::OperatorT &O = op(L, Op);
+  const fb::Deconv2DOptionsT &C = *O.options.AsDeconv2DOptions();
+  if (C.groups != 1 || C.dilation_height != 1 || C.dilation_width != 1 ||
+      C.adjustment_height || C.adjustment_width)
+    return L.fail(Op, "NNAPI's TRANSPOSE_CONV_2D takes no groups, dilation "
+                      "or output padding");
+  uint32_t X = L.operandOf(O.inputs[0]);
+  uint32_t W = L.operandOf(O.inputs[1]);
+  uint32_t OC = uint32_t(L.tensor(O.outputs[0]).shape.back());
+  uint32_t B = O.inputs.size() > 2 && O.inputs[2] >= 0
+                   ? L.operandOf(O.inputs[2])
+                   : zeroBias(L, X, W, OC);
+  L.emitWithClamp(TRANSPOSE_CONV_2D,
+                  {X, W, B, L.scalarI32(int32_t(C.padding_left)),
+                   L.scalarI32(int32_t(C.padding_right)),
+                   L.scalarI32(int32_t(C.padding_top)),
+                   L.scalarI32(int32_t(C.padding_bottom)),
+                   L.scalarI32(int32_t(C.stride_width)),
+                   L.scalarI32(int32_t(C.stride_height))},
+                  {L.scalarBool(false)}, L.operandOf(O.outputs[0]),
+                  C.output_min, C.output_max, Op);
+}
+
+void lowerFullyConnected(Lowering &L, int32_t Op) {
+  const fb::OperatorT &O = op(L, Op);
+  const fb::FullyConnectedOptionsT &C = *O.options.AsFullyConnectedOptions();
+  const auto &WShape = L.tensor(O.inputs[1]).shape;
+  uint32_t OC = uint32_t(WShape[0]), K = uint32_t(WShape[1]);
+  uint32_t X = L.operandOf(O.inputs[0]);
+  uint32_t W = L.operandOf(O.inputs[1]);
+  uint32_t Out = L.operandOf(O.outputs[0]);
+  uint64_t Count = 1;
+  for (uint32_t D : L.operand(X).dimensions)
+    Count *= D;
+  uint32_t Batch = uint32_t(Count / K);
+  uint32_t B = O.inputs.size() > 2 && O.inputs[2] >= 0
+                   ? L.operandOf(O.inputs[2])
+                   : zeroBias(L, X, W, OC);
+  auto Reshape = [&](uint32_t From, uint32_t To) {
+    std::vector<int32_t> Shape(L.operand(To).dimensions.begin(),
+                               L.operand(To).dimensions.end());
+    L.emit(RESHAPE, {From, L.tensorI32(Shape)}, {To}, Op);
+  };
+  if (L.operand(W).type == TENSOR_QUANT8_SYMM_PER_CHANNEL) {
+    // NNAPI's FULLY_CONNECTED takes no per-channel weights: a 1x1
+    // CONV_2D over [batch, 1, 1, K] reads the same bytes.
+    uint32_t X4 = L.activationLike(X, {Batch, 1, 1, K});
+    Reshape(X, X4);
+    uint32_t W4 = L.activationLike(W, {OC, 1, 1, K});
+    uint32_t Y4 = L.activationLike(Out, {Batch, 1, 1, OC});
+    uint32_t Zero = L.scalarI32(0), One = L.scalarI32(1);
+    if (!L.emitWithClamp(CONV_2D, {X4, W4, B, Zero, Zero, Zero, Zero, One, One},
+                         {}, Y4, C.output_min, C.output_max, Op))
+      return;
+    return Reshape(Y4, Out);
+  }
+  if (L.operand(Out).dimensions.size() == 2)
+    return (void)L.emitWithClamp(FULLY_CONNECTED, {X, W, B}, {}, Out,
+                                 C.output_min, C.output_max, Op);
+  uint32_t Y2 = L.activationLike(Out, {Batch, OC});
+  if (L.emitWithClamp(FULLY_CONNECTED, {X, W, B}, {}, Y2, C.output_min,
+                      C.output_max, Op))
+    Reshape(Y2, Out);
+}
+
+void lowerPool(Lowering &L, int32_t Op) {
+  const fb::OperatorT &O = op(L, Op);
+  uint32_t X = L.operandOf(O.inputs[0]);
+  const auto &XShape = L.tensor(O.inputs[0]).shape;
+  bool Max = O.kind == fb::OpKind::MAX_POOL_2D ||
+             O.kind == fb::OpKind::GLOBAL_MAX_POOL_2D;
+  fb::Pool2DOptionsT Global;
+  Global.kernel_height = uint32_t(XShape[1]);
+  Global.kernel_width = uint32_t(XShape[2]);
+  const fb::Pool2DOptionsT &C = O.options.AsPool2DOptions()
+                                    ? *O.options.AsPool2DOptions()
+                                    : Global;
+  if (C.dilation_height != 1 || C.dilation_width != 1)
+    return L.fail(Op, "NNAPI pools have no dilation");
+  uint32_t Pads[4] = {C.padding_left, C.padding_right, C.padding_top,
+                      C.padding_bottom};
+  bool Padded = Pads[0] || Pads[1] || Pads[2] || Pads[3];
+  if (!Max && C.count_include_pad && Padded) {
+    // NNAPI averages real pixels only: pad with zeros first (PAD writes
+    // the zero point of a quantized tensor), then pool without padding.
+    if (!L.need(28, "an average pool that counts padding (PAD)", Op))
+      return;
+    std::vector<uint32_t> Dims = L.operand(X).dimensions;
+    Dims[1] += Pads[2] + Pads[3];
+    Dims[2] += Pads[0] + Pads[1];
+    uint32_t Padded4 = L.activationLike(X, Dims);
+    L.emit(PAD,
+           {X, L.tensorI32({0, 0, int32_t(Pads[2]), int32_t(Pads[3]),
+                            int32_t(Pads[0]), int32_t(Pads[1]), 0, 0},
+                           {4, 2})},
+           {Padded4}, Op);
+    X = Padded4;
+    for (uint32_t &P : Pads)
+      P = 0;
+  }
+  uint32_t Out = L.outputLike(X, O.outputs[0]);
+  if (!L.emitWithClamp(
+          Max ? MAX_POOL_2D : AVERAGE_POOL_2D,
+          {X, L.scalarI32(int32_t(Pads[0])), L.scalarI32(int32_t(Pads[1])),
+           L.scalarI32(int32_t(Pads[2])), L.scalarI32(int32_t(Pads[3])),
+           L.scalarI32(int32_t(C.stride_width)),
+           L.scalarI32(int32_t(C.stride_height)),
+           L.scalarI32(int32_t(C.kernel_width)),
+           L.scalarI32(int32_t(C.kernel_height))},
+          {}, Out, C.output_min, C.output_max, Op))
+    return;
+  L.finishOutput(Out, O.outputs[0], Op);
+}
+
+} // namespace kiln::nnapi

@@ -1,0 +1,146 @@
+// Binary and unary elementwise operators, softmax and PReLU.
+#include "backends/nnapi/NnapiLowering.h"
+#include "runtime/src/nnapi/NeuralNetworksApi.h"
+
+#include <cstring>
+#include <limits>
+
+namespace kiln::nnapi {
+
+namespace {
+
+const fb::OperatorT &op(Lowering &L, int32_t Op) {
+  return *L.model().operators[size_t(Op)];
+}
+
+uint32_t floatConstant(Lowering &L, float V) {
+  std::vector<uint8_t> B(4);
+  std::memcpy(B.data(), &V, 4);
+  return L.constant(TENSOR_FLOAT32, {1}, 0, 0, std::move(B));
+}
+
+} // namespace
+
+void lowerBinary(Lowering &L, int32_t Op) {
+  const fb::OperatorT &O = op(L, Op);
+  const fb::BinaryOptionsT &C = *O.options.AsBinaryOptions();
+  uint32_t A = L.operandOf(O.inputs[0]), B = L.operandOf(O.inputs[1]);
+  uint32_t Out = L.operandOf(O.outputs[0]);
+  bool Quant = L.quantized(O.outputs[0]);
+  switch (C.op) {
+  case fb::BinaryOp::ADD:
+  case fb::BinaryOp::MUL:
+    return (void)L.emitWithClamp(C.op == fb::BinaryOp::ADD ? ADD : MUL,
+                                 {A, B}, {}, Out, C.output_min, C.output_max,
+                                 Op);
+  case fb::BinaryOp::SUB:
+    if (Quant && !L.need(29, "a quantized SUB", Op))
+      return;
+    return (void)L.emitWithClamp(SUB, {A, B}, {}, Out, C.output_min,
+                                 C.output_max, Op);
+  case fb::BinaryOp::DIV:
+    if (Quant)
+      return L.fail(Op, "NNAPI's DIV is float only");
+    return (void)L.emitWithClamp(DIV, {A, B}, {}, Out, C.output_min,
+                                 C.output_max, Op);
+  case fb::BinaryOp::MAXIMUM:
+  case fb::BinaryOp::MINIMUM:
+  case fb::BinaryOp::POW: {
+    if (Lowering::fuseCode(C.output_min, C.output_max) != FUSED_NONE)
+      return L.fail(Op, "a clamp after MAXIMUM, MINIMUM or POW");
+    int32_t Code = C.op == fb::BinaryOp::MAXIMUM   ? MAXIMUM
+                   : C.op == fb::BinaryOp::MINIMUM ? MINIMUM
+                                                   : POW;
+    return L.emit(Code, {A, B}, {Out}, Op);
+  }
+  default:
+    return L.fail(Op, std::string("no NNAPI lowering for ") +
+                          fb::EnumNameBinaryOp(C.op));
+  }
+}
+
+void lowerUnary(Lowering &L, int32_t Op) {
+  const fb::OperatorT &O = op(L, Op);
+  const fb::UnaryOptionsT &C = *O.options.AsUnaryOptions();
+  uint32_t X = L.operandOf(O.inputs[0]);
+  uint32_t Out = L.operandOf(O.outputs[0]);
+  switch (C.op) {
+  case fb::UnaryOp::CLAMP: {
+    int32_t Fuse = Lowering::fuseCode(C.min, C.max);
+    if (Fuse == FUSED_RELU)
+      return L.emit(RELU, {X}, {Out}, Op);
+    if (Fuse == FUSED_RELU1)
+      return L.emit(RELU1, {X}, {Out}, Op);
+    if (Fuse == FUSED_RELU6)
+      return L.emit(RELU6, {X}, {Out}, Op);
+    if (L.quantized(O.outputs[0]))
+      return L.fail(Op, "a quantized clamp other than ReLU, ReLU1 or ReLU6");
+    if (!L.need(29, "a clamp (MAXIMUM, MINIMUM)", Op))
+      return;
+    const float Inf = std::numeric_limits<float>::infinity();
+    uint32_t Mid = C.min == -Inf ? X : L.activationLike(Out, L.operand(Out).dimensions);
+    if (C.min != -Inf)
+      L.emit(MAXIMUM, {X, floatConstant(L, C.min)},
+             {C.max == Inf ? Out : Mid}, Op);
+    if (C.max != Inf)
+      L.emit(MINIMUM, {Mid, floatConstant(L, C.max)}, {Out}, Op);
+    return;
+  }
+  case fb::UnaryOp::ABS:
+    return L.emit(ABS, {X}, {Out}, Op);
+  case fb::UnaryOp::NEG:
+    return L.emit(NEG, {X}, {Out}, Op);
+  case fb::UnaryOp::FLOOR:
+    return L.emit(FLOOR, {X}, {Out}, Op);
+  case fb::UnaryOp::SQRT:
+    return L.emit(SQRT, {X}, {Out}, Op);
+  case fb::UnaryOp::EXP:
+    return L.emit(EXP, {X}, {Out}, Op);
+  case fb::UnaryOp::LOG:
+    return L.emit(LOG, {X}, {Out}, Op);
+  case fb::UnaryOp::TANH:
+    return L.emit(TANH, {X}, {Out}, Op);
+  case fb::UnaryOp::SIGMOID:
+    return L.emit(LOGISTIC, {X}, {Out}, Op);
+  case fb::UnaryOp::HARD_SWISH:
+    return L.emit(HARD_SWISH, {X}, {Out}, Op);
+  case fb::UnaryOp::RECIPROCAL:
+    return L.emit(DIV, {floatConstant(L, 1.f), X, L.scalarI32(FUSED_NONE)},
+                  {Out}, Op);
+  case fb::UnaryOp::SQUARE:
+    return L.emit(MUL, {X, X, L.scalarI32(FUSED_NONE)}, {Out}, Op);
+  case fb::UnaryOp::LEAKY_RELU:
+    return L.emit(PRELU, {X, floatConstant(L, C.alpha)}, {Out}, Op);
+  case fb::UnaryOp::ELU:
+    return L.emit(ELU, {X, L.scalarF32(C.alpha)}, {Out}, Op);
+  default:
+    return L.fail(Op, std::string("no NNAPI operation computes ") +
+                          fb::EnumNameUnaryOp(C.op));
+  }
+}
+
+void lowerSoftmax(Lowering &L, int32_t Op) {
+  const fb::OperatorT &O = op(L, Op);
+  const fb::SoftmaxOptionsT &C = *O.options.AsSoftmaxOptions();
+  uint32_t X = L.operandOf(O.inputs[0]);
+  uint32_t Out = L.operandOf(O.outputs[0]);
+  size_t Rank = L.operand(X).dimensions.size();
+  if (C.log)
+    return L.emit(LOG_SOFTMAX, {X, L.scalarF32(1.f), L.scalarI32(C.axis)},
+                  {Out}, Op);
+  if (size_t(C.axis) == Rank - 1 && (Rank == 2 || Rank == 4))
+    return L.emit(SOFTMAX, {X, L.scalarF32(1.f)}, {Out}, Op);
+  if (!L.need(29, "a softmax over an axis other than the last of a rank 2 "
+                  "or 4 tensor",
+              Op))
+    return;
+  L.emit(SOFTMAX, {X, L.scalarF32(1.f), L.scalarI32(C.axis)}, {Out}, Op);
+}
+
+void lowerPrelu(Lowering &L, int32_t Op) {
+  const fb::OperatorT &O = op(L, Op);
+  L.emit(PRELU, {L.operandOf(O.inputs[0]), L.operandOf(O.inputs[1])},
+         {L.operandOf(O.outputs[0])}, Op);
+}
+
+} // namespace kiln::nnapi

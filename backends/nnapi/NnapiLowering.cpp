@@ -1,0 +1,506 @@
+#include "backends/nnapi/NnapiLowering.h"
+
+#include "Support/Error.h"
+#include "numerics/FloatConversions.h"
+#include "runtime/src/nnapi/NeuralNetworksApi.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
+#include <cstring>
+#include <algorithm>
+#include <limits>
+
+namespace kiln::nnapi {
+
+std::vector<uint32_t> nnapiDims(const std::vector<int64_t> &Shape) {
+  if (Shape.empty())
+    return {1};
+  std::vector<uint32_t> Dims;
+  for (int64_t D : Shape)
+    Dims.push_back(uint32_t(D));
+  return Dims;
+}
+
+namespace {
+
+uint64_t elementCount(const std::vector<uint32_t> &Dims) {
+  uint64_t N = 1;
+  for (uint32_t D : Dims)
+    N *= D;
+  return N;
+}
+
+template <typename T> std::vector<uint8_t> bytesOf(const std::vector<T> &V) {
+  std::vector<uint8_t> B(V.size() * sizeof(T));
+  if (!B.empty())
+    std::memcpy(B.data(), V.data(), B.size());
+  return B;
+}
+
+bool isHostKind(fb::OpKind K, bool Before) {
+  if (K == fb::OpKind::TRANSPOSE || K == fb::OpKind::RESHAPE)
+    return true;
+  return K == (Before ? fb::OpKind::QUANTIZE : fb::OpKind::DEQUANTIZE);
+}
+
+} // namespace
+
+Lowering::Lowering(KilnModule &M, LoweringOptions O)
+    : M(M), O(O), P(*[&]() -> fb::NnapiPayloadT * {
+        M.Model.payload.Set(fb::NnapiPayloadT());
+        return M.Model.payload.AsNnapiPayload();
+      }()) {}
+
+bool Lowering::quantized(int32_t T) const {
+  const fb::TensorT &Tn = tensor(T);
+  return Tn.dtype == fb::DType::I8 && Tn.quant;
+}
+
+void Lowering::fail(int32_t Op, const std::string &Why) {
+  std::string Line = Why;
+  if (Op >= 0) {
+    const fb::OperatorT &Oper = *M.Model.operators[size_t(Op)];
+    Line = "node '" + Oper.name + "' (" + fb::EnumNameOpKind(Oper.kind) +
+           "): " + Why;
+  }
+  if (std::find(Errors.begin(), Errors.end(), Line) == Errors.end())
+    Errors.push_back(std::move(Line));
+}
+
+bool Lowering::need(int32_t Level, const std::string &What, int32_t Op) {
+  if (Level > O.FeatureLevel) {
+    fail(Op, What + ": needs NNAPI feature level " + std::to_string(Level) +
+                 " (this file may use " + std::to_string(O.FeatureLevel) +
+                 "; --nnapi-feature-level)");
+    return false;
+  }
+  Needed = std::max(Needed, Level);
+  return true;
+}
+
+uint32_t Lowering::addOperand(std::unique_ptr<fb::NnapiOperandT> Operand) {
+  P.operands.push_back(std::move(Operand));
+  return uint32_t(P.operands.size() - 1);
+}
+
+void Lowering::fillTensorType(fb::NnapiOperandT &Operand,
+                              const fb::TensorT &T) {
+  Operand.dimensions = nnapiDims(T.shape);
+  switch (T.dtype) {
+  case fb::DType::F32:
+  case fb::DType::F16: // constants only: widened (relaxed fp16 computes)
+    Operand.type = TENSOR_FLOAT32;
+    return;
+  case fb::DType::I64:
+  case fb::DType::I32:
+    Operand.type = TENSOR_INT32;
+    // A bias of per-channel weights has scale 0 (NNAPI's rule: the scale
+    // of bias[c] is input scale * weight scale[c]).
+    if (T.quant && T.quant->axis < 0 && !T.quant->scale.empty())
+      Operand.scale = T.quant->scale[0];
+    return;
+  case fb::DType::I8:
+    if (!T.quant || T.quant->scale.empty())
+      break;
+    if (T.quant->axis >= 0) {
+      need(29, "per-channel int8 weights (TENSOR_QUANT8_SYMM_PER_CHANNEL)",
+           CurrentOp);
+      Operand.type = TENSOR_QUANT8_SYMM_PER_CHANNEL;
+      Operand.channel_dim = uint32_t(T.quant->axis);
+      Operand.channel_scales = T.quant->scale;
+      return;
+    }
+    Operand.scale = T.quant->scale[0];
+    Operand.zero_point =
+        T.quant->zero_point.empty() ? 0 : int32_t(T.quant->zero_point[0]);
+    if (int8Signed()) {
+      Operand.type = TENSOR_QUANT8_ASYMM_SIGNED;
+    } else {
+      // Below level 30, int8 values travel as uint8 with the zero point
+      // shifted by 128.
+      need(29, "int8 activations", CurrentOp);
+      Operand.type = TENSOR_QUANT8_ASYMM;
+      Operand.zero_point += 128;
+    }
+    return;
+  default:
+    break;
+  }
+  fail(CurrentOp, std::string("tensor '") + T.name + "' of type " +
+                      fb::EnumNameDType(T.dtype) +
+                      " has no NNAPI operand type");
+  Operand.type = TENSOR_FLOAT32;
+}
+
+uint32_t Lowering::operandOf(int32_t T) {
+  auto It = TensorOperands.find(T);
+  if (It != TensorOperands.end())
+    return It->second;
+  const fb::TensorT &Tn = tensor(T);
+  auto Operand = std::make_unique<fb::NnapiOperandT>();
+  fillTensorType(*Operand, Tn);
+  Operand->tensor = T;
+  if (Tn.buffer >= 0) {
+    // A constant: the kiln segment itself where NNAPI's bytes are the
+    // same, else a converted copy.
+    Operand->tensor = -1;
+    if (Tn.layout == fb::Layout::BLOCKED || Tn.layout == fb::Layout::PACKED)
+      fail(CurrentOp, "constant '" + Tn.name + "' is in a packed layout");
+    const Segment &S = M.Segments[size_t(Tn.buffer)];
+    uint64_t Count = elementCount(Operand->dimensions);
+    std::vector<uint8_t> Converted;
+    bool Same = true;
+    if (Tn.dtype == fb::DType::F16 || Tn.dtype == fb::DType::I64 ||
+        (Operand->type == TENSOR_QUANT8_ASYMM)) {
+      Same = false;
+      const uint8_t *Src = S.bytes().data();
+      if (Tn.dtype == fb::DType::F16) {
+        std::vector<float> F(Count);
+        for (uint64_t I = 0; I < Count; ++I) {
+          uint16_t H;
+          std::memcpy(&H, Src + 2 * I, 2);
+          F[I] = halfToFloat(H);
+        }
+        Converted = bytesOf(F);
+      } else if (Tn.dtype == fb::DType::I64) {
+        std::vector<int32_t> V(Count);
+        for (uint64_t I = 0; I < Count; ++I) {
+          int64_t X;
+          std::memcpy(&X, Src + 8 * I, 8);
+          if (X < INT32_MIN || X > INT32_MAX)
+            fail(CurrentOp, "constant '" + Tn.name + "' does not fit int32");
+          V[I] = int32_t(X);
+        }
+        Converted = bytesOf(V);
+      } else {
+        Converted.assign(Src, Src + Count);
+        for (uint8_t &B : Converted)
+          B ^= 0x80;
+      }
+    }
+    if (Same) {
+      Operand->source = fb::NnapiValueSource::SEGMENT;
+      Operand->segment = Tn.buffer;
+      uint32_t I = addOperand(std::move(Operand));
+      TensorOperands[T] = I;
+      return I;
+    }
+    uint32_t I = constant(Operand->type, Operand->dimensions, Operand->scale,
+                          Operand->zero_point, std::move(Converted));
+    P.operands[I]->channel_dim = Operand->channel_dim;
+    P.operands[I]->channel_scales = Operand->channel_scales;
+    TensorOperands[T] = I;
+    return I;
+  }
+  uint32_t I = addOperand(std::move(Operand));
+  TensorOperands[T] = I;
+  return I;
+}
+
+uint32_t Lowering::activationLike(uint32_t Like, std::vector<uint32_t> Dims) {
+  auto Operand = std::make_unique<fb::NnapiOperandT>();
+  const fb::NnapiOperandT &L = *P.operands[Like];
+  Operand->type = L.type;
+  Operand->scale = L.scale;
+  Operand->zero_point = L.zero_point;
+  Operand->channel_dim = L.channel_dim;
+  Operand->channel_scales = L.channel_scales;
+  Operand->dimensions = std::move(Dims);
+  if (L.source != fb::NnapiValueSource::NONE) { // a view of a constant
+    Operand->source = L.source;
+    Operand->segment = L.segment;
+    Operand->value = L.value;
+  }
+  return addOperand(std::move(Operand));
+}
+
+uint32_t Lowering::constant(int32_t Type, std::vector<uint32_t> Dims,
+                            float Scale, int32_t ZeroPoint,
+                            std::vector<uint8_t> Bytes) {
+  auto Operand = std::make_unique<fb::NnapiOperandT>();
+  Operand->type = Type;
+  Operand->dimensions = std::move(Dims);
+  Operand->scale = Scale;
+  Operand->zero_point = ZeroPoint;
+  if (Bytes.size() <= 128) { // NNAPI copies values up to 128 bytes
+    Operand->source = fb::NnapiValueSource::INLINE;
+    Operand->value = std::move(Bytes);
+  } else {
+    Operand->source = fb::NnapiValueSource::SEGMENT;
+    Operand->segment = M.addSegment(Segment(Buffer::own(std::move(Bytes))));
+  }
+  return addOperand(std::move(Operand));
+}
+
+uint32_t Lowering::scalarI32(int32_t V) {
+  auto Key = std::make_pair(int32_t(INT32), uint32_t(V));
+  auto It = Scalars.find(Key);
+  if (It != Scalars.end())
+    return It->second;
+  uint32_t I = constant(INT32, {}, 0, 0, bytesOf(std::vector<int32_t>{V}));
+  Scalars[Key] = I;
+  return I;
+}
+
+uint32_t Lowering::scalarF32(float V) {
+  uint32_t Bits;
+  std::memcpy(&Bits, &V, 4);
+  auto Key = std::make_pair(int32_t(FLOAT32), Bits);
+  auto It = Scalars.find(Key);
+  if (It != Scalars.end())
+    return It->second;
+  uint32_t I = constant(FLOAT32, {}, 0, 0, bytesOf(std::vector<float>{V}));
+  Scalars[Key] = I;
+  return I;
+}
+
+uint32_t Lowering::scalarBool(bool V) {
+  auto Key = std::make_pair(int32_t(BOOL), uint32_t(V));
+  auto It = Scalars.find(Key);
+  if (It != Scalars.end())
+    return It->second;
+  uint32_t I = constant(BOOL, {}, 0, 0, {uint8_t(V)});
+  Scalars[Key] = I;
+  return I;
+}
+
+uint32_t Lowering::tensorI32(const std::vector<int32_t> &Values,
+                             std::vector<uint32_t> Dims) {
+  if (Dims.empty())
+    Dims = {uint32_t(Values.size())};
+  return constant(TENSOR_INT32, std::move(Dims), 0, 0, bytesOf(Values));
+}
+
+void Lowering::emit(int32_t Code, std::vector<uint32_t> Inputs,
+                    std::vector<uint32_t> Outputs, int32_t Op) {
+  const OperationInfo *Info = findOperation(Code);
+  if (!need(Info ? Info->Level : 99,
+            std::string("NNAPI ") + (Info ? Info->Name : "?"), Op))
+    return;
+  auto Operation = std::make_unique<fb::NnapiOperationT>();
+  Operation->type = Code;
+  Operation->inputs = std::move(Inputs);
+  Operation->outputs = std::move(Outputs);
+  Operation->operator_ = Op;
+  P.operations.push_back(std::move(Operation));
+}
+
+int32_t Lowering::fuseCode(float Min, float Max) {
+  const float Inf = std::numeric_limits<float>::infinity();
+  if (Min == -Inf && Max == Inf)
+    return FUSED_NONE;
+  if (Min == 0 && Max == Inf)
+    return FUSED_RELU;
+  if (Min == -1 && Max == 1)
+    return FUSED_RELU1;
+  if (Min == 0 && Max == 6)
+    return FUSED_RELU6;
+  return -1;
+}
+
+bool Lowering::emitWithClamp(int32_t Code, std::vector<uint32_t> Before,
+                             std::vector<uint32_t> After, uint32_t Out,
+                             float Min, float Max, int32_t Op) {
+  int32_t Fuse = fuseCode(Min, Max);
+  auto Inputs = [&](int32_t F) {
+    std::vector<uint32_t> In = Before;
+    In.push_back(scalarI32(F));
+    In.insert(In.end(), After.begin(), After.end());
+    return In;
+  };
+  if (Fuse >= 0) {
+    emit(Code, Inputs(Fuse), {Out}, Op);
+    return true;
+  }
+  if (operand(Out).type != TENSOR_FLOAT32) {
+    fail(Op, "the clamp to [" + std::to_string(Min) + ", " +
+                 std::to_string(Max) + "] is no NNAPI fused activation");
+    return false;
+  }
+  if (!need(29, "a clamp to [" + std::to_string(Min) + ", " +
+                    std::to_string(Max) + "] (MAXIMUM, MINIMUM)",
+            Op))
+    return false;
+  uint32_t Raw = activationLike(Out, operand(Out).dimensions);
+  emit(Code, Inputs(FUSED_NONE), {Raw}, Op);
+  uint32_t Lo = constant(TENSOR_FLOAT32, {1}, 0, 0,
+                         bytesOf(std::vector<float>{Min}));
+  uint32_t Hi = constant(TENSOR_FLOAT32, {1}, 0, 0,
+                         bytesOf(std::vector<float>{Max}));
+  uint32_t Mid = activationLike(Out, operand(Out).dimensions);
+  emit(MAXIMUM, {Raw, Lo}, {Mid}, Op);
+  emit(MINIMUM, {Mid, Hi}, {Out}, Op);
+  return true;
+}
+
+uint32_t Lowering::outputLike(uint32_t In, int32_t T) {
+  uint32_t Out = operandOf(T);
+  const fb::NnapiOperandT &A = operand(In), &B = operand(Out);
+  if (A.type != B.type || A.type == TENSOR_FLOAT32 || A.type == TENSOR_INT32 ||
+      (A.scale == B.scale && A.zero_point == B.zero_point))
+    return Out;
+  auto Operand = std::make_unique<fb::NnapiOperandT>();
+  Operand->type = A.type;
+  Operand->scale = A.scale;
+  Operand->zero_point = A.zero_point;
+  Operand->dimensions = B.dimensions;
+  return addOperand(std::move(Operand));
+}
+
+void Lowering::finishOutput(uint32_t Written, int32_t T, int32_t Op) {
+  uint32_t Out = operandOf(T);
+  if (Written == Out)
+    return;
+  // Requantize: an ADD of a zero in Written's own parameters.
+  const fb::NnapiOperandT &W = operand(Written);
+  uint8_t Zero = uint8_t(W.zero_point);
+  uint32_t Z = constant(W.type, {1}, W.scale, W.zero_point, {Zero});
+  emit(ADD, {Written, Z, scalarI32(FUSED_NONE)}, {Out}, Op);
+}
+
+void Lowering::lowerOperator(int32_t Op) {
+  CurrentOp = Op;
+  switch (M.Model.operators[size_t(Op)]->kind) {
+  case fb::OpKind::CONV_2D:
+    return lowerConv(*this, Op);
+  case fb::OpKind::DECONV_2D:
+    return lowerDeconv(*this, Op);
+  case fb::OpKind::FULLY_CONNECTED:
+    return lowerFullyConnected(*this, Op);
+  case fb::OpKind::MAX_POOL_2D:
+  case fb::OpKind::AVERAGE_POOL_2D:
+  case fb::OpKind::GLOBAL_AVERAGE_POOL_2D:
+  case fb::OpKind::GLOBAL_MAX_POOL_2D:
+    return lowerPool(*this, Op);
+  case fb::OpKind::BINARY:
+    return lowerBinary(*this, Op);
+  case fb::OpKind::UNARY:
+    return lowerUnary(*this, Op);
+  case fb::OpKind::SOFTMAX:
+    return lowerSoftmax(*this, Op);
+  case fb::OpKind::PRELU:
+    return lowerPrelu(*this, Op);
+  case fb::OpKind::TRANSPOSE:
+  case fb::OpKind::RESHAPE:
+  case fb::OpKind::CONCAT:
+  case fb::OpKind::SLICE:
+  case fb::OpKind::PAD:
+  case fb::OpKind::GATHER:
+    return lowerMovement(*this, Op);
+  case fb::OpKind::REDUCE:
+    return lowerReduce(*this, Op);
+  case fb::OpKind::QUANTIZE:
+  case fb::OpKind::DEQUANTIZE:
+    return lowerQuantize(*this, Op);
+  default:
+    return fail(Op, "no NNAPI lowering for this operator");
+  }
+}
+
+void Lowering::splitHostOperators() {
+  const auto &Ops = M.Model.operators;
+  std::set<int32_t> HostValues(M.Model.inputs.begin(), M.Model.inputs.end());
+  for (size_t I = 0; I < Ops.size(); ++I) {
+    const fb::OperatorT &Op = *Ops[I];
+    if (!isHostKind(Op.kind, true) || Op.inputs.empty())
+      continue;
+    if (!HostValues.count(Op.inputs[0]))
+      continue;
+    P.host_before.push_back(uint32_t(I));
+    HostOperators.insert(int32_t(I));
+    for (int32_t T : Op.outputs)
+      HostValues.insert(T);
+  }
+  // From the end: an operator whose results only host operators after it
+  // read (or the caller) runs on the host.
+  std::set<int32_t> GraphOutputs(M.Model.outputs.begin(),
+                                 M.Model.outputs.end());
+  std::map<int32_t, std::vector<int32_t>> Readers;
+  for (size_t I = 0; I < Ops.size(); ++I)
+    for (int32_t T : Ops[I]->inputs)
+      if (T >= 0)
+        Readers[T].push_back(int32_t(I));
+  std::vector<uint32_t> After;
+  for (size_t I = Ops.size(); I-- > 0;) {
+    const fb::OperatorT &Op = *Ops[I];
+    if (HostOperators.count(int32_t(I)) || !isHostKind(Op.kind, false))
+      continue;
+    bool OnlyHost = true;
+    for (int32_t T : Op.outputs) {
+      for (int32_t R : Readers[T])
+        OnlyHost &= HostOperators.count(R) && R > int32_t(I);
+      OnlyHost &= GraphOutputs.count(T) || !Readers[T].empty();
+    }
+    if (!OnlyHost)
+      continue;
+    After.insert(After.begin(), uint32_t(I));
+    HostOperators.insert(int32_t(I));
+  }
+  P.host_after = After;
+}
+
+llvm::Error Lowering::run() {
+  bool Int8 = false;
+  for (const auto &T : M.Model.tensors)
+    Int8 |= T->dtype == fb::DType::I8;
+  if (Int8 && O.FeatureLevel < 29)
+    return inputError(
+        "the model cannot run on NNAPI at feature level {0}: int8 needs "
+        "feature level 29 (per-channel weights, "
+        "TENSOR_QUANT8_SYMM_PER_CHANNEL); convert with "
+        "--nnapi-feature-level 29 or 30, or without --quantize int8",
+        O.FeatureLevel);
+  splitHostOperators();
+  const auto &Ops = M.Model.operators;
+  for (size_t I = 0; I < Ops.size(); ++I)
+    if (!HostOperators.count(int32_t(I)))
+      lowerOperator(int32_t(I));
+  if (O.RelaxFp16) {
+    CurrentOp = -1;
+    P.relax_fp32_to_fp16 = true;
+    Needed = std::max(Needed, 28);
+    if (O.FeatureLevel < 28)
+      Errors.push_back("--quantize fp16 (relaxComputationFloat32toFloat16) "
+                       "needs NNAPI feature level 28");
+  }
+  if (Errors.empty() && P.operations.empty())
+    Errors.push_back("nothing is left for NNAPI to run (the graph is only "
+                     "layout and quantize conversions)");
+  if (!Errors.empty())
+    return inputError("the model cannot run on NNAPI at feature level {0} "
+                      "({1} problem{2}):\n  {3}",
+                      O.FeatureLevel, Errors.size(),
+                      Errors.size() == 1 ? "" : "s",
+                      llvm::join(Errors, "\n  "));
+  // Model inputs: operands of kiln activations no operation writes;
+  // outputs: graph outputs and what host_after reads, written here.
+  std::set<uint32_t> Written;
+  for (const auto &Op : P.operations)
+    Written.insert(Op->outputs.begin(), Op->outputs.end());
+  std::set<int32_t> Wanted(M.Model.outputs.begin(), M.Model.outputs.end());
+  for (uint32_t H : P.host_after)
+    for (int32_t T : Ops[H]->inputs)
+      Wanted.insert(T);
+  for (int32_t H : HostOperators)
+    for (int32_t T : Ops[size_t(H)]->outputs)
+      Wanted.erase(T);
+  for (const auto &[T, Operand] : TensorOperands) {
+    if (P.operands[Operand]->source != fb::NnapiValueSource::NONE)
+      continue;
+    if (!Written.count(Operand))
+      P.inputs.push_back(Operand);
+    else if (Wanted.count(T))
+      P.outputs.push_back(Operand);
+  }
+  for (int32_t T : Wanted)
+    if (!TensorOperands.count(T) ||
+        !Written.count(TensorOperands.at(T)))
+      return inputError("the model cannot run on NNAPI: its output '{0}' is "
+                        "not computed by an NNAPI operation",
+                        tensor(T).name);
+  P.feature_level = Needed;
+  return llvm::Error::success();
+}
+
+} // namespace kiln::nnapi

@@ -1,0 +1,114 @@
+// The NNAPI lowering: kiln operators (the CPU target's NHWC graph, whose
+// weight layouts OHWI, HWO and OI are NNAPI's) to an NNAPI operand and
+// operation list (schema NnapiPayload). The graph's layout and quantize
+// conversions at its inputs and outputs stay kiln operators the executor
+// runs on the host (host_before, host_after), as PyTorch's float wrapper
+// does; everything else becomes NNAPI operations at one feature level.
+#pragma once
+
+#include "backends/common/KilnModule.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace kiln::nnapi {
+
+struct LoweringOptions {
+  /// The feature level the file may use (27..30).
+  int32_t FeatureLevel = 30;
+  /// relaxComputationFloat32toFloat16 (--quantize fp16).
+  bool RelaxFp16 = false;
+};
+
+class Lowering {
+public:
+  Lowering(KilnModule &M, LoweringOptions O);
+  /// Fills M's NnapiPayload; lists every operator it cannot lower at the
+  /// level, one line each, in one error.
+  llvm::Error run();
+  /// The level the payload needs (<= Options.FeatureLevel).
+  int32_t neededLevel() const { return Needed; }
+
+  // For the per-family rules (Nnapi*Lowering.cpp).
+  const fb::ModelT &model() const { return M.Model; }
+  const fb::TensorT &tensor(int32_t T) const { return *M.Model.tensors[size_t(T)]; }
+  /// The operand holding kiln tensor T (an activation or a constant),
+  /// made on first use.
+  uint32_t operandOf(int32_t T);
+  /// The operand of activation T with another element count view: the
+  /// same type and quantization, dims Dims, standing for no kiln tensor.
+  uint32_t activationLike(uint32_t Like, std::vector<uint32_t> Dims);
+  uint32_t scalarI32(int32_t V);
+  uint32_t scalarF32(float V);
+  uint32_t scalarBool(bool V);
+  uint32_t tensorI32(const std::vector<int32_t> &Values,
+                     std::vector<uint32_t> Dims = {});
+  /// A constant operand with bytes in NNAPI's encoding.
+  uint32_t constant(int32_t Type, std::vector<uint32_t> Dims, float Scale,
+                    int32_t ZeroPoint, std::vector<uint8_t> Bytes);
+  const fb::NnapiOperandT &operand(uint32_t I) const { return *P.operands[I]; }
+  /// Appends an operation for kiln operator Op.
+  void emit(int32_t Code, std::vector<uint32_t> Inputs,
+            std::vector<uint32_t> Outputs, int32_t Op);
+  /// Records that Op needs feature level Level for What; false (and an
+  /// error line) when that is above the chosen level.
+  bool need(int32_t Level, const std::string &What, int32_t Op);
+  /// An error line for operator Op.
+  void fail(int32_t Op, const std::string &Why);
+  /// The fused activation code for a clamp [Min, Max], or -1.
+  static int32_t fuseCode(float Min, float Max);
+  /// Emits Code with inputs Before, the fused activation of the clamp
+  /// [Min, Max], then After, writing Out; a clamp that is no fused code
+  /// becomes NONE and a MAXIMUM/MINIMUM pair (level 29, float only).
+  bool emitWithClamp(int32_t Code, std::vector<uint32_t> Before,
+                     std::vector<uint32_t> After, uint32_t Out, float Min,
+                     float Max, int32_t Op);
+  /// For operations whose quantized output must keep the input's scale and
+  /// zero point (pools, reshape, transpose, pad, slice, gather): the operand
+  /// to write, kiln tensor T's own or a temporary in In's parameters;
+  /// finishOutput then requantizes a temporary into T (an ADD of zero).
+  uint32_t outputLike(uint32_t In, int32_t T);
+  void finishOutput(uint32_t Written, int32_t T, int32_t Op);
+  bool quantized(int32_t T) const;
+  bool int8Signed() const { return O.FeatureLevel >= 30; }
+  int32_t level() const { return O.FeatureLevel; }
+
+private:
+  void lowerOperator(int32_t Op);
+  void splitHostOperators();
+  uint32_t addOperand(std::unique_ptr<fb::NnapiOperandT> Operand);
+  void fillTensorType(fb::NnapiOperandT &Operand, const fb::TensorT &T);
+
+  KilnModule &M;
+  LoweringOptions O;
+  fb::NnapiPayloadT &P;
+  int32_t Needed = 27;
+  int32_t CurrentOp = -1;
+  std::vector<std::string> Errors;
+  std::map<int32_t, uint32_t> TensorOperands;
+  std::map<std::pair<int32_t, uint32_t>, uint32_t> Scalars;
+  std::set<int32_t> HostOperators;
+};
+
+// Per-family rules; each returns after emitting, or after fail().
+void lowerConv(Lowering &L, int32_t Op);
+void lowerDeconv(Lowering &L, int32_t Op);
+void lowerFullyConnected(Lowering &L, int32_t Op);
+void lowerPool(Lowering &L, int32_t Op);
+void lowerBinary(Lowering &L, int32_t Op);
+void lowerUnary(Lowering &L, int32_t Op);
+void lowerSoftmax(Lowering &L, int32_t Op);
+void lowerPrelu(Lowering &L, int32_t Op);
+void lowerMovement(Lowering &L, int32_t Op);
+void lowerReduce(Lowering &L, int32_t Op);
+void lowerQuantize(Lowering &L, int32_t Op);
+
+/// Dims of a kiln shape as NNAPI takes them (rank 0 becomes [1]).
+std::vector<uint32_t> nnapiDims(const std::vector<int64_t> &Shape);
+
+} // namespace kiln::nnapi

@@ -1,0 +1,154 @@
+// Data movement (reshape, transpose, concat, slice, pad, gather),
+// reductions, and quantize/dequantize.
+#include "backends/nnapi/NnapiLowering.h"
+#include "runtime/src/nnapi/NeuralNetworksApi.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace kiln::nnapi {
+
+namespace {
+
+const fb::OperatorT &op(Lowering &L, int32_t Op) {
+  return *L.model().operators[size_t(Op)];
+}
+
+void lowerSlice(Lowering &L, int32_t Op, uint32_t X, int32_t OutT) {
+  const fb::OperatorT &O = op(L, Op);
+  const fb::SliceOptionsT &C = *O.options.AsSliceOptions();
+  const auto &YShape = L.tensor(OutT).shape;
+  std::vector<int32_t> Begin, End, Strides;
+  int32_t EndMask = 0;
+  for (size_t I = 0; I < YShape.size(); ++I) {
+    int64_t Start = C.starts[I], Step = C.steps[I], Count = YShape[I];
+    if (Count == 0)
+      return L.fail(Op, "an empty slice");
+    int64_t Last = Start + Step * (Count - 1);
+    int64_t Stop = Step > 0 ? Last + 1 : Last - 1;
+    if (Stop < 0) {
+      EndMask |= 1 << I;
+      Stop = 0;
+    }
+    Begin.push_back(int32_t(Start));
+    End.push_back(int32_t(Stop));
+    Strides.push_back(int32_t(Step));
+  }
+  uint32_t Out = L.outputLike(X, OutT);
+  L.emit(STRIDED_SLICE,
+         {X, L.tensorI32(Begin), L.tensorI32(End), L.tensorI32(Strides),
+          L.scalarI32(0), L.scalarI32(EndMask), L.scalarI32(0)},
+         {Out}, Op);
+  L.finishOutput(Out, OutT, Op);
+}
+
+void lowerPad(Lowering &L, int32_t Op, uint32_t X, int32_t OutT) {
+  const fb::OperatorT &O = op(L, Op);
+  const fb::PadOptionsT &C = *O.options.AsPadOptions();
+  if (C.mode != fb::PadMode::CONSTANT)
+    return L.fail(Op, "NNAPI pads with a constant only");
+  size_t Rank = C.pads.size() / 2;
+  std::vector<int32_t> Pads;
+  for (size_t I = 0; I < Rank; ++I) {
+    Pads.push_back(int32_t(C.pads[I]));
+    Pads.push_back(int32_t(C.pads[Rank + I]));
+  }
+  uint32_t Paddings = L.tensorI32(Pads, {uint32_t(Rank), 2});
+  uint32_t Out = L.outputLike(X, OutT);
+  if (C.value == 0.f) {
+    L.emit(PAD, {X, Paddings}, {Out}, Op);
+  } else if (L.operand(X).type == TENSOR_FLOAT32) {
+    L.emit(PAD_V2, {X, Paddings, L.scalarF32(C.value)}, {Out}, Op);
+  } else {
+    const fb::NnapiOperandT &Q = L.operand(X);
+    int32_t V = int32_t(std::lround(C.value / Q.scale)) + Q.zero_point;
+    L.emit(PAD_V2, {X, Paddings, L.scalarI32(V)}, {Out}, Op);
+  }
+  L.finishOutput(Out, OutT, Op);
+}
+
+} // namespace
+
+void lowerMovement(Lowering &L, int32_t Op) {
+  const fb::OperatorT &O = op(L, Op);
+  uint32_t X = L.operandOf(O.inputs[0]);
+  int32_t OutT = O.outputs[0];
+  switch (O.kind) {
+  case fb::OpKind::RESHAPE: {
+    uint32_t Out = L.outputLike(X, OutT);
+    std::vector<int32_t> Shape(L.operand(Out).dimensions.begin(),
+                               L.operand(Out).dimensions.end());
+    L.emit(RESHAPE, {X, L.tensorI32(Shape)}, {Out}, Op);
+    return L.finishOutput(Out, OutT, Op);
+  }
+  case fb::OpKind::TRANSPOSE: {
+    uint32_t Out = L.outputLike(X, OutT);
+    L.emit(TRANSPOSE, {X, L.tensorI32(O.options.AsTransposeOptions()->perm)},
+           {Out}, Op);
+    return L.finishOutput(Out, OutT, Op);
+  }
+  case fb::OpKind::CONCAT: {
+    std::vector<uint32_t> In;
+    uint32_t Out = L.operandOf(OutT);
+    bool SameParams = true;
+    for (int32_t T : O.inputs) {
+      In.push_back(L.operandOf(T));
+      SameParams &= L.operand(In.back()).scale == L.operand(Out).scale &&
+                    L.operand(In.back()).zero_point ==
+                        L.operand(Out).zero_point;
+    }
+    if (!SameParams && L.quantized(OutT) &&
+        !L.need(29, "a quantized concat of inputs with other scales", Op))
+      return;
+    In.push_back(L.scalarI32(O.options.AsConcatOptions()->axis));
+    return L.emit(CONCATENATION, In, {Out}, Op);
+  }
+  case fb::OpKind::SLICE:
+    return lowerSlice(L, Op, X, OutT);
+  case fb::OpKind::PAD:
+    return lowerPad(L, Op, X, OutT);
+  case fb::OpKind::GATHER: {
+    const fb::TensorT &Idx = L.tensor(O.inputs[1]);
+    if (Idx.buffer < 0 && Idx.dtype != fb::DType::I32)
+      return L.fail(Op, "NNAPI's GATHER takes int32 indices");
+    uint32_t Out = L.outputLike(X, OutT);
+    L.emit(GATHER,
+           {X, L.scalarI32(O.options.AsGatherOptions()->axis),
+            L.operandOf(O.inputs[1])},
+           {Out}, Op);
+    return L.finishOutput(Out, OutT, Op);
+  }
+  default:
+    return L.fail(Op, "no NNAPI lowering for this operator");
+  }
+}
+
+void lowerReduce(Lowering &L, int32_t Op) {
+  const fb::OperatorT &O = op(L, Op);
+  const fb::ReduceOptionsT &C = *O.options.AsReduceOptions();
+  uint32_t X = L.operandOf(O.inputs[0]);
+  uint32_t Out = L.operandOf(O.outputs[0]);
+  bool Keep = L.tensor(O.outputs[0]).shape.size() ==
+              L.tensor(O.inputs[0]).shape.size();
+  uint32_t Axes = L.tensorI32(C.axes);
+  switch (C.op) {
+  case fb::ReduceOp::MEAN:
+    return L.emit(MEAN, {X, Axes, L.scalarI32(Keep)}, {Out}, Op);
+  case fb::ReduceOp::SUM:
+    return L.emit(REDUCE_SUM, {X, Axes, L.scalarBool(Keep)}, {Out}, Op);
+  case fb::ReduceOp::MAXIMUM:
+    return L.emit(REDUCE_MAX, {X, Axes, L.scalarBool(Keep)}, {Out}, Op);
+  case fb::ReduceOp::MINIMUM:
+    return L.emit(REDUCE_MIN, {X, Axes, L.scalarBool(Keep)}, {Out}, Op);
+  default:
+    return L.fail(Op, "no NNAPI reduction for this operator");
+  }
+}
+
+void lowerQuantize(Lowering &L, int32_t Op) {
+  const fb::OperatorT &O = op(L, Op);
+  L.emit(O.kind == fb::OpKind::QUANTIZE ? QUANTIZE : DEQUANTIZE,
+         {L.operandOf(O.inputs[0])}, {L.operandOf(O.outputs[0])}, Op);
+}
+
+} // namespace kiln::nnapi

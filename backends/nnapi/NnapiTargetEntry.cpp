@@ -1,0 +1,172 @@
+// The NNAPI target's registry entry (backends/Targets.def): lower at the
+// requested feature level (--nnapi-feature-level, default the lowest that
+// works), write the .kiln file atomically, and report the NNAPI model.
+#include "backends/Target.h"
+#include "backends/TargetMetadata.h"
+#include "backends/common/KilnWriter.h"
+#include "backends/nnapi/NnapiTarget.h"
+
+#include "Support/Error.h"
+#include "passes/Pipelines.h"
+#include "runtime/src/nnapi/NeuralNetworksApi.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace kiln {
+
+namespace {
+
+class NnapiConvertReport final : public TargetReport {
+public:
+  NnapiConvertReport(const EmitRequest &R, NnapiCompileResult C,
+                     uint64_t FileBytes, std::string Precision)
+      : Input(R.Input), Output(R.Output), Pipeline(R.Pipeline),
+        C(std::move(C)), FileBytes(FileBytes),
+        Precision(std::move(Precision)) {}
+
+  void print(llvm::raw_ostream &OS, bool Stats) const override {
+    OS << Input << " -> " << Output << " (target nnapi, " << Pipeline << ")\n"
+       << "  feature level: " << C.FeatureLevel << " (Android API level; "
+       << "lowered for " << C.LoweredLevel << ")\n"
+       << "  operations:    " << C.Operations << " (";
+    bool First = true;
+    for (const auto &[Name, N] : C.OperationCounts) {
+      OS << (First ? "" : ", ") << Name << " " << N;
+      First = false;
+    }
+    OS << ")\n  operands:      " << C.Operands << "\n"
+       << "  on the host:   " << C.HostOperators
+       << " layout/quantize conversions of the graph inputs and outputs\n"
+       << "  precision:     " << Precision << "\n"
+       << "  file:          " << FileBytes << " bytes\n";
+    if (!Stats)
+      return;
+    const auto *P = C.Module.Model.payload.AsNnapiPayload();
+    OS << "NNAPI operations:\n";
+    for (size_t I = 0; I < P->operations.size(); ++I) {
+      const auto &Op = *P->operations[I];
+      OS << "  " << I << " " << nnapi::findOperation(Op.type)->Name << " (";
+      for (size_t K = 0; K < Op.inputs.size(); ++K)
+        OS << (K ? ", " : "") << describe(Op.inputs[K]);
+      OS << ") -> ";
+      for (size_t K = 0; K < Op.outputs.size(); ++K)
+        OS << (K ? ", " : "") << describe(Op.outputs[K]);
+      if (Op.operator_ >= 0)
+        OS << "  [" << C.Module.Model.operators[size_t(Op.operator_)]->name
+           << "]";
+      OS << "\n";
+    }
+  }
+
+  llvm::json::Object json() const override {
+    llvm::json::Object Ops;
+    for (const auto &[Name, N] : C.OperationCounts)
+      Ops[Name] = N;
+    return llvm::json::Object{{"input", Input},
+                              {"output", Output},
+                              {"target", "nnapi"},
+                              {"pipeline", Pipeline},
+                              {"feature_level", C.FeatureLevel},
+                              {"lowered_level", C.LoweredLevel},
+                              {"operations", int64_t(C.Operations)},
+                              {"operation_counts", std::move(Ops)},
+                              {"operands", int64_t(C.Operands)},
+                              {"host_operators", int64_t(C.HostOperators)},
+                              {"precision", Precision},
+                              {"file_bytes", int64_t(FileBytes)}};
+  }
+
+private:
+  /// "%3 TENSOR_FLOAT32[1,8,8,4]" or "%5 INT32=2".
+  std::string describe(uint32_t I) const {
+    const auto *P = C.Module.Model.payload.AsNnapiPayload();
+    const fb::NnapiOperandT &O = *P->operands[I];
+    const nnapi::OperationInfo *T = nnapi::findOperandType(O.type);
+    std::string S = "%" + std::to_string(I) + " " + (T ? T->Name : "?");
+    if (!nnapi::isTensorType(O.type)) {
+      if (O.value.size() == 4) {
+        int32_t V;
+        float F;
+        std::memcpy(&V, O.value.data(), 4);
+        std::memcpy(&F, O.value.data(), 4);
+        S += "=" + (O.type == nnapi::FLOAT32 ? std::to_string(F)
+                                             : std::to_string(V));
+      } else if (O.value.size() == 1) {
+        S += O.value[0] ? "=true" : "=false";
+      }
+      return S;
+    }
+    std::vector<std::string> Dims;
+    for (uint32_t D : O.dimensions)
+      Dims.push_back(std::to_string(D));
+    return S + "[" + llvm::join(Dims, ",") + "]";
+  }
+
+  std::string Input, Output, Pipeline;
+  NnapiCompileResult C;
+  uint64_t FileBytes;
+  std::string Precision;
+};
+
+llvm::Expected<int32_t> featureLevelOption(const EmitRequest &R) {
+  auto It = R.Options.find("nnapi-feature-level");
+  if (It == R.Options.end() || It->second.empty() || It->second == "auto")
+    return 0;
+  int32_t Level = 0;
+  if (!llvm::to_integer(It->second, Level) ||
+      Level < nnapi::FeatureLevelMin || Level > nnapi::FeatureLevelMax)
+    return usageError("--nnapi-feature-level {0}: expected 27, 28, 29 or 30 "
+                      "(the Android API level), or auto",
+                      It->second);
+  return Level;
+}
+
+llvm::Expected<std::unique_ptr<TargetReport>>
+emitNnapi(const Graph &G, const EmitRequest &R) {
+  QuantizeMode Mode = R.Quantize ? R.Quantize->Mode : QuantizeMode::None;
+  if (Mode == QuantizeMode::Int8Dynamic)
+    return inputError("{0}: NNAPI has no dynamic int8; convert with "
+                      "--quantize int8 (calibrated), fp16 or none",
+                      R.Input);
+  auto Level = featureLevelOption(R);
+  if (!Level)
+    return Level.takeError();
+  auto Compiled = compileForNnapi(G, *Level, Mode == QuantizeMode::Fp16);
+  if (!Compiled)
+    return addContext(Compiled.takeError(), R.Input);
+  fillMetadata(*Compiled->Module.Model.metadata, R, Mode);
+  uint64_t FileBytes = 0;
+  if (llvm::Error E = writeRequestedKilnFile(R, Compiled->Module, FileBytes))
+    return E;
+  std::string Precision =
+      Mode == QuantizeMode::Int8
+          ? (Compiled->LoweredLevel >= 30
+                 ? "int8 (TENSOR_QUANT8_ASYMM_SIGNED activations, per-channel "
+                   "weights)"
+                 : "int8 (TENSOR_QUANT8_ASYMM activations with the zero point "
+                   "shifted by 128, per-channel weights)")
+      : Mode == QuantizeMode::Fp16
+          ? "fp32 operands, computation relaxed to fp16"
+          : "fp32";
+  return std::make_unique<NnapiConvertReport>(R, std::move(*Compiled),
+                                              FileBytes, Precision);
+}
+
+} // namespace
+
+Target nnapiTarget() {
+  Target T;
+  T.Name = "nnapi";
+  T.Description = "Android NPUs, DSPs and GPUs through the Neural Networks "
+                  "API (feature levels 27-30): an NNAPI model in the file, "
+                  "built and run by the kiln runtime";
+  T.Status = TargetStatus::Works;
+  T.FileTarget = int(fb::Target::NNAPI);
+  T.SupportedOps = nnapiSupportedOps;
+  T.Check = checkNnapiGraph;
+  T.Pipeline = pipelineForLevel;
+  T.Emit = emitNnapi;
+  return T;
+}
+
+} // namespace kiln

@@ -1,0 +1,424 @@
+// kiln-nnapi-e2e: the NNAPI target end to end through the host NNAPI
+// device (test/nnapi/host_device/, loaded by the runtime's NNAPI executor
+// with dlopen exactly as libneuralnetworks.so is on Android; the test's
+// environment names it in KILN_NNAPI_LIBRARY).
+//
+// Every ONNX conformance model, example, TorchScript fixture and kernel
+// edge case is imported, run unoptimized in the reference interpreter,
+// optimized at -O2, lowered for NNAPI at the lowest feature level that
+// can express it, and run; every output must match the interpreter within
+// 1e-4 relative (plus 1e-6 absolute). Models with an operator NNAPI cannot
+// express count as UNSUPPORTED. Examples and edge cases must pass and
+// convert byte-identically twice, and are also lowered at each feature
+// level 27, 29 and 30: each either runs and matches, or is refused with
+// the level it needs.
+//
+// Examples are also quantized to int8 (calibrated on their own inputs) and
+// run at levels 29 (uint8 with shifted zero points) and 30 (int8): every
+// output must be within one quantum (its DEQUANTIZE's scale) of both the
+// interpreter's run of the QDQ graph and kiln's CPU int8 file.
+//
+//   kiln-nnapi-e2e [--suite DIR] [--examples DIR]... [--kir DIR]...
+//                  [--filter S] [--verbose]
+#include "IR/Parser.h"
+#include "Interpreter/Interpreter.h"
+#include "ModelChecks.h"
+#include "RunInChild.h"
+#include "backends/common/KilnWriter.h"
+#include "backends/cpu/CpuTarget.h"
+#include "backends/nnapi/NnapiTarget.h"
+#include "passes/quant/QuantizeGraph.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <random>
+
+using namespace kiln;
+using namespace kiln::testing;
+
+namespace {
+
+struct Verdict {
+  std::string Kind, Detail; // PASS, UNSUPPORTED, SKIP or FAIL
+};
+
+kiln_session_options sessionOptions() {
+  kiln_session_options O;
+  kiln_session_options_init(&O);
+  O.num_threads = 1;
+  return O;
+}
+
+llvm::Expected<std::string> nnapiBytes(Graph &G, int32_t Level,
+                                       int32_t *Needed = nullptr) {
+  auto C = compileForNnapi(G, Level, false);
+  if (!C)
+    return C.takeError();
+  if (Needed)
+    *Needed = C->FeatureLevel;
+  return serializeKilnModule(C->Module);
+}
+
+using GraphSource = std::function<llvm::Expected<std::unique_ptr<Graph>>()>;
+
+std::string compareAll(const std::vector<Tensor> &Got,
+                       const std::vector<Tensor> &Ref) {
+  if (Got.size() != Ref.size())
+    return "output count";
+  for (size_t I = 0; I < Got.size(); ++I) {
+    std::string Diff = compare(Got[I], Ref[I]);
+    if (!Diff.empty())
+      return llvm::formatv("output {0}: {1}", I, Diff).str();
+  }
+  return "";
+}
+
+/// Lowers a fresh -O2 graph at each fixed level; "" or what failed. A
+/// level may refuse the model only by naming the level it needs.
+std::string checkLevels(const GraphSource &Fresh,
+                        const std::vector<Tensor> &Inputs,
+                        const std::vector<Tensor> &Ref, std::string &Detail) {
+  for (int32_t Level : {27, 29, 30}) {
+    auto G = Fresh();
+    if (!G)
+      return "import: " + firstLine(G.takeError());
+    if (llvm::Error E = optimize(**G))
+      return "-O2: " + firstLine(std::move(E));
+    auto Bytes = nnapiBytes(**G, Level);
+    if (!Bytes) {
+      std::string Why = llvm::toString(Bytes.takeError());
+      if (Why.find("needs NNAPI feature level") == std::string::npos &&
+          Why.find("needs feature level") == std::string::npos)
+        return llvm::formatv("level {0}: refused without naming a level: {1}",
+                             Level, Why.substr(0, Why.find('\n')))
+            .str();
+      Detail += llvm::formatv("; {0} refused", Level).str();
+      continue;
+    }
+    std::vector<Tensor> Got;
+    std::string Why = runCompiled(*Bytes, Inputs, sessionOptions(), Got);
+    if (Why.empty())
+      Why = compareAll(Got, Ref);
+    if (!Why.empty())
+      return llvm::formatv("level {0}: {1}", Level, Why).str();
+    Detail += llvm::formatv("; {0} ok", Level).str();
+  }
+  return "";
+}
+
+/// The scale of each graph output that a DEQUANTIZE writes (0: a float
+/// output), from a compiled module.
+std::vector<float> outputQuanta(const KilnModule &M) {
+  std::vector<float> Q;
+  for (int32_t Out : M.Model.outputs) {
+    float Scale = 0;
+    for (const auto &Op : M.Model.operators)
+      if (Op->kind == fb::OpKind::DEQUANTIZE && Op->outputs[0] == Out) {
+        const auto &In = *M.Model.tensors[size_t(Op->inputs[0])];
+        if (In.quant && !In.quant->scale.empty())
+          Scale = In.quant->scale[0];
+      }
+    Q.push_back(Scale);
+  }
+  return Q;
+}
+
+/// Got within Quanta[i] (one quantum) of Ref, elementwise.
+std::string withinAQuantum(const std::vector<Tensor> &Got,
+                           const std::vector<Tensor> &Ref,
+                           const std::vector<float> &Quanta, double &Worst) {
+  if (Got.size() != Ref.size())
+    return "output count";
+  for (size_t I = 0; I < Got.size(); ++I) {
+    if (Got[I].type() != Ref[I].type())
+      return llvm::formatv("output {0}: type differs", I).str();
+    double Q = Quanta[I];
+    if (Q <= 0) { // a float output: compare in SQNR
+      double Db = sqnrDb(Got[I], Ref[I]);
+      if (Db < 30)
+        return llvm::formatv("output {0}: SQNR {1:f1} dB", I, Db).str();
+      continue;
+    }
+    for (int64_t K = 0; K < Got[I].numElements(); ++K) {
+      double D = std::abs(Got[I].asDouble(K) - Ref[I].asDouble(K)) / Q;
+      Worst = std::max(Worst, D);
+      if (!(D <= 1.0 + 1e-3))
+        return llvm::formatv("output {0} at {1}: {2} vs {3}, {4:f2} quanta",
+                             I, K, Got[I].asDouble(K), Ref[I].asDouble(K), D)
+            .str();
+    }
+  }
+  return "";
+}
+
+std::string checkInt8(const std::string &Path,
+                      const std::vector<Tensor> &Inputs, std::string &Detail) {
+  for (int32_t Level : {29, 30}) {
+    auto G = importModel(Path);
+    if (!G)
+      return "int8: import: " + firstLine(G.takeError());
+    if (llvm::Error E = optimize(**G))
+      return "int8: -O2: " + firstLine(std::move(E));
+    QuantizeOptions QO;
+    QO.Mode = QuantizeMode::Int8;
+    QO.Threads = 1;
+    QO.Data.Path = inputsFileFor(Path);
+    QuantizeReport Report;
+    if (llvm::Error E = quantizeGraph(**G, QO, Report))
+      return "int8: quantize: " + firstLine(std::move(E));
+    auto Cpu = compileForCpu(**G);
+    if (!Cpu)
+      return "int8: CPU compile: " + firstLine(Cpu.takeError());
+    std::vector<float> Quanta = outputQuanta(Cpu->Module);
+    auto CpuBytes = serializeKilnModule(Cpu->Module);
+    if (!CpuBytes)
+      return "int8: CPU write: " + firstLine(CpuBytes.takeError());
+    auto Bytes = nnapiBytes(**G, Level);
+    if (!Bytes)
+      return llvm::formatv("int8 level {0}: compile: {1}", Level,
+                           firstLine(Bytes.takeError()))
+          .str();
+    InterpreterOptions IO;
+    IO.Threads = 1;
+    auto Qdq = Interpreter(**G, IO).run(Inputs);
+    if (!Qdq)
+      return "int8: interpreter: " + firstLine(Qdq.takeError());
+    std::vector<Tensor> Got, CpuGot;
+    std::string Why = runCompiled(*Bytes, Inputs, sessionOptions(), Got);
+    if (Why.empty())
+      Why = runCompiled(*CpuBytes, Inputs, sessionOptions(), CpuGot);
+    if (!Why.empty())
+      return llvm::formatv("int8 level {0}: {1}", Level, Why).str();
+    double WorstQdq = 0, WorstCpu = 0;
+    Why = withinAQuantum(Got, *Qdq, Quanta, WorstQdq);
+    if (!Why.empty())
+      return llvm::formatv("int8 level {0} against the QDQ graph: {1}", Level,
+                           Why)
+          .str();
+    Why = withinAQuantum(Got, CpuGot, Quanta, WorstCpu);
+    if (!Why.empty())
+      return llvm::formatv("int8 level {0} against the CPU int8 file: {1}",
+                           Level, Why)
+          .str();
+    Detail += llvm::formatv("; int8@{0} {1:f2}/{2:f2} quanta (QDQ/CPU)",
+                            Level, WorstQdq, WorstCpu)
+                  .str();
+  }
+  return "";
+}
+
+Verdict checkModel(Graph &G, const std::vector<Tensor> &Inputs, bool MustPass,
+                   const GraphSource &Fresh, const std::string &Int8Path) {
+  InterpreterOptions IO;
+  IO.Threads = 1;
+  auto Ref = Interpreter(G, IO).run(Inputs);
+  if (!Ref)
+    return {"SKIP", "interpreter: " + firstLine(Ref.takeError())};
+  if (llvm::Error E = optimize(G))
+    return {"FAIL", "-O2: " + firstLine(std::move(E))};
+  int32_t Level = 0;
+  auto Bytes = nnapiBytes(G, 0, &Level);
+  if (!Bytes) {
+    std::string Why = llvm::toString(Bytes.takeError());
+    if (Why.find("cannot run on NNAPI") != std::string::npos && !MustPass) {
+      std::string First = Why.substr(Why.find('\n') + 1);
+      First = First.substr(First.find_first_not_of(' '));
+      return {"UNSUPPORTED", First.substr(0, First.find('\n'))};
+    }
+    return {"FAIL", "compile: " + Why.substr(0, Why.find('\n'))};
+  }
+  std::vector<Tensor> Got;
+  std::string Why = runCompiled(*Bytes, Inputs, sessionOptions(), Got);
+  if (Why.empty())
+    Why = compareAll(Got, *Ref);
+  if (!Why.empty())
+    return {"FAIL", Why};
+  std::string Detail =
+      llvm::formatv("{0} bytes, level {1}", Bytes->size(), Level).str();
+  if (Fresh) {
+    auto G2 = Fresh();
+    if (!G2)
+      return {"FAIL", "re-import: " + firstLine(G2.takeError())};
+    if (llvm::Error E = optimize(**G2))
+      return {"FAIL", "-O2 again: " + firstLine(std::move(E))};
+    auto Bytes2 = nnapiBytes(**G2, 0);
+    if (!Bytes2)
+      return {"FAIL", "compile again: " + firstLine(Bytes2.takeError())};
+    if (*Bytes2 != *Bytes)
+      return {"FAIL", "two conversions differ"};
+    if (std::string W = checkLevels(Fresh, Inputs, *Ref, Detail); !W.empty())
+      return {"FAIL", W};
+  }
+  if (!Int8Path.empty())
+    if (std::string W = checkInt8(Int8Path, Inputs, Detail); !W.empty())
+      return {"FAIL", W};
+  return {"PASS", Detail};
+}
+
+Verdict checkNodeTest(const std::string &Folder) {
+  auto G = importModel(Folder + "/model.onnx");
+  if (!G)
+    return {"SKIP", "import: " + firstLine(G.takeError())};
+  auto Inputs = nodeTestInputs(Folder);
+  if (!Inputs)
+    return {"SKIP", "reading inputs: " + firstLine(Inputs.takeError())};
+  if (Inputs->size() != (*G)->numInputs())
+    return {"SKIP", "input count"};
+  for (unsigned I = 0; I < Inputs->size(); ++I) {
+    (*Inputs)[I] =
+        asDeclared(std::move((*Inputs)[I]), (*G)->input(I)->type().Elem);
+    if (!isCompatible((*G)->input(I)->type(), (*Inputs)[I].type()))
+      return {"SKIP", "input " + std::to_string(I) +
+                          " does not match its declared type"};
+  }
+  return checkModel(**G, *Inputs, false, nullptr, "");
+}
+
+Verdict checkExample(const std::string &Path) {
+  auto G = importModel(Path);
+  if (!G)
+    return {"FAIL", "import: " + firstLine(G.takeError())};
+  auto Inputs = exampleInputs(Path, **G);
+  if (!Inputs)
+    return {"FAIL", firstLine(Inputs.takeError())};
+  GraphSource Fresh = [&] { return importModel(Path); };
+  return checkModel(**G, *Inputs, true, Fresh, Path);
+}
+
+llvm::Expected<std::unique_ptr<Graph>> parseKir(const std::string &Path) {
+  auto Text = llvm::MemoryBuffer::getFile(Path);
+  if (!Text)
+    return llvm::createStringError(Text.getError(), "cannot read %s",
+                                   Path.c_str());
+  return parseGraph((*Text)->getBuffer(), Path);
+}
+
+/// A .kir edge case on seeded uniform inputs in [-2, 2].
+Verdict checkKir(const std::string &Path) {
+  auto G = parseKir(Path);
+  if (!G)
+    return {"FAIL", "parse: " + firstLine(G.takeError())};
+  std::mt19937 Rng(1234);
+  std::uniform_real_distribution<float> Dist(-2.0f, 2.0f);
+  std::vector<Tensor> Inputs;
+  for (const Value *In : (*G)->inputs()) {
+    std::vector<int64_t> Dims;
+    for (const Dim &D : In->type().Dims)
+      Dims.push_back(D.size());
+    TensorType T(ElementType::F32, makeShape(Dims));
+    size_t Count = 1;
+    for (int64_t D : Dims)
+      Count *= size_t(D);
+    std::vector<float> V(Count);
+    for (float &X : V)
+      X = Dist(Rng);
+    Inputs.emplace_back(
+        T, Buffer::copy({reinterpret_cast<const uint8_t *>(V.data()),
+                         V.size() * 4}));
+  }
+  return checkModel(**G, Inputs, false, [&] { return parseKir(Path); }, "");
+}
+
+template <typename Fn> Verdict isolated(Fn Check) {
+  ChildResult R = runInChild(600, [&]() -> std::string {
+    Verdict V = Check();
+    return V.Kind + " " + V.Detail;
+  });
+  if (!R.Failure.empty())
+    return {"FAIL", R.Failure};
+  size_t Space = R.Output.find(' ');
+  if (Space == std::string::npos)
+    return {"FAIL", "the check exited without a verdict"};
+  return {R.Output.substr(0, Space), R.Output.substr(Space + 1)};
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  std::string Suite, Filter;
+  std::vector<std::string> Examples, KirDirs;
+  bool Verbose = false;
+  for (int I = 1; I < Argc; ++I) {
+    std::string S = Argv[I], Next = I + 1 < Argc ? Argv[I + 1] : "";
+    if (S == "--verbose") {
+      Verbose = true;
+      continue;
+    }
+    if (S == "--suite")
+      Suite = Next;
+    else if (S == "--examples")
+      Examples.push_back(Next);
+    else if (S == "--kir")
+      KirDirs.push_back(Next);
+    else if (S == "--filter")
+      Filter = Next;
+    else {
+      llvm::errs() << "usage: kiln-nnapi-e2e [--suite DIR] [--examples DIR]... "
+                      "[--kir DIR]... [--filter S] [--verbose]\n";
+      return 2;
+    }
+    ++I;
+  }
+  if (!std::getenv("KILN_NNAPI_LIBRARY")) {
+    llvm::errs() << "kiln-nnapi-e2e: set KILN_NNAPI_LIBRARY to the host NNAPI "
+                    "device (libkiln_nnapi_host.so)\n";
+    return 1;
+  }
+  enum Kind { Example, Kir, Node };
+  std::vector<std::tuple<std::string, std::string, Kind>> Models;
+  for (const std::string &Dir : Examples)
+    for (const std::string &P : listDir(Dir, false))
+      if (llvm::StringRef(P).endswith(".onnx") ||
+          llvm::StringRef(P).endswith(".pt"))
+        Models.push_back(
+            {"example/" + llvm::sys::path::filename(P).str(), P, Example});
+  for (const std::string &Dir : KirDirs)
+    for (const std::string &P : listDir(Dir, false))
+      if (llvm::StringRef(P).endswith(".kir"))
+        Models.push_back(
+            {"kernel/" + llvm::sys::path::filename(P).str(), P, Kir});
+  if (!Suite.empty())
+    for (const char *Sub : {"node", "simple"})
+      for (const std::string &P : listDir(Suite + "/" + Sub, true))
+        Models.push_back({std::string(Sub) + "/" +
+                              llvm::sys::path::filename(P).str(),
+                          P, Node});
+  if (Models.empty()) {
+    llvm::errs() << "kiln-nnapi-e2e: no models found\n";
+    return 1;
+  }
+  std::map<std::string, unsigned> Counts, Reasons;
+  unsigned NumExamples = 0, Kirs = 0;
+  for (const auto &[Name, Path, K] : Models) {
+    if (!Filter.empty() && Name.find(Filter) == std::string::npos)
+      continue;
+    NumExamples += K == Example;
+    Kirs += K == Kir;
+    Verdict V = isolated([&, &Path = Path, K = K] {
+      return K == Example ? checkExample(Path)
+             : K == Kir   ? checkKir(Path)
+                          : checkNodeTest(Path);
+    });
+    ++Counts[V.Kind];
+    if (V.Kind == "UNSUPPORTED")
+      ++Reasons[V.Detail.substr(V.Detail.find("): ") + 3, 60)];
+    if (V.Kind == "FAIL" || K != Node || Verbose)
+      llvm::outs() << V.Kind << ' ' << Name << ": " << V.Detail << '\n';
+  }
+  if (Verbose)
+    for (const auto &[Reason, N] : Reasons)
+      llvm::outs() << llvm::formatv("{0,4} unsupported: {1}\n", N, Reason);
+  llvm::outs() << Counts["PASS"]
+               << " models match the interpreter through NNAPI ("
+               << NumExamples << " examples, " << Kirs
+               << " kernel edge cases), " << Counts["FAIL"] << " failed, "
+               << Counts["UNSUPPORTED"] << " use ops NNAPI cannot express, "
+               << Counts["SKIP"] << " skipped\n";
+  return Counts["FAIL"] == 0 ? 0 : 1;
+}
