@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -584,4 +585,355 @@ TEST_CASE("host NNAPI device: relaxed float32 rounds to float16") {
   run(B.M, In, Out);
   CHECK(Out[0] == 1.0f);     // below half an fp16 ulp (2^-11) of 1
   CHECK(Out[1] == 1000.5f);  // fp16 steps of 0.5 in [512, 1024)
+}
+
+namespace {
+
+/// Real value of a uint8 / int8 quantized element.
+template <typename Q> double real(Q V, float Scale, int32_t Zp) {
+  return (double(V) - Zp) * double(Scale);
+}
+
+/// The nearest quantized value of X (round half away), clamped to Q's range.
+template <typename Q> double quant(double X, float Scale, int32_t Zp) {
+  return std::clamp(std::round(X / double(Scale)) + Zp,
+                    double(std::numeric_limits<Q>::min()),
+                    double(std::numeric_limits<Q>::max()));
+}
+
+} // namespace
+
+TEST_CASE("host NNAPI device: quantized MUL and SUB") {
+  SECTION("MUL uint8") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {4}, 0.5f, 128);
+    std::vector<uint8_t> BV = {100, 0, 255, 140};
+    uint32_t Cst = B.constant(TENSOR_QUANT8_ASYMM, {4}, BV, 0.25f, 100);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {4}, 1.0f, 3);
+    B.op(MUL, {X, Cst, B.i32(FUSED_NONE)}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<uint8_t> In = {130, 0, 255, 77}, Out(4);
+    run(B.M, In, Out);
+    for (size_t I = 0; I < 4; ++I)
+      CHECK(std::fabs(Out[I] - quant<uint8_t>(real(In[I], 0.5f, 128) *
+                                                  real(BV[I], 0.25f, 100),
+                                              1.0f, 3)) <= 1.0);
+  }
+  SECTION("SUB int8 with RELU") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {5}, 0.02f, -10);
+    std::vector<int8_t> BV = {0, 50, -50, 127, -128};
+    uint32_t Cst = B.constant(TENSOR_QUANT8_ASYMM_SIGNED, {5}, BV, 0.03f, 5);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {5}, 0.04f, -20);
+    B.op(SUB, {X, Cst, B.i32(FUSED_RELU)}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<int8_t> In = {-128, 0, 100, 127, 3}, Out(5);
+    run(B.M, In, Out);
+    for (size_t I = 0; I < 5; ++I) {
+      double R = std::max(0.0, real(In[I], 0.02f, -10) - real(BV[I], 0.03f, 5));
+      CHECK(std::fabs(Out[I] - quant<int8_t>(R, 0.04f, -20)) <= 1.0);
+    }
+  }
+}
+
+TEST_CASE("host NNAPI device: TRANSPOSE_CONV_2D, float and per-channel quantized") {
+  const uint32_t H = 2, W = 3, IC = 2, OC = 2, K = 3, S = 2;
+  const uint32_t OH = S * (H - 1) + K - 1, OW = S * (W - 1) + K - 1; // pads 1, 0
+  std::vector<float> Input = values(H * W * IC, -1, 1, 5);
+  std::vector<float> Filter = values(OC * K * K * IC, -1, 1, 6);
+  std::vector<float> Bias = {0.25f, -0.5f};
+  // Reference: scatter each input element through the filter.
+  std::vector<double> Ref(OH * OW * OC, 0);
+  for (uint32_t Oy = 0; Oy < OH; ++Oy)
+    for (uint32_t Ox = 0; Ox < OW; ++Ox)
+      for (uint32_t Oc = 0; Oc < OC; ++Oc)
+        Ref[(Oy * OW + Ox) * OC + Oc] = Bias[Oc];
+  for (uint32_t Iy = 0; Iy < H; ++Iy)
+    for (uint32_t Ix = 0; Ix < W; ++Ix)
+      for (uint32_t Ky = 0; Ky < K; ++Ky)
+        for (uint32_t Kx = 0; Kx < K; ++Kx) {
+          int Oy = int(Iy * S + Ky) - 1, Ox = int(Ix * S + Kx) - 0;
+          if (Oy < 0 || Oy >= int(OH) || Ox < 0 || Ox >= int(OW))
+            continue;
+          for (uint32_t Oc = 0; Oc < OC; ++Oc)
+            for (uint32_t Ic = 0; Ic < IC; ++Ic)
+              Ref[(size_t(Oy) * OW + size_t(Ox)) * OC + Oc] +=
+                  double(Input[(Iy * W + Ix) * IC + Ic]) *
+                  Filter[((Oc * K + Ky) * K + Kx) * IC + Ic];
+        }
+  SECTION("float") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, H, W, IC});
+    uint32_t F = B.constant(TENSOR_FLOAT32, {OC, K, K, IC}, Filter);
+    uint32_t Bi = B.constant(TENSOR_FLOAT32, {OC}, Bias);
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {1, OH, OW, OC});
+    B.op(TRANSPOSE_CONV_2D,
+         {X, F, Bi, B.i32(0), B.i32(1), B.i32(1), B.i32(0), B.i32(S), B.i32(S),
+          B.i32(FUSED_NONE), B.boolean(false)},
+         {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<float> Out(OH * OW * OC);
+    run(B.M, Input, Out);
+    for (size_t I = 0; I < Out.size(); ++I)
+      CHECK(Out[I] == Approx(Ref[I]).margin(1e-5));
+  }
+  SECTION("int8, per-channel filter") {
+    const float InScale = 1.0f / 64, OutScale = 1.0f / 32;
+    const std::vector<float> WScales = {1.0f / 100, 1.0f / 50};
+    std::vector<int8_t> QIn(Input.size()), QF(Filter.size());
+    for (size_t I = 0; I < Input.size(); ++I) {
+      QIn[I] = int8_t(quant<int8_t>(Input[I], InScale, 0));
+      Input[I] = float(real(QIn[I], InScale, 0));
+    }
+    for (size_t I = 0; I < Filter.size(); ++I) {
+      const float WS = WScales[I / (K * K * IC)];
+      QF[I] = int8_t(quant<int8_t>(Filter[I], WS, 0));
+    }
+    std::vector<int32_t> QB = {int32_t(std::lround(Bias[0] / (InScale * WScales[0]))),
+                               int32_t(std::lround(Bias[1] / (InScale * WScales[1])))};
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {1, H, W, IC}, InScale, 0);
+    uint32_t F = B.constant(TENSOR_QUANT8_SYMM_PER_CHANNEL, {OC, K, K, IC}, QF);
+    ANeuralNetworksSymmPerChannelQuantParams PC{0, OC, WScales.data()};
+    B.check(api().ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(
+        B.M, int32_t(F), &PC));
+    uint32_t Bi = B.constant(TENSOR_INT32, {OC}, QB);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {1, OH, OW, OC}, OutScale, 0);
+    B.op(TRANSPOSE_CONV_2D,
+         {X, F, Bi, B.i32(0), B.i32(1), B.i32(1), B.i32(0), B.i32(S), B.i32(S),
+          B.i32(FUSED_NONE), B.boolean(false)},
+         {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<int8_t> Out(OH * OW * OC);
+    run(B.M, QIn, Out);
+    // Against the real values the quantized operands hold.
+    for (uint32_t Oy = 0; Oy < OH; ++Oy)
+      for (uint32_t Ox = 0; Ox < OW; ++Ox)
+        for (uint32_t Oc = 0; Oc < OC; ++Oc) {
+          double Acc = QB[Oc] * double(InScale) * WScales[Oc];
+          for (uint32_t Ky = 0; Ky < K; ++Ky)
+            for (uint32_t Kx = 0; Kx < K; ++Kx) {
+              int Ty = int(Oy) + 1 - int(Ky), Tx = int(Ox) - int(Kx);
+              if (Ty < 0 || Tx < 0 || Ty % int(S) || Tx % int(S))
+                continue;
+              uint32_t Iy = uint32_t(Ty) / S, Ix = uint32_t(Tx) / S;
+              if (Iy >= H || Ix >= W)
+                continue;
+              for (uint32_t Ic = 0; Ic < IC; ++Ic)
+                Acc += double(Input[(Iy * W + Ix) * IC + Ic]) *
+                       QF[((Oc * K + Ky) * K + Kx) * IC + Ic] * WScales[Oc];
+            }
+          CHECK(std::fabs(Out[(Oy * OW + Ox) * OC + Oc] -
+                          quant<int8_t>(Acc, OutScale, 0)) <= 1.0);
+        }
+  }
+}
+
+TEST_CASE("host NNAPI device: GROUPED_CONV_2D and dilated CONV_2D") {
+  SECTION("two groups") {
+    const uint32_t H = 3, W = 3, IC = 4, OC = 6, G = 2;
+    std::vector<float> Input = values(H * W * IC, -1, 1, 7);
+    std::vector<float> Filter = values(OC * IC / G, -1, 1, 8);
+    std::vector<float> Bias(OC, 0.0f);
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, H, W, IC});
+    uint32_t F = B.constant(TENSOR_FLOAT32, {OC, 1, 1, IC / G}, Filter);
+    uint32_t Bi = B.constant(TENSOR_FLOAT32, {OC}, Bias);
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {1, H, W, OC});
+    B.op(GROUPED_CONV_2D,
+         {X, F, Bi, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(1), B.i32(1),
+          B.i32(int32_t(G)), B.i32(FUSED_NONE), B.boolean(false)},
+         {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<float> Out(H * W * OC);
+    run(B.M, Input, Out);
+    for (uint32_t P = 0; P < H * W; ++P)
+      for (uint32_t Oc = 0; Oc < OC; ++Oc) {
+        const uint32_t Gi = Oc / (OC / G);
+        float Acc = 0;
+        for (uint32_t I = 0; I < IC / G; ++I)
+          Acc += Input[P * IC + Gi * (IC / G) + I] * Filter[Oc * (IC / G) + I];
+        CHECK(Out[P * OC + Oc] == Approx(Acc).margin(1e-5));
+      }
+  }
+  SECTION("dilation 2") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, 5, 5, 1});
+    uint32_t F = B.constant(TENSOR_FLOAT32, {1, 2, 2, 1}, std::vector<float>{1, 10, 100, 1000});
+    uint32_t Bi = B.constant(TENSOR_FLOAT32, {1}, std::vector<float>{0});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {1, 3, 3, 1});
+    B.op(CONV_2D,
+         {X, F, Bi, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(1), B.i32(1),
+          B.i32(FUSED_NONE), B.boolean(false), B.i32(2), B.i32(2)},
+         {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<float> In(25), Out(9);
+    for (size_t I = 0; I < 25; ++I)
+      In[I] = float(I);
+    run(B.M, In, Out);
+    // Output (0, 0) reads (0,0), (0,2), (2,0), (2,2).
+    CHECK(Out[0] == Approx(0 + 10 * 2 + 100 * 10 + 1000 * 12));
+  }
+}
+
+TEST_CASE("host NNAPI device: quantized FULLY_CONNECTED, CONCATENATION, MAX_POOL_2D") {
+  SECTION("FULLY_CONNECTED uint8") {
+    const float IS = 0.1f, WS = 0.05f, OS = 0.5f;
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {2, 1, 3}, IS, 120);
+    std::vector<uint8_t> Wt = {0, 128, 255, 10, 20, 30};
+    uint32_t F = B.constant(TENSOR_QUANT8_ASYMM, {2, 3}, Wt, WS, 128);
+    std::vector<int32_t> Bias = {100, -100};
+    uint32_t Bi = B.constant(TENSOR_INT32, {2}, Bias, IS * WS, 0);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {2, 2}, OS, 50);
+    B.op(FULLY_CONNECTED, {X, F, Bi, B.i32(FUSED_NONE)}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<uint8_t> In = {0, 120, 255, 200, 100, 7}, Out(4);
+    run(B.M, In, Out);
+    for (size_t Bt = 0; Bt < 2; ++Bt)
+      for (size_t O = 0; O < 2; ++O) {
+        double Acc = Bias[O] * double(IS) * WS;
+        for (size_t K = 0; K < 3; ++K)
+          Acc += real(In[Bt * 3 + K], IS, 120) * real(Wt[O * 3 + K], WS, 128);
+        CHECK(std::fabs(Out[Bt * 2 + O] - quant<uint8_t>(Acc, OS, 50)) <= 1.0);
+      }
+  }
+  SECTION("CONCATENATION of different scales") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {1, 2}, 0.5f, 10);
+    uint32_t Cst = B.constant(TENSOR_QUANT8_ASYMM, {1, 2}, std::vector<uint8_t>{0, 200},
+                              0.1f, 100);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {1, 4}, 0.25f, 20);
+    B.op(CONCATENATION, {X, Cst, B.i32(1)}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<uint8_t> In = {11, 0}, Out(4);
+    run(B.M, In, Out);
+    // 0.5 -> 22; -5 -> 0; -10 -> 0 (clamped); 10 -> 60.
+    CHECK(Out == std::vector<uint8_t>{22, 0, 0, 60});
+  }
+  SECTION("CONCATENATION of different scales on a level 28 device") {
+    ScopedEnv Level("KILN_NNAPI_HOST_FEATURE_LEVEL", "28");
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {1, 2}, 0.5f, 10);
+    uint32_t X2 = B.operand(TENSOR_QUANT8_ASYMM, {1, 2}, 0.1f, 100);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {1, 4}, 0.5f, 10);
+    B.op(CONCATENATION, {X, X2, B.i32(1)}, {Y});
+    CHECK(B.finish({X, X2}, {Y}) == BAD_DATA);
+  }
+  SECTION("MAX_POOL_2D int8 with RELU6") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {1, 2, 2, 2}, 0.1f, -100);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {1, 1, 1, 2}, 0.1f, -100);
+    B.op(MAX_POOL_2D,
+         {X, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(2), B.i32(2), B.i32(2),
+          B.i32(2), B.i32(FUSED_RELU6)},
+         {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<int8_t> In = {-128, 100, -120, -90, -110, 0, -128, 20}, Out(2);
+    run(B.M, In, Out);
+    CHECK(Out == std::vector<int8_t>{-100, -40}); // max(-110) -> relu 0; 6.0 -> -40
+  }
+  SECTION("MAX_POOL_2D output scale differs from the input's") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {1, 2, 2, 1}, 0.1f, 0);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {1, 1, 1, 1}, 0.2f, 0);
+    B.op(MAX_POOL_2D,
+         {X, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(2), B.i32(2), B.i32(2),
+          B.i32(2), B.i32(FUSED_NONE)},
+         {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+}
+
+TEST_CASE("host NNAPI device: SOFTMAX, MEAN, GATHER, QUANTIZE, DEQUANTIZE") {
+  SECTION("SOFTMAX and LOG_SOFTMAX along axis 0") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {3, 1});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {3, 1});
+    uint32_t Z = B.operand(TENSOR_FLOAT32, {3, 1});
+    B.op(SOFTMAX, {X, B.f32(2.0f), B.i32(0)}, {Y});
+    B.op(LOG_SOFTMAX, {Y, B.f32(1.0f), B.i32(-2)}, {Z});
+    REQUIRE(B.finish({X}, {Z}) == NO_ERROR);
+    std::vector<float> In = {0.0f, 0.5f, 1.0f}, Out(3);
+    run(B.M, In, Out);
+    const double E0 = 1, E1 = std::exp(1.0), E2 = std::exp(2.0), S = E0 + E1 + E2;
+    const double P[3] = {E0 / S, E1 / S, E2 / S};
+    const double LS = std::log(std::exp(P[0]) + std::exp(P[1]) + std::exp(P[2]));
+    for (size_t I = 0; I < 3; ++I)
+      CHECK(Out[I] == Approx(P[I] - LS).margin(1e-6));
+  }
+  SECTION("MEAN over H and W, REDUCE_MAX without keepDims") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, 2, 2, 2});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {1, 1, 1, 2});
+    uint32_t Z = B.operand(TENSOR_FLOAT32, {1});
+    B.op(MEAN, {X, B.constant(TENSOR_INT32, {2}, std::vector<int32_t>{1, -2}), B.i32(1)},
+         {Y});
+    B.op(REDUCE_MAX, {Y, B.constant(TENSOR_INT32, {4}, std::vector<int32_t>{0, 1, 2, 3}),
+                      B.boolean(false)},
+         {Z});
+    REQUIRE(B.finish({X}, {Z}) == NO_ERROR);
+    ANeuralNetworksCompilation *C = compile(B.M);
+    ANeuralNetworksExecution *E = nullptr;
+    REQUIRE(api().ANeuralNetworksExecution_create(C, &E) == NO_ERROR);
+    std::vector<float> In = {1, 10, 2, 20, 3, 30, 4, 40}, Out(1);
+    REQUIRE(api().ANeuralNetworksExecution_setInput(E, 0, nullptr, In.data(), 32) == NO_ERROR);
+    REQUIRE(api().ANeuralNetworksExecution_setOutput(E, 0, nullptr, Out.data(), 4) ==
+            NO_ERROR);
+    REQUIRE(api().ANeuralNetworksExecution_compute(E) == NO_ERROR);
+    CHECK(Out[0] == Approx(25.0f));
+    api().ANeuralNetworksExecution_free(E);
+    api().ANeuralNetworksCompilation_free(C);
+  }
+  SECTION("GATHER along axis 1") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {2, 3});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {2, 2});
+    B.op(GATHER, {X, B.i32(1), B.constant(TENSOR_INT32, {2}, std::vector<int32_t>{2, 0})},
+         {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<float> In = {1, 2, 3, 4, 5, 6}, Out(4);
+    run(B.M, In, Out);
+    CHECK(Out == std::vector<float>{3, 1, 6, 4});
+  }
+  SECTION("QUANTIZE rounds half away from zero, DEQUANTIZE") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {5});
+    uint32_t Q = B.operand(TENSOR_QUANT8_ASYMM, {5}, 0.5f, 10);
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {5});
+    B.op(QUANTIZE, {X}, {Q});
+    B.op(DEQUANTIZE, {Q}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<float> In = {-1.25f, 0.0f, 0.37f, 100.0f, -50.0f}, Out(5);
+    run(B.M, In, Out);
+    // q = 7, 10, 11, 210, 0 (clamped).
+    CHECK(Out == std::vector<float>{-1.5f, 0.0f, 0.5f, 100.0f, -5.0f});
+  }
+}
+
+TEST_CASE("host NNAPI device: feature levels") {
+  SECTION("level 28: no device functions, no layout input") {
+    ScopedEnv Level("KILN_NNAPI_HOST_FEATURE_LEVEL", "28");
+    uint32_t N = 0;
+    CHECK(api().ANeuralNetworks_getDeviceCount(&N) == BAD_DATA);
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, 2, 2, 1});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {1, 1, 1, 1});
+    B.op(MAX_POOL_2D,
+         {X, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(1), B.i32(1), B.i32(2),
+          B.i32(2), B.i32(FUSED_NONE), B.boolean(false)},
+         {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+  SECTION("level 29: no TENSOR_QUANT8_ASYMM_SIGNED") {
+    ScopedEnv Level("KILN_NNAPI_HOST_FEATURE_LEVEL", "29");
+    Builder B;
+    B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {1}, 1.0f, 0);
+    CHECK(B.Error == BAD_DATA);
+    ANeuralNetworksDevice *D = nullptr;
+    REQUIRE(api().ANeuralNetworks_getDevice(1, &D) == NO_ERROR);
+    int64_t L = 0;
+    REQUIRE(api().ANeuralNetworksDevice_getFeatureLevel(D, &L) == NO_ERROR);
+    CHECK(L == 29);
+  }
 }
