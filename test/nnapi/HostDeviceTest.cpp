@@ -505,6 +505,7 @@ TEST_CASE("host NNAPI device: executions computed twice") {
                          "preference=1 cache=none\n"
                          "execution compute\n"
                          "execution compute\n"
+                         "execution compute\n"
                          "execution reused\n");
 }
 

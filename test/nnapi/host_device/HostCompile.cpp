@@ -138,7 +138,11 @@ int compute(ANeuralNetworksExecution *E) {
     report("compute: the execution was computed already and is not reusable");
     return BAD_STATE;
   }
-  logEvent(E->Computes == 0 ? "execution compute" : "execution reused");
+  // One "execution compute" per compute; a reusable execution's computes
+  // after its first also say "execution reused".
+  logEvent("execution compute");
+  if (E->Computes > 0)
+    logEvent("execution reused");
   ++E->Computes;
   try {
     std::vector<uint8_t *> Buffers(M.Operands.size(), nullptr);
