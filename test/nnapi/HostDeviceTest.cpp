@@ -429,6 +429,49 @@ TEST_CASE("host NNAPI device: a driver's checks") {
     B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {1}, 1.0f, 128);
     CHECK(B.Error == BAD_DATA);
   }
+  SECTION("unknown operation code") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {4});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {4});
+    B.op(1000, {X}, {Y});
+    CHECK(B.Error == BAD_DATA);
+  }
+  SECTION("wrong input count") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {4});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {4});
+    B.op(ADD, {X, X}, {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+  SECTION("CONV_2D input of rank 3") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {3, 3, 1});
+    uint32_t F = B.constant(TENSOR_FLOAT32, {1, 1, 1, 1}, std::vector<float>{1});
+    uint32_t Bi = B.constant(TENSOR_FLOAT32, {1}, std::vector<float>{0});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {3, 3, 1});
+    B.op(CONV_2D,
+         {X, F, Bi, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(1), B.i32(1),
+          B.i32(FUSED_NONE)},
+         {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+  SECTION("RESHAPE output zero point differs from the input's") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {2, 2}, 0.5f, 3);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {4}, 0.5f, 4);
+    B.op(RESHAPE, {X, B.constant(TENSOR_INT32, {1}, std::vector<int32_t>{-1})}, {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+  SECTION("quantized FULLY_CONNECTED with a float bias") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {1, 2}, 0.5f, 0);
+    uint32_t F = B.constant(TENSOR_QUANT8_ASYMM, {1, 2}, std::vector<uint8_t>{1, 2},
+                            0.5f, 0);
+    uint32_t Bi = B.constant(TENSOR_FLOAT32, {1}, std::vector<float>{0});
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {1, 1}, 1.0f, 0);
+    B.op(FULLY_CONNECTED, {X, F, Bi, B.i32(FUSED_NONE)}, {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
   SECTION("input 1 of an operation written by a later operation") {
     Builder B;
     uint32_t X = B.operand(TENSOR_FLOAT32, {4});

@@ -200,6 +200,7 @@ void Checker::binary() {
 void Checker::convQuant(const Operand &Input, const Operand &Filter,
                         const Operand &Bias, int32_t ChannelDim,
                         bool AllowPerChannel) {
+  type(Bias, "the bias", {TENSOR_INT32});
   if (Filter.Type == TENSOR_QUANT8_SYMM_PER_CHANNEL) {
     if (!AllowPerChannel)
       fail("the filter is TENSOR_QUANT8_SYMM_PER_CHANNEL (per-tensor only)");
@@ -223,7 +224,6 @@ void Checker::convQuant(const Operand &Input, const Operand &Filter,
            " (must be input scale * filter scale = " +
            std::to_string(Expected) + ")");
   }
-  type(Bias, "the bias", {TENSOR_INT32});
   if (Bias.ZeroPoint != 0)
     fail("the bias zero point is " + std::to_string(Bias.ZeroPoint) +
          " (must be 0)");
