@@ -1,0 +1,983 @@
+// The host NNAPI device (libkiln_nnapi_host.so), dlopened by path as the
+// executor does: its kernels against naive loops and hand-computed values,
+// the checks a driver makes, the compilation cache and execution reuse.
+#include "runtime/src/nnapi/NeuralNetworksApi.h"
+
+#include <catch2/catch.hpp>
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace kiln::nnapi;
+
+namespace {
+
+/// The library's functions, loaded with dlsym from the same list the
+/// executor uses.
+struct Api {
+  void *Handle = nullptr;
+#define KILN_API_MEMBER(Name, Ret, Params) Ret(*Name) Params = nullptr;
+  KILN_NNAPI_FUNCTIONS(KILN_API_MEMBER)
+#undef KILN_API_MEMBER
+
+  Api() {
+    Handle = dlopen(KILN_NNAPI_HOST_PATH, RTLD_NOW | RTLD_LOCAL);
+    if (!Handle)
+      FAIL("dlopen " KILN_NNAPI_HOST_PATH ": " << dlerror());
+#define KILN_API_LOAD(Name, Ret, Params)                                      \
+  Name = reinterpret_cast<decltype(Name)>(dlsym(Handle, #Name));               \
+  if (!Name)                                                                   \
+    FAIL("missing " #Name);
+    KILN_NNAPI_FUNCTIONS(KILN_API_LOAD)
+#undef KILN_API_LOAD
+  }
+};
+
+Api &api() {
+  static Api A;
+  return A;
+}
+
+/// Sets an environment variable for one scope.
+struct ScopedEnv {
+  std::string Name;
+  ScopedEnv(const char *N, const std::string &Value) : Name(N) {
+    setenv(N, Value.c_str(), 1);
+  }
+  ~ScopedEnv() { unsetenv(Name.c_str()); }
+};
+
+/// Builds a model operand by operand.
+struct Builder {
+  ANeuralNetworksModel *M = nullptr;
+  uint32_t Count = 0;
+  std::vector<std::vector<uint8_t>> Keep; // values over 128 bytes are referenced
+  int Error = NO_ERROR; // the first failing call's result
+
+  Builder() { REQUIRE(api().ANeuralNetworksModel_create(&M) == NO_ERROR); }
+  ~Builder() { api().ANeuralNetworksModel_free(M); }
+
+  void check(int R) {
+    if (Error == NO_ERROR)
+      Error = R;
+  }
+  uint32_t operand(int32_t Type, std::vector<uint32_t> Dims = {}, float Scale = 0,
+                   int32_t Zp = 0) {
+    ANeuralNetworksOperandType T{Type, uint32_t(Dims.size()),
+                                 Dims.empty() ? nullptr : Dims.data(), Scale, Zp};
+    check(api().ANeuralNetworksModel_addOperand(M, &T));
+    return Count++;
+  }
+  template <typename T>
+  uint32_t constant(int32_t Type, std::vector<uint32_t> Dims,
+                    const std::vector<T> &Values, float Scale = 0, int32_t Zp = 0) {
+    uint32_t I = operand(Type, Dims, Scale, Zp);
+    Keep.emplace_back(reinterpret_cast<const uint8_t *>(Values.data()),
+                      reinterpret_cast<const uint8_t *>(Values.data() + Values.size()));
+    check(api().ANeuralNetworksModel_setOperandValue(M, int32_t(I), Keep.back().data(),
+                                                     Keep.back().size()));
+    return I;
+  }
+  uint32_t i32(int32_t V) { return constant(INT32, {}, std::vector<int32_t>{V}); }
+  uint32_t f32(float V) { return constant(FLOAT32, {}, std::vector<float>{V}); }
+  uint32_t boolean(bool V) { return constant(BOOL, {}, std::vector<uint8_t>{V}); }
+  void op(int32_t Type, std::vector<uint32_t> In, std::vector<uint32_t> Out) {
+    check(api().ANeuralNetworksModel_addOperation(M, Type, uint32_t(In.size()),
+                                                  In.data(), uint32_t(Out.size()),
+                                                  Out.data()));
+  }
+  /// identifyInputsAndOutputs + finish; the first failure's result.
+  int finish(std::vector<uint32_t> In, std::vector<uint32_t> Out) {
+    check(api().ANeuralNetworksModel_identifyInputsAndOutputs(
+        M, uint32_t(In.size()), In.data(), uint32_t(Out.size()), Out.data()));
+    if (Error == NO_ERROR)
+      check(api().ANeuralNetworksModel_finish(M));
+    return Error;
+  }
+};
+
+ANeuralNetworksCompilation *compile(ANeuralNetworksModel *M) {
+  ANeuralNetworksCompilation *C = nullptr;
+  REQUIRE(api().ANeuralNetworksCompilation_create(M, &C) == NO_ERROR);
+  REQUIRE(api().ANeuralNetworksCompilation_finish(C) == NO_ERROR);
+  return C;
+}
+
+/// Compiles and runs a one-input one-output model.
+template <typename In, typename Out>
+void run(ANeuralNetworksModel *M, const std::vector<In> &Input,
+         std::vector<Out> &Output) {
+  ANeuralNetworksCompilation *C = compile(M);
+  ANeuralNetworksExecution *E = nullptr;
+  REQUIRE(api().ANeuralNetworksExecution_create(C, &E) == NO_ERROR);
+  REQUIRE(api().ANeuralNetworksExecution_setInput(E, 0, nullptr, Input.data(),
+                                                  Input.size() * sizeof(In)) == NO_ERROR);
+  REQUIRE(api().ANeuralNetworksExecution_setOutput(E, 0, nullptr, Output.data(),
+                                                   Output.size() * sizeof(Out)) ==
+          NO_ERROR);
+  ANeuralNetworksEvent *Ev = nullptr;
+  REQUIRE(api().ANeuralNetworksExecution_startCompute(E, &Ev) == NO_ERROR);
+  REQUIRE(api().ANeuralNetworksEvent_wait(Ev) == NO_ERROR);
+  api().ANeuralNetworksEvent_free(Ev);
+  api().ANeuralNetworksExecution_free(E);
+  api().ANeuralNetworksCompilation_free(C);
+}
+
+/// Deterministic pseudo-random values in [Lo, Hi).
+std::vector<float> values(size_t N, float Lo, float Hi, uint32_t Seed) {
+  std::vector<float> V(N);
+  uint32_t S = Seed;
+  for (float &X : V) {
+    S = S * 1664525u + 1013904223u;
+    X = Lo + (Hi - Lo) * float(S >> 8) / float(1 << 24);
+  }
+  return V;
+}
+
+std::string tempDir() {
+  char Template[] = "/tmp/kiln-nnapi-host-XXXXXX";
+  REQUIRE(mkdtemp(Template));
+  return Template;
+}
+
+std::string readFile(const std::string &Path) {
+  std::ifstream F(Path);
+  std::stringstream S;
+  S << F.rdbuf();
+  return S.str();
+}
+
+/// A float model with one ADD: x + 1.
+void buildAddOne(Builder &B) {
+  uint32_t X = B.operand(TENSOR_FLOAT32, {1, 4});
+  uint32_t One = B.constant(TENSOR_FLOAT32, {1}, std::vector<float>{1.0f});
+  uint32_t Y = B.operand(TENSOR_FLOAT32, {1, 4});
+  B.op(ADD, {X, One, B.i32(FUSED_NONE)}, {Y});
+  REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+}
+
+} // namespace
+
+TEST_CASE("host NNAPI device: every function and the two devices") {
+  Api &A = api();
+  uint32_t N = 0;
+  REQUIRE(A.ANeuralNetworks_getDeviceCount(&N) == NO_ERROR);
+  REQUIRE(N == 2);
+  const char *Names[2];
+  int32_t Types[2];
+  for (uint32_t I = 0; I < 2; ++I) {
+    ANeuralNetworksDevice *D = nullptr;
+    REQUIRE(A.ANeuralNetworks_getDevice(I, &D) == NO_ERROR);
+    REQUIRE(A.ANeuralNetworksDevice_getName(D, &Names[I]) == NO_ERROR);
+    REQUIRE(A.ANeuralNetworksDevice_getType(D, &Types[I]) == NO_ERROR);
+    int64_t Level = 0;
+    REQUIRE(A.ANeuralNetworksDevice_getFeatureLevel(D, &Level) == NO_ERROR);
+    CHECK(Level == 30);
+  }
+  CHECK(std::string(Names[0]) == "kiln-host-accelerator");
+  CHECK(Types[0] == DEVICE_ACCELERATOR);
+  CHECK(std::string(Names[1]) == "nnapi-reference");
+  CHECK(Types[1] == DEVICE_CPU);
+}
+
+TEST_CASE("host NNAPI device: float CONV_2D 3x3, padding 1, stride 2, RELU6") {
+  const uint32_t H = 5, W = 5, IC = 2, OC = 3, K = 3, OH = 3, OW = 3;
+  std::vector<float> Input = values(H * W * IC, -2, 2, 1);
+  std::vector<float> Filter = values(OC * K * K * IC, -1, 1, 2);
+  std::vector<float> Bias = {0.5f, -0.25f, 3.0f};
+  Builder B;
+  uint32_t X = B.operand(TENSOR_FLOAT32, {1, H, W, IC});
+  uint32_t F = B.constant(TENSOR_FLOAT32, {OC, K, K, IC}, Filter);
+  uint32_t Bi = B.constant(TENSOR_FLOAT32, {OC}, Bias);
+  uint32_t Y = B.operand(TENSOR_FLOAT32, {1, OH, OW, OC});
+  B.op(CONV_2D,
+       {X, F, Bi, B.i32(1), B.i32(1), B.i32(1), B.i32(1), B.i32(2), B.i32(2),
+        B.i32(FUSED_RELU6)},
+       {Y});
+  REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+  std::vector<float> Out(OH * OW * OC);
+  run(B.M, Input, Out);
+  for (uint32_t Oy = 0; Oy < OH; ++Oy)
+    for (uint32_t Ox = 0; Ox < OW; ++Ox)
+      for (uint32_t Oc = 0; Oc < OC; ++Oc) {
+        float Acc = Bias[Oc];
+        for (uint32_t Ky = 0; Ky < K; ++Ky)
+          for (uint32_t Kx = 0; Kx < K; ++Kx) {
+            int Iy = int(Oy * 2 + Ky) - 1, Ix = int(Ox * 2 + Kx) - 1;
+            if (Iy < 0 || Iy >= int(H) || Ix < 0 || Ix >= int(W))
+              continue;
+            for (uint32_t Ic = 0; Ic < IC; ++Ic)
+              Acc += Input[(size_t(Iy) * W + size_t(Ix)) * IC + Ic] *
+                     Filter[((Oc * K + Ky) * K + Kx) * IC + Ic];
+          }
+        const float Expected = std::min(std::max(Acc, 0.0f), 6.0f);
+        CHECK(Out[(Oy * OW + Ox) * OC + Oc] == Approx(Expected).margin(1e-5));
+      }
+}
+
+TEST_CASE("host NNAPI device: quantized per-channel CONV_2D within 1 quantum") {
+  const uint32_t H = 4, W = 4, IC = 3, OC = 4, K = 3, OH = 4, OW = 4;
+  const float InScale = 0.05f, OutScale = 0.1f;
+  const int32_t InZp = 128, OutZp = 100;
+  const std::vector<float> WScales = {0.01f, 0.02f, 0.005f, 0.015f};
+  std::vector<uint8_t> Input(H * W * IC);
+  for (size_t I = 0; I < Input.size(); ++I)
+    Input[I] = uint8_t((I * 37 + 11) % 256);
+  std::vector<int8_t> Filter(OC * K * K * IC);
+  for (size_t I = 0; I < Filter.size(); ++I)
+    Filter[I] = int8_t(int(I * 53 % 255) - 127);
+  std::vector<int32_t> Bias = {100, -200, 0, 3000};
+  Builder B;
+  uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {1, H, W, IC}, InScale, InZp);
+  uint32_t F = B.constant(TENSOR_QUANT8_SYMM_PER_CHANNEL, {OC, K, K, IC}, Filter);
+  ANeuralNetworksSymmPerChannelQuantParams PC{0, OC, WScales.data()};
+  B.check(api().ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(B.M, int32_t(F),
+                                                                         &PC));
+  uint32_t Bi = B.constant(TENSOR_INT32, {OC}, Bias);
+  uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {1, OH, OW, OC}, OutScale, OutZp);
+  B.op(CONV_2D,
+       {X, F, Bi, B.i32(1), B.i32(1), B.i32(1), B.i32(1), B.i32(1), B.i32(1),
+        B.i32(FUSED_NONE), B.boolean(false), B.i32(1), B.i32(1)},
+       {Y});
+  REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+  std::vector<uint8_t> Out(OH * OW * OC);
+  run(B.M, Input, Out);
+  for (uint32_t Oy = 0; Oy < OH; ++Oy)
+    for (uint32_t Ox = 0; Ox < OW; ++Ox)
+      for (uint32_t Oc = 0; Oc < OC; ++Oc) {
+        double Acc = Bias[Oc] * double(InScale) * WScales[Oc];
+        for (uint32_t Ky = 0; Ky < K; ++Ky)
+          for (uint32_t Kx = 0; Kx < K; ++Kx) {
+            int Iy = int(Oy + Ky) - 1, Ix = int(Ox + Kx) - 1;
+            if (Iy < 0 || Iy >= int(H) || Ix < 0 || Ix >= int(W))
+              continue;
+            for (uint32_t Ic = 0; Ic < IC; ++Ic)
+              Acc += (Input[(size_t(Iy) * W + size_t(Ix)) * IC + Ic] - InZp) *
+                     double(InScale) *
+                     Filter[((Oc * K + Ky) * K + Kx) * IC + Ic] * WScales[Oc];
+          }
+        const double Q = std::clamp(std::round(Acc / OutScale) + OutZp, 0.0, 255.0);
+        CHECK(std::fabs(Out[(Oy * OW + Ox) * OC + Oc] - Q) <= 1.0);
+      }
+}
+
+TEST_CASE("host NNAPI device: quantized ADD of different scales, broadcast") {
+  const float SA = 0.1f, SB = 0.25f, SO = 0.2f;
+  const int32_t ZA = 10, ZB = 130, ZO = 120;
+  Builder B;
+  uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {2, 3}, SA, ZA);
+  std::vector<uint8_t> BV = {100, 130, 200};
+  uint32_t Cst = B.constant(TENSOR_QUANT8_ASYMM, {3}, BV, SB, ZB);
+  uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {2, 3}, SO, ZO);
+  B.op(ADD, {X, Cst, B.i32(FUSED_NONE)}, {Y});
+  REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+  std::vector<uint8_t> Input = {0, 10, 50, 128, 250, 255};
+  std::vector<uint8_t> Out(6);
+  run(B.M, Input, Out);
+  for (size_t I = 0; I < 6; ++I) {
+    const double Real = (Input[I] - ZA) * double(SA) + (BV[I % 3] - ZB) * double(SB);
+    const double Q = std::clamp(std::round(Real / SO) + ZO, 0.0, 255.0);
+    CHECK(std::fabs(Out[I] - Q) <= 1.0);
+  }
+  // Hand-computed: (0-10)*0.1 + (100-130)*0.25 = -8.5 -> -42.5 + 120 = 77.5.
+  CHECK((Out[0] == 77 || Out[0] == 78));
+}
+
+TEST_CASE("host NNAPI device: DEPTHWISE_CONV_2D with multiplier 2") {
+  const uint32_t H = 4, W = 4, C = 2, M = 2, OC = C * M, K = 3, OH = 2, OW = 2;
+  std::vector<float> Input = values(H * W * C, -1, 1, 3);
+  std::vector<float> Filter = values(K * K * OC, -1, 1, 4);
+  std::vector<float> Bias = {0.1f, 0.2f, 0.3f, 0.4f};
+  Builder B;
+  uint32_t X = B.operand(TENSOR_FLOAT32, {1, H, W, C});
+  uint32_t F = B.constant(TENSOR_FLOAT32, {1, K, K, OC}, Filter);
+  uint32_t Bi = B.constant(TENSOR_FLOAT32, {OC}, Bias);
+  uint32_t Y = B.operand(TENSOR_FLOAT32, {1, OH, OW, OC});
+  B.op(DEPTHWISE_CONV_2D,
+       {X, F, Bi, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(1), B.i32(1),
+        B.i32(M), B.i32(FUSED_NONE)},
+       {Y});
+  REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+  std::vector<float> Out(OH * OW * OC);
+  run(B.M, Input, Out);
+  for (uint32_t Oy = 0; Oy < OH; ++Oy)
+    for (uint32_t Ox = 0; Ox < OW; ++Ox)
+      for (uint32_t Oc = 0; Oc < OC; ++Oc) {
+        float Acc = Bias[Oc];
+        for (uint32_t Ky = 0; Ky < K; ++Ky)
+          for (uint32_t Kx = 0; Kx < K; ++Kx)
+            Acc += Input[((Oy + Ky) * W + Ox + Kx) * C + Oc / M] *
+                   Filter[(Ky * K + Kx) * OC + Oc];
+        CHECK(Out[(Oy * OW + Ox) * OC + Oc] == Approx(Acc).margin(1e-5));
+      }
+}
+
+TEST_CASE("host NNAPI device: AVERAGE_POOL_2D excludes the padding") {
+  Builder B;
+  uint32_t X = B.operand(TENSOR_FLOAT32, {1, 3, 3, 1});
+  uint32_t Y = B.operand(TENSOR_FLOAT32, {1, 3, 3, 1});
+  B.op(AVERAGE_POOL_2D,
+       {X, B.i32(1), B.i32(1), B.i32(1), B.i32(1), B.i32(1), B.i32(1), B.i32(3),
+        B.i32(3), B.i32(FUSED_NONE)},
+       {Y});
+  REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+  std::vector<float> Input = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  std::vector<float> Out(9);
+  run(B.M, Input, Out);
+  // Corners average 4 values, edges 6, the centre 9.
+  const std::vector<float> Expected = {3.0f, 3.5f, 4.0f, 4.5f, 5.0f,
+                                       5.5f, 6.0f, 6.5f, 7.0f};
+  for (size_t I = 0; I < 9; ++I)
+    CHECK(Out[I] == Approx(Expected[I]));
+}
+
+TEST_CASE("host NNAPI device: quantized AVERAGE_POOL_2D rounds half away") {
+  Builder B;
+  uint32_t X = B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {1, 1, 2, 1}, 0.5f, 0);
+  uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {1, 1, 1, 1}, 0.5f, 0);
+  B.op(AVERAGE_POOL_2D,
+       {X, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(1), B.i32(1), B.i32(2),
+        B.i32(1), B.i32(FUSED_NONE)},
+       {Y});
+  REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+  std::vector<int8_t> Input = {-3, -4}, Out(1);
+  run(B.M, Input, Out);
+  CHECK(Out[0] == -4); // -3.5 -> -4
+}
+
+TEST_CASE("host NNAPI device: a driver's checks") {
+  SECTION("quantized CONV_2D bias scale not input * filter scale") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {1, 3, 3, 1}, 0.5f, 0);
+    uint32_t F = B.constant(TENSOR_QUANT8_ASYMM, {1, 1, 1, 1}, std::vector<uint8_t>{3},
+                            0.25f, 0);
+    uint32_t Bi = B.constant(TENSOR_INT32, {1}, std::vector<int32_t>{0}, 0.2f, 0);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {1, 3, 3, 1}, 1.0f, 0);
+    B.op(CONV_2D,
+         {X, F, Bi, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(1), B.i32(1),
+          B.i32(FUSED_NONE)},
+         {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+  SECTION("HARD_SWISH on a level 29 device") {
+    ScopedEnv Level("KILN_NNAPI_HOST_FEATURE_LEVEL", "29");
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, 4});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {1, 4});
+    B.op(HARD_SWISH, {X}, {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+  SECTION("HARD_SWISH on a level 30 device") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, 4});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {1, 4});
+    B.op(HARD_SWISH, {X}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<float> In = {-4, -1, 1, 4}, Out(4);
+    run(B.M, In, Out);
+    CHECK(Out[0] == 0.0f);
+    CHECK(Out[1] == Approx(-1.0f / 3));
+    CHECK(Out[2] == Approx(4.0f / 6));
+    CHECK(Out[3] == Approx(4.0f));
+  }
+  SECTION("per-channel CONV_2D filter quantized along dimension 3") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {1, 3, 3, 2}, 0.5f, 0);
+    uint32_t F = B.constant(TENSOR_QUANT8_SYMM_PER_CHANNEL, {2, 1, 1, 2},
+                            std::vector<int8_t>{1, 2, 3, 4});
+    const float Scales[2] = {0.1f, 0.2f};
+    ANeuralNetworksSymmPerChannelQuantParams PC{3, 2, Scales};
+    B.check(api().ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(
+        B.M, int32_t(F), &PC));
+    uint32_t Bi = B.constant(TENSOR_INT32, {2}, std::vector<int32_t>{0, 0});
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {1, 3, 3, 2}, 1.0f, 0);
+    B.op(CONV_2D,
+         {X, F, Bi, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(1), B.i32(1),
+          B.i32(FUSED_NONE)},
+         {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+  SECTION("output dimensions the operation does not compute") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, 4});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {1, 5});
+    B.op(RELU, {X}, {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+  SECTION("NCHW layout") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, 2, 2, 1});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {1, 1, 1, 1});
+    B.op(MAX_POOL_2D,
+         {X, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(1), B.i32(1), B.i32(2),
+          B.i32(2), B.i32(FUSED_NONE), B.boolean(true)},
+         {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+  SECTION("zero point out of range") {
+    Builder B;
+    B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {1}, 1.0f, 128);
+    CHECK(B.Error == BAD_DATA);
+  }
+  SECTION("unknown operation code") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {4});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {4});
+    B.op(1000, {X}, {Y});
+    CHECK(B.Error == BAD_DATA);
+  }
+  SECTION("wrong input count") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {4});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {4});
+    B.op(ADD, {X, X}, {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+  SECTION("CONV_2D input of rank 3") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {3, 3, 1});
+    uint32_t F = B.constant(TENSOR_FLOAT32, {1, 1, 1, 1}, std::vector<float>{1});
+    uint32_t Bi = B.constant(TENSOR_FLOAT32, {1}, std::vector<float>{0});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {3, 3, 1});
+    B.op(CONV_2D,
+         {X, F, Bi, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(1), B.i32(1),
+          B.i32(FUSED_NONE)},
+         {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+  SECTION("RESHAPE output zero point differs from the input's") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {2, 2}, 0.5f, 3);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {4}, 0.5f, 4);
+    B.op(RESHAPE, {X, B.constant(TENSOR_INT32, {1}, std::vector<int32_t>{-1})}, {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+  SECTION("quantized FULLY_CONNECTED with a float bias") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {1, 2}, 0.5f, 0);
+    uint32_t F = B.constant(TENSOR_QUANT8_ASYMM, {1, 2}, std::vector<uint8_t>{1, 2},
+                            0.5f, 0);
+    uint32_t Bi = B.constant(TENSOR_FLOAT32, {1}, std::vector<float>{0});
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {1, 1}, 1.0f, 0);
+    B.op(FULLY_CONNECTED, {X, F, Bi, B.i32(FUSED_NONE)}, {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+  SECTION("input 1 of an operation written by a later operation") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {4});
+    uint32_t T = B.operand(TENSOR_FLOAT32, {4});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {4});
+    B.op(ADD, {X, T, B.i32(0)}, {Y});
+    B.op(RELU, {X}, {T});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+}
+
+TEST_CASE("host NNAPI device: compilation cache and the log") {
+  const std::string Dir = tempDir();
+  const std::string Log = Dir + "/log";
+  ScopedEnv LogEnv("KILN_NNAPI_HOST_LOG", Log);
+  uint8_t Token[BYTE_SIZE_OF_CACHE_TOKEN];
+  for (size_t I = 0; I < sizeof Token; ++I)
+    Token[I] = uint8_t(I * 7);
+  ANeuralNetworksDevice *Accel = nullptr;
+  REQUIRE(api().ANeuralNetworks_getDevice(0, &Accel) == NO_ERROR);
+  for (int Round = 0; Round < 2; ++Round) {
+    Builder B;
+    buildAddOne(B);
+    ANeuralNetworksCompilation *C = nullptr;
+    const ANeuralNetworksDevice *Devs[] = {Accel};
+    REQUIRE(api().ANeuralNetworksCompilation_createForDevices(B.M, Devs, 1, &C) ==
+            NO_ERROR);
+    REQUIRE(api().ANeuralNetworksCompilation_setPreference(C, PREFER_SUSTAINED_SPEED) ==
+            NO_ERROR);
+    REQUIRE(api().ANeuralNetworksCompilation_setCaching(C, Dir.c_str(), Token) ==
+            NO_ERROR);
+    REQUIRE(api().ANeuralNetworksCompilation_finish(C) == NO_ERROR);
+    api().ANeuralNetworksCompilation_free(C);
+  }
+  CHECK(readFile(Log) ==
+        "compile devices=kiln-host-accelerator preference=2 cache=miss\n"
+        "compile devices=kiln-host-accelerator preference=2 cache=hit\n");
+  std::string TokenHex;
+  for (uint8_t T : Token) {
+    char S[3];
+    std::snprintf(S, sizeof S, "%02x", T);
+    TokenHex += S;
+  }
+  CHECK(access((Dir + "/" + TokenHex + ".kiln-nnapi-host").c_str(), F_OK) == 0);
+}
+
+TEST_CASE("host NNAPI device: executions computed twice") {
+  const std::string Dir = tempDir();
+  const std::string Log = Dir + "/log";
+  ScopedEnv LogEnv("KILN_NNAPI_HOST_LOG", Log);
+  Builder B;
+  buildAddOne(B);
+  ANeuralNetworksCompilation *C = compile(B.M);
+  std::vector<float> In = {1, 2, 3, 4}, Out(4);
+  for (bool Reusable : {false, true}) {
+    ANeuralNetworksExecution *E = nullptr;
+    REQUIRE(api().ANeuralNetworksExecution_create(C, &E) == NO_ERROR);
+    if (Reusable)
+      REQUIRE(api().ANeuralNetworksExecution_setReusable(E, true) == NO_ERROR);
+    REQUIRE(api().ANeuralNetworksExecution_setInput(E, 0, nullptr, In.data(), 16) ==
+            NO_ERROR);
+    CHECK(api().ANeuralNetworksExecution_setOutput(E, 0, nullptr, Out.data(), 12) ==
+          BAD_DATA);
+    REQUIRE(api().ANeuralNetworksExecution_setOutput(E, 0, nullptr, Out.data(), 16) ==
+            NO_ERROR);
+    REQUIRE(api().ANeuralNetworksExecution_compute(E) == NO_ERROR);
+    CHECK(Out == std::vector<float>{2, 3, 4, 5});
+    CHECK(api().ANeuralNetworksExecution_compute(E) ==
+          (Reusable ? NO_ERROR : BAD_STATE));
+    api().ANeuralNetworksExecution_free(E);
+  }
+  api().ANeuralNetworksCompilation_free(C);
+  CHECK(readFile(Log) == "compile devices=kiln-host-accelerator,nnapi-reference "
+                         "preference=1 cache=none\n"
+                         "execution compute\n"
+                         "execution compute\n"
+                         "execution compute\n"
+                         "execution reused\n");
+}
+
+TEST_CASE("host NNAPI device: weights in a memory from a file descriptor") {
+  char Path[] = "/tmp/kiln-nnapi-host-weights-XXXXXX";
+  int Fd = mkstemp(Path);
+  REQUIRE(Fd >= 0);
+  // Weights at offset 5000 (not page aligned).
+  std::vector<uint8_t> Bytes(5000, 0);
+  std::vector<float> W = {1, 2, 3, 4, 5, 6};
+  Bytes.insert(Bytes.end(), reinterpret_cast<uint8_t *>(W.data()),
+               reinterpret_cast<uint8_t *>(W.data() + 6));
+  REQUIRE(write(Fd, Bytes.data(), Bytes.size()) == ssize_t(Bytes.size()));
+  ANeuralNetworksMemory *Mem = nullptr;
+  REQUIRE(api().ANeuralNetworksMemory_createFromFd(24, ProtRead, Fd, 5000, &Mem) ==
+          NO_ERROR);
+  {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, 3});
+    uint32_t Wt = B.operand(TENSOR_FLOAT32, {2, 3});
+    B.check(api().ANeuralNetworksModel_setOperandValueFromMemory(B.M, int32_t(Wt), Mem,
+                                                                 0, 24));
+    uint32_t Bi = B.constant(TENSOR_FLOAT32, {2}, std::vector<float>{0.5f, -1});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {1, 2});
+    B.op(FULLY_CONNECTED, {X, Wt, Bi, B.i32(FUSED_NONE)}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<float> In = {1, 1, 2}, Out(2);
+    run(B.M, In, Out);
+    CHECK(Out[0] == Approx(1 + 2 + 6 + 0.5));
+    CHECK(Out[1] == Approx(4 + 5 + 12 - 1));
+  }
+  api().ANeuralNetworksMemory_free(Mem);
+  close(Fd);
+  unlink(Path);
+}
+
+TEST_CASE("host NNAPI device: movement operations") {
+  SECTION("STRIDED_SLICE with a negative stride and a shrunk axis") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {2, 4});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {2});
+    B.op(STRIDED_SLICE,
+         {X, B.constant(TENSOR_INT32, {2}, std::vector<int32_t>{1, -1}),
+          B.constant(TENSOR_INT32, {2}, std::vector<int32_t>{2, 0}),
+          B.constant(TENSOR_INT32, {2}, std::vector<int32_t>{1, -2}), B.i32(0),
+          B.i32(2), B.i32(1)},
+         {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<float> In = {0, 1, 2, 3, 4, 5, 6, 7}, Out(2);
+    run(B.M, In, Out);
+    CHECK(Out == std::vector<float>{7, 5});
+  }
+  SECTION("TRANSPOSE, PAD and CONCATENATION") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {2, 3});
+    uint32_t T = B.operand(TENSOR_FLOAT32, {3, 2});
+    B.op(TRANSPOSE, {X, B.constant(TENSOR_INT32, {2}, std::vector<int32_t>{1, 0})}, {T});
+    uint32_t P = B.operand(TENSOR_FLOAT32, {3, 3});
+    B.op(PAD, {T, B.constant(TENSOR_INT32, {2, 2}, std::vector<int32_t>{0, 0, 1, 0})},
+         {P});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {3, 5});
+    B.op(CONCATENATION, {P, T, B.i32(-1)}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<float> In = {1, 2, 3, 4, 5, 6}, Out(15);
+    run(B.M, In, Out);
+    CHECK(Out == std::vector<float>{0, 1, 4, 1, 4, 0, 2, 5, 2, 5, 0, 3, 6, 3, 6});
+  }
+}
+
+TEST_CASE("host NNAPI device: relaxed float32 rounds to float16") {
+  Builder B;
+  uint32_t X = B.operand(TENSOR_FLOAT32, {2});
+  uint32_t Y = B.operand(TENSOR_FLOAT32, {2});
+  B.op(RELU, {X}, {Y});
+  B.check(api().ANeuralNetworksModel_relaxComputationFloat32toFloat16(B.M, true));
+  REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+  std::vector<float> In = {1.0f + 1.0f / 4096, 1000.3f}, Out(2);
+  run(B.M, In, Out);
+  CHECK(Out[0] == 1.0f);     // below half an fp16 ulp (2^-11) of 1
+  CHECK(Out[1] == 1000.5f);  // fp16 steps of 0.5 in [512, 1024)
+}
+
+namespace {
+
+/// Real value of a uint8 / int8 quantized element.
+template <typename Q> double real(Q V, float Scale, int32_t Zp) {
+  return (double(V) - Zp) * double(Scale);
+}
+
+/// The nearest quantized value of X (round half away), clamped to Q's range.
+template <typename Q> double quant(double X, float Scale, int32_t Zp) {
+  return std::clamp(std::round(X / double(Scale)) + Zp,
+                    double(std::numeric_limits<Q>::min()),
+                    double(std::numeric_limits<Q>::max()));
+}
+
+} // namespace
+
+TEST_CASE("host NNAPI device: quantized MUL and SUB") {
+  SECTION("MUL uint8") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {4}, 0.5f, 128);
+    std::vector<uint8_t> BV = {100, 0, 255, 140};
+    uint32_t Cst = B.constant(TENSOR_QUANT8_ASYMM, {4}, BV, 0.25f, 100);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {4}, 1.0f, 3);
+    B.op(MUL, {X, Cst, B.i32(FUSED_NONE)}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<uint8_t> In = {130, 0, 255, 77}, Out(4);
+    run(B.M, In, Out);
+    for (size_t I = 0; I < 4; ++I)
+      CHECK(std::fabs(Out[I] - quant<uint8_t>(real(In[I], 0.5f, 128) *
+                                                  real(BV[I], 0.25f, 100),
+                                              1.0f, 3)) <= 1.0);
+  }
+  SECTION("SUB int8 with RELU") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {5}, 0.02f, -10);
+    std::vector<int8_t> BV = {0, 50, -50, 127, -128};
+    uint32_t Cst = B.constant(TENSOR_QUANT8_ASYMM_SIGNED, {5}, BV, 0.03f, 5);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {5}, 0.04f, -20);
+    B.op(SUB, {X, Cst, B.i32(FUSED_RELU)}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<int8_t> In = {-128, 0, 100, 127, 3}, Out(5);
+    run(B.M, In, Out);
+    for (size_t I = 0; I < 5; ++I) {
+      double R = std::max(0.0, real(In[I], 0.02f, -10) - real(BV[I], 0.03f, 5));
+      CHECK(std::fabs(Out[I] - quant<int8_t>(R, 0.04f, -20)) <= 1.0);
+    }
+  }
+}
+
+TEST_CASE("host NNAPI device: TRANSPOSE_CONV_2D, float and per-channel quantized") {
+  const uint32_t H = 2, W = 3, IC = 2, OC = 2, K = 3, S = 2;
+  const uint32_t OH = S * (H - 1) + K - 1, OW = S * (W - 1) + K - 1; // pads 1, 0
+  std::vector<float> Input = values(H * W * IC, -1, 1, 5);
+  std::vector<float> Filter = values(OC * K * K * IC, -1, 1, 6);
+  std::vector<float> Bias = {0.25f, -0.5f};
+  // Reference: scatter each input element through the filter.
+  std::vector<double> Ref(OH * OW * OC, 0);
+  for (uint32_t Oy = 0; Oy < OH; ++Oy)
+    for (uint32_t Ox = 0; Ox < OW; ++Ox)
+      for (uint32_t Oc = 0; Oc < OC; ++Oc)
+        Ref[(Oy * OW + Ox) * OC + Oc] = Bias[Oc];
+  for (uint32_t Iy = 0; Iy < H; ++Iy)
+    for (uint32_t Ix = 0; Ix < W; ++Ix)
+      for (uint32_t Ky = 0; Ky < K; ++Ky)
+        for (uint32_t Kx = 0; Kx < K; ++Kx) {
+          int Oy = int(Iy * S + Ky) - 1, Ox = int(Ix * S + Kx) - 0;
+          if (Oy < 0 || Oy >= int(OH) || Ox < 0 || Ox >= int(OW))
+            continue;
+          for (uint32_t Oc = 0; Oc < OC; ++Oc)
+            for (uint32_t Ic = 0; Ic < IC; ++Ic)
+              Ref[(size_t(Oy) * OW + size_t(Ox)) * OC + Oc] +=
+                  double(Input[(Iy * W + Ix) * IC + Ic]) *
+                  Filter[((Oc * K + Ky) * K + Kx) * IC + Ic];
+        }
+  SECTION("float") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, H, W, IC});
+    uint32_t F = B.constant(TENSOR_FLOAT32, {OC, K, K, IC}, Filter);
+    uint32_t Bi = B.constant(TENSOR_FLOAT32, {OC}, Bias);
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {1, OH, OW, OC});
+    B.op(TRANSPOSE_CONV_2D,
+         {X, F, Bi, B.i32(0), B.i32(1), B.i32(1), B.i32(0), B.i32(S), B.i32(S),
+          B.i32(FUSED_NONE), B.boolean(false)},
+         {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<float> Out(OH * OW * OC);
+    run(B.M, Input, Out);
+    for (size_t I = 0; I < Out.size(); ++I)
+      CHECK(Out[I] == Approx(Ref[I]).margin(1e-5));
+  }
+  SECTION("int8, per-channel filter") {
+    const float InScale = 1.0f / 64, OutScale = 1.0f / 32;
+    const std::vector<float> WScales = {1.0f / 100, 1.0f / 50};
+    std::vector<int8_t> QIn(Input.size()), QF(Filter.size());
+    for (size_t I = 0; I < Input.size(); ++I) {
+      QIn[I] = int8_t(quant<int8_t>(Input[I], InScale, 0));
+      Input[I] = float(real(QIn[I], InScale, 0));
+    }
+    for (size_t I = 0; I < Filter.size(); ++I) {
+      const float WS = WScales[I / (K * K * IC)];
+      QF[I] = int8_t(quant<int8_t>(Filter[I], WS, 0));
+    }
+    std::vector<int32_t> QB = {int32_t(std::lround(Bias[0] / (InScale * WScales[0]))),
+                               int32_t(std::lround(Bias[1] / (InScale * WScales[1])))};
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {1, H, W, IC}, InScale, 0);
+    uint32_t F = B.constant(TENSOR_QUANT8_SYMM_PER_CHANNEL, {OC, K, K, IC}, QF);
+    ANeuralNetworksSymmPerChannelQuantParams PC{0, OC, WScales.data()};
+    B.check(api().ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(
+        B.M, int32_t(F), &PC));
+    uint32_t Bi = B.constant(TENSOR_INT32, {OC}, QB);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {1, OH, OW, OC}, OutScale, 0);
+    B.op(TRANSPOSE_CONV_2D,
+         {X, F, Bi, B.i32(0), B.i32(1), B.i32(1), B.i32(0), B.i32(S), B.i32(S),
+          B.i32(FUSED_NONE), B.boolean(false)},
+         {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<int8_t> Out(OH * OW * OC);
+    run(B.M, QIn, Out);
+    // Against the real values the quantized operands hold.
+    for (uint32_t Oy = 0; Oy < OH; ++Oy)
+      for (uint32_t Ox = 0; Ox < OW; ++Ox)
+        for (uint32_t Oc = 0; Oc < OC; ++Oc) {
+          double Acc = QB[Oc] * double(InScale) * WScales[Oc];
+          for (uint32_t Ky = 0; Ky < K; ++Ky)
+            for (uint32_t Kx = 0; Kx < K; ++Kx) {
+              int Ty = int(Oy) + 1 - int(Ky), Tx = int(Ox) - int(Kx);
+              if (Ty < 0 || Tx < 0 || Ty % int(S) || Tx % int(S))
+                continue;
+              uint32_t Iy = uint32_t(Ty) / S, Ix = uint32_t(Tx) / S;
+              if (Iy >= H || Ix >= W)
+                continue;
+              for (uint32_t Ic = 0; Ic < IC; ++Ic)
+                Acc += double(Input[(Iy * W + Ix) * IC + Ic]) *
+                       QF[((Oc * K + Ky) * K + Kx) * IC + Ic] * WScales[Oc];
+            }
+          CHECK(std::fabs(Out[(Oy * OW + Ox) * OC + Oc] -
+                          quant<int8_t>(Acc, OutScale, 0)) <= 1.0);
+        }
+  }
+}
+
+TEST_CASE("host NNAPI device: GROUPED_CONV_2D and dilated CONV_2D") {
+  SECTION("two groups") {
+    const uint32_t H = 3, W = 3, IC = 4, OC = 6, G = 2;
+    std::vector<float> Input = values(H * W * IC, -1, 1, 7);
+    std::vector<float> Filter = values(OC * IC / G, -1, 1, 8);
+    std::vector<float> Bias(OC, 0.0f);
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, H, W, IC});
+    uint32_t F = B.constant(TENSOR_FLOAT32, {OC, 1, 1, IC / G}, Filter);
+    uint32_t Bi = B.constant(TENSOR_FLOAT32, {OC}, Bias);
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {1, H, W, OC});
+    B.op(GROUPED_CONV_2D,
+         {X, F, Bi, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(1), B.i32(1),
+          B.i32(int32_t(G)), B.i32(FUSED_NONE), B.boolean(false)},
+         {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<float> Out(H * W * OC);
+    run(B.M, Input, Out);
+    for (uint32_t P = 0; P < H * W; ++P)
+      for (uint32_t Oc = 0; Oc < OC; ++Oc) {
+        const uint32_t Gi = Oc / (OC / G);
+        float Acc = 0;
+        for (uint32_t I = 0; I < IC / G; ++I)
+          Acc += Input[P * IC + Gi * (IC / G) + I] * Filter[Oc * (IC / G) + I];
+        CHECK(Out[P * OC + Oc] == Approx(Acc).margin(1e-5));
+      }
+  }
+  SECTION("dilation 2") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, 5, 5, 1});
+    uint32_t F = B.constant(TENSOR_FLOAT32, {1, 2, 2, 1}, std::vector<float>{1, 10, 100, 1000});
+    uint32_t Bi = B.constant(TENSOR_FLOAT32, {1}, std::vector<float>{0});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {1, 3, 3, 1});
+    B.op(CONV_2D,
+         {X, F, Bi, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(1), B.i32(1),
+          B.i32(FUSED_NONE), B.boolean(false), B.i32(2), B.i32(2)},
+         {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<float> In(25), Out(9);
+    for (size_t I = 0; I < 25; ++I)
+      In[I] = float(I);
+    run(B.M, In, Out);
+    // Output (0, 0) reads (0,0), (0,2), (2,0), (2,2).
+    CHECK(Out[0] == Approx(0 + 10 * 2 + 100 * 10 + 1000 * 12));
+  }
+}
+
+TEST_CASE("host NNAPI device: quantized FULLY_CONNECTED, CONCATENATION, MAX_POOL_2D") {
+  SECTION("FULLY_CONNECTED uint8") {
+    const float IS = 0.1f, WS = 0.05f, OS = 0.5f;
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {2, 1, 3}, IS, 120);
+    std::vector<uint8_t> Wt = {0, 128, 255, 10, 20, 30};
+    uint32_t F = B.constant(TENSOR_QUANT8_ASYMM, {2, 3}, Wt, WS, 128);
+    std::vector<int32_t> Bias = {100, -100};
+    uint32_t Bi = B.constant(TENSOR_INT32, {2}, Bias, IS * WS, 0);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {2, 2}, OS, 50);
+    B.op(FULLY_CONNECTED, {X, F, Bi, B.i32(FUSED_NONE)}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<uint8_t> In = {0, 120, 255, 200, 100, 7}, Out(4);
+    run(B.M, In, Out);
+    for (size_t Bt = 0; Bt < 2; ++Bt)
+      for (size_t O = 0; O < 2; ++O) {
+        double Acc = Bias[O] * double(IS) * WS;
+        for (size_t K = 0; K < 3; ++K)
+          Acc += real(In[Bt * 3 + K], IS, 120) * real(Wt[O * 3 + K], WS, 128);
+        CHECK(std::fabs(Out[Bt * 2 + O] - quant<uint8_t>(Acc, OS, 50)) <= 1.0);
+      }
+  }
+  SECTION("CONCATENATION of different scales") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {1, 2}, 0.5f, 10);
+    uint32_t Cst = B.constant(TENSOR_QUANT8_ASYMM, {1, 2}, std::vector<uint8_t>{0, 200},
+                              0.1f, 100);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {1, 4}, 0.25f, 20);
+    B.op(CONCATENATION, {X, Cst, B.i32(1)}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<uint8_t> In = {11, 0}, Out(4);
+    run(B.M, In, Out);
+    // 0.5 -> 22; -5 -> 0; -10 -> 0 (clamped); 10 -> 60.
+    CHECK(Out == std::vector<uint8_t>{22, 0, 0, 60});
+  }
+  SECTION("CONCATENATION of different scales on a level 28 device") {
+    ScopedEnv Level("KILN_NNAPI_HOST_FEATURE_LEVEL", "28");
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {1, 2}, 0.5f, 10);
+    uint32_t X2 = B.operand(TENSOR_QUANT8_ASYMM, {1, 2}, 0.1f, 100);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {1, 4}, 0.5f, 10);
+    B.op(CONCATENATION, {X, X2, B.i32(1)}, {Y});
+    CHECK(B.finish({X, X2}, {Y}) == BAD_DATA);
+  }
+  SECTION("MAX_POOL_2D int8 with RELU6") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {1, 2, 2, 2}, 0.1f, -100);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {1, 1, 1, 2}, 0.1f, -100);
+    B.op(MAX_POOL_2D,
+         {X, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(2), B.i32(2), B.i32(2),
+          B.i32(2), B.i32(FUSED_RELU6)},
+         {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<int8_t> In = {-128, 100, -120, -90, -110, 0, -128, 20}, Out(2);
+    run(B.M, In, Out);
+    CHECK(Out == std::vector<int8_t>{-100, -40}); // max(-110) -> relu 0; 6.0 -> -40
+  }
+  SECTION("MAX_POOL_2D output scale differs from the input's") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {1, 2, 2, 1}, 0.1f, 0);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {1, 1, 1, 1}, 0.2f, 0);
+    B.op(MAX_POOL_2D,
+         {X, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(2), B.i32(2), B.i32(2),
+          B.i32(2), B.i32(FUSED_NONE)},
+         {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+}
+
+TEST_CASE("host NNAPI device: SOFTMAX, MEAN, GATHER, QUANTIZE, DEQUANTIZE") {
+  SECTION("SOFTMAX and LOG_SOFTMAX along axis 0") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {3, 1});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {3, 1});
+    uint32_t Z = B.operand(TENSOR_FLOAT32, {3, 1});
+    B.op(SOFTMAX, {X, B.f32(2.0f), B.i32(0)}, {Y});
+    B.op(LOG_SOFTMAX, {Y, B.f32(1.0f), B.i32(-2)}, {Z});
+    REQUIRE(B.finish({X}, {Z}) == NO_ERROR);
+    std::vector<float> In = {0.0f, 0.5f, 1.0f}, Out(3);
+    run(B.M, In, Out);
+    const double E0 = 1, E1 = std::exp(1.0), E2 = std::exp(2.0), S = E0 + E1 + E2;
+    const double P[3] = {E0 / S, E1 / S, E2 / S};
+    const double LS = std::log(std::exp(P[0]) + std::exp(P[1]) + std::exp(P[2]));
+    for (size_t I = 0; I < 3; ++I)
+      CHECK(Out[I] == Approx(P[I] - LS).margin(1e-6));
+  }
+  SECTION("MEAN over H and W, REDUCE_MAX without keepDims") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, 2, 2, 2});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {1, 1, 1, 2});
+    uint32_t Z = B.operand(TENSOR_FLOAT32, {1});
+    B.op(MEAN, {X, B.constant(TENSOR_INT32, {2}, std::vector<int32_t>{1, -2}), B.i32(1)},
+         {Y});
+    B.op(REDUCE_MAX, {Y, B.constant(TENSOR_INT32, {4}, std::vector<int32_t>{0, 1, 2, 3}),
+                      B.boolean(false)},
+         {Z});
+    REQUIRE(B.finish({X}, {Z}) == NO_ERROR);
+    ANeuralNetworksCompilation *C = compile(B.M);
+    ANeuralNetworksExecution *E = nullptr;
+    REQUIRE(api().ANeuralNetworksExecution_create(C, &E) == NO_ERROR);
+    std::vector<float> In = {1, 10, 2, 20, 3, 30, 4, 40}, Out(1);
+    REQUIRE(api().ANeuralNetworksExecution_setInput(E, 0, nullptr, In.data(), 32) == NO_ERROR);
+    REQUIRE(api().ANeuralNetworksExecution_setOutput(E, 0, nullptr, Out.data(), 4) ==
+            NO_ERROR);
+    REQUIRE(api().ANeuralNetworksExecution_compute(E) == NO_ERROR);
+    CHECK(Out[0] == Approx(25.0f));
+    api().ANeuralNetworksExecution_free(E);
+    api().ANeuralNetworksCompilation_free(C);
+  }
+  SECTION("GATHER along axis 1") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {2, 3});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {2, 2});
+    B.op(GATHER, {X, B.i32(1), B.constant(TENSOR_INT32, {2}, std::vector<int32_t>{2, 0})},
+         {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<float> In = {1, 2, 3, 4, 5, 6}, Out(4);
+    run(B.M, In, Out);
+    CHECK(Out == std::vector<float>{3, 1, 6, 4});
+  }
+  SECTION("QUANTIZE rounds half away from zero, DEQUANTIZE") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {5});
+    uint32_t Q = B.operand(TENSOR_QUANT8_ASYMM, {5}, 0.5f, 10);
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {5});
+    B.op(QUANTIZE, {X}, {Q});
+    B.op(DEQUANTIZE, {Q}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<float> In = {-1.25f, 0.0f, 0.37f, 100.0f, -50.0f}, Out(5);
+    run(B.M, In, Out);
+    // q = 7, 10, 11, 210, 0 (clamped).
+    CHECK(Out == std::vector<float>{-1.5f, 0.0f, 0.5f, 100.0f, -5.0f});
+  }
+}
+
+TEST_CASE("host NNAPI device: feature levels") {
+  SECTION("level 28: no device functions, no layout input") {
+    ScopedEnv Level("KILN_NNAPI_HOST_FEATURE_LEVEL", "28");
+    uint32_t N = 0;
+    CHECK(api().ANeuralNetworks_getDeviceCount(&N) == BAD_DATA);
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, 2, 2, 1});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {1, 1, 1, 1});
+    B.op(MAX_POOL_2D,
+         {X, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(1), B.i32(1), B.i32(2),
+          B.i32(2), B.i32(FUSED_NONE), B.boolean(false)},
+         {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+  SECTION("level 29: no TENSOR_QUANT8_ASYMM_SIGNED") {
+    ScopedEnv Level("KILN_NNAPI_HOST_FEATURE_LEVEL", "29");
+    Builder B;
+    B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {1}, 1.0f, 0);
+    CHECK(B.Error == BAD_DATA);
+    ANeuralNetworksDevice *D = nullptr;
+    REQUIRE(api().ANeuralNetworks_getDevice(1, &D) == NO_ERROR);
+    int64_t L = 0;
+    REQUIRE(api().ANeuralNetworksDevice_getFeatureLevel(D, &L) == NO_ERROR);
+    CHECK(L == 29);
+  }
+}

@@ -1,0 +1,326 @@
+// The host NNAPI device: shared kernel helpers, the dispatch, and the
+// operations that only move elements (any element type).
+#include "HostDevice.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+using namespace kiln::nnapi;
+using namespace kiln::nnapi::host;
+
+namespace kiln::nnapi::host {
+
+int32_t OpContext::i32(size_t I) const {
+  int32_t V;
+  std::memcpy(&V, inData(I), 4);
+  return V;
+}
+float OpContext::f32(size_t I) const {
+  float V;
+  std::memcpy(&V, inData(I), 4);
+  return V;
+}
+bool OpContext::b(size_t I) const { return inData(I)[0] != 0; }
+std::vector<int32_t> OpContext::ints(size_t I) const {
+  std::vector<int32_t> V(in(I).elementCount());
+  if (!V.empty())
+    std::memcpy(V.data(), inData(I), V.size() * 4);
+  return V;
+}
+
+bool broadcastDims(const std::vector<uint32_t> &A,
+                   const std::vector<uint32_t> &B, std::vector<uint32_t> &Out) {
+  const size_t R = std::max(A.size(), B.size());
+  Out.assign(R, 1);
+  for (size_t I = 0; I < R; ++I) {
+    uint32_t DA = I < R - A.size() ? 1 : A[I - (R - A.size())];
+    uint32_t DB = I < R - B.size() ? 1 : B[I - (R - B.size())];
+    if (DA != DB && DA != 1 && DB != 1)
+      return false;
+    Out[I] = DA == 1 ? DB : DA;
+  }
+  return true;
+}
+
+std::vector<size_t> broadcastIndices(const std::vector<uint32_t> &In,
+                                     const std::vector<uint32_t> &Out) {
+  const size_t R = Out.size();
+  // Strides of In aligned to Out's trailing dims; 0 where broadcast.
+  std::vector<size_t> Stride(R, 0);
+  size_t S = 1;
+  for (size_t I = 0; I < In.size(); ++I) {
+    size_t InAxis = In.size() - 1 - I, OutAxis = R - 1 - I;
+    Stride[OutAxis] = In[InAxis] == 1 ? 0 : S;
+    S *= In[InAxis];
+  }
+  size_t Numel = 1;
+  for (uint32_t D : Out)
+    Numel *= D;
+  std::vector<size_t> Result(Numel);
+  std::vector<uint32_t> Coord(R, 0);
+  size_t Offset = 0;
+  for (size_t K = 0; K < Numel; ++K) {
+    Result[K] = Offset;
+    for (size_t A = R; A-- > 0;) {
+      ++Coord[A];
+      Offset += Stride[A];
+      if (Coord[A] < Out[A])
+        break;
+      Offset -= Stride[A] * Coord[A];
+      Coord[A] = 0;
+    }
+  }
+  return Result;
+}
+
+void floatActivationRange(int32_t Fuse, float &Lo, float &Hi) {
+  Lo = -INFINITY;
+  Hi = INFINITY;
+  if (Fuse == FUSED_RELU) {
+    Lo = 0;
+  } else if (Fuse == FUSED_RELU1) {
+    Lo = -1;
+    Hi = 1;
+  } else if (Fuse == FUSED_RELU6) {
+    Lo = 0;
+    Hi = 6;
+  }
+}
+
+void quantTypeRange(int32_t Type, int32_t &Lo, int32_t &Hi) {
+  if (Type == TENSOR_QUANT8_ASYMM) {
+    Lo = 0;
+    Hi = 255;
+  } else {
+    Lo = -128;
+    Hi = 127;
+  }
+}
+
+int32_t quantizeValue(const Operand &O, float X) {
+  int32_t Lo, Hi;
+  quantTypeRange(O.Type, Lo, Hi);
+  double Q = std::round(double(X) / double(O.Scale)) + O.ZeroPoint;
+  return int32_t(std::clamp(Q, double(Lo), double(Hi)));
+}
+
+void quantActivationRange(int32_t Fuse, const Operand &Out, int32_t &Lo,
+                          int32_t &Hi) {
+  quantTypeRange(Out.Type, Lo, Hi);
+  auto Q = [&](float X) {
+    return Out.ZeroPoint + int32_t(std::round(double(X) / double(Out.Scale)));
+  };
+  if (Fuse == FUSED_RELU) {
+    Lo = std::max(Lo, Q(0));
+  } else if (Fuse == FUSED_RELU1) {
+    Lo = std::max(Lo, Q(-1));
+    Hi = std::min(Hi, Q(1));
+  } else if (Fuse == FUSED_RELU6) {
+    Lo = std::max(Lo, Q(0));
+    Hi = std::min(Hi, Q(6));
+  }
+}
+
+} // namespace kiln::nnapi::host
+
+namespace {
+
+std::vector<size_t> stridesOf(const std::vector<uint32_t> &Dims) {
+  std::vector<size_t> S(Dims.size(), 1);
+  for (size_t I = Dims.size(); I-- > 1;)
+    S[I - 1] = S[I] * Dims[I];
+  return S;
+}
+
+/// Calls F(coordinates) for every element of Dims, in row-major order.
+template <typename Fn>
+void forEachCoord(const std::vector<uint32_t> &Dims, Fn F) {
+  size_t Numel = 1;
+  for (uint32_t D : Dims)
+    Numel *= D;
+  std::vector<int64_t> C(Dims.size(), 0);
+  for (size_t K = 0; K < Numel; ++K) {
+    F(C);
+    for (size_t A = Dims.size(); A-- > 0;) {
+      if (++C[A] < Dims[A])
+        break;
+      C[A] = 0;
+    }
+  }
+}
+
+void transposeOp(const OpContext &C) {
+  const Operand &In = C.in(0);
+  const size_t E = elementBytes(In.Type);
+  std::vector<int32_t> Perm = C.ints(1);
+  std::vector<size_t> InStride = stridesOf(In.Dims);
+  const uint8_t *Src = C.inData(0);
+  uint8_t *Dst = C.outData();
+  size_t K = 0;
+  forEachCoord(C.out().Dims, [&](const std::vector<int64_t> &Co) {
+    size_t Off = 0;
+    for (size_t I = 0; I < Co.size(); ++I)
+      Off += size_t(Co[I]) * InStride[size_t(Perm[I])];
+    std::memcpy(Dst + E * K++, Src + E * Off, E);
+  });
+}
+
+void padOp(const OpContext &C) {
+  const Operand &In = C.in(0);
+  const size_t E = elementBytes(In.Type);
+  std::vector<int32_t> P = C.ints(1);
+  uint8_t Value[4] = {0, 0, 0, 0};
+  if (In.Type == TENSOR_FLOAT32) {
+    float V = C.Op.Type == PAD_V2 ? C.f32(2) : 0.0f;
+    std::memcpy(Value, &V, 4);
+  } else {
+    int32_t V = C.Op.Type == PAD_V2 ? C.i32(2) : In.ZeroPoint;
+    qset(In, Value, 0, V);
+  }
+  std::vector<size_t> InStride = stridesOf(In.Dims);
+  const uint8_t *Src = C.inData(0);
+  uint8_t *Dst = C.outData();
+  size_t K = 0;
+  forEachCoord(C.out().Dims, [&](const std::vector<int64_t> &Co) {
+    size_t Off = 0;
+    bool Inside = true;
+    for (size_t I = 0; I < Co.size(); ++I) {
+      int64_t X = Co[I] - P[2 * I];
+      if (X < 0 || X >= int64_t(In.Dims[I])) {
+        Inside = false;
+        break;
+      }
+      Off += size_t(X) * InStride[I];
+    }
+    std::memcpy(Dst + E * K++, Inside ? Src + E * Off : Value, E);
+  });
+}
+
+void stridedSliceOp(const OpContext &C) {
+  const Operand &In = C.in(0);
+  const size_t E = elementBytes(In.Type);
+  std::vector<int32_t> Begin = C.ints(1), End = C.ints(2), Strides = C.ints(3);
+  const int32_t BeginMask = C.i32(4), EndMask = C.i32(5), Shrink = C.i32(6);
+  const size_t R = In.Dims.size();
+  std::vector<uint32_t> Count(R);
+  std::vector<int32_t> Start(R);
+  for (size_t I = 0; I < R; ++I) {
+    const int32_t Dim = int32_t(In.Dims[I]), S = Strides[I];
+    auto Clamp = [&](int32_t V) {
+      if (V < 0)
+        V += Dim;
+      return S > 0 ? std::clamp(V, 0, Dim) : std::clamp(V, -1, Dim - 1);
+    };
+    int32_t B = BeginMask & (1 << I) ? (S > 0 ? 0 : Dim - 1) : Clamp(Begin[I]);
+    int32_t En = EndMask & (1 << I) ? (S > 0 ? Dim : -1) : Clamp(End[I]);
+    if (Shrink & (1 << I)) {
+      Start[I] = Begin[I] < 0 ? Begin[I] + Dim : Begin[I];
+      Count[I] = 1;
+      continue;
+    }
+    int32_t N = S > 0 ? (En - B + S - 1) / S : (B - En - S - 1) / (-S);
+    Start[I] = B;
+    Count[I] = uint32_t(std::max(N, 0));
+  }
+  std::vector<size_t> InStride = stridesOf(In.Dims);
+  const uint8_t *Src = C.inData(0);
+  uint8_t *Dst = C.outData();
+  size_t K = 0;
+  forEachCoord(Count, [&](const std::vector<int64_t> &Co) {
+    size_t Off = 0;
+    for (size_t I = 0; I < R; ++I)
+      Off += size_t(Start[I] + Co[I] * Strides[I]) * InStride[I];
+    std::memcpy(Dst + E * K++, Src + E * Off, E);
+  });
+}
+
+void gatherOp(const OpContext &C) {
+  const Operand &In = C.in(0);
+  const size_t E = elementBytes(In.Type);
+  int32_t Axis = C.i32(1);
+  if (Axis < 0)
+    Axis += int32_t(In.Dims.size());
+  const size_t A = size_t(Axis);
+  size_t Outer = 1, Inner = 1;
+  for (size_t I = 0; I < A; ++I)
+    Outer *= In.Dims[I];
+  for (size_t I = A + 1; I < In.Dims.size(); ++I)
+    Inner *= In.Dims[I];
+  std::vector<int32_t> Idx = C.ints(2);
+  const uint8_t *Src = C.inData(0);
+  uint8_t *Dst = C.outData();
+  for (size_t O = 0; O < Outer; ++O)
+    for (int32_t X : Idx) {
+      if (X < 0 || uint32_t(X) >= In.Dims[A])
+        throw ComputeFailure("GATHER index " + std::to_string(X) +
+                             " out of range");
+      std::memcpy(Dst, Src + E * (O * In.Dims[A] + size_t(X)) * Inner, E * Inner);
+      Dst += E * Inner;
+    }
+}
+
+void concatenationOp(const OpContext &C) {
+  const size_t N = C.inputCount() - 1;
+  const Operand &Out = C.out();
+  const size_t E = elementBytes(Out.Type);
+  int32_t Axis = C.i32(N);
+  if (Axis < 0)
+    Axis += int32_t(Out.Dims.size());
+  size_t Outer = 1, Inner = 1;
+  for (size_t I = 0; I < size_t(Axis); ++I)
+    Outer *= Out.Dims[I];
+  for (size_t I = size_t(Axis) + 1; I < Out.Dims.size(); ++I)
+    Inner *= Out.Dims[I];
+  uint8_t *Dst = C.outData();
+  for (size_t O = 0; O < Outer; ++O)
+    for (size_t I = 0; I < N; ++I) {
+      const Operand &In = C.in(I);
+      const size_t Chunk = In.Dims[size_t(Axis)] * Inner;
+      const uint8_t *Src = C.inData(I) + E * O * Chunk;
+      if (!In.isQuant() ||
+          (In.Scale == Out.Scale && In.ZeroPoint == Out.ZeroPoint)) {
+        std::memcpy(Dst, Src, E * Chunk);
+      } else {
+        // TFLite's ConcatenationWithScaling.
+        const float Scale = In.Scale / Out.Scale;
+        const float Bias = -float(In.ZeroPoint) * Scale;
+        for (size_t K = 0; K < Chunk; ++K)
+          qset(Out, Dst, K,
+               int32_t(std::round(float(qget(In, Src, K)) * Scale + Bias)) +
+                   Out.ZeroPoint);
+      }
+      Dst += E * Chunk;
+    }
+}
+
+} // namespace
+
+namespace kiln::nnapi::host {
+
+void runOperation(const OpContext &C) {
+  switch (C.Op.Type) {
+  case RESHAPE:
+    std::memcpy(C.outData(), C.inData(0), C.out().byteSize());
+    return;
+  case TRANSPOSE:
+    return transposeOp(C);
+  case PAD: case PAD_V2:
+    return padOp(C);
+  case STRIDED_SLICE:
+    return stridedSliceOp(C);
+  case GATHER:
+    return gatherOp(C);
+  case CONCATENATION:
+    return concatenationOp(C);
+  default:
+    break;
+  }
+  const bool Float = C.in(0).Type == TENSOR_FLOAT32;
+  if (Float ? runFloatOperation(C) : runQuantOperation(C))
+    return;
+  throw ComputeFailure(operationName(C.Op.Type) + " on " +
+                       operandTypeName(C.in(0).Type) + " is not implemented");
+}
+
+} // namespace kiln::nnapi::host
