@@ -44,6 +44,7 @@ enum OperationCode : int32_t {
   RELU1 = 20,
   RELU6 = 21,
   RESHAPE = 22,
+  RESIZE_BILINEAR = 23,
   SOFTMAX = 25,
   TANH = 28,
   DIV = 30,
@@ -71,6 +72,7 @@ enum OperationCode : int32_t {
   RSQRT = 83,
   SQRT = 88,
   TRANSPOSE_CONV_2D = 91,
+  RESIZE_NEAREST_NEIGHBOR = 94,
   ELU = 98,
   HARD_SWISH = 99,
 };
@@ -147,6 +149,7 @@ inline constexpr OperationInfo Operations[] = {
     {RELU1, "RELU1", 27},
     {RELU6, "RELU6", 27},
     {RESHAPE, "RESHAPE", 27},
+    {RESIZE_BILINEAR, "RESIZE_BILINEAR", 27},
     {SOFTMAX, "SOFTMAX", 27},
     {TANH, "TANH", 27},
     {DIV, "DIV", 28},
@@ -174,6 +177,7 @@ inline constexpr OperationInfo Operations[] = {
     {RSQRT, "RSQRT", 29},
     {SQRT, "SQRT", 29},
     {TRANSPOSE_CONV_2D, "TRANSPOSE_CONV_2D", 29},
+    {RESIZE_NEAREST_NEIGHBOR, "RESIZE_NEAREST_NEIGHBOR", 29},
     {ELU, "ELU", 30},
     {HARD_SWISH, "HARD_SWISH", 30},
 };
