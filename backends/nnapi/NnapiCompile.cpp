@@ -13,9 +13,8 @@ std::vector<std::string> nnapiSupportedOps() {
   // The IR ops whose kiln operators have no NNAPI lowering.
   static const char *const Missing[] = {
       "argmax", "argmin", "cast", "dynamic_quantize", "equal", "greater",
-      "layer_norm", "less", "matmul", "resize", "where", "expand", "erf",
-      "gelu", "mish", "softplus", "round", "sign", "celu", "selu",
-      "hard_sigmoid"};
+      "layer_norm", "less", "matmul", "where", "expand", "erf",
+      "gelu", "mish", "softplus", "round", "sign", "celu", "selu"};
   std::vector<std::string> Ops;
   for (const std::string &Op : cpuSupportedOps())
     if (std::find(std::begin(Missing), std::end(Missing), Op) ==

@@ -111,6 +111,19 @@ void lowerUnary(Lowering &L, int32_t Op) {
     return L.emit(MUL, {X, X, L.scalarI32(FUSED_NONE)}, {Out}, Op);
   case fb::UnaryOp::LEAKY_RELU:
     return L.emit(PRELU, {X, floatConstant(L, C.alpha)}, {Out}, Op);
+  case fb::UnaryOp::HARD_SIGMOID: {
+    // clamp(a x + b, 0, 1) = relu6(6a x + 6b) / 6: three level-27 ops.
+    std::vector<uint32_t> Dims = L.operand(Out).dimensions;
+    uint32_t Scaled = L.activationLike(Out, Dims);
+    uint32_t Clamped = L.activationLike(Out, Dims);
+    L.emit(MUL, {X, floatConstant(L, 6 * C.alpha), L.scalarI32(FUSED_NONE)},
+           {Scaled}, Op);
+    L.emit(ADD, {Scaled, floatConstant(L, 6 * C.beta), L.scalarI32(FUSED_RELU6)},
+           {Clamped}, Op);
+    return L.emit(MUL,
+                  {Clamped, floatConstant(L, 1.f / 6), L.scalarI32(FUSED_NONE)},
+                  {Out}, Op);
+  }
   case fb::UnaryOp::ELU:
     return L.emit(ELU, {X, L.scalarF32(C.alpha)}, {Out}, Op);
   default:

@@ -390,6 +390,8 @@ void Lowering::lowerOperator(int32_t Op) {
     return lowerMovement(*this, Op);
   case fb::OpKind::REDUCE:
     return lowerReduce(*this, Op);
+  case fb::OpKind::RESIZE:
+    return lowerResize(*this, Op);
   case fb::OpKind::QUANTIZE:
   case fb::OpKind::DEQUANTIZE:
     return lowerQuantize(*this, Op);

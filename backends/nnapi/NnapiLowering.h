@@ -75,6 +75,11 @@ public:
   uint32_t outputLike(uint32_t In, int32_t T);
   void finishOutput(uint32_t Written, int32_t T, int32_t Op);
   bool quantized(int32_t T) const;
+  /// The bytes of weight segment I (held in memory: the CPU lowering
+  /// produces no segment the NNAPI lowering reads).
+  const uint8_t *segmentBytes(int32_t I) const {
+    return M.Segments[size_t(I)].bytes().data();
+  }
   bool int8Signed() const { return O.FeatureLevel >= 30; }
   int32_t level() const { return O.FeatureLevel; }
 
@@ -107,6 +112,7 @@ void lowerPrelu(Lowering &L, int32_t Op);
 void lowerMovement(Lowering &L, int32_t Op);
 void lowerReduce(Lowering &L, int32_t Op);
 void lowerQuantize(Lowering &L, int32_t Op);
+void lowerResize(Lowering &L, int32_t Op);
 
 /// Dims of a kiln shape as NNAPI takes them (rank 0 becomes [1]).
 std::vector<uint32_t> nnapiDims(const std::vector<int64_t> &Shape);
