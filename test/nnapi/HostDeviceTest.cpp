@@ -981,3 +981,222 @@ TEST_CASE("host NNAPI device: feature levels") {
     CHECK(L == 29);
   }
 }
+
+namespace {
+
+/// One RESIZE_BILINEAR or RESIZE_NEAREST_NEIGHBOR from In to Out dims
+/// (NHWC), the output width and height from Out, then Extra (the layout,
+/// alignCorners, halfPixelCenters inputs: as many as given); the result of
+/// finish.
+int buildResize(Builder &B, int32_t Op, int32_t Type, std::vector<uint32_t> In,
+                std::vector<uint32_t> Out, std::vector<bool> Extra,
+                float Scale = 0, int32_t Zp = 0) {
+  uint32_t X = B.operand(Type, In, Scale, Zp);
+  uint32_t Y = B.operand(Type, Out, Scale, Zp);
+  std::vector<uint32_t> Ins = {X, B.i32(int32_t(Out[2])), B.i32(int32_t(Out[1]))};
+  for (bool E : Extra)
+    Ins.push_back(B.boolean(E));
+  B.op(Op, Ins, {Y});
+  return B.finish({X}, {Y});
+}
+
+void checkApprox(const std::vector<float> &Out, const std::vector<float> &Expected) {
+  REQUIRE(Out.size() == Expected.size());
+  for (size_t I = 0; I < Out.size(); ++I) {
+    INFO("element " << I);
+    CHECK(Out[I] == Approx(Expected[I]).margin(1e-6));
+  }
+}
+
+} // namespace
+
+TEST_CASE("host NNAPI device: RESIZE_BILINEAR 2x2 to 4x4") {
+  const std::vector<float> In = {1, 2, 3, 4};
+  std::vector<float> Out(16);
+  SECTION("asymmetric (the level 27 form)") {
+    Builder B;
+    REQUIRE(buildResize(B, RESIZE_BILINEAR, TENSOR_FLOAT32, {1, 2, 2, 1},
+                        {1, 4, 4, 1}, {}) == NO_ERROR);
+    run(B.M, In, Out);
+    // Sources 0, 0.5, 1, 1.5 on both axes; 1.5 reads index 1 twice.
+    checkApprox(Out, {1, 1.5f, 2, 2, 2, 2.5f, 3, 3, 3, 3.5f, 4, 4, 3, 3.5f, 4, 4});
+  }
+  SECTION("align corners (5 inputs)") {
+    Builder B;
+    REQUIRE(buildResize(B, RESIZE_BILINEAR, TENSOR_FLOAT32, {1, 2, 2, 1},
+                        {1, 4, 4, 1}, {false, true}) == NO_ERROR);
+    run(B.M, In, Out);
+    // Scale 1/3: value = 1 + x/3 + 2y/3.
+    std::vector<float> Expected;
+    for (int Y = 0; Y < 4; ++Y)
+      for (int X = 0; X < 4; ++X)
+        Expected.push_back(1.0f + float(X) / 3 + 2.0f * float(Y) / 3);
+    checkApprox(Out, Expected);
+  }
+  SECTION("half pixel centers (6 inputs)") {
+    Builder B;
+    REQUIRE(buildResize(B, RESIZE_BILINEAR, TENSOR_FLOAT32, {1, 2, 2, 1},
+                        {1, 4, 4, 1}, {false, false, true}) == NO_ERROR);
+    run(B.M, In, Out);
+    // Sources -0.25, 0.25, 0.75, 1.25: fractions 0, .25, .75, 1 of the step.
+    checkApprox(Out, {1, 1.25f, 1.75f, 2, 1.5f, 1.75f, 2.25f, 2.5f, 2.5f, 2.75f,
+                      3.25f, 3.5f, 3, 3.25f, 3.75f, 4});
+  }
+  SECTION("uint8, two channels, rounding half away from zero") {
+    Builder B;
+    REQUIRE(buildResize(B, RESIZE_BILINEAR, TENSOR_QUANT8_ASYMM, {1, 2, 2, 2},
+                        {1, 4, 4, 2}, {false}, 0.5f, 3) == NO_ERROR);
+    // Channel 0: 10 23 / 30 41; channel 1: 200 255 / 0 7.
+    const std::vector<uint8_t> Q = {10, 200, 23, 255, 30, 0, 41, 7};
+    std::vector<uint8_t> QOut(32);
+    run(B.M, Q, QOut);
+    const std::vector<uint8_t> C0 = {10, 17, 23, 23, 20, 26, 32, 32,
+                                     30, 36, 41, 41, 30, 36, 41, 41};
+    // Channel 1 rows: 200, 227.5 -> 228, 255, 255 | 100, 115.5 -> 116 (the
+    // mean of 200 255 0 7), 131, 131 | 0, 3.5 -> 4, 7, 7 | the same.
+    const std::vector<uint8_t> C1 = {200, 228, 255, 255, 100, 116, 131, 131,
+                                     0,   4,   7,   7,   0,   4,   7,   7};
+    for (size_t I = 0; I < 16; ++I) {
+      INFO("pixel " << I);
+      CHECK(int(QOut[2 * I]) == int(C0[I]));
+      CHECK(int(QOut[2 * I + 1]) == int(C1[I]));
+    }
+  }
+  SECTION("int8 rounds -2.5 to -3") {
+    Builder B;
+    REQUIRE(buildResize(B, RESIZE_BILINEAR, TENSOR_QUANT8_ASYMM_SIGNED, {1, 1, 2, 1},
+                        {1, 1, 4, 1}, {false}, 0.25f, -1) == NO_ERROR);
+    std::vector<int8_t> Q = {-5, 0}, QOut(4);
+    run(B.M, Q, QOut);
+    CHECK(QOut == std::vector<int8_t>{-5, -3, 0, 0});
+  }
+}
+
+TEST_CASE("host NNAPI device: RESIZE_NEAREST_NEIGHBOR") {
+  SECTION("2x3 to 4x6, asymmetric, float") {
+    Builder B;
+    REQUIRE(buildResize(B, RESIZE_NEAREST_NEIGHBOR, TENSOR_FLOAT32, {1, 2, 3, 1},
+                        {1, 4, 6, 1}, {false}) == NO_ERROR);
+    std::vector<float> In = {1, 2, 3, 4, 5, 6}, Out(24);
+    run(B.M, In, Out);
+    CHECK(Out == std::vector<float>{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3,
+                                    4, 4, 5, 5, 6, 6, 4, 4, 5, 5, 6, 6});
+  }
+  SECTION("2x3 to 4x6, half pixel centers, uint8 (raw copy)") {
+    Builder B;
+    REQUIRE(buildResize(B, RESIZE_NEAREST_NEIGHBOR, TENSOR_QUANT8_ASYMM, {1, 2, 3, 1},
+                        {1, 4, 6, 1}, {false, false, true}, 0.1f, 128) == NO_ERROR);
+    // Sources (d + 0.5) * 0.5 floored: 0 0 1 1 (2 2).
+    std::vector<uint8_t> In = {0, 100, 255, 7, 128, 9}, Out(24);
+    run(B.M, In, Out);
+    CHECK(Out == std::vector<uint8_t>{0, 0, 100, 100, 255, 255, 0, 0, 100, 100, 255, 255,
+                                      7, 7, 128, 128, 9, 9, 7, 7, 128, 128, 9, 9});
+  }
+  SECTION("3 to 2 wide: the three coordinate modes differ") {
+    // Scale 1.5: asymmetric floor(0), floor(1.5) = 0, 1; half pixel
+    // floor(0.75), floor(2.25) = 0, 2; align corners (scale 2) round(0),
+    // round(2) = 0, 2.
+    const std::vector<std::pair<std::vector<bool>, std::vector<int8_t>>> Cases = {
+        {{false}, {-1, 2}},
+        {{false, false, true}, {-1, 3}},
+        {{false, true}, {-1, 3}},
+        {{false, true, false}, {-1, 3}},
+    };
+    for (const auto &[Extra, Expected] : Cases) {
+      Builder B;
+      REQUIRE(buildResize(B, RESIZE_NEAREST_NEIGHBOR, TENSOR_QUANT8_ASYMM_SIGNED,
+                          {1, 1, 3, 1}, {1, 1, 2, 1}, Extra, 1.0f, 0) == NO_ERROR);
+      std::vector<int8_t> In = {-1, 2, 3}, Out(2);
+      run(B.M, In, Out);
+      INFO("inputs " << 3 + Extra.size());
+      CHECK(Out == Expected);
+    }
+  }
+}
+
+TEST_CASE("host NNAPI device: RESIZE checks") {
+  SECTION("level 29 refuses the 5- and 6-input forms, takes the 4-input one") {
+    ScopedEnv Level("KILN_NNAPI_HOST_FEATURE_LEVEL", "29");
+    {
+      Builder B;
+      CHECK(buildResize(B, RESIZE_NEAREST_NEIGHBOR, TENSOR_FLOAT32, {1, 2, 2, 1},
+                        {1, 4, 4, 1}, {false, true}) == BAD_DATA);
+    }
+    {
+      Builder B;
+      CHECK(buildResize(B, RESIZE_BILINEAR, TENSOR_FLOAT32, {1, 2, 2, 1},
+                        {1, 4, 4, 1}, {false, false, true}) == BAD_DATA);
+    }
+    {
+      Builder B;
+      CHECK(buildResize(B, RESIZE_BILINEAR, TENSOR_FLOAT32, {1, 2, 2, 1},
+                        {1, 4, 4, 1}, {false}) == NO_ERROR);
+    }
+    {
+      Builder B;
+      CHECK(buildResize(B, RESIZE_NEAREST_NEIGHBOR, TENSOR_QUANT8_ASYMM, {1, 2, 2, 1},
+                        {1, 4, 4, 1}, {false}, 0.5f, 0) == NO_ERROR);
+    }
+  }
+  SECTION("level 28: no layout input, no quantized bilinear, no nearest") {
+    ScopedEnv Level("KILN_NNAPI_HOST_FEATURE_LEVEL", "28");
+    {
+      Builder B;
+      CHECK(buildResize(B, RESIZE_BILINEAR, TENSOR_FLOAT32, {1, 2, 2, 1},
+                        {1, 4, 4, 1}, {false}) == BAD_DATA);
+    }
+    {
+      Builder B;
+      CHECK(buildResize(B, RESIZE_BILINEAR, TENSOR_QUANT8_ASYMM, {1, 2, 2, 1},
+                        {1, 4, 4, 1}, {}, 0.5f, 0) == BAD_DATA);
+    }
+    {
+      Builder B;
+      CHECK(buildResize(B, RESIZE_BILINEAR, TENSOR_FLOAT32, {1, 2, 2, 1},
+                        {1, 4, 4, 1}, {}) == NO_ERROR);
+    }
+    {
+      Builder B;
+      CHECK(buildResize(B, RESIZE_NEAREST_NEIGHBOR, TENSOR_FLOAT32, {1, 2, 2, 1},
+                        {1, 4, 4, 1}, {false}) == BAD_DATA);
+    }
+  }
+  SECTION("output dimensions not [N, outputHeight, outputWidth, C]") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, 2, 2, 3});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {1, 4, 3, 3}); // height 3, width 4
+    B.op(RESIZE_BILINEAR, {X, B.i32(4), B.i32(3)}, {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+  SECTION("alignCorners and halfPixelCenters both true") {
+    Builder B;
+    CHECK(buildResize(B, RESIZE_NEAREST_NEIGHBOR, TENSOR_FLOAT32, {1, 2, 2, 1},
+                      {1, 4, 4, 1}, {false, true, true}) == BAD_DATA);
+  }
+  SECTION("NCHW layout") {
+    Builder B;
+    CHECK(buildResize(B, RESIZE_BILINEAR, TENSOR_FLOAT32, {1, 2, 2, 1},
+                      {1, 4, 4, 1}, {true}) == BAD_DATA);
+  }
+  SECTION("FLOAT32 scales instead of the output size") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, 2, 2, 1});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {1, 4, 4, 1});
+    B.op(RESIZE_BILINEAR, {X, B.f32(2.0f), B.f32(2.0f), B.boolean(false)}, {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+  SECTION("quantized output zero point differs from the input's") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {1, 2, 2, 1}, 0.5f, 0);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {1, 4, 4, 1}, 0.5f, 1);
+    B.op(RESIZE_NEAREST_NEIGHBOR, {X, B.i32(4), B.i32(4), B.boolean(false)}, {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+  SECTION("input of rank 3") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {2, 2, 1});
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {4, 4, 1});
+    B.op(RESIZE_BILINEAR, {X, B.i32(4), B.i32(4)}, {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+  }
+}

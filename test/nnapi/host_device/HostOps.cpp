@@ -1,5 +1,6 @@
 // The host NNAPI device: shared kernel helpers, the dispatch, and the
-// operations that only move elements (any element type).
+// operations that only move elements (any element type), with the resizes
+// (float and quantized alike).
 #include "HostDevice.h"
 
 #include <algorithm>
@@ -294,6 +295,104 @@ void concatenationOp(const OpContext &C) {
     }
 }
 
+/// The resize coordinate options (inputs 4 and 5 when present).
+struct ResizeModes {
+  bool Align = false, Half = false;
+};
+ResizeModes resizeModes(const OpContext &C) {
+  ResizeModes R;
+  if (C.inputCount() >= 5)
+    R.Align = C.b(4);
+  if (C.inputCount() >= 6)
+    R.Half = C.b(5);
+  return R;
+}
+
+/// in/out, or (in-1)/(out-1) with alignCorners and out > 1 (TFLite).
+float resizeScale(uint32_t In, uint32_t Out, bool Align) {
+  return Align && Out > 1 ? float(In - 1) / float(Out - 1)
+                          : float(In) / float(Out);
+}
+
+/// TFLite's reference ResizeBilinear, NHWC: float arithmetic, also on the
+/// raw values of a quantized tensor (rounded half away from zero, clamped).
+void resizeBilinearOp(const OpContext &C) {
+  const Operand &In = C.in(0), &Out = C.out();
+  const ResizeModes Mode = resizeModes(C);
+  const uint32_t N = In.Dims[0], H = In.Dims[1], W = In.Dims[2],
+                 Ch = In.Dims[3], OH = Out.Dims[1], OW = Out.Dims[2];
+  const float SY = resizeScale(H, OH, Mode.Align);
+  const float SX = resizeScale(W, OW, Mode.Align);
+  struct Tap {
+    size_t Lo, Hi;
+    float Frac;
+  };
+  auto Taps = [&](uint32_t Dst, float Scale, uint32_t Size) {
+    const float Src = Mode.Half ? (float(Dst) + 0.5f) * Scale - 0.5f
+                                : float(Dst) * Scale;
+    const float Floor = std::floor(Src);
+    return Tap{size_t(std::max(int64_t(Floor), int64_t(0))),
+               size_t(std::min(int64_t(std::ceil(Src)), int64_t(Size) - 1)),
+               Src - Floor};
+  };
+  const bool Float = In.Type == TENSOR_FLOAT32;
+  auto Get = [&](size_t I) {
+    return Float ? C.fin(0)[I] : float(qget(In, C.inData(0), I));
+  };
+  size_t K = 0;
+  for (uint32_t B = 0; B < N; ++B)
+    for (uint32_t Oy = 0; Oy < OH; ++Oy) {
+      const Tap Y = Taps(Oy, SY, H);
+      for (uint32_t Ox = 0; Ox < OW; ++Ox) {
+        const Tap X = Taps(Ox, SX, W);
+        auto At = [&](size_t Yi, size_t Xi, uint32_t Cc) {
+          return ((size_t(B) * H + Yi) * W + Xi) * Ch + Cc;
+        };
+        for (uint32_t Cc = 0; Cc < Ch; ++Cc, ++K) {
+          const float V = Get(At(Y.Lo, X.Lo, Cc)) * (1 - Y.Frac) * (1 - X.Frac) +
+                          Get(At(Y.Hi, X.Lo, Cc)) * Y.Frac * (1 - X.Frac) +
+                          Get(At(Y.Lo, X.Hi, Cc)) * (1 - Y.Frac) * X.Frac +
+                          Get(At(Y.Hi, X.Hi, Cc)) * Y.Frac * X.Frac;
+          if (Float)
+            C.fout()[K] = V;
+          else
+            qset(Out, C.outData(), K, int32_t(std::round(V)));
+        }
+      }
+    }
+}
+
+/// TFLite's reference ResizeNearestNeighbor (GetNearestNeighbor), NHWC:
+/// copies elements of any type.
+void resizeNearestOp(const OpContext &C) {
+  const Operand &In = C.in(0), &Out = C.out();
+  const size_t E = elementBytes(In.Type);
+  const ResizeModes Mode = resizeModes(C);
+  const uint32_t N = In.Dims[0], H = In.Dims[1], W = In.Dims[2],
+                 Ch = In.Dims[3], OH = Out.Dims[1], OW = Out.Dims[2];
+  auto Nearest = [&](uint32_t Dst, uint32_t InSize, uint32_t OutSize) {
+    const float Scale = resizeScale(InSize, OutSize, Mode.Align);
+    const float Offset = Mode.Half ? 0.5f : 0.0f;
+    const float Src = (float(Dst) + Offset) * Scale;
+    int64_t I = Mode.Align ? int64_t(std::round(Src)) : int64_t(std::floor(Src));
+    I = std::min(I, int64_t(InSize) - 1);
+    if (Mode.Half)
+      I = std::max(I, int64_t(0));
+    return size_t(I);
+  };
+  const uint8_t *Src = C.inData(0);
+  uint8_t *Dst = C.outData();
+  for (uint32_t B = 0; B < N; ++B)
+    for (uint32_t Oy = 0; Oy < OH; ++Oy) {
+      const size_t Y = Nearest(Oy, H, OH);
+      for (uint32_t Ox = 0; Ox < OW; ++Ox) {
+        const size_t X = Nearest(Ox, W, OW);
+        std::memcpy(Dst, Src + E * ((size_t(B) * H + Y) * W + X) * Ch, E * Ch);
+        Dst += E * Ch;
+      }
+    }
+}
+
 } // namespace
 
 namespace kiln::nnapi::host {
@@ -313,6 +412,10 @@ void runOperation(const OpContext &C) {
     return gatherOp(C);
   case CONCATENATION:
     return concatenationOp(C);
+  case RESIZE_BILINEAR:
+    return resizeBilinearOp(C);
+  case RESIZE_NEAREST_NEIGHBOR:
+    return resizeNearestOp(C);
   default:
     break;
   }

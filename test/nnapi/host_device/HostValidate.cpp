@@ -173,6 +173,7 @@ struct Checker {
   void unary();
   void quantize();
   void dequantize();
+  void resize();
   void convQuant(const Operand &Input, const Operand &Filter,
                  const Operand &Bias, int32_t ChannelDim, bool AllowPerChannel);
 };
@@ -685,6 +686,44 @@ void Checker::dequantize() {
   dims(in(0).Dims);
 }
 
+/// RESIZE_BILINEAR: [input, outputWidth, outputHeight] (27), + layout (29),
+/// + alignCorners, halfPixelCenters (30). RESIZE_NEAREST_NEIGHBOR: [input,
+/// outputWidth, outputHeight, layout] (29), + the same two (30). NNAPI
+/// makes the last two optional one by one, so 5 inputs (alignCorners only)
+/// is a form too.
+void Checker::resize() {
+  const bool Bilinear = Op.Type == RESIZE_BILINEAR;
+  if (Bilinear)
+    counts({3, 4, 5, 6}, 1);
+  else
+    counts({4, 5, 6}, 1);
+  const Operand &Input = in(0);
+  activationType(Input, "the input");
+  if (Bilinear && Input.isQuant() && Level < 29)
+    fail("a quantized input needs feature level 29; the device is at " +
+         std::to_string(Level));
+  sameType(Input, out(), "the output");
+  sameQuant(Input, out(), "the output");
+  rank(Input, "the input", 4);
+  if (in(1).Type == FLOAT32 || in(2).Type == FLOAT32)
+    fail("the output size given as FLOAT32 scales (not supported; give the "
+         "output width and height as INT32)");
+  const int32_t OW = positive(1, "the output width");
+  const int32_t OH = positive(2, "the output height");
+  if (numIn() >= 4)
+    layout(3, Bilinear);
+  if (numIn() >= 5) {
+    if (Level < 30)
+      fail("the alignCorners and halfPixelCenters inputs need feature level "
+           "30; the device is at " + std::to_string(Level));
+    const bool Align = boolean(4, "alignCorners");
+    const bool Half = numIn() == 6 && boolean(5, "halfPixelCenters");
+    if (Align && Half)
+      fail("alignCorners and halfPixelCenters are both true");
+  }
+  dims({Input.Dims[0], uint32_t(OH), uint32_t(OW), Input.Dims[3]});
+}
+
 void Checker::run() {
   for (size_t I = 0; I < Op.Outputs.size(); ++I)
     if (isTensorType(out(I).Type))
@@ -740,6 +779,8 @@ void Checker::run() {
     return quantize();
   case DEQUANTIZE:
     return dequantize();
+  case RESIZE_BILINEAR: case RESIZE_NEAREST_NEIGHBOR:
+    return resize();
   default:
     fail("not supported by this device");
   }
