@@ -138,6 +138,9 @@ void lowerResize(Lowering &L, int32_t Op) {
       continue;
     if (!L.need(M.Level, std::string("a resize (") + M.Name + ")", Op))
       return;
+    if (L.quantized(O.inputs[0]) &&
+        !L.need(29, "a quantized resize", Op))
+      return;
     uint32_t X = L.operandOf(O.inputs[0]);
     uint32_t N = uint32_t(XShape[0]), C = uint32_t(XShape[1]);
     if (Nchw) { // NNAPI resizes NHWC: transpose around it

@@ -4,6 +4,7 @@
 #include "backends/Target.h"
 #include "backends/TargetMetadata.h"
 #include "backends/common/KilnWriter.h"
+#include "backends/nnapi/NnapiDescribe.h"
 #include "backends/nnapi/NnapiTarget.h"
 
 #include "Support/Error.h"
@@ -45,12 +46,7 @@ public:
     OS << "NNAPI operations:\n";
     for (size_t I = 0; I < P->operations.size(); ++I) {
       const auto &Op = *P->operations[I];
-      OS << "  " << I << " " << nnapi::findOperation(Op.type)->Name << " (";
-      for (size_t K = 0; K < Op.inputs.size(); ++K)
-        OS << (K ? ", " : "") << describe(Op.inputs[K]);
-      OS << ") -> ";
-      for (size_t K = 0; K < Op.outputs.size(); ++K)
-        OS << (K ? ", " : "") << describe(Op.outputs[K]);
+      OS << "  " << I << " " << nnapi::describeOperation(*P, Op);
       if (Op.operator_ >= 0)
         OS << "  [" << C.Module.Model.operators[size_t(Op.operator_)]->name
            << "]";
@@ -77,31 +73,6 @@ public:
   }
 
 private:
-  /// "%3 TENSOR_FLOAT32[1,8,8,4]" or "%5 INT32=2".
-  std::string describe(uint32_t I) const {
-    const auto *P = C.Module.Model.payload.AsNnapiPayload();
-    const fb::NnapiOperandT &O = *P->operands[I];
-    const nnapi::OperationInfo *T = nnapi::findOperandType(O.type);
-    std::string S = "%" + std::to_string(I) + " " + (T ? T->Name : "?");
-    if (!nnapi::isTensorType(O.type)) {
-      if (O.value.size() == 4) {
-        int32_t V;
-        float F;
-        std::memcpy(&V, O.value.data(), 4);
-        std::memcpy(&F, O.value.data(), 4);
-        S += "=" + (O.type == nnapi::FLOAT32 ? std::to_string(F)
-                                             : std::to_string(V));
-      } else if (O.value.size() == 1) {
-        S += O.value[0] ? "=true" : "=false";
-      }
-      return S;
-    }
-    std::vector<std::string> Dims;
-    for (uint32_t D : O.dimensions)
-      Dims.push_back(std::to_string(D));
-    return S + "[" + llvm::join(Dims, ",") + "]";
-  }
-
   std::string Input, Output, Pipeline;
   NnapiCompileResult C;
   uint64_t FileBytes;

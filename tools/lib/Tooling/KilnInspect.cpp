@@ -1,5 +1,6 @@
 // The .kiln reports of `kiln inspect`.
 #include "Tooling/KilnInspect.h"
+#include "Tooling/NnapiInspect.h"
 #include "Tooling/VulkanInspect.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -184,6 +185,7 @@ std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
   }
   // The target's payload, for a Vulkan file: kernels, dispatches, buffers.
   OS << vulkanTextSection(M, Nodes);
+  OS << nnapiTextSection(M, Nodes);
   return OS.str();
 }
 
@@ -266,6 +268,8 @@ llvm::json::Value kilnJsonReport(const KilnFileStats &S, bool Nodes) {
   }
   if (M.payload.AsVulkanPayload())
     R["vulkan"] = vulkanJsonSection(M);
+  if (M.payload.AsNnapiPayload())
+    R["nnapi"] = nnapiJsonSection(M);
   return R;
 }
 
