@@ -149,6 +149,32 @@ typedef struct kiln_vulkan_options {
 #define KILN_VULKAN_FP16_ARITHMETIC_AUTO 0u
 #define KILN_VULKAN_FP16_ARITHMETIC_OFF 1u
 
+/* Options only the NNAPI executor reads; other targets ignore them.
+ * Appended with .kiln schema 1.6, with the NNAPI target. */
+typedef struct kiln_nnapi_options {
+  /* sizeof(kiln_nnapi_options), set by kiln_nnapi_options_init. */
+  size_t struct_size;
+  /* Non-null: the NNAPI library to load; null (the default): the
+   * environment variable KILN_NNAPI_LIBRARY, else "libneuralnetworks.so". */
+  const char *library;
+  /* The compilation preference: KILN_NNAPI_PREFER_* (default
+   * FAST_SINGLE_ANSWER). */
+  int32_t preference;
+  /* Non-zero: compile for NNAPI's devices other than its CPU only (Android
+   * 10+); kiln_session_create fails where there is none. The environment
+   * variable KILN_NNAPI_DISALLOW_CPU=1 does the same. */
+  uint32_t disallow_cpu;
+  /* Non-null: the folder where NNAPI caches compiled models (Android 10+);
+   * the environment variable KILN_NNAPI_CACHE_DIR does the same. Copied
+   * when the session is created, not kept. */
+  const char *cache_dir;
+} kiln_nnapi_options;
+
+/* Values of kiln_nnapi_options.preference (NNAPI's PreferenceCode). */
+#define KILN_NNAPI_PREFER_LOW_POWER 0
+#define KILN_NNAPI_PREFER_FAST_SINGLE_ANSWER 1
+#define KILN_NNAPI_PREFER_SUSTAINED_SPEED 2
+
 typedef struct kiln_session_options {
   /* sizeof(kiln_session_options), set by kiln_session_options_init. */
   size_t struct_size;
@@ -183,6 +209,10 @@ typedef struct kiln_session_options {
    * (initialized with kiln_vulkan_options_init); null: its defaults. Read
    * when the session is created, not kept. */
   const kiln_vulkan_options *vulkan;
+  /* Appended with schema 1.6 after vulkan. The NNAPI executor's options
+   * (initialized with kiln_nnapi_options_init); null: its defaults. Read
+   * when the session is created, not kept. */
+  const kiln_nnapi_options *nnapi;
 } kiln_session_options;
 
 /* The runtime version ("0.1.0") and the .kiln schema version it reads. */
@@ -214,10 +244,11 @@ KILN_API kiln_status kiln_model_input_info(const kiln_model *model,
 KILN_API kiln_status kiln_model_output_info(const kiln_model *model,
                                             size_t index,
                                             kiln_tensor_info *out_info);
-/* The target the model is compiled for: "cpu" or "vulkan" (later "metal",
- * "nnapi"). Every build loads (verifies) CPU and Vulkan files; a file for
- * another target fails to load with KILN_ERROR_UNSUPPORTED, and a Vulkan
- * file's session fails the same way on a runtime built without Vulkan. */
+/* The target the model is compiled for: "cpu", "vulkan" or "nnapi" (later
+ * "metal"). Every build loads (verifies) CPU, Vulkan and NNAPI files; a
+ * file for another target fails to load with KILN_ERROR_UNSUPPORTED, and a
+ * Vulkan or NNAPI file's session fails the same way on a runtime built
+ * without that executor, or where NNAPI's library cannot be loaded. */
 KILN_API const char *kiln_model_target(const kiln_model *model);
 /* A metadata string: "producer", "producer_version", "target", "pipeline",
  * "source_model", "source_hash". Null for an unknown or absent key. */
@@ -227,6 +258,7 @@ KILN_API const char *kiln_model_metadata(const kiln_model *model,
 KILN_API void kiln_session_options_init(kiln_session_options *options);
 KILN_API void kiln_cpu_options_init(kiln_cpu_options *options);
 KILN_API void kiln_vulkan_options_init(kiln_vulkan_options *options);
+KILN_API void kiln_nnapi_options_init(kiln_nnapi_options *options);
 /* Plans memory and creates every operator (XNNPACK packs its weights here).
  * options may be null (defaults). */
 KILN_API kiln_status kiln_session_create(const kiln_model *model,
