@@ -291,8 +291,10 @@ KILN_API kiln_status kiln_session_operator_info(const kiln_session *session,
                                                 kiln_operator_info *out_info);
 /* The kernel library that runs operator index: "xnnpack", "onednn", "kiln"
  * (kiln's own x86 kernel for convolutions whose weights stream from memory),
- * "reference", or "vulkan" for every operator of a Vulkan file (a static
- * string); null for a bad index. */
+ * "reference", "vulkan" for every operator of a Vulkan file, or, in an NNAPI
+ * file, "nnapi" (the NNAPI model) and "host" (the layout and quantization
+ * steps the runtime runs around it) (a static string); null for a bad
+ * index. */
 KILN_API const char *kiln_session_operator_engine(const kiln_session *session,
                                                   size_t index);
 /* Non-zero: every run records each operator's time (a clock read per
@@ -311,8 +313,10 @@ KILN_API size_t kiln_session_scratch_bytes(const kiln_session *session);
  * fields that fit. Strings stay valid as long as the session. */
 typedef struct kiln_engine_info {
   size_t struct_size;
-  const char *target; /* "cpu", "vulkan" */
-  /* The GPU ("llvmpipe (LLVM 15.0.6, 256 bits)", ...); "" on the CPU. */
+  const char *target; /* "cpu", "vulkan", "nnapi" */
+  /* The GPU ("llvmpipe (LLVM 15.0.6, 256 bits)", ...); "" on the CPU; for
+   * NNAPI the devices compiled for ("nnapi (default devices)" where NNAPI
+   * chose). */
   const char *device;
   /* GPU dispatches one run submits; 0 on the CPU. */
   uint64_t dispatches;
@@ -327,7 +331,8 @@ typedef struct kiln_engine_info {
   /* Appended after gpu_timestamps. What the GPU computes in: "fp32", "fp16
    * storage, fp16 arithmetic", or "fp16 storage, fp32 arithmetic" with why
    * where the file could run fp16 arithmetic ("(device lacks
-   * shaderFloat16)", "(fp16_arithmetic off)"); "" on the CPU. */
+   * shaderFloat16)", "(fp16_arithmetic off)"); "" on the CPU. NNAPI:
+   * "fp32", "fp16-relaxed" or "int8". */
   const char *precision;
 } kiln_engine_info;
 
