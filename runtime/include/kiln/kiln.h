@@ -161,8 +161,9 @@ typedef struct kiln_nnapi_options {
    * FAST_SINGLE_ANSWER). */
   int32_t preference;
   /* Non-zero: compile for NNAPI's devices other than its CPU only (Android
-   * 10+); kiln_session_create fails where there is none. The environment
-   * variable KILN_NNAPI_DISALLOW_CPU=1 does the same. */
+   * 10+; older NNAPI chooses its devices itself); kiln_session_create fails
+   * where there is none. The environment variable KILN_NNAPI_DISALLOW_CPU=1
+   * does the same. */
   uint32_t disallow_cpu;
   /* Non-null: the folder where NNAPI caches compiled models (Android 10+);
    * the environment variable KILN_NNAPI_CACHE_DIR does the same. Copied

@@ -193,6 +193,11 @@ Status checkOperations(const fb::NnapiPayload &P, int32_t Level,
                        const std::vector<TensorDesc> &Tensors,
                        std::vector<char> &Written) {
   size_t NumOperands = Written.size();
+  // The operand whose values each tensor holds: the model's inputs, then
+  // operation outputs (each read back into its own host buffer).
+  std::vector<int64_t> Holder(Tensors.size(), -1);
+  for (uint32_t X : *P.inputs())
+    Holder[size_t(P.operands()->Get(X)->tensor())] = X;
   size_t N = P.operations() ? P.operations()->size() : 0;
   if (N > limits::MaxOperators)
     return invalidModel("too many NNAPI operations (", N, ")");
@@ -229,9 +234,16 @@ Status checkOperations(const fb::NnapiPayload &P, int32_t Level,
                             "operation's output)");
       Written[X] = 2; // computed
       int32_t T = P.operands()->Get(X)->tensor();
-      if (T >= 0 && Tensors[size_t(T)].isConstant())
+      if (T < 0)
+        continue;
+      if (Tensors[size_t(T)].isConstant())
         return invalidModel(Where, ": output operand ", X, " maps constant "
                             "tensor ", T);
+      if (Holder[size_t(T)] >= 0)
+        return invalidModel(Where, ": output operand ", X, " maps tensor ", T,
+                            ", which operand ", Holder[size_t(T)],
+                            " maps too");
+      Holder[size_t(T)] = X;
     }
   }
   return Status::ok();

@@ -109,6 +109,29 @@ EngineInfo NnapiExecutor::engineInfo() const {
   return E;
 }
 
+Status NnapiExecutor::checkLevel() const {
+  // A function each level added, standing for the level.
+  struct Mark {
+    int32_t Level;
+    bool Present;
+    const char *Name;
+  };
+  const Mark Marks[] = {
+      {28, Lib->ANeuralNetworksModel_relaxComputationFloat32toFloat16 != nullptr,
+       "ANeuralNetworksModel_relaxComputationFloat32toFloat16"},
+      {29, Lib->ANeuralNetworksExecution_compute != nullptr,
+       "ANeuralNetworksExecution_compute"},
+      {31, Lib->ANeuralNetworksExecution_setReusable != nullptr,
+       "ANeuralNetworksExecution_setReusable"}};
+  int32_t Level = payload().feature_level();
+  for (const Mark &M : Marks)
+    if (Level >= M.Level && !M.Present)
+      return unsupported("the file needs NNAPI feature level ", Level,
+                         ", and the NNAPI library ", Lib->path(), " lacks ",
+                         M.Name, " (level ", M.Level, ")");
+  return Status::ok();
+}
+
 Status NnapiExecutor::setOperandValues() {
   const fb::NnapiPayload &P = payload();
   const ModelBytes &Bytes = *Model->Bytes;
@@ -399,6 +422,8 @@ Status NnapiExecutor::create(std::shared_ptr<const LoadedModel> Model,
   E->Model = std::move(Model);
   const LoadedModel &M = *E->Model;
   if (Status S = NnapiLibrary::open(Opts.Nnapi.Library, E->Lib))
+    return S;
+  if (Status S = E->checkLevel())
     return S;
   E->Host.resize(M.Tensors.size());
   E->OnHost.assign(M.numOperators(), 0);

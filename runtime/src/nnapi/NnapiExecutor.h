@@ -49,6 +49,8 @@ private:
   const fb::NnapiPayload &payload() const {
     return *Model->Root->payload_as_NnapiPayload();
   }
+  /// The library has the functions of the payload's feature level.
+  Status checkLevel() const;
   Status buildModel(bool KeepIntermediates);
   Status setOperandValues();
   Status compile(const NnapiOptions &Opts);

@@ -74,7 +74,8 @@ struct NnapiOptions {
   /// ANeuralNetworksCompilation_setPreference (nnapi::PreferenceCode):
   /// FAST_SINGLE_ANSWER.
   int32_t Preference = 1;
-  /// Compile for NNAPI's devices other than its CPU only (API level 29);
+  /// Compile for NNAPI's devices other than its CPU only (API level 29;
+  /// ignored by older libraries, where NNAPI chooses);
   /// KILN_NNAPI_DISALLOW_CPU=1 too.
   bool DisallowCpu = false;
   /// Non-empty: NNAPI's compilation cache folder (setCaching, API level

@@ -177,6 +177,21 @@ TEST_CASE("hostile NNAPI payloads are rejected", "[nnapi][loader]") {
       {"a constant written",
        [](NnapiModel &M) { M.operation(0).outputs = {1}; },
        "NNAPI operation 0 (CONV_2D): output operand 1 already has a value"},
+      {"two operands holding one tensor",
+       [](NnapiModel &M) {
+         uint32_t Z = M.operand(nn::TENSOR_FLOAT32, {1, 4, 4, 3}, 1);
+         M.operation(nn::RELU, {7}, {Z});
+         M.payload().outputs = {Z};
+       },
+       "NNAPI operation 1 (RELU): output operand 8 maps tensor 1, which "
+       "operand 7 maps too"},
+      {"an operation writing the model input's tensor",
+       [](NnapiModel &M) {
+         uint32_t Z = M.operand(nn::TENSOR_FLOAT32, {1, 4, 4, 2}, 0);
+         M.operation(nn::RELU, {0}, {Z});
+       },
+       "NNAPI operation 1 (RELU): output operand 8 maps tensor 0, which "
+       "operand 0 maps too"},
       {"a model input mapping no tensor",
        [](NnapiModel &M) { M.payload().inputs = {1}; },
        "NNAPI model input 0: operand 1 maps no tensor"},
