@@ -134,3 +134,9 @@ if(KILN_WITH_VULKAN AND NOT KILN_VULKAN_FOUND)
   message(FATAL_ERROR "KILN_WITH_VULKAN=ON but libvulkan-dev or glslc is missing (scripts/install-deps.sh)")
 endif()
 message(STATUS "Vulkan executor in the runtime: ${KILN_WITH_VULKAN}")
+
+# The NNAPI executor dlopens libneuralnetworks.so when a session is created
+# (runtime/src/nnapi/NnapiLibrary.h) and links nothing but libdl, so every
+# build has it, the aarch64 cross build included.
+option(KILN_WITH_NNAPI "Build the NNAPI executor (dlopens libneuralnetworks.so)" ON)
+message(STATUS "NNAPI executor in the runtime: ${KILN_WITH_NNAPI}")

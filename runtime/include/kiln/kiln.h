@@ -149,6 +149,33 @@ typedef struct kiln_vulkan_options {
 #define KILN_VULKAN_FP16_ARITHMETIC_AUTO 0u
 #define KILN_VULKAN_FP16_ARITHMETIC_OFF 1u
 
+/* Options only the NNAPI executor reads; other targets ignore them.
+ * Appended with .kiln schema 1.6, with the NNAPI target. */
+typedef struct kiln_nnapi_options {
+  /* sizeof(kiln_nnapi_options), set by kiln_nnapi_options_init. */
+  size_t struct_size;
+  /* Non-null: the NNAPI library to load; null (the default): the
+   * environment variable KILN_NNAPI_LIBRARY, else "libneuralnetworks.so". */
+  const char *library;
+  /* The compilation preference: KILN_NNAPI_PREFER_* (default
+   * FAST_SINGLE_ANSWER). */
+  int32_t preference;
+  /* Non-zero: compile for NNAPI's devices other than its CPU only (Android
+   * 10+; older NNAPI chooses its devices itself); kiln_session_create fails
+   * where there is none. The environment variable KILN_NNAPI_DISALLOW_CPU=1
+   * does the same. */
+  uint32_t disallow_cpu;
+  /* Non-null: the folder where NNAPI caches compiled models (Android 10+);
+   * the environment variable KILN_NNAPI_CACHE_DIR does the same. Copied
+   * when the session is created, not kept. */
+  const char *cache_dir;
+} kiln_nnapi_options;
+
+/* Values of kiln_nnapi_options.preference (NNAPI's PreferenceCode). */
+#define KILN_NNAPI_PREFER_LOW_POWER 0
+#define KILN_NNAPI_PREFER_FAST_SINGLE_ANSWER 1
+#define KILN_NNAPI_PREFER_SUSTAINED_SPEED 2
+
 typedef struct kiln_session_options {
   /* sizeof(kiln_session_options), set by kiln_session_options_init. */
   size_t struct_size;
@@ -183,6 +210,10 @@ typedef struct kiln_session_options {
    * (initialized with kiln_vulkan_options_init); null: its defaults. Read
    * when the session is created, not kept. */
   const kiln_vulkan_options *vulkan;
+  /* Appended with schema 1.6 after vulkan. The NNAPI executor's options
+   * (initialized with kiln_nnapi_options_init); null: its defaults. Read
+   * when the session is created, not kept. */
+  const kiln_nnapi_options *nnapi;
 } kiln_session_options;
 
 /* The runtime version ("0.1.0") and the .kiln schema version it reads. */
@@ -214,10 +245,11 @@ KILN_API kiln_status kiln_model_input_info(const kiln_model *model,
 KILN_API kiln_status kiln_model_output_info(const kiln_model *model,
                                             size_t index,
                                             kiln_tensor_info *out_info);
-/* The target the model is compiled for: "cpu" or "vulkan" (later "metal",
- * "nnapi"). Every build loads (verifies) CPU and Vulkan files; a file for
- * another target fails to load with KILN_ERROR_UNSUPPORTED, and a Vulkan
- * file's session fails the same way on a runtime built without Vulkan. */
+/* The target the model is compiled for: "cpu", "vulkan" or "nnapi" (later
+ * "metal"). Every build loads (verifies) CPU, Vulkan and NNAPI files; a
+ * file for another target fails to load with KILN_ERROR_UNSUPPORTED, and a
+ * Vulkan or NNAPI file's session fails the same way on a runtime built
+ * without that executor, or where NNAPI's library cannot be loaded. */
 KILN_API const char *kiln_model_target(const kiln_model *model);
 /* A metadata string: "producer", "producer_version", "target", "pipeline",
  * "source_model", "source_hash". Null for an unknown or absent key. */
@@ -227,6 +259,7 @@ KILN_API const char *kiln_model_metadata(const kiln_model *model,
 KILN_API void kiln_session_options_init(kiln_session_options *options);
 KILN_API void kiln_cpu_options_init(kiln_cpu_options *options);
 KILN_API void kiln_vulkan_options_init(kiln_vulkan_options *options);
+KILN_API void kiln_nnapi_options_init(kiln_nnapi_options *options);
 /* Plans memory and creates every operator (XNNPACK packs its weights here).
  * options may be null (defaults). */
 KILN_API kiln_status kiln_session_create(const kiln_model *model,
@@ -259,8 +292,10 @@ KILN_API kiln_status kiln_session_operator_info(const kiln_session *session,
                                                 kiln_operator_info *out_info);
 /* The kernel library that runs operator index: "xnnpack", "onednn", "kiln"
  * (kiln's own x86 kernel for convolutions whose weights stream from memory),
- * "reference", or "vulkan" for every operator of a Vulkan file (a static
- * string); null for a bad index. */
+ * "reference", "vulkan" for every operator of a Vulkan file, or, in an NNAPI
+ * file, "nnapi" (the NNAPI model) and "host" (the layout and quantization
+ * steps the runtime runs around it) (a static string); null for a bad
+ * index. */
 KILN_API const char *kiln_session_operator_engine(const kiln_session *session,
                                                   size_t index);
 /* Non-zero: every run records each operator's time (a clock read per
@@ -279,8 +314,10 @@ KILN_API size_t kiln_session_scratch_bytes(const kiln_session *session);
  * fields that fit. Strings stay valid as long as the session. */
 typedef struct kiln_engine_info {
   size_t struct_size;
-  const char *target; /* "cpu", "vulkan" */
-  /* The GPU ("llvmpipe (LLVM 15.0.6, 256 bits)", ...); "" on the CPU. */
+  const char *target; /* "cpu", "vulkan", "nnapi" */
+  /* The GPU ("llvmpipe (LLVM 15.0.6, 256 bits)", ...); "" on the CPU; for
+   * NNAPI the devices compiled for ("nnapi (default devices)" where NNAPI
+   * chose). */
   const char *device;
   /* GPU dispatches one run submits; 0 on the CPU. */
   uint64_t dispatches;
@@ -295,7 +332,8 @@ typedef struct kiln_engine_info {
   /* Appended after gpu_timestamps. What the GPU computes in: "fp32", "fp16
    * storage, fp16 arithmetic", or "fp16 storage, fp32 arithmetic" with why
    * where the file could run fp16 arithmetic ("(device lacks
-   * shaderFloat16)", "(fp16_arithmetic off)"); "" on the CPU. */
+   * shaderFloat16)", "(fp16_arithmetic off)"); "" on the CPU. NNAPI:
+   * "fp32", "fp16-relaxed" or "int8". */
   const char *precision;
 } kiln_engine_info;
 

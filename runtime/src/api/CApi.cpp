@@ -193,6 +193,17 @@ void kiln_session_options_init(kiln_session_options *Options) {
   Options->huge_page_weights = 0;
   Options->cpu = nullptr;
   Options->vulkan = nullptr;
+  Options->nnapi = nullptr;
+}
+
+void kiln_nnapi_options_init(kiln_nnapi_options *Options) {
+  if (!Options)
+    return;
+  Options->struct_size = sizeof(kiln_nnapi_options);
+  Options->library = nullptr;
+  Options->preference = KILN_NNAPI_PREFER_FAST_SINGLE_ANSWER;
+  Options->disallow_cpu = 0;
+  Options->cache_dir = nullptr;
 }
 
 void kiln_vulkan_options_init(kiln_vulkan_options *Options) {
@@ -227,10 +238,11 @@ kiln_status kiln_session_create(const kiln_model *Model,
   constexpr size_t HugeAt = offsetof(kiln_session_options, huge_page_weights);
   constexpr size_t CpuAt = offsetof(kiln_session_options, cpu);
   constexpr size_t VulkanAt = offsetof(kiln_session_options, vulkan);
+  constexpr size_t NnapiAt = offsetof(kiln_session_options, nnapi);
   if (Options && Options->struct_size != sizeof(kiln_session_options) &&
       Options->struct_size != KeepAt && Options->struct_size != OnednnAt &&
       Options->struct_size != HugeAt && Options->struct_size != CpuAt &&
-      Options->struct_size != VulkanAt)
+      Options->struct_size != VulkanAt && Options->struct_size != NnapiAt)
     return failArgument("kiln_session_create: options not initialized with "
                         "kiln_session_options_init");
   const kiln_cpu_options *Cpu =
@@ -245,6 +257,15 @@ kiln_status kiln_session_create(const kiln_model *Model,
       Vulkan->struct_size != Fp16MathAt)
     return failArgument("kiln_session_create: vulkan options not initialized "
                         "with kiln_vulkan_options_init");
+  const kiln_nnapi_options *Nnapi =
+      Options && Options->struct_size > NnapiAt ? Options->nnapi : nullptr;
+  if (Nnapi && Nnapi->struct_size != sizeof(kiln_nnapi_options))
+    return failArgument("kiln_session_create: nnapi options not initialized "
+                        "with kiln_nnapi_options_init");
+  if (Nnapi && (Nnapi->preference < KILN_NNAPI_PREFER_LOW_POWER ||
+                Nnapi->preference > KILN_NNAPI_PREFER_SUSTAINED_SPEED))
+    return failArgument("kiln_session_create: nnapi preference is not a "
+                        "KILN_NNAPI_PREFER_* value");
   return guarded([&] {
     SessionOptions O;
     if (Options) {
@@ -272,6 +293,14 @@ kiln_status kiln_session_create(const kiln_model *Model,
       if (Vulkan->struct_size > Fp16MathAt &&
           Vulkan->fp16_arithmetic == KILN_VULKAN_FP16_ARITHMETIC_OFF)
         O.Vulkan.Fp16Arithmetic = false;
+    }
+    if (Nnapi) {
+      if (Nnapi->library)
+        O.Nnapi.Library = Nnapi->library;
+      O.Nnapi.Preference = Nnapi->preference;
+      O.Nnapi.DisallowCpu = Nnapi->disallow_cpu != 0;
+      if (Nnapi->cache_dir)
+        O.Nnapi.CacheDir = Nnapi->cache_dir;
     }
     auto KS = std::make_unique<kiln_session>();
     if (Status S = Session::create(Model->Model, O, KS->S))

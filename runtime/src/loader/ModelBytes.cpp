@@ -11,6 +11,8 @@
 namespace kiln::rt {
 
 ModelBytes::~ModelBytes() {
+  if (Fd >= 0)
+    close(Fd);
   if (Mapped)
     munmap(const_cast<uint8_t *>(Data), Size);
   else if (!Borrowed)
@@ -43,10 +45,12 @@ Status ModelBytes::mapFile(const char *Path, std::shared_ptr<ModelBytes> &Out) {
   }
   void *P = mmap(nullptr, size_t(St.st_size), PROT_READ, MAP_PRIVATE, Fd, 0);
   int Err = errno;
-  close(Fd);
-  if (P == MAP_FAILED)
+  if (P == MAP_FAILED) {
+    close(Fd);
     return {KILN_ERROR_IO, concat(Path, ": cannot map: ", std::strerror(Err))};
+  }
   std::shared_ptr<ModelBytes> B(new ModelBytes());
+  B->Fd = Fd;
   B->Data = static_cast<const uint8_t *>(P);
   B->Size = size_t(St.st_size);
   B->Mapped = true;

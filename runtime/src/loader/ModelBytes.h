@@ -26,6 +26,9 @@ public:
 
   const uint8_t *data() const { return Data; }
   size_t size() const { return Size; }
+  /// The mapped file, kept open for executors that map it themselves
+  /// (NNAPI's createFromFd); -1 for a copied or borrowed buffer.
+  int fd() const { return Fd; }
 
 private:
   ModelBytes() = default;
@@ -33,6 +36,7 @@ private:
   size_t Size = 0;
   bool Mapped = false;
   bool Borrowed = false;
+  int Fd = -1;
 };
 
 } // namespace kiln::rt

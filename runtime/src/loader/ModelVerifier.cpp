@@ -5,11 +5,14 @@
 // order where each input already exists, which makes the graph acyclic),
 // then each operator's own contract (OpValidation.h), and for a Vulkan file
 // its payload (VulkanPayloadVerifier.h) instead: a Vulkan file's operators
-// describe the graph for tools, and only the payload runs. Nothing is used
+// describe the graph for tools, and only the payload runs. An NNAPI file's
+// likewise (NnapiPayloadVerifier.h), except the host steps it names, which
+// get their operator checks there. Nothing is used
 // before it is checked.
 #include "loader/BlockedLayout.h"
 #include "loader/LoadedModel.h"
 #include "loader/Limits.h"
+#include "loader/NnapiPayloadVerifier.h"
 #include "loader/OpValidation.h"
 #include "loader/Targets.h"
 #include "loader/VulkanPayloadVerifier.h"
@@ -301,8 +304,8 @@ Status checkOperator(const LoadedModel &LM, unsigned I,
       View.Out.push_back(&LM.Tensors[size_t(X)]);
     }
   }
-  if (LM.Target == fb::Target::VULKAN) // descriptive: the payload runs
-    return Status::ok();
+  if (LM.Target == fb::Target::VULKAN || LM.Target == fb::Target::NNAPI)
+    return Status::ok(); // descriptive: the payload runs
   if (Status S = validateOperator(View))
     return S.withContext(Where);
   return Status::ok();
@@ -404,6 +407,9 @@ Status loadVerifiedModel(std::shared_ptr<ModelBytes> Bytes,
     if (Status S = verifyVulkanPayload(M, LM->Tensors, LM->VulkanModules))
       return S;
   }
+  if (LM->Target == fb::Target::NNAPI)
+    if (Status S = verifyNnapiPayload(M, LM->Tensors))
+      return S;
   readMetadata(M, LM->Metadata);
   LM->Bytes = std::move(Bytes);
   Out = std::move(LM);

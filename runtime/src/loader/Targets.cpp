@@ -11,6 +11,8 @@ fb::TargetPayload payloadOf(fb::Target T) {
     return fb::TargetPayload::CpuPayload;
   case fb::Target::VULKAN:
     return fb::TargetPayload::VulkanPayload;
+  case fb::Target::NNAPI:
+    return fb::TargetPayload::NnapiPayload;
   default:
     return fb::TargetPayload::NONE;
   }
@@ -47,11 +49,16 @@ bool runtimeRuns(fb::Target T) {
   if (T == fb::Target::VULKAN)
     return true;
 #endif
+#ifdef KILN_WITH_NNAPI
+  if (T == fb::Target::NNAPI)
+    return true;
+#endif
   return T == fb::Target::CPU;
 }
 
 bool loaderVerifies(fb::Target T) {
-  return T == fb::Target::CPU || T == fb::Target::VULKAN;
+  return T == fb::Target::CPU || T == fb::Target::VULKAN ||
+         T == fb::Target::NNAPI;
 }
 
 Status resolveTarget(const fb::Model &M, fb::Target &Out) {

@@ -1,6 +1,6 @@
 // The targets a .kiln file may name (fb::Target), the ones every loader
-// verifies (CPU and Vulkan: `kiln inspect` reads a Vulkan file on a CPU-only
-// build) and the ones this runtime build runs: the loader rejects a file for
+// verifies (CPU, Vulkan and NNAPI: `kiln inspect` reads a Vulkan file on a
+// CPU-only build) and the ones this runtime build runs: the loader rejects a file for
 // a target it cannot verify, naming the targets it runs, before anything else
 // reads it; creating a session for a target the build has no executor for
 // fails (session/Executors.cpp).
@@ -17,7 +17,8 @@ namespace kiln::rt {
 /// "cpu", "vulkan", ... ("unknown" outside the enum).
 const char *targetName(fb::Target T);
 
-/// Whether this build has an executor for T (Vulkan: KILN_WITH_VULKAN).
+/// Whether this build has an executor for T (Vulkan: KILN_WITH_VULKAN,
+/// NNAPI: KILN_WITH_NNAPI).
 bool runtimeRuns(fb::Target T);
 
 /// Whether the loader checks T's files completely, in every build.

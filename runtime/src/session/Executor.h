@@ -66,6 +66,23 @@ struct VulkanOptions {
   bool Fp16Arithmetic = true;
 };
 
+/// What the NNAPI executor alone reads (kiln_nnapi_options).
+struct NnapiOptions {
+  /// The library to dlopen; "": $KILN_NNAPI_LIBRARY, else
+  /// "libneuralnetworks.so".
+  std::string Library;
+  /// ANeuralNetworksCompilation_setPreference (nnapi::PreferenceCode):
+  /// FAST_SINGLE_ANSWER.
+  int32_t Preference = 1;
+  /// Compile for NNAPI's devices other than its CPU only (API level 29;
+  /// ignored by older libraries, where NNAPI chooses);
+  /// KILN_NNAPI_DISALLOW_CPU=1 too.
+  bool DisallowCpu = false;
+  /// Non-empty: NNAPI's compilation cache folder (setCaching, API level
+  /// 29); KILN_NNAPI_CACHE_DIR too.
+  std::string CacheDir;
+};
+
 struct SessionOptions {
   /// Host worker threads. 0: every core; 1: the calling thread only.
   uint32_t Threads = 0;
@@ -77,6 +94,7 @@ struct SessionOptions {
   bool KeepIntermediates = false;
   CpuOptions Cpu;
   VulkanOptions Vulkan;
+  NnapiOptions Nnapi;
 };
 
 class Executor {

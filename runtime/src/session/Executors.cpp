@@ -6,6 +6,9 @@
 #ifdef KILN_WITH_VULKAN
 #include "vulkan/VulkanExecutor.h"
 #endif
+#ifdef KILN_WITH_NNAPI
+#include "nnapi/NnapiExecutor.h"
+#endif
 
 namespace kiln::rt {
 
@@ -30,6 +33,18 @@ Status createExecutor(std::shared_ptr<const LoadedModel> Model,
 #else // the loader verifies Vulkan files in every build (kiln inspect)
     return unsupported("the file is for the vulkan target, and this runtime "
                        "was built without Vulkan (KILN_WITH_VULKAN)");
+#endif
+  }
+  case fb::Target::NNAPI: {
+#ifdef KILN_WITH_NNAPI
+    std::unique_ptr<NnapiExecutor> Nn;
+    if (Status S = NnapiExecutor::create(std::move(Model), Opts, Nn))
+      return S;
+    Out = std::move(Nn);
+    return Status::ok();
+#else // the loader verifies NNAPI files in every build
+    return unsupported("the file is for the nnapi target, and this runtime "
+                       "was built without NNAPI (KILN_WITH_NNAPI)");
 #endif
   }
   default: // the loader admits only the targets loaderVerifies() names
