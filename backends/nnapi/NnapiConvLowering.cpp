@@ -22,16 +22,42 @@ uint32_t zeroBias(Lowering &L, uint32_t In, uint32_t Filter, uint32_t OC) {
   return L.constant(TENSOR_INT32, {OC}, Scale, 0, std::move(Zeros));
 }
 
+/// A quantized average pool as a depthwise convolution with weights of
+/// 1/(KH*KW): one rounding, from the exact integer sum into the output's
+/// own scale, where AVERAGE_POOL_2D (whose output must keep the input's
+/// scale) and a requantizing ADD would round twice. Zero padding counts in
+/// the divisor, as count_include_pad wants.
+void averageAsDepthwise(Lowering &L, int32_t Op, uint32_t X,
+                        const fb::Pool2DOptionsT &C) {
+  const fb::OperatorT &O = op(L, Op);
+  uint32_t Channels = L.operand(X).dimensions.back();
+  uint32_t KH = C.kernel_height, KW = C.kernel_width;
+  uint32_t W = L.constant(TENSOR_QUANT8_SYMM_PER_CHANNEL, {1, KH, KW, Channels},
+                          0, 0, std::vector<uint8_t>(size_t(KH) * KW * Channels, 1));
+  L.setChannelScales(W, 3, std::vector<float>(Channels, 1.f / float(KH * KW)));
+  uint32_t B = L.constant(TENSOR_INT32, {Channels}, 0, 0,
+                          std::vector<uint8_t>(size_t(Channels) * 4, 0));
+  L.emitWithClamp(DEPTHWISE_CONV_2D,
+                  {X, W, B, L.scalarI32(int32_t(C.padding_left)),
+                   L.scalarI32(int32_t(C.padding_right)),
+                   L.scalarI32(int32_t(C.padding_top)),
+                   L.scalarI32(int32_t(C.padding_bottom)),
+                   L.scalarI32(int32_t(C.stride_width)),
+                   L.scalarI32(int32_t(C.stride_height)), L.scalarI32(1)},
+                  {}, L.operandOf(O.outputs[0]), C.output_min, C.output_max,
+                  Op);
+}
+
 } // namespace
 
 void lowerConv(Lowering &L, int32_t Op) {
   const fb::OperatorT &O = op(L, Op);
   const fb::Conv2DOptionsT &C = *O.options.AsConv2DOptions();
   uint32_t X = L.operandOf(O.inputs[0]);
-  uint32_t W = L.operandOf(O.inputs[1]);
+  uint32_t W = L.weightFor(X, O.inputs[1]);
   uint32_t OC = uint32_t(L.tensor(O.outputs[0]).shape.back());
   uint32_t B = O.inputs.size() > 2 && O.inputs[2] >= 0
-                   ? L.operandOf(O.inputs[2])
+                   ? L.weightFor(X, O.inputs[2])
                    : zeroBias(L, X, W, OC);
   std::vector<uint32_t> In = {X,
                               W,
@@ -76,10 +102,10 @@ void lowerDeconv(Lowering &L, int32_t Op) {
     return L.fail(Op, "NNAPI's TRANSPOSE_CONV_2D takes no groups, dilation "
                       "or output padding");
   uint32_t X = L.operandOf(O.inputs[0]);
-  uint32_t W = L.operandOf(O.inputs[1]);
+  uint32_t W = L.weightFor(X, O.inputs[1]);
   uint32_t OC = uint32_t(L.tensor(O.outputs[0]).shape.back());
   uint32_t B = O.inputs.size() > 2 && O.inputs[2] >= 0
-                   ? L.operandOf(O.inputs[2])
+                   ? L.weightFor(X, O.inputs[2])
                    : zeroBias(L, X, W, OC);
   L.emitWithClamp(TRANSPOSE_CONV_2D,
                   {X, W, B, L.scalarI32(int32_t(C.padding_left)),
@@ -98,14 +124,14 @@ void lowerFullyConnected(Lowering &L, int32_t Op) {
   const auto &WShape = L.tensor(O.inputs[1]).shape;
   uint32_t OC = uint32_t(WShape[0]), K = uint32_t(WShape[1]);
   uint32_t X = L.operandOf(O.inputs[0]);
-  uint32_t W = L.operandOf(O.inputs[1]);
+  uint32_t W = L.weightFor(X, O.inputs[1]);
   uint32_t Out = L.operandOf(O.outputs[0]);
   uint64_t Count = 1;
   for (uint32_t D : L.operand(X).dimensions)
     Count *= D;
   uint32_t Batch = uint32_t(Count / K);
   uint32_t B = O.inputs.size() > 2 && O.inputs[2] >= 0
-                   ? L.operandOf(O.inputs[2])
+                   ? L.weightFor(X, O.inputs[2])
                    : zeroBias(L, X, W, OC);
   auto Reshape = [&](uint32_t From, uint32_t To) {
     std::vector<int32_t> Shape(L.operand(To).dimensions.begin(),
@@ -143,9 +169,14 @@ void lowerPool(Lowering &L, int32_t Op) {
   fb::Pool2DOptionsT Global;
   Global.kernel_height = uint32_t(XShape[1]);
   Global.kernel_width = uint32_t(XShape[2]);
-  const fb::Pool2DOptionsT &C = O.options.AsPool2DOptions()
-                                    ? *O.options.AsPool2DOptions()
-                                    : Global;
+  bool IsGlobal = O.kind == fb::OpKind::GLOBAL_AVERAGE_POOL_2D ||
+                  O.kind == fb::OpKind::GLOBAL_MAX_POOL_2D;
+  if (IsGlobal && O.options.AsPool2DOptions()) { // keep its fused clamp
+    Global.output_min = O.options.AsPool2DOptions()->output_min;
+    Global.output_max = O.options.AsPool2DOptions()->output_max;
+  }
+  const fb::Pool2DOptionsT &C =
+      IsGlobal ? Global : *O.options.AsPool2DOptions();
   if (C.dilation_height != 1 || C.dilation_width != 1)
     return L.fail(Op, "NNAPI pools have no dilation");
   uint32_t Pads[4] = {C.padding_left, C.padding_right, C.padding_top,
@@ -169,6 +200,8 @@ void lowerPool(Lowering &L, int32_t Op) {
     for (uint32_t &P : Pads)
       P = 0;
   }
+  if (!Max && L.quantized(O.outputs[0]) && (!Padded || C.count_include_pad))
+    return averageAsDepthwise(L, Op, X, C);
   uint32_t Out = L.outputLike(X, O.outputs[0]);
   if (!L.emitWithClamp(
           Max ? MAX_POOL_2D : AVERAGE_POOL_2D,

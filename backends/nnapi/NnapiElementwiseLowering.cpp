@@ -102,8 +102,19 @@ void lowerUnary(Lowering &L, int32_t Op) {
     return L.emit(TANH, {X}, {Out}, Op);
   case fb::UnaryOp::SIGMOID:
     return L.emit(LOGISTIC, {X}, {Out}, Op);
-  case fb::UnaryOp::HARD_SWISH:
-    return L.emit(HARD_SWISH, {X}, {Out}, Op);
+  case fb::UnaryOp::HARD_SWISH: {
+    if (L.level() >= 30 || L.quantized(O.outputs[0]))
+      return L.emit(HARD_SWISH, {X}, {Out}, Op);
+    // Below level 30: x * (relu6(x + 3) / 6).
+    std::vector<uint32_t> Dims = L.operand(Out).dimensions;
+    uint32_t Gate = L.activationLike(Out, Dims);
+    uint32_t Scaled = L.activationLike(Out, Dims);
+    L.emit(ADD, {X, floatConstant(L, 3.f), L.scalarI32(FUSED_RELU6)}, {Gate},
+           Op);
+    L.emit(MUL, {Gate, floatConstant(L, 1.f / 6), L.scalarI32(FUSED_NONE)},
+           {Scaled}, Op);
+    return L.emit(MUL, {X, Scaled, L.scalarI32(FUSED_NONE)}, {Out}, Op);
+  }
   case fb::UnaryOp::RECIPROCAL:
     return L.emit(DIV, {floatConstant(L, 1.f), X, L.scalarI32(FUSED_NONE)},
                   {Out}, Op);

@@ -18,7 +18,12 @@ std::vector<uint32_t> nnapiDims(const std::vector<int64_t> &Shape) {
     return {1};
   std::vector<uint32_t> Dims;
   for (int64_t D : Shape)
-    Dims.push_back(uint32_t(D));
+    // NNAPI tensors have rank 4 at most: a longer shape loses its 1s
+    // (ShuffleNet's channel shuffle is [1, H, W, 2, C/2]).
+    if (Shape.size() <= 4 || D != 1)
+      Dims.push_back(uint32_t(D));
+  if (Dims.empty())
+    Dims.push_back(1);
   return Dims;
 }
 
@@ -195,6 +200,50 @@ uint32_t Lowering::operandOf(int32_t T) {
   }
   uint32_t I = addOperand(std::move(Operand));
   TensorOperands[T] = I;
+  return I;
+}
+
+uint32_t Lowering::floatOperandOf(int32_t T) {
+  const fb::TensorT &Tn = tensor(T);
+  if (Tn.buffer < 0 || Tn.dtype == fb::DType::F32 ||
+      Tn.dtype == fb::DType::F16 || !Tn.quant || Tn.quant->scale.empty())
+    return operandOf(T);
+  auto It = FloatConstants.find(T);
+  if (It != FloatConstants.end())
+    return It->second;
+  std::vector<uint32_t> Dims = nnapiDims(Tn.shape);
+  uint64_t Count = elementCount(Dims);
+  const uint8_t *Src = segmentBytes(Tn.buffer);
+  const fb::QuantParamsT &Q = *Tn.quant;
+  // The stride of the quantized axis, to find each element's channel.
+  uint64_t Inner = 1;
+  if (Q.axis >= 0)
+    for (size_t D = size_t(Q.axis) + 1; D < Tn.shape.size(); ++D)
+      Inner *= uint64_t(Tn.shape[D]);
+  std::vector<float> F(Count);
+  for (uint64_t I = 0; I < Count; ++I) {
+    size_t C = Q.axis >= 0 ? size_t((I / Inner) % uint64_t(Tn.shape[size_t(Q.axis)]))
+                           : 0;
+    double Scale = Q.scale[std::min(C, Q.scale.size() - 1)];
+    int64_t Zero = Q.zero_point.empty()
+                       ? 0
+                       : Q.zero_point[std::min(C, Q.zero_point.size() - 1)];
+    int64_t V;
+    if (Tn.dtype == fb::DType::I8) {
+      V = int8_t(Src[I]);
+    } else if (Tn.dtype == fb::DType::I32) {
+      int32_t X;
+      std::memcpy(&X, Src + 4 * I, 4);
+      V = X;
+    } else {
+      fail(CurrentOp, "constant '" + Tn.name + "' of type " +
+                          fb::EnumNameDType(Tn.dtype) + " in a float layer");
+      break;
+    }
+    F[I] = float(double(V - Zero) * Scale);
+  }
+  uint32_t I = constant(TENSOR_FLOAT32, Dims, 0, 0, bytesOf(F));
+  FloatConstants[T] = I;
   return I;
 }
 
@@ -501,6 +550,9 @@ llvm::Error Lowering::run() {
       return inputError("the model cannot run on NNAPI: its output '{0}' is "
                         "not computed by an NNAPI operation",
                         tensor(T).name);
+  for (const auto &Operand : P.operands)
+    if (const OperationInfo *T = findOperandType(Operand->type))
+      Needed = std::max(Needed, T->Level);
   P.feature_level = Needed;
   return llvm::Error::success();
 }

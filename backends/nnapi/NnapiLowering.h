@@ -43,6 +43,15 @@ public:
   /// The operand of activation T with another element count view: the
   /// same type and quantization, dims Dims, standing for no kiln tensor.
   uint32_t activationLike(uint32_t Like, std::vector<uint32_t> Dims);
+  /// For a float layer: the operand of constant T as TENSOR_FLOAT32, a
+  /// dequantized copy when kiln keeps it int8 or int32 (the weights of a
+  /// layer left float, which kiln's CPU runtime widens at load).
+  uint32_t floatOperandOf(int32_t T);
+  /// The weight or bias operand of a layer whose input is operand X.
+  uint32_t weightFor(uint32_t X, int32_t T) {
+    return operand(X).type == 3 /*TENSOR_FLOAT32*/ ? floatOperandOf(T)
+                                                   : operandOf(T);
+  }
   uint32_t scalarI32(int32_t V);
   uint32_t scalarF32(float V);
   uint32_t scalarBool(bool V);
@@ -52,6 +61,11 @@ public:
   uint32_t constant(int32_t Type, std::vector<uint32_t> Dims, float Scale,
                     int32_t ZeroPoint, std::vector<uint8_t> Bytes);
   const fb::NnapiOperandT &operand(uint32_t I) const { return *P.operands[I]; }
+  /// Makes constant I per-channel (TENSOR_QUANT8_SYMM_PER_CHANNEL).
+  void setChannelScales(uint32_t I, uint32_t Dim, std::vector<float> Scales) {
+    P.operands[I]->channel_dim = Dim;
+    P.operands[I]->channel_scales = std::move(Scales);
+  }
   /// Appends an operation for kiln operator Op.
   void emit(int32_t Code, std::vector<uint32_t> Inputs,
             std::vector<uint32_t> Outputs, int32_t Op);
@@ -95,7 +109,7 @@ private:
   int32_t Needed = 27;
   int32_t CurrentOp = -1;
   std::vector<std::string> Errors;
-  std::map<int32_t, uint32_t> TensorOperands;
+  std::map<int32_t, uint32_t> TensorOperands, FloatConstants;
   std::map<std::pair<int32_t, uint32_t>, uint32_t> Scalars;
   std::set<int32_t> HostOperators;
 };

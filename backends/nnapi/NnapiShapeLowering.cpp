@@ -83,8 +83,23 @@ void lowerMovement(Lowering &L, int32_t Op) {
   }
   case fb::OpKind::TRANSPOSE: {
     uint32_t Out = L.outputLike(X, OutT);
-    L.emit(TRANSPOSE, {X, L.tensorI32(O.options.AsTransposeOptions()->perm)},
-           {Out}, Op);
+    std::vector<int32_t> Perm = O.options.AsTransposeOptions()->perm;
+    const auto &XShape = L.tensor(O.inputs[0]).shape;
+    if (L.operand(X).dimensions.size() != XShape.size()) {
+      // The operands lost the tensor's 1s (nnapiDims): so does the perm.
+      std::vector<int32_t> Kept(XShape.size(), -1), Reduced;
+      int32_t Next = 0;
+      for (size_t A = 0; A < XShape.size(); ++A)
+        if (XShape[A] != 1)
+          Kept[A] = Next++;
+      for (int32_t P : Perm)
+        if (Kept[size_t(P)] >= 0)
+          Reduced.push_back(Kept[size_t(P)]);
+      Perm = Reduced;
+    }
+    if (Perm.size() > 4)
+      return L.fail(Op, "NNAPI transposes tensors of rank 4 at most");
+    L.emit(TRANSPOSE, {X, L.tensorI32(Perm)}, {Out}, Op);
     return L.finishOutput(Out, OutT, Op);
   }
   case fb::OpKind::CONCAT: {

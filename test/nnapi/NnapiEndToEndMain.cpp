@@ -133,6 +133,7 @@ std::vector<float> outputQuanta(const KilnModule &M) {
 std::string withinAQuantum(const std::vector<Tensor> &Got,
                            const std::vector<Tensor> &Ref,
                            const std::vector<float> &Quanta, double &Worst) {
+  std::string First;
   if (Got.size() != Ref.size())
     return "output count";
   for (size_t I = 0; I < Got.size(); ++I) {
@@ -148,13 +149,13 @@ std::string withinAQuantum(const std::vector<Tensor> &Got,
     for (int64_t K = 0; K < Got[I].numElements(); ++K) {
       double D = std::abs(Got[I].asDouble(K) - Ref[I].asDouble(K)) / Q;
       Worst = std::max(Worst, D);
-      if (!(D <= 1.0 + 1e-3))
-        return llvm::formatv("output {0} at {1}: {2} vs {3}, {4:f2} quanta",
-                             I, K, Got[I].asDouble(K), Ref[I].asDouble(K), D)
-            .str();
+      if (!(D <= 1.0 + 1e-3) && First.empty())
+        First = llvm::formatv("output {0} at {1}: {2} vs {3}, {4:f2} quanta",
+                              I, K, Got[I].asDouble(K), Ref[I].asDouble(K), D)
+                    .str();
     }
   }
-  return "";
+  return First;
 }
 
 std::string checkInt8(const std::string &Path,
@@ -180,10 +181,16 @@ std::string checkInt8(const std::string &Path,
     if (!CpuBytes)
       return "int8: CPU write: " + firstLine(CpuBytes.takeError());
     auto Bytes = nnapiBytes(**G, Level);
-    if (!Bytes)
-      return llvm::formatv("int8 level {0}: compile: {1}", Level,
-                           firstLine(Bytes.takeError()))
-          .str();
+    if (!Bytes) {
+      std::string Why = llvm::toString(Bytes.takeError());
+      if (Why.find("needs NNAPI feature level") == std::string::npos &&
+          Why.find("needs feature level") == std::string::npos)
+        return llvm::formatv("int8 level {0}: compile: {1}", Level,
+                             Why.substr(0, Why.find('\n')))
+            .str();
+      Detail += llvm::formatv("; int8@{0} refused", Level).str();
+      continue;
+    }
     InterpreterOptions IO;
     IO.Threads = 1;
     auto Qdq = Interpreter(**G, IO).run(Inputs);
@@ -195,20 +202,22 @@ std::string checkInt8(const std::string &Path,
       Why = runCompiled(*CpuBytes, Inputs, sessionOptions(), CpuGot);
     if (!Why.empty())
       return llvm::formatv("int8 level {0}: {1}", Level, Why).str();
-    double WorstQdq = 0, WorstCpu = 0;
-    Why = withinAQuantum(Got, *Qdq, Quanta, WorstQdq);
-    if (!Why.empty())
-      return llvm::formatv("int8 level {0} against the QDQ graph: {1}", Level,
-                           Why)
-          .str();
-    Why = withinAQuantum(Got, CpuGot, Quanta, WorstCpu);
-    if (!Why.empty())
-      return llvm::formatv("int8 level {0} against the CPU int8 file: {1}",
-                           Level, Why)
-          .str();
-    Detail += llvm::formatv("; int8@{0} {1:f2}/{2:f2} quanta (QDQ/CPU)",
-                            Level, WorstQdq, WorstCpu)
-                  .str();
+    // Worst differences in quanta: NNAPI against the QDQ graph and the CPU
+    // file, and (for the record) the CPU file against the QDQ graph.
+    double WorstQdq = 0, WorstCpu = 0, CpuQdq = 0;
+    std::string QdqWhy = withinAQuantum(Got, *Qdq, Quanta, WorstQdq);
+    std::string CpuWhy = withinAQuantum(Got, CpuGot, Quanta, WorstCpu);
+    (void)withinAQuantum(CpuGot, *Qdq, Quanta, CpuQdq);
+    std::string Figures =
+        llvm::formatv("int8@{0} {1:f2}/{2:f2} quanta (QDQ/CPU; CPU against "
+                      "QDQ {3:f2})",
+                      Level, WorstQdq, WorstCpu, CpuQdq)
+            .str();
+    if (!QdqWhy.empty())
+      return Figures + ": against the QDQ graph: " + QdqWhy;
+    if (!CpuWhy.empty())
+      return Figures + ": against the CPU int8 file: " + CpuWhy;
+    Detail += "; " + Figures;
   }
   return "";
 }

@@ -52,6 +52,10 @@ bool inputCountOk(int32_t Code, size_t N) {
     return Any({2, 3});
   case nn::STRIDED_SLICE:
     return N == 7;
+  case nn::RESIZE_BILINEAR:
+    return N >= 3 && N <= 6;
+  case nn::RESIZE_NEAREST_NEIGHBOR:
+    return N >= 4 && N <= 6;
   default: // unary: FLOOR, LOGISTIC, RELU*, TANH, ABS, EXP, LOG, NEG, ...
     return N == 1;
   }
