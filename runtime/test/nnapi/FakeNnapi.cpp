@@ -2,11 +2,13 @@
 // implementation: it accepts any model, and an execution copies model input
 // 0's bytes into every output (truncated or zero-filled). It logs the calls
 // that matter (kilnFakeNnapiLog) so tests see what the executor asked for.
-// Two devices: "fake-cpu" (DEVICE_CPU) and "fake-npu" (DEVICE_ACCELERATOR).
+// Two devices: "fake-cpu" (DEVICE_CPU) and "fake-npu" (DEVICE_ACCELERATOR);
+// with KILN_FAKE_NNAPI_CPU_ONLY=1 only the first.
 // The real device for end-to-end tests is test/nnapi/host_device.
 #include "nnapi/NeuralNetworksApi.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -155,7 +157,8 @@ API int ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(
   return 0;
 }
 API int ANeuralNetworks_getDeviceCount(uint32_t *N) {
-  *N = 2;
+  const char *CpuOnly = std::getenv("KILN_FAKE_NNAPI_CPU_ONLY");
+  *N = CpuOnly && *CpuOnly == '1' ? 1 : 2;
   return 0;
 }
 API int ANeuralNetworks_getDevice(uint32_t I, ANeuralNetworksDevice **D) {

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -194,6 +195,17 @@ TEST_CASE("the host steps run around the NNAPI model", "[nnapi][executor]") {
   E.struct_size = sizeof E;
   REQUIRE(kiln_session_engine_info(R.Session, &E) == KILN_OK);
   REQUIRE(std::string(E.device) == "fake-npu");
+}
+
+TEST_CASE("disallow_cpu without another device fails", "[nnapi][executor]") {
+  Run R;
+  R.Nn.disallow_cpu = 1;
+  setenv("KILN_FAKE_NNAPI_CPU_ONLY", "1", 1);
+  std::string Error;
+  kiln_status S = R.create(int8Model().bytes(), Error);
+  unsetenv("KILN_FAKE_NNAPI_CPU_ONLY");
+  REQUIRE(S == KILN_ERROR_UNSUPPORTED);
+  REQUIRE(Error.find("no NNAPI device other than the CPU") != std::string::npos);
 }
 
 TEST_CASE("weights come from the mapped file through NNAPI memory",
