@@ -21,19 +21,31 @@ void note(const std::string &S) { Log += S + "\n"; }
 
 } // namespace
 
-struct ANeuralNetworksMemory { int Fd; };
-struct ANeuralNetworksModel { int Unused = 0; };
-struct ANeuralNetworksCompilation { int Unused = 0; };
+struct ANeuralNetworksMemory {
+  int Fd;
+};
+struct ANeuralNetworksModel {
+  int Unused = 0;
+};
+struct ANeuralNetworksCompilation {
+  int Unused = 0;
+};
 struct ANeuralNetworksExecution {
   std::vector<std::pair<const void *, size_t>> In;
   std::vector<std::pair<void *, size_t>> Out;
 };
-struct ANeuralNetworksEvent { int Unused = 0; };
-struct ANeuralNetworksDevice { const char *Name; int32_t Type; };
+struct ANeuralNetworksEvent {
+  int Unused = 0;
+};
+struct ANeuralNetworksDevice {
+  const char *Name;
+  int32_t Type;
+};
 
 namespace {
-ANeuralNetworksDevice Devices[] = {{"fake-cpu", kiln::nnapi::DEVICE_CPU},
-                                   {"fake-npu", kiln::nnapi::DEVICE_ACCELERATOR}};
+ANeuralNetworksDevice Devices[] = {
+    {"fake-cpu", kiln::nnapi::DEVICE_CPU},
+    {"fake-npu", kiln::nnapi::DEVICE_ACCELERATOR}};
 } // namespace
 
 extern "C" {
@@ -146,8 +158,9 @@ API int ANeuralNetworksExecution_startCompute(ANeuralNetworksExecution *E,
 }
 API int ANeuralNetworksEvent_wait(ANeuralNetworksEvent *) { return 0; }
 API void ANeuralNetworksEvent_free(ANeuralNetworksEvent *Ev) { delete Ev; }
-API int ANeuralNetworksModel_relaxComputationFloat32toFloat16(
-    ANeuralNetworksModel *, bool) {
+API int
+ANeuralNetworksModel_relaxComputationFloat32toFloat16(ANeuralNetworksModel *,
+                                                      bool) {
   note("relax");
   return 0;
 }

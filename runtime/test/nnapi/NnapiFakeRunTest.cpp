@@ -64,8 +64,8 @@ struct Run {
     REQUIRE(create(Bytes, Error) == KILN_OK);
   }
   template <typename T> std::vector<T> run(const std::vector<T> &In) {
-    REQUIRE(kiln_session_set_input(Session, 0, In.data(), In.size() * sizeof(T)) ==
-            KILN_OK);
+    REQUIRE(kiln_session_set_input(Session, 0, In.data(),
+                                   In.size() * sizeof(T)) == KILN_OK);
     REQUIRE(kiln_session_run(Session) == KILN_OK);
     const void *Data;
     size_t Bytes;
@@ -205,7 +205,8 @@ TEST_CASE("disallow_cpu without another device fails", "[nnapi][executor]") {
   kiln_status S = R.create(int8Model().bytes(), Error);
   unsetenv("KILN_FAKE_NNAPI_CPU_ONLY");
   REQUIRE(S == KILN_ERROR_UNSUPPORTED);
-  REQUIRE(Error.find("no NNAPI device other than the CPU") != std::string::npos);
+  REQUIRE(Error.find("no NNAPI device other than the CPU") !=
+          std::string::npos);
 }
 
 TEST_CASE("weights come from the mapped file through NNAPI memory",
