@@ -3,7 +3,9 @@
 // 0's bytes into every output (truncated or zero-filled). It logs the calls
 // that matter (kilnFakeNnapiLog) so tests see what the executor asked for.
 // Two devices: "fake-cpu" (DEVICE_CPU) and "fake-npu" (DEVICE_ACCELERATOR);
-// with KILN_FAKE_NNAPI_CPU_ONLY=1 only the first.
+// with KILN_FAKE_NNAPI_CPU_ONLY=1 only the first. Built twice: API level 31
+// (every function) and 27 (KILN_FAKE_NNAPI_LEVEL: no device choice, no
+// caching, startCompute instead of compute, an execution per run).
 // The real device for end-to-end tests is test/nnapi/host_device.
 #include "nnapi/NeuralNetworksApi.h"
 
@@ -12,6 +14,11 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+// The API level it implements: functions added later are absent.
+#ifndef KILN_FAKE_NNAPI_LEVEL
+#define KILN_FAKE_NNAPI_LEVEL 31
+#endif
 
 namespace {
 
@@ -43,7 +50,7 @@ struct ANeuralNetworksDevice {
 };
 
 namespace {
-ANeuralNetworksDevice Devices[] = {
+[[maybe_unused]] ANeuralNetworksDevice Devices[] = {
     {"fake-cpu", kiln::nnapi::DEVICE_CPU},
     {"fake-npu", kiln::nnapi::DEVICE_ACCELERATOR}};
 } // namespace
@@ -140,7 +147,7 @@ API int ANeuralNetworksExecution_setOutput(ANeuralNetworksExecution *E,
   E->Out[size_t(I)] = {B, N};
   return 0;
 }
-API int ANeuralNetworksExecution_compute(ANeuralNetworksExecution *E) {
+static int computeAll(ANeuralNetworksExecution *E) {
   note("compute");
   if (!E->In.empty() && E->In[0].second) // the first byte NNAPI sees
     note("in " + std::to_string(*static_cast<const uint8_t *>(E->In[0].first)));
@@ -151,19 +158,27 @@ API int ANeuralNetworksExecution_compute(ANeuralNetworksExecution *E) {
   }
   return 0;
 }
+#if KILN_FAKE_NNAPI_LEVEL >= 29
+API int ANeuralNetworksExecution_compute(ANeuralNetworksExecution *E) {
+  return computeAll(E);
+}
+#endif
 API int ANeuralNetworksExecution_startCompute(ANeuralNetworksExecution *E,
                                               ANeuralNetworksEvent **Ev) {
   *Ev = new ANeuralNetworksEvent();
-  return ANeuralNetworksExecution_compute(E);
+  return computeAll(E);
 }
 API int ANeuralNetworksEvent_wait(ANeuralNetworksEvent *) { return 0; }
 API void ANeuralNetworksEvent_free(ANeuralNetworksEvent *Ev) { delete Ev; }
+#if KILN_FAKE_NNAPI_LEVEL >= 28
 API int
 ANeuralNetworksModel_relaxComputationFloat32toFloat16(ANeuralNetworksModel *,
                                                       bool) {
   note("relax");
   return 0;
 }
+#endif
+#if KILN_FAKE_NNAPI_LEVEL >= 29
 API int ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(
     ANeuralNetworksModel *, int32_t,
     const ANeuralNetworksSymmPerChannelQuantParams *) {
@@ -207,9 +222,13 @@ API int ANeuralNetworksCompilation_setCaching(ANeuralNetworksCompilation *,
   note(std::string("caching ") + Dir);
   return 0;
 }
+#endif
+#if KILN_FAKE_NNAPI_LEVEL >= 31
 API int ANeuralNetworksExecution_setReusable(ANeuralNetworksExecution *, bool) {
   note("reusable");
   return 0;
 }
+
+#endif
 
 } // extern "C"

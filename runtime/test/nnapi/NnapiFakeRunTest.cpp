@@ -19,8 +19,8 @@ using namespace kiln::nntest;
 
 namespace {
 
-std::string fakeLog() {
-  void *H = dlopen(KILN_NNAPI_FAKE, RTLD_NOW);
+std::string fakeLog(const char *Library = KILN_NNAPI_FAKE) {
+  void *H = dlopen(Library, RTLD_NOW);
   REQUIRE(H);
   auto *Log = reinterpret_cast<const char *(*)()>(dlsym(H, "kilnFakeNnapiLog"));
   std::string Text = Log();
@@ -40,12 +40,12 @@ struct Run {
   kiln_nnapi_options Nn;
   kiln_session_options Opts;
 
-  Run() {
+  explicit Run(const char *Library = KILN_NNAPI_FAKE) {
     kiln_nnapi_options_init(&Nn);
-    Nn.library = KILN_NNAPI_FAKE;
+    Nn.library = Library;
     kiln_session_options_init(&Opts);
     Opts.nnapi = &Nn;
-    fakeLog(); // cleared
+    fakeLog(Library); // cleared
   }
   ~Run() {
     kiln_session_destroy(Session);
@@ -271,4 +271,32 @@ TEST_CASE("NNAPI's errors name the call and the operation",
   REQUIRE(R.create(M.bytes(), Error) == KILN_ERROR_UNSUPPORTED);
   REQUIRE(Error.find("NNAPI ANeuralNetworksModel_addOperation (operation 0, "
                      "HARD_SWISH) failed: BAD_DATA") != std::string::npos);
+}
+
+TEST_CASE("an API level 27 library: one execution per run, NNAPI chooses",
+          "[nnapi][executor]") {
+  Run R(KILN_NNAPI_FAKE27);
+  R.Nn.disallow_cpu = 1; // needs level 29: ignored
+  R.Nn.cache_dir = "/tmp/kiln-nnapi-cache";
+  R.create(int8Model().bytes());
+  std::vector<int8_t> X = {-128, -1, 0, 1, 127, 5, -5, 64};
+  REQUIRE(R.run(X) == X);
+  REQUIRE(R.run(X) == X);
+  std::string Log = fakeLog(KILN_NNAPI_FAKE27);
+  INFO(Log);
+  REQUIRE(logged(Log, "create"));
+  REQUIRE(logged(Log, "compute")); // through startCompute
+  REQUIRE(!logged(Log, "reusable"));
+  REQUIRE(Log.find("caching") == std::string::npos);
+  SECTION("a file that needs a later level") {
+    NnapiModel M = int8Model();
+    M.payload().feature_level = 29;
+    Run Later(KILN_NNAPI_FAKE27);
+    std::string Error;
+    REQUIRE(Later.create(M.bytes(), Error) == KILN_ERROR_UNSUPPORTED);
+    REQUIRE(Error.find("the file needs NNAPI feature level 29, and the NNAPI "
+                       "library " KILN_NNAPI_FAKE27 " lacks "
+                       "ANeuralNetworksModel_relaxComputationFloat32toFloat16 "
+                       "(level 28)") != std::string::npos);
+  }
 }
