@@ -300,3 +300,30 @@ TEST_CASE("an API level 27 library: one execution per run, NNAPI chooses",
                        "(level 28)") != std::string::npos);
   }
 }
+
+TEST_CASE("u8 tensors reach QUANT8_ASYMM unchanged", "[nnapi][executor]") {
+  NnapiModel M = int8Model();
+  for (auto &T : M.Model.tensors) {
+    T->dtype = fb::DType::U8;
+    T->quant->zero_point = {128};
+  }
+  Run R;
+  R.create(M.bytes());
+  std::vector<uint8_t> X = {7, 0, 255, 128, 1, 2, 3, 4};
+  REQUIRE(R.run(X) == X);
+  REQUIRE(logged(fakeLog(), "in 7"));
+}
+
+TEST_CASE("the environment asks for devices and caching",
+          "[nnapi][executor]") {
+  Run R;
+  setenv("KILN_NNAPI_DISALLOW_CPU", "1", 1);
+  setenv("KILN_NNAPI_CACHE_DIR", "/tmp/kiln-nnapi-env-cache", 1);
+  R.create(int8Model().bytes());
+  unsetenv("KILN_NNAPI_DISALLOW_CPU");
+  unsetenv("KILN_NNAPI_CACHE_DIR");
+  std::string Log = fakeLog();
+  INFO(Log);
+  REQUIRE(logged(Log, "device fake-npu"));
+  REQUIRE(logged(Log, "caching /tmp/kiln-nnapi-env-cache"));
+}
