@@ -148,22 +148,24 @@ Status NnapiExecutor::setOperandValues() {
   for (unsigned I = 0; I < P.operands()->size(); ++I) {
     const fb::NnapiOperand &O = *P.operands()->Get(I);
     int R = nn::NO_ERROR;
+    const char *Call = "ANeuralNetworksModel_setOperandValue";
     if (O.source() == fb::NnapiValueSource::INLINE) {
       R = Lib->ANeuralNetworksModel_setOperandValue(
           NnModel, int32_t(I), O.value()->data(), O.value()->size());
     } else if (O.source() == fb::NnapiValueSource::SEGMENT) {
       const fb::Buffer *B = Model->Root->buffers()->Get(unsigned(O.segment()));
-      if (FileMemory)
+      if (FileMemory) {
+        Call = "ANeuralNetworksModel_setOperandValueFromMemory";
         R = Lib->ANeuralNetworksModel_setOperandValueFromMemory(
             NnModel, int32_t(I), FileMemory, size_t(B->offset()),
             size_t(B->size()));
-      else // NNAPI keeps the pointer (> 128 bytes): the model outlives it
+      } else { // NNAPI keeps the pointer (> 128 bytes): the model outlives it
         R = Lib->ANeuralNetworksModel_setOperandValue(
             NnModel, int32_t(I), Bytes.data() + B->offset(), size_t(B->size()));
+      }
     }
     if (R != nn::NO_ERROR)
-      return nnError("ANeuralNetworksModel_setOperandValue", R,
-                     concat("operand ", I));
+      return nnError(Call, R, concat("operand ", I));
   }
   return Status::ok();
 }
