@@ -261,7 +261,8 @@ Status checkModelIo(const fb::NnapiPayload &P,
   size_t NumOperands = Written.size();
   std::vector<char> Seen(NumOperands, 0);
   if (!V || V->size() == 0)
-    return invalidModel("the NNAPI model has no ", Inputs ? "inputs" : "outputs");
+    return invalidModel("the NNAPI model has no ",
+                        Inputs ? "inputs" : "outputs");
   for (unsigned I = 0; I < V->size(); ++I) {
     uint32_t X = V->Get(I);
     if (X >= NumOperands)
@@ -354,10 +355,10 @@ public:
     if (M.outputs())
       for (int32_t X : *M.outputs())
         if (!Have[size_t(X)])
-        return invalidModel("graph output tensor ", X, " '",
-                            Tensors[size_t(X)].Name,
-                            "' is computed by neither the NNAPI model nor "
-                            "the host");
+          return invalidModel("graph output tensor ", X, " '",
+                              Tensors[size_t(X)].Name,
+                              "' is computed by neither the NNAPI model nor "
+                              "the host");
     return Status::ok();
   }
 

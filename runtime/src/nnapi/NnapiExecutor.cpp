@@ -15,9 +15,9 @@ namespace {
 
 /// A failed NNAPI call: out of memory, or the device refusing the model.
 Status nnError(const char *Call, int Code, const std::string &Detail = "") {
-  std::string Message = concat("NNAPI ", Call, Detail.empty() ? "" : " (",
-                               Detail, Detail.empty() ? "" : ")", " failed: ",
-                               resultName(Code));
+  std::string Message =
+      concat("NNAPI ", Call, Detail.empty() ? "" : " (", Detail,
+             Detail.empty() ? "" : ")", " failed: ", resultName(Code));
   if (Code == nn::OUT_OF_MEMORY)
     return {KILN_ERROR_OUT_OF_MEMORY, Message};
   return {KILN_ERROR_UNSUPPORTED, Message};
@@ -117,7 +117,8 @@ Status NnapiExecutor::checkLevel() const {
     const char *Name;
   };
   const Mark Marks[] = {
-      {28, Lib->ANeuralNetworksModel_relaxComputationFloat32toFloat16 != nullptr,
+      {28,
+       Lib->ANeuralNetworksModel_relaxComputationFloat32toFloat16 != nullptr,
        "ANeuralNetworksModel_relaxComputationFloat32toFloat16"},
       {29, Lib->ANeuralNetworksExecution_compute != nullptr,
        "ANeuralNetworksExecution_compute"},
@@ -147,22 +148,24 @@ Status NnapiExecutor::setOperandValues() {
   for (unsigned I = 0; I < P.operands()->size(); ++I) {
     const fb::NnapiOperand &O = *P.operands()->Get(I);
     int R = nn::NO_ERROR;
+    const char *Call = "ANeuralNetworksModel_setOperandValue";
     if (O.source() == fb::NnapiValueSource::INLINE) {
       R = Lib->ANeuralNetworksModel_setOperandValue(
           NnModel, int32_t(I), O.value()->data(), O.value()->size());
     } else if (O.source() == fb::NnapiValueSource::SEGMENT) {
       const fb::Buffer *B = Model->Root->buffers()->Get(unsigned(O.segment()));
-      if (FileMemory)
+      if (FileMemory) {
+        Call = "ANeuralNetworksModel_setOperandValueFromMemory";
         R = Lib->ANeuralNetworksModel_setOperandValueFromMemory(
             NnModel, int32_t(I), FileMemory, size_t(B->offset()),
             size_t(B->size()));
-      else // NNAPI keeps the pointer (> 128 bytes): the model outlives it
+      } else { // NNAPI keeps the pointer (> 128 bytes): the model outlives it
         R = Lib->ANeuralNetworksModel_setOperandValue(
             NnModel, int32_t(I), Bytes.data() + B->offset(), size_t(B->size()));
+      }
     }
     if (R != nn::NO_ERROR)
-      return nnError("ANeuralNetworksModel_setOperandValue", R,
-                     concat("operand ", I));
+      return nnError(Call, R, concat("operand ", I));
   }
   return Status::ok();
 }
@@ -174,26 +177,28 @@ Status NnapiExecutor::buildModel(bool KeepIntermediates) {
   bool Quantized = false;
   for (unsigned I = 0; I < P.operands()->size(); ++I) {
     const fb::NnapiOperand &O = *P.operands()->Get(I);
-    ANeuralNetworksOperandType T{O.type(),
-                                 O.dimensions() ? O.dimensions()->size() : 0,
-                                 O.dimensions() ? O.dimensions()->data() : nullptr,
-                                 O.scale(), O.zero_point()};
+    ANeuralNetworksOperandType T{
+        O.type(), O.dimensions() ? O.dimensions()->size() : 0,
+        O.dimensions() ? O.dimensions()->data() : nullptr, O.scale(),
+        O.zero_point()};
     if (T.dimensionCount == 0)
       T.dimensions = nullptr;
     Quantized |= isQuant8(O.type());
     if (int R = Lib->ANeuralNetworksModel_addOperand(NnModel, &T))
-      return nnError("ANeuralNetworksModel_addOperand", R,
-                     concat("operand ", I, ", ",
-                            nn::findOperandType(O.type())->Name));
+      return nnError(
+          "ANeuralNetworksModel_addOperand", R,
+          concat("operand ", I, ", ", nn::findOperandType(O.type())->Name));
     if (O.type() != nn::TENSOR_QUANT8_SYMM_PER_CHANNEL)
       continue;
     if (!Lib->ANeuralNetworksModel_setOperandSymmPerChannelQuantParams)
-      return unsupported("the NNAPI library ", Lib->path(), " lacks "
+      return unsupported("the NNAPI library ", Lib->path(),
+                         " lacks "
                          "ANeuralNetworksModel_setOperandSymmPerChannelQuant"
-                         "Params (API level 29), which operand ", I, " needs");
-    ANeuralNetworksSymmPerChannelQuantParams Q{
-        O.channel_dim(), O.channel_scales()->size(),
-        O.channel_scales()->data()};
+                         "Params (API level 29), which operand ",
+                         I, " needs");
+    ANeuralNetworksSymmPerChannelQuantParams Q{O.channel_dim(),
+                                               O.channel_scales()->size(),
+                                               O.channel_scales()->data()};
     if (int R = Lib->ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(
             NnModel, int32_t(I), &Q))
       return nnError("ANeuralNetworksModel_setOperandSymmPerChannelQuantParams",
@@ -210,9 +215,9 @@ Status NnapiExecutor::buildModel(bool KeepIntermediates) {
     if (int R = Lib->ANeuralNetworksModel_addOperation(
             NnModel, Op.type(), Op.inputs()->size(), Op.inputs()->data(),
             Op.outputs()->size(), Op.outputs()->data()))
-      return nnError("ANeuralNetworksModel_addOperation", R,
-                     concat("operation ", I, ", ",
-                            nn::findOperation(Op.type())->Name));
+      return nnError(
+          "ANeuralNetworksModel_addOperation", R,
+          concat("operation ", I, ", ", nn::findOperation(Op.type())->Name));
     // The debug compilation: every output that maps a tensor is read back.
     if (KeepIntermediates)
       for (uint32_t X : *Op.outputs())
@@ -227,7 +232,8 @@ Status NnapiExecutor::buildModel(bool KeepIntermediates) {
     return nnError("ANeuralNetworksModel_identifyInputsAndOutputs", R);
   if (P.relax_fp32_to_fp16()) {
     if (!Lib->ANeuralNetworksModel_relaxComputationFloat32toFloat16)
-      return unsupported("the NNAPI library ", Lib->path(), " lacks "
+      return unsupported("the NNAPI library ", Lib->path(),
+                         " lacks "
                          "ANeuralNetworksModel_relaxComputationFloat32toFloat16"
                          " (API level 28)");
     if (int R = Lib->ANeuralNetworksModel_relaxComputationFloat32toFloat16(
@@ -238,13 +244,14 @@ Status NnapiExecutor::buildModel(bool KeepIntermediates) {
   if (int R = Lib->ANeuralNetworksModel_finish(NnModel))
     return nnError("ANeuralNetworksModel_finish", R);
   Precision = P.relax_fp32_to_fp16() ? "fp16-relaxed"
-              : Quantized           ? "int8"
-                                    : "fp32";
+              : Quantized            ? "int8"
+                                     : "fp32";
   // Host buffers and staging for the model's io.
   for (unsigned Pass = 0; Pass < 2; ++Pass) {
     const std::vector<uint32_t> Ops =
-        Pass == 0 ? std::vector<uint32_t>(P.inputs()->begin(), P.inputs()->end())
-                  : Outs;
+        Pass == 0
+            ? std::vector<uint32_t>(P.inputs()->begin(), P.inputs()->end())
+            : Outs;
     for (uint32_t X : Ops) {
       const fb::NnapiOperand &O = *P.operands()->Get(X);
       Io IoRec{X, size_t(O.tensor()), {}};
@@ -258,8 +265,8 @@ Status NnapiExecutor::buildModel(bool KeepIntermediates) {
   return Status::ok();
 }
 
-Status NnapiExecutor::chooseDevices(
-    std::vector<const ANeuralNetworksDevice *> &Out) {
+Status
+NnapiExecutor::chooseDevices(std::vector<const ANeuralNetworksDevice *> &Out) {
   uint32_t Count = 0;
   if (int R = Lib->ANeuralNetworks_getDeviceCount(&Count))
     return nnError("ANeuralNetworks_getDeviceCount", R);
@@ -337,18 +344,21 @@ Status NnapiExecutor::createExecution(ANeuralNetworksExecution *&Out,
       return Fail("ANeuralNetworksExecution_setReusable", R, "");
   for (size_t I = 0; I < Inputs.size(); ++I) {
     Io &In = Inputs[I];
-    const void *Data = In.Staging.empty() ? Host[In.Tensor].data()
-                                          : In.Staging.data();
+    const void *Data =
+        In.Staging.empty() ? Host[In.Tensor].data() : In.Staging.data();
     if (int R = Lib->ANeuralNetworksExecution_setInput(
-            E, int32_t(I), nullptr, Data, size_t(Model->Tensors[In.Tensor].Bytes)))
+            E, int32_t(I), nullptr, Data,
+            size_t(Model->Tensors[In.Tensor].Bytes)))
       return Fail("ANeuralNetworksExecution_setInput", R, concat("input ", I));
   }
   for (size_t I = 0; I < Outputs.size(); ++I) {
     Io &O = Outputs[I];
     void *Data = O.Staging.empty() ? Host[O.Tensor].data() : O.Staging.data();
     if (int R = Lib->ANeuralNetworksExecution_setOutput(
-            E, int32_t(I), nullptr, Data, size_t(Model->Tensors[O.Tensor].Bytes)))
-      return Fail("ANeuralNetworksExecution_setOutput", R, concat("output ", I));
+            E, int32_t(I), nullptr, Data,
+            size_t(Model->Tensors[O.Tensor].Bytes)))
+      return Fail("ANeuralNetworksExecution_setOutput", R,
+                  concat("output ", I));
   }
   Out = E;
   return Status::ok();
@@ -359,15 +369,18 @@ Status NnapiExecutor::compute(ANeuralNetworksExecution *E) {
   if (Lib->ANeuralNetworksExecution_compute) {
     R = Lib->ANeuralNetworksExecution_compute(E);
     if (R != nn::NO_ERROR)
-      return {KILN_ERROR_RUNTIME, concat("NNAPI ANeuralNetworksExecution_compute"
-                                         " failed: ", resultName(R))};
+      return {KILN_ERROR_RUNTIME,
+              concat("NNAPI ANeuralNetworksExecution_compute"
+                     " failed: ",
+                     resultName(R))};
     return Status::ok();
   }
   ANeuralNetworksEvent *Event = nullptr;
   R = Lib->ANeuralNetworksExecution_startCompute(E, &Event);
   if (R != nn::NO_ERROR)
     return {KILN_ERROR_RUNTIME, concat("NNAPI ANeuralNetworksExecution_start"
-                                       "Compute failed: ", resultName(R))};
+                                       "Compute failed: ",
+                                       resultName(R))};
   R = Lib->ANeuralNetworksEvent_wait(Event);
   Lib->ANeuralNetworksEvent_free(Event);
   if (R != nn::NO_ERROR)
@@ -384,9 +397,10 @@ void NnapiExecutor::hostSteps(const flatbuffers::Vector<uint32_t> *Ops,
     auto Start = std::chrono::steady_clock::now();
     runNnapiHostStep(*Model, Op, [this](size_t T) { return buffer(T); });
     if (OpTimes)
-      (*OpTimes)[Op] = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                    std::chrono::steady_clock::now() - Start)
-                                    .count());
+      (*OpTimes)[Op] =
+          uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       std::chrono::steady_clock::now() - Start)
+                       .count());
   }
 }
 

@@ -2,14 +2,23 @@
 // implementation: it accepts any model, and an execution copies model input
 // 0's bytes into every output (truncated or zero-filled). It logs the calls
 // that matter (kilnFakeNnapiLog) so tests see what the executor asked for.
-// Two devices: "fake-cpu" (DEVICE_CPU) and "fake-npu" (DEVICE_ACCELERATOR).
+// Two devices: "fake-cpu" (DEVICE_CPU) and "fake-npu" (DEVICE_ACCELERATOR);
+// with KILN_FAKE_NNAPI_CPU_ONLY=1 only the first. Built twice: API level 31
+// (every function) and 27 (KILN_FAKE_NNAPI_LEVEL: no device choice, no
+// caching, startCompute instead of compute, an execution per run).
 // The real device for end-to-end tests is test/nnapi/host_device.
 #include "nnapi/NeuralNetworksApi.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
+
+// The API level it implements: functions added later are absent.
+#ifndef KILN_FAKE_NNAPI_LEVEL
+#define KILN_FAKE_NNAPI_LEVEL 31
+#endif
 
 namespace {
 
@@ -19,19 +28,31 @@ void note(const std::string &S) { Log += S + "\n"; }
 
 } // namespace
 
-struct ANeuralNetworksMemory { int Fd; };
-struct ANeuralNetworksModel { int Unused = 0; };
-struct ANeuralNetworksCompilation { int Unused = 0; };
+struct ANeuralNetworksMemory {
+  int Fd;
+};
+struct ANeuralNetworksModel {
+  int Unused = 0;
+};
+struct ANeuralNetworksCompilation {
+  int Unused = 0;
+};
 struct ANeuralNetworksExecution {
   std::vector<std::pair<const void *, size_t>> In;
   std::vector<std::pair<void *, size_t>> Out;
 };
-struct ANeuralNetworksEvent { int Unused = 0; };
-struct ANeuralNetworksDevice { const char *Name; int32_t Type; };
+struct ANeuralNetworksEvent {
+  int Unused = 0;
+};
+struct ANeuralNetworksDevice {
+  const char *Name;
+  int32_t Type;
+};
 
 namespace {
-ANeuralNetworksDevice Devices[] = {{"fake-cpu", kiln::nnapi::DEVICE_CPU},
-                                   {"fake-npu", kiln::nnapi::DEVICE_ACCELERATOR}};
+[[maybe_unused]] ANeuralNetworksDevice Devices[] = {
+    {"fake-cpu", kiln::nnapi::DEVICE_CPU},
+    {"fake-npu", kiln::nnapi::DEVICE_ACCELERATOR}};
 } // namespace
 
 extern "C" {
@@ -126,7 +147,7 @@ API int ANeuralNetworksExecution_setOutput(ANeuralNetworksExecution *E,
   E->Out[size_t(I)] = {B, N};
   return 0;
 }
-API int ANeuralNetworksExecution_compute(ANeuralNetworksExecution *E) {
+static int computeAll(ANeuralNetworksExecution *E) {
   note("compute");
   if (!E->In.empty() && E->In[0].second) // the first byte NNAPI sees
     note("in " + std::to_string(*static_cast<const uint8_t *>(E->In[0].first)));
@@ -137,25 +158,35 @@ API int ANeuralNetworksExecution_compute(ANeuralNetworksExecution *E) {
   }
   return 0;
 }
+#if KILN_FAKE_NNAPI_LEVEL >= 29
+API int ANeuralNetworksExecution_compute(ANeuralNetworksExecution *E) {
+  return computeAll(E);
+}
+#endif
 API int ANeuralNetworksExecution_startCompute(ANeuralNetworksExecution *E,
                                               ANeuralNetworksEvent **Ev) {
   *Ev = new ANeuralNetworksEvent();
-  return ANeuralNetworksExecution_compute(E);
+  return computeAll(E);
 }
 API int ANeuralNetworksEvent_wait(ANeuralNetworksEvent *) { return 0; }
 API void ANeuralNetworksEvent_free(ANeuralNetworksEvent *Ev) { delete Ev; }
-API int ANeuralNetworksModel_relaxComputationFloat32toFloat16(
-    ANeuralNetworksModel *, bool) {
+#if KILN_FAKE_NNAPI_LEVEL >= 28
+API int
+ANeuralNetworksModel_relaxComputationFloat32toFloat16(ANeuralNetworksModel *,
+                                                      bool) {
   note("relax");
   return 0;
 }
+#endif
+#if KILN_FAKE_NNAPI_LEVEL >= 29
 API int ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(
     ANeuralNetworksModel *, int32_t,
     const ANeuralNetworksSymmPerChannelQuantParams *) {
   return 0;
 }
 API int ANeuralNetworks_getDeviceCount(uint32_t *N) {
-  *N = 2;
+  const char *CpuOnly = std::getenv("KILN_FAKE_NNAPI_CPU_ONLY");
+  *N = CpuOnly && *CpuOnly == '1' ? 1 : 2;
   return 0;
 }
 API int ANeuralNetworks_getDevice(uint32_t I, ANeuralNetworksDevice **D) {
@@ -191,9 +222,13 @@ API int ANeuralNetworksCompilation_setCaching(ANeuralNetworksCompilation *,
   note(std::string("caching ") + Dir);
   return 0;
 }
+#endif
+#if KILN_FAKE_NNAPI_LEVEL >= 31
 API int ANeuralNetworksExecution_setReusable(ANeuralNetworksExecution *, bool) {
   note("reusable");
   return 0;
 }
+
+#endif
 
 } // extern "C"

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -18,8 +19,8 @@ using namespace kiln::nntest;
 
 namespace {
 
-std::string fakeLog() {
-  void *H = dlopen(KILN_NNAPI_FAKE, RTLD_NOW);
+std::string fakeLog(const char *Library = KILN_NNAPI_FAKE) {
+  void *H = dlopen(Library, RTLD_NOW);
   REQUIRE(H);
   auto *Log = reinterpret_cast<const char *(*)()>(dlsym(H, "kilnFakeNnapiLog"));
   std::string Text = Log();
@@ -39,12 +40,12 @@ struct Run {
   kiln_nnapi_options Nn;
   kiln_session_options Opts;
 
-  Run() {
+  explicit Run(const char *Library = KILN_NNAPI_FAKE) {
     kiln_nnapi_options_init(&Nn);
-    Nn.library = KILN_NNAPI_FAKE;
+    Nn.library = Library;
     kiln_session_options_init(&Opts);
     Opts.nnapi = &Nn;
-    fakeLog(); // cleared
+    fakeLog(Library); // cleared
   }
   ~Run() {
     kiln_session_destroy(Session);
@@ -63,8 +64,8 @@ struct Run {
     REQUIRE(create(Bytes, Error) == KILN_OK);
   }
   template <typename T> std::vector<T> run(const std::vector<T> &In) {
-    REQUIRE(kiln_session_set_input(Session, 0, In.data(), In.size() * sizeof(T)) ==
-            KILN_OK);
+    REQUIRE(kiln_session_set_input(Session, 0, In.data(),
+                                   In.size() * sizeof(T)) == KILN_OK);
     REQUIRE(kiln_session_run(Session) == KILN_OK);
     const void *Data;
     size_t Bytes;
@@ -196,6 +197,18 @@ TEST_CASE("the host steps run around the NNAPI model", "[nnapi][executor]") {
   REQUIRE(std::string(E.device) == "fake-npu");
 }
 
+TEST_CASE("disallow_cpu without another device fails", "[nnapi][executor]") {
+  Run R;
+  R.Nn.disallow_cpu = 1;
+  setenv("KILN_FAKE_NNAPI_CPU_ONLY", "1", 1);
+  std::string Error;
+  kiln_status S = R.create(int8Model().bytes(), Error);
+  unsetenv("KILN_FAKE_NNAPI_CPU_ONLY");
+  REQUIRE(S == KILN_ERROR_UNSUPPORTED);
+  REQUIRE(Error.find("no NNAPI device other than the CPU") !=
+          std::string::npos);
+}
+
 TEST_CASE("weights come from the mapped file through NNAPI memory",
           "[nnapi][executor]") {
   std::string Bytes = convModel().bytes();
@@ -258,4 +271,59 @@ TEST_CASE("NNAPI's errors name the call and the operation",
   REQUIRE(R.create(M.bytes(), Error) == KILN_ERROR_UNSUPPORTED);
   REQUIRE(Error.find("NNAPI ANeuralNetworksModel_addOperation (operation 0, "
                      "HARD_SWISH) failed: BAD_DATA") != std::string::npos);
+}
+
+TEST_CASE("an API level 27 library: one execution per run, NNAPI chooses",
+          "[nnapi][executor]") {
+  Run R(KILN_NNAPI_FAKE27);
+  R.Nn.disallow_cpu = 1; // needs level 29: ignored
+  R.Nn.cache_dir = "/tmp/kiln-nnapi-cache";
+  R.create(int8Model().bytes());
+  std::vector<int8_t> X = {-128, -1, 0, 1, 127, 5, -5, 64};
+  REQUIRE(R.run(X) == X);
+  REQUIRE(R.run(X) == X);
+  std::string Log = fakeLog(KILN_NNAPI_FAKE27);
+  INFO(Log);
+  REQUIRE(logged(Log, "create"));
+  REQUIRE(logged(Log, "compute")); // through startCompute
+  REQUIRE(!logged(Log, "reusable"));
+  REQUIRE(Log.find("caching") == std::string::npos);
+  SECTION("a file that needs a later level") {
+    NnapiModel M = int8Model();
+    M.payload().feature_level = 29;
+    Run Later(KILN_NNAPI_FAKE27);
+    std::string Error;
+    REQUIRE(Later.create(M.bytes(), Error) == KILN_ERROR_UNSUPPORTED);
+    REQUIRE(Error.find("the file needs NNAPI feature level 29, and the NNAPI "
+                       "library " KILN_NNAPI_FAKE27 " lacks "
+                       "ANeuralNetworksModel_relaxComputationFloat32toFloat16 "
+                       "(level 28)") != std::string::npos);
+  }
+}
+
+TEST_CASE("u8 tensors reach QUANT8_ASYMM unchanged", "[nnapi][executor]") {
+  NnapiModel M = int8Model();
+  for (auto &T : M.Model.tensors) {
+    T->dtype = fb::DType::U8;
+    T->quant->zero_point = {128};
+  }
+  Run R;
+  R.create(M.bytes());
+  std::vector<uint8_t> X = {7, 0, 255, 128, 1, 2, 3, 4};
+  REQUIRE(R.run(X) == X);
+  REQUIRE(logged(fakeLog(), "in 7"));
+}
+
+TEST_CASE("the environment asks for devices and caching",
+          "[nnapi][executor]") {
+  Run R;
+  setenv("KILN_NNAPI_DISALLOW_CPU", "1", 1);
+  setenv("KILN_NNAPI_CACHE_DIR", "/tmp/kiln-nnapi-env-cache", 1);
+  R.create(int8Model().bytes());
+  unsetenv("KILN_NNAPI_DISALLOW_CPU");
+  unsetenv("KILN_NNAPI_CACHE_DIR");
+  std::string Log = fakeLog();
+  INFO(Log);
+  REQUIRE(logged(Log, "device fake-npu"));
+  REQUIRE(logged(Log, "caching /tmp/kiln-nnapi-env-cache"));
 }
