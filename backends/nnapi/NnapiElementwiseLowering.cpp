@@ -25,6 +25,8 @@ void lowerBinary(Lowering &L, int32_t Op) {
   const fb::OperatorT &O = op(L, Op);
   const fb::BinaryOptionsT &C = *O.options.AsBinaryOptions();
   uint32_t A = L.operandOf(O.inputs[0]), B = L.operandOf(O.inputs[1]);
+  if (!L.floatOrInt8(O.outputs[0]))
+    return L.fail(Op, "integer arithmetic is not lowered to NNAPI");
   uint32_t Out = L.operandOf(O.outputs[0]);
   bool Quant = L.quantized(O.outputs[0]);
   switch (C.op) {
@@ -62,6 +64,8 @@ void lowerBinary(Lowering &L, int32_t Op) {
 void lowerUnary(Lowering &L, int32_t Op) {
   const fb::OperatorT &O = op(L, Op);
   const fb::UnaryOptionsT &C = *O.options.AsUnaryOptions();
+  if (!L.floatOrInt8(O.outputs[0]))
+    return L.fail(Op, "integer arithmetic is not lowered to NNAPI");
   uint32_t X = L.operandOf(O.inputs[0]);
   uint32_t Out = L.operandOf(O.outputs[0]);
   switch (C.op) {

@@ -92,6 +92,12 @@ uint32_t Lowering::addOperand(std::unique_ptr<fb::NnapiOperandT> Operand) {
 void Lowering::fillTensorType(fb::NnapiOperandT &Operand,
                               const fb::TensorT &T) {
   Operand.dimensions = nnapiDims(T.shape);
+  for (uint32_t D : Operand.dimensions)
+    if (D == 0) {
+      fail(CurrentOp, "tensor '" + T.name + "' is empty: NNAPI has no "
+                      "empty tensors");
+      break;
+    }
   switch (T.dtype) {
   case fb::DType::F32:
   case fb::DType::F16: // constants only: widened (relaxed fp16 computes)
@@ -99,6 +105,8 @@ void Lowering::fillTensorType(fb::NnapiOperandT &Operand,
     return;
   case fb::DType::I64:
   case fb::DType::I32:
+    if (T.buffer < 0 && T.dtype == fb::DType::I64)
+      break; // an int64 activation: NNAPI has no 64-bit tensors
     Operand.type = TENSOR_INT32;
     // A bias of per-channel weights has scale 0 (NNAPI's rule: the scale
     // of bias[c] is input scale * weight scale[c]).
@@ -489,6 +497,12 @@ void Lowering::splitHostOperators() {
     HostOperators.insert(int32_t(I));
   }
   P.host_after = After;
+  // A graph of nothing but such conversions runs on NNAPI whole.
+  if (HostOperators.size() == Ops.size()) {
+    HostOperators.clear();
+    P.host_before.clear();
+    P.host_after.clear();
+  }
 }
 
 llvm::Error Lowering::run() {

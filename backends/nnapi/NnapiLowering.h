@@ -89,6 +89,10 @@ public:
   uint32_t outputLike(uint32_t In, int32_t T);
   void finishOutput(uint32_t Written, int32_t T, int32_t Op);
   bool quantized(int32_t T) const;
+  /// Whether T is F32 or int8 (quantized): what NNAPI arithmetic takes.
+  bool floatOrInt8(int32_t T) const {
+    return tensor(T).dtype == fb::DType::F32 || quantized(T);
+  }
   /// The bytes of weight segment I (held in memory: the CPU lowering
   /// produces no segment the NNAPI lowering reads).
   const uint8_t *segmentBytes(int32_t I) const {

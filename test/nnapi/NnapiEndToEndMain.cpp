@@ -235,7 +235,7 @@ Verdict checkModel(Graph &G, const std::vector<Tensor> &Inputs, bool MustPass,
   auto Bytes = nnapiBytes(G, 0, &Level);
   if (!Bytes) {
     std::string Why = llvm::toString(Bytes.takeError());
-    if (Why.find("cannot run on NNAPI") != std::string::npos && !MustPass) {
+    if (Why.find("cannot run") != std::string::npos && !MustPass) {
       std::string First = Why.substr(Why.find('\n') + 1);
       First = First.substr(First.find_first_not_of(' '));
       return {"UNSUPPORTED", First.substr(0, First.find('\n'))};
