@@ -14,7 +14,8 @@ std::vector<std::string> nnapiSupportedOps() {
   static const char *const Missing[] = {
       "argmax", "argmin", "cast", "dynamic_quantize", "equal", "greater",
       "layer_norm", "less", "matmul", "where", "expand", "erf",
-      "gelu", "mish", "softplus", "round", "sign", "celu", "selu"};
+      "gelu", "mish", "softplus", "round", "sign", "celu", "selu",
+      "ceil", "tile"};
   std::vector<std::string> Ops;
   for (const std::string &Op : cpuSupportedOps())
     if (std::find(std::begin(Missing), std::end(Missing), Op) ==

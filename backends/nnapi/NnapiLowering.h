@@ -61,6 +61,10 @@ public:
   uint32_t constant(int32_t Type, std::vector<uint32_t> Dims, float Scale,
                     int32_t ZeroPoint, std::vector<uint8_t> Bytes);
   const fb::NnapiOperandT &operand(uint32_t I) const { return *P.operands[I]; }
+  /// Gives operand I other dims (the same element count).
+  void setDimensions(uint32_t I, std::vector<uint32_t> Dims) {
+    P.operands[I]->dimensions = std::move(Dims);
+  }
   /// Makes constant I per-channel (TENSOR_QUANT8_SYMM_PER_CHANNEL).
   void setChannelScales(uint32_t I, uint32_t Dim, std::vector<float> Scales) {
     P.operands[I]->channel_dim = Dim;

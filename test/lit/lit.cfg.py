@@ -15,6 +15,10 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%kiln", os.path.join(config.kiln_tools_dir, "kiln")))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%src", config.kiln_src_root))
+# The host NNAPI device (test/nnapi), which the runtime's NNAPI executor
+# dlopens in place of Android's libneuralnetworks.so.
+config.substitutions.append(("%nnapi_host", os.path.join(
+    config.kiln_obj_root, "test", "nnapi", "libkiln_nnapi_host.so")))
 # `REQUIRES: torchscript` tests need the TorchScript frontend.
 if config.kiln_with_torchscript.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("torchscript")

@@ -22,11 +22,11 @@ std::string messageOf(llvm::Error E) {
 
 } // namespace
 
-TEST_CASE("cpu, onnx and vulkan are registered, in order", "[targets]") {
+TEST_CASE("cpu, onnx, vulkan and nnapi are registered, in order", "[targets]") {
   std::vector<std::string> Names;
   for (const Target &T : allTargets())
     Names.push_back(T.Name);
-  CHECK(Names == std::vector<std::string>{"cpu", "onnx", "vulkan"});
+  CHECK(Names == std::vector<std::string>{"cpu", "onnx", "vulkan", "nnapi"});
   REQUIRE(findTarget("cpu"));
   CHECK(findTarget("cpu")->FileTarget == 1); // schema Target.CPU
   CHECK(findTarget("cpu")->Status == TargetStatus::Works);
@@ -43,7 +43,7 @@ TEST_CASE("an unknown target is a usage error naming the known ones",
   llvm::Error E = unknownTargetError("foo");
   Diagnosis D = diagnose(std::move(E));
   CHECK(D.Code == ExitCode::Usage);
-  CHECK(D.Message == "--target foo: unknown target; kiln builds for: cpu, onnx, vulkan");
+  CHECK(D.Message == "--target foo: unknown target; kiln builds for: cpu, onnx, vulkan, nnapi");
 }
 
 TEST_CASE("capability tables are sorted and name real ops", "[targets]") {
