@@ -3,7 +3,9 @@
 #include "loader/NnapiPayloadVerifier.h"
 #include "nnapi/NnapiHostSteps.h"
 
+#include <cerrno>
 #include <chrono>
+#include <sys/stat.h>
 #include <cstdlib>
 #include <cstring>
 
@@ -319,6 +321,10 @@ Status NnapiExecutor::compile(const NnapiOptions &Opts) {
     if (const char *Env = std::getenv("KILN_NNAPI_CACHE_DIR"))
       CacheDir = Env;
   if (!CacheDir.empty() && Lib->ANeuralNetworksCompilation_setCaching) {
+    // NNAPI writes into an existing folder; make it (not its parents).
+    if (mkdir(CacheDir.c_str(), 0700) != 0 && errno != EEXIST)
+      return invalidArgument("the NNAPI cache folder ", CacheDir,
+                             " cannot be created: ", std::strerror(errno));
     uint8_t Token[nn::BYTE_SIZE_OF_CACHE_TOKEN];
     cacheToken(*Model, Token);
     if (int R = Lib->ANeuralNetworksCompilation_setCaching(
