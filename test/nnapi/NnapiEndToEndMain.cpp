@@ -13,6 +13,10 @@
 // level 27, 29 and 30: each either runs and matches, or is refused with
 // the level it needs.
 //
+// Examples and edge cases are also converted with --quantize fp16 (relaxed
+// computation; the host device rounds every float result to fp16), which
+// must keep an SQNR of 40 dB against the fp32 reference.
+//
 // Examples are also quantized to int8 (calibrated on their own inputs) and
 // run at levels 29 (uint8 with shifted zero points) and 30 (int8), checked
 // two ways:
@@ -122,6 +126,55 @@ std::string checkLevels(const GraphSource &Fresh,
       return llvm::formatv("level {0}: {1}", Level, Why).str();
     Detail += llvm::formatv("; {0} ok", Level).str();
   }
+  return "";
+}
+
+/// --quantize fp16 (the IR quantizer's f16 weights, widened in the file,
+/// computation relaxed to fp16 where the device wants, which the host
+/// device does: every float result rounded to fp16): every output must keep
+/// an SQNR of at least 40 dB against the fp32 reference.
+constexpr double MinFp16Sqnr = 40;
+
+std::string checkFp16(const GraphSource &Fresh,
+                      const std::vector<Tensor> &Inputs,
+                      const std::vector<Tensor> &Ref, std::string &Detail) {
+  auto G = Fresh();
+  if (!G)
+    return "fp16: import: " + firstLine(G.takeError());
+  if (llvm::Error E = optimize(**G))
+    return "fp16: -O2: " + firstLine(std::move(E));
+  QuantizeOptions QO;
+  QO.Mode = QuantizeMode::Fp16;
+  QO.Threads = 1;
+  QuantizeReport Report;
+  if (llvm::Error E = quantizeGraph(**G, QO, Report))
+    return "fp16: quantize: " + firstLine(std::move(E));
+  auto C = compileForNnapi(**G, 0, true);
+  if (!C)
+    return "fp16: compile: " + firstLine(C.takeError());
+  auto Bytes = serializeKilnModule(C->Module);
+  if (!Bytes)
+    return "fp16: write: " + firstLine(Bytes.takeError());
+  std::vector<Tensor> Got;
+  std::string Why = runCompiled(*Bytes, Inputs, sessionOptions(), Got);
+  if (!Why.empty())
+    return "fp16: " + Why;
+  if (Got.size() != Ref.size())
+    return "fp16: output count";
+  double Worst = 200;
+  for (size_t I = 0; I < Got.size(); ++I) {
+    if (Got[I].type() != Ref[I].type())
+      return llvm::formatv("fp16: output {0}: type differs", I).str();
+    double Db = sqnrDb(Got[I], Ref[I]);
+    Worst = std::min(Worst, Db);
+    if (!(Db >= MinFp16Sqnr))
+      return llvm::formatv("fp16: output {0}: SQNR {1:f1} dB < {2} dB", I, Db,
+                           MinFp16Sqnr)
+          .str();
+  }
+  Detail += llvm::formatv("; fp16 (relaxed, level {0}) SQNR {1:f1} dB",
+                          C->FeatureLevel, Worst)
+                .str();
   return "";
 }
 
@@ -295,6 +348,8 @@ Verdict checkModel(Graph &G, const std::vector<Tensor> &Inputs, bool MustPass,
     if (*Bytes2 != *Bytes)
       return {"FAIL", "two conversions differ"};
     if (std::string W = checkLevels(Fresh, Inputs, *Ref, Detail); !W.empty())
+      return {"FAIL", W};
+    if (std::string W = checkFp16(Fresh, Inputs, *Ref, Detail); !W.empty())
       return {"FAIL", W};
   }
   if (!Int8Path.empty())
