@@ -22,32 +22,24 @@
 //
 //   kiln-vulkan-e2e [--suite DIR] [--examples DIR]... [--kir DIR]
 //                   [--filter S] [--verbose]
-#include "IR/Parser.h"
 #include "Interpreter/Interpreter.h"
+#include "EndToEndDriver.h"
 #include "ModelChecks.h"
-#include "RunInChild.h"
 #include "backends/common/KilnWriter.h"
 #include "backends/vulkan/VulkanTarget.h"
 #include "passes/quant/QuantizeGraph.h"
 #include "vulkan/VulkanDevice.h"
 
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
 #include <map>
-#include <random>
 
 using namespace kiln;
 using namespace kiln::testing;
 
 namespace {
-
-struct Verdict {
-  std::string Kind, Detail; // PASS, UNSUPPORTED, SKIP or FAIL
-};
 
 kiln_session_options vulkanOptions() {
   kiln_session_options O;
@@ -199,21 +191,11 @@ Verdict checkModel(Graph &G, const std::vector<Tensor> &Inputs,
 }
 
 Verdict checkNodeTest(const std::string &Folder) {
-  auto G = importModel(Folder + "/model.onnx");
-  if (!G)
-    return {"SKIP", "import: " + firstLine(G.takeError())};
-  auto Inputs = nodeTestInputs(Folder);
-  if (!Inputs)
-    return {"SKIP", "reading inputs: " + firstLine(Inputs.takeError())};
-  if (Inputs->size() != (*G)->numInputs())
-    return {"SKIP", "input count"};
-  for (unsigned I = 0; I < Inputs->size(); ++I) {
-    (*Inputs)[I] = asDeclared(std::move((*Inputs)[I]), (*G)->input(I)->type().Elem);
-    if (!isCompatible((*G)->input(I)->type(), (*Inputs)[I].type()))
-      return {"SKIP", "input " + std::to_string(I) + " does not match its "
-                      "declared type"};
-  }
-  return checkModel(**G, *Inputs, false, nullptr, nullptr);
+  std::unique_ptr<Graph> G;
+  std::vector<Tensor> Inputs;
+  if (Verdict V = loadNodeTest(Folder, G, Inputs); !V.Kind.empty())
+    return V;
+  return checkModel(*G, Inputs, false, nullptr, nullptr);
 }
 
 Verdict checkExample(const std::string &Path) {
@@ -227,51 +209,13 @@ Verdict checkExample(const std::string &Path) {
   return checkModel(**G, *Inputs, true, Fresh, Fresh);
 }
 
-llvm::Expected<std::unique_ptr<Graph>> parseKir(const std::string &Path) {
-  auto Text = llvm::MemoryBuffer::getFile(Path);
-  if (!Text)
-    return llvm::createStringError(Text.getError(), "cannot read %s",
-                                   Path.c_str());
-  return parseGraph((*Text)->getBuffer(), Path);
-}
-
 /// A .kir edge case on seeded uniform inputs in [-2, 2].
 Verdict checkKir(const std::string &Path) {
-  auto G = parseKir(Path);
+  auto G = parseKirFile(Path);
   if (!G)
     return {"FAIL", "parse: " + firstLine(G.takeError())};
-  std::mt19937 Rng(1234);
-  std::uniform_real_distribution<float> Dist(-2.0f, 2.0f);
-  std::vector<Tensor> Inputs;
-  for (const Value *In : (*G)->inputs()) {
-    std::vector<int64_t> Dims;
-    for (const Dim &D : In->type().Dims)
-      Dims.push_back(D.size());
-    TensorType T(ElementType::F32, makeShape(Dims));
-    size_t Count = 1;
-    for (int64_t D : Dims)
-      Count *= size_t(D);
-    std::vector<float> V(Count);
-    for (float &X : V)
-      X = Dist(Rng);
-    Inputs.emplace_back(T, Buffer::copy({reinterpret_cast<const uint8_t *>(V.data()),
-                                         V.size() * 4}));
-  }
-  return checkModel(**G, Inputs, true, nullptr,
-                    [&] { return parseKir(Path); });
-}
-
-template <typename Fn> Verdict isolated(Fn Check) {
-  ChildResult R = runInChild(300, [&]() -> std::string {
-    Verdict V = Check();
-    return V.Kind + " " + V.Detail;
-  });
-  if (!R.Failure.empty())
-    return {"FAIL", R.Failure};
-  size_t Space = R.Output.find(' ');
-  if (Space == std::string::npos)
-    return {"FAIL", "the check exited without a verdict"};
-  return {R.Output.substr(0, Space), R.Output.substr(Space + 1)};
+  return checkModel(**G, seededInputs(**G), true, nullptr,
+                    [&] { return parseKirFile(Path); });
 }
 
 /// Whether this machine has a Vulkan device: "" or why not.
@@ -284,30 +228,9 @@ std::string deviceProblem() {
 } // namespace
 
 int main(int Argc, char **Argv) {
-  std::string Suite, Filter;
-  std::vector<std::string> Examples, KirDirs;
-  bool Verbose = false;
-  for (int I = 1; I < Argc; ++I) {
-    std::string S = Argv[I], Next = I + 1 < Argc ? Argv[I + 1] : "";
-    if (S == "--verbose") {
-      Verbose = true;
-      continue;
-    }
-    if (S == "--suite")
-      Suite = Next;
-    else if (S == "--examples")
-      Examples.push_back(Next);
-    else if (S == "--kir")
-      KirDirs.push_back(Next);
-    else if (S == "--filter")
-      Filter = Next;
-    else {
-      llvm::errs() << "usage: kiln-vulkan-e2e [--suite DIR] [--examples DIR]... "
-                      "[--kir DIR]... [--filter S] [--verbose]\n";
-      return 2;
-    }
-    ++I;
-  }
+  DriverArgs A;
+  if (!parseDriverArgs(Argc, Argv, "kiln-vulkan-e2e", A))
+    return 2;
   if (std::string Why = deviceProblem(); !Why.empty()) {
     bool InCi = std::getenv("CI") != nullptr;
     llvm::errs() << "kiln-vulkan-e2e: " << Why
@@ -315,44 +238,30 @@ int main(int Argc, char **Argv) {
                           : "; skipped\n");
     return InCi ? 1 : 77;
   }
-  enum Kind { Example, Kir, Node };
-  std::vector<std::tuple<std::string, std::string, Kind>> Models;
-  for (const std::string &Dir : Examples)
-    for (const std::string &P : listDir(Dir, false))
-      if (llvm::StringRef(P).endswith(".onnx") || llvm::StringRef(P).endswith(".pt"))
-        Models.push_back({"example/" + llvm::sys::path::filename(P).str(), P, Example});
-  for (const std::string &Dir : KirDirs)
-    for (const std::string &P : listDir(Dir, false))
-      if (llvm::StringRef(P).endswith(".kir"))
-        Models.push_back({"kernel/" + llvm::sys::path::filename(P).str(), P, Kir});
-  if (!Suite.empty())
-    for (const char *Sub : {"node", "simple"})
-      for (const std::string &P : listDir(Suite + "/" + Sub, true))
-        Models.push_back(
-            {std::string(Sub) + "/" + llvm::sys::path::filename(P).str(), P, Node});
+  std::vector<ModelEntry> Models = collectModels(A);
   if (Models.empty()) {
     llvm::errs() << "kiln-vulkan-e2e: no models found\n";
     return 1;
   }
   std::map<std::string, unsigned> Counts, Reasons;
   unsigned Examples_ = 0, Kirs = 0;
-  for (const auto &[Name, Path, K] : Models) {
-    if (!Filter.empty() && Name.find(Filter) == std::string::npos)
+  for (const ModelEntry &M : Models) {
+    if (!A.Filter.empty() && M.Name.find(A.Filter) == std::string::npos)
       continue;
-    Examples_ += K == Example;
-    Kirs += K == Kir;
-    Verdict V = isolated([&, &Path = Path, K = K] {
-      return K == Example ? checkExample(Path)
-             : K == Kir   ? checkKir(Path)
-                          : checkNodeTest(Path);
+    Examples_ += M.Kind == ModelKind::Example;
+    Kirs += M.Kind == ModelKind::Kir;
+    Verdict V = isolatedVerdict(300, [&] {
+      return M.Kind == ModelKind::Example ? checkExample(M.Path)
+             : M.Kind == ModelKind::Kir   ? checkKir(M.Path)
+                                          : checkNodeTest(M.Path);
     });
     ++Counts[V.Kind];
     if (V.Kind == "UNSUPPORTED")
       ++Reasons[V.Detail.substr(V.Detail.find("): ") + 3, 60)];
-    if (V.Kind == "FAIL" || K != Node || Verbose)
-      llvm::outs() << V.Kind << ' ' << Name << ": " << V.Detail << '\n';
+    if (V.Kind == "FAIL" || M.Kind != ModelKind::Node || A.Verbose)
+      llvm::outs() << V.Kind << ' ' << M.Name << ": " << V.Detail << '\n';
   }
-  if (Verbose)
+  if (A.Verbose)
     for (const auto &[Reason, N] : Reasons)
       llvm::outs() << llvm::formatv("{0,4} unsupported: {1}\n", N, Reason);
   llvm::outs() << Counts["PASS"]
