@@ -6,10 +6,6 @@ namespace kiln::nnapi {
 
 namespace {
 
-const fb::OperatorT &op(Lowering &L, int32_t Op) {
-  return *L.model().operators[size_t(Op)];
-}
-
 /// A zero bias for OC channels: float, or int32 at the input scale times
 /// the weight scale (0 for per-channel weights).
 uint32_t zeroBias(Lowering &L, uint32_t In, uint32_t Filter, uint32_t OC) {
@@ -29,7 +25,7 @@ uint32_t zeroBias(Lowering &L, uint32_t In, uint32_t Filter, uint32_t OC) {
 /// the divisor, as count_include_pad wants.
 void averageAsDepthwise(Lowering &L, int32_t Op, uint32_t X,
                         const fb::Pool2DOptionsT &C) {
-  const fb::OperatorT &O = op(L, Op);
+  const fb::OperatorT &O = L.op(Op);
   uint32_t Channels = L.operand(X).dimensions.back();
   uint32_t KH = C.kernel_height, KW = C.kernel_width;
   uint32_t W = L.constant(TENSOR_QUANT8_SYMM_PER_CHANNEL, {1, KH, KW, Channels},
@@ -51,7 +47,7 @@ void averageAsDepthwise(Lowering &L, int32_t Op, uint32_t X,
 } // namespace
 
 void lowerConv(Lowering &L, int32_t Op) {
-  const fb::OperatorT &O = op(L, Op);
+  const fb::OperatorT &O = L.op(Op);
   const fb::Conv2DOptionsT &C = *O.options.AsConv2DOptions();
   uint32_t X = L.operandOf(O.inputs[0]);
   uint32_t W = L.weightFor(X, O.inputs[1]);
@@ -95,7 +91,7 @@ void lowerConv(Lowering &L, int32_t Op) {
 }
 
 void lowerDeconv(Lowering &L, int32_t Op) {
-  const fb::OperatorT &O = op(L, Op);
+  const fb::OperatorT &O = L.op(Op);
   const fb::Deconv2DOptionsT &C = *O.options.AsDeconv2DOptions();
   if (C.groups != 1 || C.dilation_height != 1 || C.dilation_width != 1 ||
       C.adjustment_height || C.adjustment_width)
@@ -119,7 +115,7 @@ void lowerDeconv(Lowering &L, int32_t Op) {
 }
 
 void lowerFullyConnected(Lowering &L, int32_t Op) {
-  const fb::OperatorT &O = op(L, Op);
+  const fb::OperatorT &O = L.op(Op);
   const fb::FullyConnectedOptionsT &C = *O.options.AsFullyConnectedOptions();
   const auto &WShape = L.tensor(O.inputs[1]).shape;
   uint32_t OC = uint32_t(WShape[0]), K = uint32_t(WShape[1]);
@@ -162,7 +158,7 @@ void lowerFullyConnected(Lowering &L, int32_t Op) {
 }
 
 void lowerPool(Lowering &L, int32_t Op) {
-  const fb::OperatorT &O = op(L, Op);
+  const fb::OperatorT &O = L.op(Op);
   uint32_t X = L.operandOf(O.inputs[0]);
   const auto &XShape = L.tensor(O.inputs[0]).shape;
   bool Max = O.kind == fb::OpKind::MAX_POOL_2D ||

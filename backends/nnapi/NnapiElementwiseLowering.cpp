@@ -9,10 +9,6 @@ namespace kiln::nnapi {
 
 namespace {
 
-const fb::OperatorT &op(Lowering &L, int32_t Op) {
-  return *L.model().operators[size_t(Op)];
-}
-
 uint32_t floatConstant(Lowering &L, float V) {
   std::vector<uint8_t> B(4);
   std::memcpy(B.data(), &V, 4);
@@ -22,7 +18,7 @@ uint32_t floatConstant(Lowering &L, float V) {
 } // namespace
 
 void lowerBinary(Lowering &L, int32_t Op) {
-  const fb::OperatorT &O = op(L, Op);
+  const fb::OperatorT &O = L.op(Op);
   const fb::BinaryOptionsT &C = *O.options.AsBinaryOptions();
   uint32_t A = L.operandOf(O.inputs[0]), B = L.operandOf(O.inputs[1]);
   if (!L.floatOrInt8(O.outputs[0]))
@@ -62,7 +58,7 @@ void lowerBinary(Lowering &L, int32_t Op) {
 }
 
 void lowerUnary(Lowering &L, int32_t Op) {
-  const fb::OperatorT &O = op(L, Op);
+  const fb::OperatorT &O = L.op(Op);
   const fb::UnaryOptionsT &C = *O.options.AsUnaryOptions();
   if (!L.floatOrInt8(O.outputs[0]))
     return L.fail(Op, "integer arithmetic is not lowered to NNAPI");
@@ -148,7 +144,7 @@ void lowerUnary(Lowering &L, int32_t Op) {
 }
 
 void lowerSoftmax(Lowering &L, int32_t Op) {
-  const fb::OperatorT &O = op(L, Op);
+  const fb::OperatorT &O = L.op(Op);
   const fb::SoftmaxOptionsT &C = *O.options.AsSoftmaxOptions();
   uint32_t X = L.operandOf(O.inputs[0]);
   uint32_t Out = L.operandOf(O.outputs[0]);
@@ -166,7 +162,7 @@ void lowerSoftmax(Lowering &L, int32_t Op) {
 }
 
 void lowerPrelu(Lowering &L, int32_t Op) {
-  const fb::OperatorT &O = op(L, Op);
+  const fb::OperatorT &O = L.op(Op);
   L.emit(PRELU, {L.operandOf(O.inputs[0]), L.operandOf(O.inputs[1])},
          {L.operandOf(O.outputs[0])}, Op);
 }

@@ -37,6 +37,9 @@ public:
   // For the per-family rules (Nnapi*Lowering.cpp).
   const fb::ModelT &model() const { return M.Model; }
   const fb::TensorT &tensor(int32_t T) const { return *M.Model.tensors[size_t(T)]; }
+  const fb::OperatorT &op(int32_t Op) const {
+    return *M.Model.operators[size_t(Op)];
+  }
   /// The operand holding kiln tensor T (an activation or a constant),
   /// made on first use.
   uint32_t operandOf(int32_t T);

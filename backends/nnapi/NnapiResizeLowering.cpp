@@ -85,7 +85,7 @@ bool sameWeights(const AxisWeights &A, const AxisWeights &B) {
 } // namespace
 
 void lowerResize(Lowering &L, int32_t Op) {
-  const fb::OperatorT &O = *L.model().operators[size_t(Op)];
+  const fb::OperatorT &O = L.op(Op);
   const auto &XShape = L.tensor(O.inputs[0]).shape;
   const auto &YShape = L.tensor(O.outputs[0]).shape;
   fb::Layout Layout = L.tensor(O.outputs[0]).layout;

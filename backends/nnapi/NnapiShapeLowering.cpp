@@ -10,12 +10,8 @@ namespace kiln::nnapi {
 
 namespace {
 
-const fb::OperatorT &op(Lowering &L, int32_t Op) {
-  return *L.model().operators[size_t(Op)];
-}
-
 void lowerSlice(Lowering &L, int32_t Op, uint32_t X, int32_t OutT) {
-  const fb::OperatorT &O = op(L, Op);
+  const fb::OperatorT &O = L.op(Op);
   const fb::SliceOptionsT &C = *O.options.AsSliceOptions();
   const auto &YShape = L.tensor(OutT).shape;
   std::vector<int32_t> Begin, End, Strides;
@@ -43,7 +39,7 @@ void lowerSlice(Lowering &L, int32_t Op, uint32_t X, int32_t OutT) {
 }
 
 void lowerPad(Lowering &L, int32_t Op, uint32_t X, int32_t OutT) {
-  const fb::OperatorT &O = op(L, Op);
+  const fb::OperatorT &O = L.op(Op);
   const fb::PadOptionsT &C = *O.options.AsPadOptions();
   if (C.mode != fb::PadMode::CONSTANT)
     return L.fail(Op, "NNAPI pads with a constant only");
@@ -70,7 +66,7 @@ void lowerPad(Lowering &L, int32_t Op, uint32_t X, int32_t OutT) {
 } // namespace
 
 void lowerMovement(Lowering &L, int32_t Op) {
-  const fb::OperatorT &O = op(L, Op);
+  const fb::OperatorT &O = L.op(Op);
   uint32_t X = L.operandOf(O.inputs[0]);
   int32_t OutT = O.outputs[0];
   switch (O.kind) {
@@ -139,7 +135,7 @@ void lowerMovement(Lowering &L, int32_t Op) {
 }
 
 void lowerReduce(Lowering &L, int32_t Op) {
-  const fb::OperatorT &O = op(L, Op);
+  const fb::OperatorT &O = L.op(Op);
   const fb::ReduceOptionsT &C = *O.options.AsReduceOptions();
   uint32_t X = L.operandOf(O.inputs[0]);
   uint32_t Out = L.operandOf(O.outputs[0]);
@@ -161,7 +157,7 @@ void lowerReduce(Lowering &L, int32_t Op) {
 }
 
 void lowerQuantize(Lowering &L, int32_t Op) {
-  const fb::OperatorT &O = op(L, Op);
+  const fb::OperatorT &O = L.op(Op);
   L.emit(O.kind == fb::OpKind::QUANTIZE ? QUANTIZE : DEQUANTIZE,
          {L.operandOf(O.inputs[0])}, {L.operandOf(O.outputs[0])}, Op);
 }
