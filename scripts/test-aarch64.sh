@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # scripts/test.sh aarch64: the runtime cross-compiled for 64-bit ARM Linux and
 # tested under QEMU's user-mode emulation (qemu-aarch64).
-#  - build/aarch64 (preset aarch64): the runtime, its unit tests and the
-#    kiln-run-npy runner, built by Debian's g++-aarch64-linux-gnu
+#  - build/aarch64 (preset aarch64): the runtime, its unit tests, the
+#    kiln-run-npy runner and the host NNAPI device (test/nnapi/host_device/,
+#    libkiln_nnapi_host.so), built by Debian's g++-aarch64-linux-gnu
 #    (cmake/toolchains/aarch64-linux-gnu.cmake, KILN_RUNTIME_ONLY) against
 #    the arm64 sysroot of scripts/install-deps-aarch64.sh;
 #  - the runtime's unit tests (unit-runtime) under QEMU, by ctest;
 #  - end to end (test/cross/run_e2e.py): the example models and the
 #    TorchScript fixtures, compiled on the host by build/release's kiln in
 #    fp32, fp16, int8-dynamic and int8, run on arm64 (XNNPACK and the
-#    reference kernels) against the host's reference interpreter.
+#    reference kernels) against the host's reference interpreter; and the
+#    example models for NNAPI too (nnapi: fp32; nnapi-int8: level 29, int8),
+#    run by the runtime's NNAPI executor on that host NNAPI device.
 # KILN_HOST_KILN=PATH uses that kiln instead of building build/release's.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -5,13 +5,15 @@ interpreter.
 
     run_e2e.py --kiln HOST_KILN --runner KILN_RUN_NPY --work DIR
                [--emulator "qemu-aarch64 -L ..."] [--jobs N] [--filter S]
+               [--nnapi-library LIBKILN_NNAPI_HOST.so]
 
 Models: examples/models/*.onnx and the TorchScript fixtures
 test/torchscript-models/*.pt (traced and scripted), each with NAME.input.npz
 (the .pt files imported once, at the shapes of those arrays, with
 `kiln opt -O0`, and the rest done from that .kir). Each is converted in four
-modes, and its reference computed by `kiln run` (the interpreter) on the
-graph that mode runs:
+modes (and the example models, examples/models, in two NNAPI modes more),
+and its reference computed by `kiln run` (the interpreter) on the graph that
+mode runs:
 
   fp32          kiln convert; the unoptimized graph (as kiln-cpu-e2e)
   fp16          kiln convert --quantize fp16; `kiln opt --quantize fp16`
@@ -22,15 +24,28 @@ graph that mode runs:
                 activations f32: no qd8 kernels in this XNNPACK)
   int8          kiln convert --quantize int8 --calib NAME.input.npz; the QDQ
                 graph of `kiln opt --quantize int8` with the same calibration
+  nnapi         kiln convert --target nnapi (the lowest feature level that
+                can express it); the unoptimized graph, as fp32
+  nnapi-int8    kiln convert --target nnapi --nnapi-feature-level 29
+                --quantize int8 --calib NAME.input.npz (uint8 with shifted
+                zero points); the QDQ graph, as int8
 
 The runner runs every file on the default kernels (XNNPACK), which must run
 every operator the compiler planned for XNNPACK (the runtime would fall back
 to its reference kernels where XNNPACK refuses one), and on the reference
-kernels. Tolerances: those of kiln-cpu-e2e, the same dtype and shape and,
-for fp32, fp16 and int8-dynamic, 1e-4 relative plus 1e-6 absolute (integers
-exact); for int8, finite values at an SQNR of at least 50 dB against the QDQ
-graph (integer kernels may round a value the other way where the float
-graph sits on a rounding tie).
+kernels. The NNAPI files run once, on the default kernels, with
+KILN_NNAPI_LIBRARY set to --nnapi-library (the host NNAPI device,
+test/nnapi/host_device/, built for the target): every operator that the
+compiler left on the host ("host_operators" of its report) must run there
+and the rest on NNAPI. Tolerances: those of kiln-cpu-e2e, the same dtype and
+shape and, for fp32, fp16, int8-dynamic and nnapi, 1e-4 relative plus 1e-6
+absolute (integers exact); for int8, finite values at an SQNR of at least
+50 dB against the QDQ graph (integer kernels may round a value the other way
+where the float graph sits on a rounding tie); for nnapi-int8, finite values
+at an SQNR of at least 30 dB against the QDQ graph, kiln-nnapi-e2e's bar
+(NNAPI's integer requantization differs from the QDQ graph's float
+requantization by up to one quantum per layer: resnet_small.onnx keeps
+43.6 dB, on x86 as on arm64).
 Prints a line per model and mode, then "N passed, M failed"; exits 1 on any
 failure.
 """
@@ -49,18 +64,23 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODES = ["fp32", "fp16", "int8-dynamic", "int8"]
+# Modes run for the example models only (examples/models).
+NNAPI_MODES = ["nnapi", "nnapi-int8"]
+SQNR_MODES = ("int8", "nnapi-int8")
 KERNELS = ["default", "reference"]
 # kiln-cpu-e2e's tolerances.
 REL_TOL, ABS_TOL = 1e-4, 1e-6
 MIN_INT8_SQNR_DB = 50.0
+# kiln-nnapi-e2e's (test/nnapi/NnapiEndToEndMain.cpp: MinInt8SqnrDb).
+MIN_NNAPI_INT8_SQNR_DB = 30.0
 
 
 class StepFailed(Exception):
     pass
 
 
-def run(cmd, what):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def run(cmd, what, env=None):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     if p.returncode != 0:
         err = p.stderr.decode(errors="replace").strip().splitlines()
         raise StepFailed(f"{what}: exit {p.returncode}{': ' + err[-1] if err else ''}")
@@ -68,15 +88,16 @@ def run(cmd, what):
 
 
 def models():
-    """(name, path, inputs .npz) of every example model and fixture."""
+    """(name, path, inputs .npz, modes) of every example model and
+    fixture."""
     out = []
-    for folder, exts in [("examples/models", (".onnx",)),
-                         ("test/torchscript-models", (".pt",))]:
+    for folder, exts, modes in [("examples/models", (".onnx",), MODES + NNAPI_MODES),
+                                ("test/torchscript-models", (".pt",), MODES)]:
         d = os.path.join(ROOT, folder)
         for f in sorted(os.listdir(d)):
             if f.endswith(exts):
                 out.append((f, os.path.join(d, f),
-                            os.path.join(d, f.split(".")[0] + ".input.npz")))
+                            os.path.join(d, f.split(".")[0] + ".input.npz"), modes))
     return out
 
 
@@ -133,7 +154,7 @@ def compare_close(got, ref):
     return float(share.max()) if share.size else 0.0
 
 
-def compare_int8(got, ref):
+def compare_int8(got, ref, min_db=MIN_INT8_SQNR_DB):
     """What differs, by kiln-cpu-e2e's rule for int8 models; else the SQNR."""
     if got.dtype != ref.dtype or got.shape != ref.shape:
         return f"{got.dtype}{list(got.shape)}, expected {ref.dtype}{list(ref.shape)}"
@@ -142,11 +163,11 @@ def compare_int8(got, ref):
         return f"at {np.flatnonzero(~np.isfinite(g.reshape(-1)))[0]}: not finite"
     noise = float(((g - r) ** 2).sum())
     db = 200.0 if noise == 0 else 10 * np.log10(float((r * r).sum()) / noise)
-    return db if db >= MIN_INT8_SQNR_DB else \
-        f"SQNR {db:.1f} dB against the QDQ graph, below {MIN_INT8_SQNR_DB:g} dB"
+    return db if db >= min_db else \
+        f"SQNR {db:.1f} dB against the QDQ graph, below {min_db:g} dB"
 
 
-def check_model(name, path, npz, a):
+def check_model(name, path, npz, modes, a):
     """[(mode, verdict, detail)] for one model."""
     work = os.path.join(a.work, name)
     shutil.rmtree(work, ignore_errors=True)  # nothing of an earlier run counts
@@ -163,27 +184,38 @@ def check_model(name, path, npz, a):
         src = os.path.join(work, "source.kir")
         run(kiln + ["opt", path, "-O0", "-o", src] + shapes, "kiln opt -O0 (import)")
     results = []
-    for mode in MODES:
+    for mode in modes:
         base = os.path.join(work, mode)
         t0 = time.time()
         try:
-            quant, ref_graph = [], src
-            if mode != "fp32":
-                quant = ["--quantize", mode]
-                if mode == "int8":
+            nnapi = mode in NNAPI_MODES
+            quant, ref_graph, target = [], src, []
+            if nnapi:
+                target = ["--target", "nnapi"]
+                if mode == "nnapi-int8":
+                    target += ["--nnapi-feature-level", "29"]
+            if mode not in ("fp32", "nnapi"):
+                quant = ["--quantize", "int8" if mode == "nnapi-int8" else mode]
+                if mode in SQNR_MODES:
                     quant += ["--calib", npz]
                 ref_graph = base + ".kir"
                 run(kiln + ["opt", src, "-o", ref_graph] + quant, "kiln opt")
                 if mode == "int8-dynamic":
                     strip_dynamic_activations(ref_graph)
             report = json.loads(run(kiln + ["convert", src, "-o", base + ".kiln", "--json"]
-                                    + quant, "kiln convert"))
+                                    + target + quant, "kiln convert"))
             run(kiln + ["run", ref_graph, "--input", npz, "-o", base + ".ref.npz"],
                 "kiln run (reference interpreter)")
             ref = np.load(base + ".ref.npz")
             out = base + ".out"
+            kernels, env = KERNELS, None
+            if nnapi:
+                if not a.nnapi_library:
+                    raise StepFailed("no --nnapi-library (the host NNAPI device)")
+                kernels = ["default"]
+                env = dict(os.environ, KILN_NNAPI_LIBRARY=a.nnapi_library)
             run(a.emulator + [a.runner, base + ".kiln", os.path.join(work, "in"), out]
-                + KERNELS, "kiln-run-npy")
+                + kernels, "kiln-run-npy", env)
             names = open(os.path.join(out, "names.txt")).read().splitlines()
             if sorted(names) != sorted(ref.files):
                 raise StepFailed(f"outputs {names}, the reference has {ref.files}")
@@ -193,26 +225,42 @@ def check_model(name, path, npz, a):
             # operator the compiler planned for XNNPACK on it (or on oneDNN,
             # on x86).
             engines = {k: open(os.path.join(out, k, "engines.txt")).read().split()
-                       for k in KERNELS}
-            native = len(engines["default"]) - engines["default"].count("reference")
-            if native != report["xnnpack_operators"]:
-                problems.append(f"default kernels: {native} operators on XNNPACK, "
-                                f"the compiler planned {report['xnnpack_operators']}")
-            if set(engines["reference"]) != {"reference"}:
-                problems.append("reference kernels: not every operator on them")
-            for k in KERNELS:
+                       for k in kernels}
+            if nnapi:
+                # The NNAPI executor: "host" for each operator the compiler
+                # left on the host, "nnapi" for the rest.
+                on_host = engines["default"].count("host")
+                if on_host != report["host_operators"]:
+                    problems.append(f"{on_host} operators on the host, the compiler "
+                                    f"left {report['host_operators']} there")
+                if set(engines["default"]) - {"host"} != {"nnapi"}:
+                    problems.append("engines " + ", ".join(sorted(set(engines["default"])))
+                                    + ": expected nnapi (and host)")
+            else:
+                native = len(engines["default"]) - engines["default"].count("reference")
+                if native != report["xnnpack_operators"]:
+                    problems.append(f"default kernels: {native} operators on XNNPACK, "
+                                    f"the compiler planned {report['xnnpack_operators']}")
+                if set(engines["reference"]) != {"reference"}:
+                    problems.append("reference kernels: not every operator on them")
+            for k in kernels:
                 for i, n in enumerate(names):
                     got = np.load(os.path.join(out, k, f"{i}.npy"))
-                    why = (compare_int8 if mode == "int8" else compare_close)(got, ref[n])
+                    if mode == "nnapi-int8":
+                        why = compare_int8(got, ref[n], MIN_NNAPI_INT8_SQNR_DB)
+                    elif mode == "int8":
+                        why = compare_int8(got, ref[n])
+                    else:
+                        why = compare_close(got, ref[n])
                     if isinstance(why, str):
                         problems.append(f"{k} kernels, output {n}: {why}")
-                    elif mode == "int8":
+                    elif mode in SQNR_MODES:
                         least_db = min(least_db, why)
                     else:
                         worst = max(worst, why)
             verdict = "FAIL" if problems else "PASS"
             detail = "; ".join(problems) or (
-                f"SQNR >= {least_db:.1f} dB" if mode == "int8"
+                f"SQNR >= {least_db:.1f} dB" if mode in SQNR_MODES
                 else f"largest error {worst:.2g} of the tolerance")
         except StepFailed as e:
             verdict, detail = "FAIL", str(e)
@@ -228,6 +276,8 @@ def main():
     ap.add_argument("--work", required=True, help="a folder for the files made")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--filter", default="")
+    ap.add_argument("--nnapi-library", default="",
+                    help="the host NNAPI device for the target (KILN_NNAPI_LIBRARY)")
     a = ap.parse_args()
     a.emulator = shlex.split(a.emulator)
     os.makedirs(a.work, exist_ok=True)
@@ -237,12 +287,12 @@ def main():
         return 1
     passed = failed = 0
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        futures = [(m[0], pool.submit(check_model, *m, a)) for m in todo]
-        for name, f in futures:
+        futures = [(m[0], m[3], pool.submit(check_model, *m, a)) for m in todo]
+        for name, modes, f in futures:
             try:
                 results = f.result()
             except StepFailed as e:
-                results = [(mode, "FAIL", str(e), 0.0) for mode in MODES]
+                results = [(mode, "FAIL", str(e), 0.0) for mode in modes]
             for mode, verdict, detail, secs in results:
                 passed += verdict == "PASS"
                 failed += verdict != "PASS"
