@@ -67,12 +67,31 @@ if [ "$PRESET" = release ]; then
 
   # cpu-mutants wrote 1200 mutants of .kiln files, and fuzz-regressions keeps
   # the inputs that once crashed the loader. Both are replayed through the
-  # loader and runtime built with ASan and UBSan (only that driver is built,
-  # about a minute): a memory error or undefined behaviour that the release
-  # build survives fails CI.
+  # loader and runtime built with ASan and UBSan (only that driver, the host
+  # NNAPI device and unit-nnapi are built, a few minutes): a memory error or
+  # undefined behaviour that the release build survives fails CI. The NNAPI
+  # files' sessions run through the ASan-built executor and host device, and
+  # a folder of valid NNAPI files (converted here) must all run.
   asanReplay() {
     cmake --preset asan >/dev/null || return 1
-    cmake --build --preset asan -j2 --target kiln-loader-replay || return 1
+    cmake --build --preset asan -j2 \
+      --target kiln-loader-replay kiln_nnapi_host unit-nnapi || return 1
+    ctest --preset asan -R '^unit-nnapi$' || return 1
+    local Files=build/release/test/nnapi/files Kiln=build/release/tools/kiln/kiln
+    local Models=examples/models
+    rm -rf "$Files" && mkdir -p "$Files" || return 1
+    "$Kiln" convert $Models/mobilenetv2_small.onnx --target nnapi \
+      -o "$Files/mobilenetv2_small.kiln" >/dev/null || return 1
+    "$Kiln" convert $Models/resnet_small.onnx --target nnapi \
+      -o "$Files/resnet_small.kiln" >/dev/null || return 1
+    local Level Model
+    for Level in 29 30; do
+      for Model in mobilenetv2_small resnet_small; do
+        "$Kiln" convert $Models/$Model.onnx --target nnapi --quantize int8 \
+          --calib $Models/$Model.input.npz --nnapi-feature-level $Level \
+          -o "$Files/$Model.int8.l$Level.kiln" >/dev/null || return 1
+      done
+    done
     export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:abort_on_error=1
     # The Vulkan mutants are loaded and verified under ASan, but their
     # sessions see no Vulkan driver: Mesa's lavapipe leaks small blocks that
@@ -81,12 +100,20 @@ if [ "$PRESET" = release ]; then
     export VK_ICD_FILENAMES=/nonexistent/kiln-asan-no-driver.json
     export VK_DRIVER_FILES=$VK_ICD_FILENAMES
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
+    export KILN_NNAPI_LIBRARY=$PWD/build/asan/test/nnapi/libkiln_nnapi_host.so
     local Corpus Report
     for Corpus in build/release/test/cpu/mutants test/fuzz/regressions; do
       Report=$(build/asan/test/fuzz/kiln-loader-replay "$Corpus")
       echo "asan replay of $Corpus: $Report"
       [[ "$Report" == *" 0 crashes" ]] || return 1
     done
+    # Every valid NNAPI file loads and runs: "N files: 0 rejected ... N ran".
+    local Count
+    Count=$(find "$Files" -name '*.kiln' | wc -l)
+    Report=$(build/asan/test/fuzz/kiln-loader-replay "$Files")
+    echo "asan replay of $Files: $Report"
+    [[ "$Report" == "$Count files: 0 rejected when loaded, 0 rejected when"*", 0 failed cleanly while running, $Count ran; 0 crashes" ]] ||
+      return 1
   }
   stage "ASan replay of the mutants and fuzz regressions" asanReplay
 

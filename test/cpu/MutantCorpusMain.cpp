@@ -18,12 +18,25 @@
 //                   lies) a dispatch's binding buffer/offset/size, group
 //                   count (0 or huge), workgroup size or shader index, a
 //                   SPIR-V word, a buffer's size or kind, a tensor's place
+//   nnapi lies      (NNAPI seeds, likewise) an operand, operation, tensor,
+//                   operator or segment index out of range; an operation's
+//                   first input dropped or input 0 appended; a quantized
+//                   operand's scale (0, negative, NaN, inf) or zero point
+//                   (out of range); a per-channel scale count or
+//                   channel_dim; an operation type unknown or above the
+//                   feature level; the feature level below what an operand
+//                   type or operation needs; an inline value of the wrong
+//                   size; a dim 0; a host_before/host_after operator out of
+//                   range or not a host conversion. Each must be rejected
+//                   by the loader; the driver fails otherwise.
 //
 //   kiln-mutants [--count N] [--seed S] [--write DIR] MODEL.onnx[:MODE]...
 // MODE quantizes the seed first: int8-dynamic, or int8=CALIB (.npy/.npz);
 // or it is native, `kiln convert --prepack native` (BLOCKED weights); or
 // vulkan, `kiln convert --target vulkan` (its sessions run on the machine's
-// Vulkan device, lavapipe in CI).
+// Vulkan device, lavapipe in CI); or nnapi, `kiln convert --target nnapi`
+// (fp32, lowest level), or nnapi-int8-LEVEL=CALIB (int8, lowered for
+// LEVEL); their sessions run on the device KILN_NNAPI_LIBRARY names.
 // --write keeps the corpus (seed-N.kiln and mutant-N.kiln) as files, e.g.
 // for libFuzzer.
 #include "LoaderFuzzTarget.h"
@@ -32,6 +45,7 @@
 #include "backends/common/KilnWriter.h"
 #include "backends/cpu/CpuTarget.h"
 #include "backends/cpu/NativePrepack.h"
+#include "backends/nnapi/NnapiTarget.h"
 #ifdef KILN_MUTANTS_VULKAN
 #include "backends/vulkan/VulkanTarget.h"
 #endif
@@ -55,6 +69,7 @@ namespace {
 
 llvm::Expected<std::string> compileSeed(const std::string &Spec) {
   std::string Path = Spec, Mode;
+  int32_t NnapiLevel = -1; // not an NNAPI seed
   QuantizeOptions Q;
   if (size_t Colon = Spec.rfind(':'); Colon != std::string::npos) {
     Path = Spec.substr(0, Colon);
@@ -63,8 +78,16 @@ llvm::Expected<std::string> compileSeed(const std::string &Spec) {
       Q.Data.Path = Mode.substr(Eq + 1);
       Mode = Mode.substr(0, Eq);
     }
+    std::string QMode = Mode;
+    if (Mode == "nnapi") {
+      QMode = "none";
+      NnapiLevel = 0;
+    } else if (Mode.rfind("nnapi-int8-", 0) == 0) {
+      QMode = "int8";
+      NnapiLevel = std::atoi(Mode.c_str() + 11);
+    }
     auto M = Mode == "native" || Mode == "vulkan" ? QuantizeMode::None
-                                                  : parseQuantizeMode(Mode);
+                                                  : parseQuantizeMode(QMode);
     if (!M)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "unknown quantize mode " + Mode);
@@ -93,6 +116,12 @@ llvm::Expected<std::string> compileSeed(const std::string &Spec) {
                                    "built without the Vulkan target");
 #endif
   }
+  if (NnapiLevel >= 0) {
+    auto N = compileForNnapi(**G, NnapiLevel, false);
+    if (!N)
+      return N.takeError();
+    return serializeKilnModule(N->Module);
+  }
   auto C = compileForCpu(**G);
   if (!C)
     return C.takeError();
@@ -106,15 +135,24 @@ class Mutator {
 public:
   explicit Mutator(uint64_t Seed) : Rng(Seed) {}
 
-  /// Applies mutation Kind (0..8) to a copy of Seed; Name says what it did.
+  /// Applies mutation Kind (0..9) to a copy of Seed; Name says what it did.
   /// A Vulkan seed takes vulkan lies (8) for half of kinds 6 and 7 (Kind is
-  /// updated), since its fp32 tensors have no quantization or blocking.
+  /// updated), since its fp32 tensors have no quantization or blocking; an
+  /// NNAPI seed likewise takes nnapi lies (9) when one applies.
   std::string mutate(const std::string &Seed, unsigned &Kind, std::string &Name) {
     std::string B = Seed;
     fb::Model *M = fb::GetMutableModel(B.data());
     if ((Kind == 6 || Kind == 7) && Seed.size() >= 8 &&
         M->payload_type() == fb::TargetPayload::VulkanPayload && Rng() % 2)
       Kind = 8;
+    if ((Kind == 6 || Kind == 7) && Seed.size() >= 8 &&
+        M->payload_type() == fb::TargetPayload::NnapiPayload && Rng() % 2) {
+      for (unsigned Try = 0; Try < 16; ++Try)
+        if (lieAboutNnapi(*M, Name)) {
+          Kind = 9;
+          return B;
+        }
+    }
     switch (Kind) {
     case 8:
       if (lieAboutVulkan(*M, Name))
@@ -416,6 +454,258 @@ private:
     }
   }
 
+  /// Sets a FlatBuffer vector's length in place (the u32 before its data).
+  template <typename V> static void setLength(V *Vec, uint32_t N) {
+    flatbuffers::WriteScalar(reinterpret_cast<uint8_t *>(Vec), N);
+  }
+
+  /// The feature level that added an NNAPI operand type or operation kiln
+  /// emits (27 for the rest), as the NNAPI spec says.
+  static int32_t nnapiTypeLevel(int32_t Type) {
+    switch (Type) {
+    case 6: case 8: case 9: case 10: case 11: // BOOL .. PER_CHANNEL
+      return 29;
+    case 14: // TENSOR_QUANT8_ASYMM_SIGNED
+      return 30;
+    default:
+      return 27;
+    }
+  }
+  static int32_t nnapiOpLevel(int32_t Code) {
+    switch (Code) {
+    case 30: case 31: case 32: case 35: case 36: case 37: // DIV .. TRANSPOSE
+      return 28;
+    case 98: case 99: // ELU, HARD_SWISH
+      return 30;
+    default:
+      return Code >= 38 ? 29 : 27;
+    }
+  }
+
+  /// An NNAPI payload's field set to a value the loader must reject (none
+  /// of them is a valid model); false where the seed has no such field.
+  bool lieAboutNnapi(fb::Model &M, std::string &Name) {
+    if (M.payload_type() != fb::TargetPayload::NnapiPayload || !M.payload())
+      return false;
+    auto *P = static_cast<fb::NnapiPayload *>(M.mutable_payload());
+    auto *Operands = P->mutable_operands();
+    auto *Operations = P->mutable_operations();
+    if (!Operands || !Operands->size() || !Operations || !Operations->size())
+      return false;
+    const uint32_t NumOperands = Operands->size();
+    const uint32_t NumOps = M.operators() ? M.operators()->size() : 0;
+    fb::NnapiOperation *Op =
+        Operations->GetMutableObject(unsigned(pick(Operations->size())));
+    fb::NnapiOperand *O = Operands->GetMutableObject(unsigned(pick(NumOperands)));
+    auto OperandsWhere = [&](auto Pred) {
+      std::vector<fb::NnapiOperand *> R;
+      for (unsigned I = 0; I < NumOperands; ++I)
+        if (Pred(*Operands->Get(I)))
+          R.push_back(Operands->GetMutableObject(I));
+      return R;
+    };
+    auto OutOfRange = [&](uint32_t Size) {
+      static const uint32_t Far[] = {uint32_t(INT32_MAX), UINT32_MAX, 1u << 20};
+      return Rng() % 2 ? Size + uint32_t(Rng() % 4) : Far[Rng() % 3];
+    };
+    switch (Rng() % 12) {
+    case 0: { // an operand index
+      flatbuffers::Vector<uint32_t> *List;
+      switch (Rng() % 4) {
+      case 0: List = Op->mutable_inputs(); break;
+      case 1: List = Op->mutable_outputs(); break;
+      case 2: List = P->mutable_inputs(); break;
+      default: List = P->mutable_outputs(); break;
+      }
+      if (!List || !List->size())
+        return false;
+      uint32_t V = OutOfRange(NumOperands);
+      Name = llvm::formatv("nnapi operand index = {0}", V);
+      List->Mutate(unsigned(pick(List->size())), V);
+      return true;
+    }
+    case 1: { // an operation's operator or an operand's tensor (-1: none)
+      auto SignedOutOfRange = [&](uint32_t Size) {
+        static const int32_t Far[] = {-2, INT32_MIN, INT32_MAX, 1 << 20};
+        return Rng() % 2 ? int32_t(Size + Rng() % 4) : Far[Rng() % 4];
+      };
+      if (Rng() % 2) {
+        int32_t V = SignedOutOfRange(NumOps);
+        Name = llvm::formatv("nnapi operation operator = {0}", V);
+        return Op->mutate_operator_(V);
+      }
+      int32_t V = SignedOutOfRange(M.tensors() ? M.tensors()->size() : 0);
+      Name = llvm::formatv("nnapi operand tensor = {0}", V);
+      return O->mutate_tensor(V);
+    }
+    case 2: { // an input dropped or added
+      auto *In = Op->mutable_inputs();
+      if (!In || !In->size())
+        return false;
+      uint32_t N = In->size();
+      if (Rng() % 2) {
+        // The first input (a tensor), or the last of a CONCATENATION (its
+        // axis): either leaves a signature no NNAPI operation has.
+        bool Concat = Op->type() == 2;
+        Name = llvm::formatv("nnapi operation {0} without input {1}",
+                             Op->type(), Concat ? N - 1 : 0);
+        for (unsigned I = 0; !Concat && I + 1 < N; ++I)
+          In->Mutate(I, In->Get(I + 1));
+        setLength(In, N - 1);
+        return true;
+      }
+      // Input 0 (a tensor) again at the end: every signature ends in a
+      // scalar or has a fixed length. It overwrites the word after the
+      // vector, which the loader must survive too.
+      Name = llvm::formatv("nnapi operation {0} with input 0 appended",
+                           Op->type());
+      uint32_t First = In->Get(0);
+      setLength(In, N + 1);
+      In->Mutate(N, First);
+      return true;
+    }
+    case 3: { // a scale
+      static const float Bad[] = {0.0f, -1.0f, NAN, INFINITY, -INFINITY};
+      float V = Bad[Rng() % 5];
+      auto Q = OperandsWhere([](const fb::NnapiOperand &X) {
+        return X.type() == 5 || X.type() == 14 ||
+               (X.type() == 11 && X.channel_scales() &&
+                X.channel_scales()->size());
+      });
+      if (Q.empty())
+        return false;
+      fb::NnapiOperand *X = Q[pick(Q.size())];
+      Name = llvm::formatv("nnapi scale = {0}", V);
+      if (X->type() != 11)
+        return X->mutate_scale(V);
+      auto *S = X->mutable_channel_scales();
+      S->Mutate(unsigned(pick(S->size())), V);
+      return true;
+    }
+    case 4: { // a zero point
+      auto Q = OperandsWhere([](const fb::NnapiOperand &X) {
+        return X.type() == 5 || X.type() == 14;
+      });
+      if (Q.empty())
+        return false;
+      fb::NnapiOperand *X = Q[pick(Q.size())];
+      static const int32_t Unsigned[] = {-1, 256, 1000, INT32_MIN, INT32_MAX};
+      static const int32_t Signed[] = {-129, 128, 255, INT32_MIN, INT32_MAX};
+      int32_t V = (X->type() == 5 ? Unsigned : Signed)[Rng() % 5];
+      Name = llvm::formatv("nnapi zero point = {0}", V);
+      return X->mutate_zero_point(V);
+    }
+    case 5: { // per-channel scales: one fewer, or channel_dim past the rank
+      auto Q = OperandsWhere([](const fb::NnapiOperand &X) {
+        return X.type() == 11 && X.channel_scales() &&
+               X.channel_scales()->size() && X.dimensions();
+      });
+      if (Q.empty())
+        return false;
+      fb::NnapiOperand *X = Q[pick(Q.size())];
+      if (Rng() % 2) {
+        uint32_t V = X->dimensions()->size() + uint32_t(Rng() % 3);
+        Name = llvm::formatv("nnapi channel_dim = {0}", V);
+        if (X->mutate_channel_dim(V))
+          return true;
+      }
+      uint32_t N = X->channel_scales()->size();
+      Name = llvm::formatv("nnapi {0} channel scales of {1}", N - 1, N);
+      setLength(X->mutable_channel_scales(), N - 1);
+      return true;
+    }
+    case 6: { // an operation type unknown or above the feature level
+      static const int32_t Unknown[] = {-1, 5, 7, 102, 1000, INT32_MAX};
+      int32_t V = Unknown[Rng() % 6];
+      if (Rng() % 2 && P->feature_level() < 30)
+        V = P->feature_level() < 28 ? 30 : P->feature_level() < 29 ? 38 : 99;
+      Name = llvm::formatv("nnapi operation type = {0} (level {1})", V,
+                           P->feature_level());
+      return Op->mutate_type(V);
+    }
+    case 7: { // the feature level below what an operand or operation needs
+      int32_t Need = 27;
+      for (unsigned I = 0; I < NumOperands; ++I)
+        Need = std::max(Need, nnapiTypeLevel(Operands->Get(I)->type()));
+      for (unsigned I = 0; I < Operations->size(); ++I)
+        Need = std::max(Need, nnapiOpLevel(Operations->Get(I)->type()));
+      static const int32_t Outside[] = {0, 26, 32, -1};
+      int32_t V = Need > 27 ? 27 + int32_t(pick(size_t(Need - 27)))
+                            : Outside[Rng() % 4];
+      Name = llvm::formatv("nnapi feature level = {0} (needs {1})", V, Need);
+      return P->mutate_feature_level(V);
+    }
+    case 8: { // a SEGMENT operand's segment missing or of another size
+      auto S = OperandsWhere([](const fb::NnapiOperand &X) {
+        return X.source() == fb::NnapiValueSource::SEGMENT;
+      });
+      if (S.empty())
+        return false;
+      fb::NnapiOperand *X = S[pick(S.size())];
+      const auto *Buffers = M.buffers();
+      uint32_t NumSegments = Buffers ? Buffers->size() : 0;
+      int32_t V = Rng() % 2 ? -1 : int32_t(NumSegments + Rng() % 4);
+      if (Rng() % 2 && X->segment() >= 0 && uint32_t(X->segment()) < NumSegments)
+        for (unsigned Try = 0; Try < 8; ++Try) {
+          uint32_t K = uint32_t(pick(NumSegments));
+          if (Buffers->Get(K)->size() !=
+              Buffers->Get(uint32_t(X->segment()))->size()) {
+            V = int32_t(K);
+            break;
+          }
+        }
+      Name = llvm::formatv("nnapi operand segment = {0}", V);
+      return X->mutate_segment(V);
+    }
+    case 9: { // an INLINE value of the wrong size
+      auto S = OperandsWhere([](const fb::NnapiOperand &X) {
+        return X.source() == fb::NnapiValueSource::INLINE;
+      });
+      if (S.empty())
+        return false;
+      fb::NnapiOperand *X = S[pick(S.size())];
+      if (auto *D = X->mutable_dimensions(); D && D->size()) {
+        unsigned K = unsigned(pick(D->size()));
+        Name = llvm::formatv("nnapi inline operand dim {0} = {1}", K,
+                             D->Get(K) + 1);
+        D->Mutate(K, D->Get(K) + 1);
+        return true;
+      }
+      // A scalar: INT32 (4 bytes) <-> BOOL (1 byte).
+      int32_t T = X->type() == 6 ? 1 : 6;
+      Name = llvm::formatv("nnapi inline scalar type = {0}", T);
+      return X->type() != 0 && X->type() != 10 && X->mutate_type(T);
+    }
+    case 10: { // a dim 0
+      auto *D = O->mutable_dimensions();
+      if (!D || !D->size())
+        return false;
+      Name = "nnapi operand dim = 0";
+      D->Mutate(unsigned(pick(D->size())), 0);
+      return true;
+    }
+    default: { // a host step out of range or not a host conversion
+      auto *Steps = Rng() % 2 ? P->mutable_host_before() : P->mutable_host_after();
+      if (!Steps || !Steps->size())
+        return false;
+      uint32_t V = OutOfRange(NumOps);
+      if (Rng() % 2)
+        for (unsigned Try = 0; Try < 8 && NumOps; ++Try) {
+          uint32_t K = uint32_t(pick(NumOps));
+          fb::OpKind Kind = M.operators()->Get(K)->kind();
+          if (Kind != fb::OpKind::TRANSPOSE && Kind != fb::OpKind::RESHAPE &&
+              Kind != fb::OpKind::QUANTIZE && Kind != fb::OpKind::DEQUANTIZE) {
+            V = K;
+            break;
+          }
+        }
+      Name = llvm::formatv("nnapi host step operator = {0}", V);
+      Steps->Mutate(unsigned(pick(Steps->size())), V);
+      return true;
+    }
+    }
+  }
+
   bool lieAboutShape(fb::Model &M, std::string &Name) {
     auto *Tensors = M.mutable_tensors();
     if (Rng() % 3 == 0) {
@@ -492,7 +782,8 @@ int main(int Argc, char **Argv) {
   }
   if (Seeds.empty()) {
     llvm::errs() << "usage: kiln-mutants [--count N] [--seed S] [--write DIR] "
-                    "MODEL.onnx[:int8-dynamic|:int8=CALIB|:native|:vulkan]..."
+                    "MODEL.onnx[:int8-dynamic|:int8=CALIB|:native|:vulkan|"
+                    ":nnapi|:nnapi-int8-LEVEL=CALIB]..."
                     "\n";
     return 2;
   }
@@ -510,33 +801,65 @@ int main(int Argc, char **Argv) {
           llvm::formatv("{0}/seed-{1}.kiln", WriteDir, I).str(), Seeds[I]);
   }
 
+  auto IsNnapi = [](const std::string &Bytes) {
+    return fb::GetModel(Bytes.data())->payload_type() ==
+           fb::TargetPayload::NnapiPayload;
+  };
+  unsigned NnapiSeeds = 0;
+  for (const std::string &S : Seeds)
+    NnapiSeeds += IsNnapi(S);
+
   Mutator Mut(Seed);
-  std::map<kiln::fuzz::Outcome, unsigned> Outcomes;
+  std::map<kiln::fuzz::Outcome, unsigned> Outcomes, NnapiOutcomes;
   std::map<unsigned, std::pair<unsigned, unsigned>> ByKind; // rejected, ran
+  unsigned NnapiMutants = 0, NnapiLies = 0, LiesLoaded = 0;
   for (unsigned I = 0; I < Count; ++I) {
+    // Eight in a row (every kind) from each seed in turn.
     unsigned Kind = I % 8;
+    const std::string &From = Seeds[(I / 8) % Seeds.size()];
     std::string Name;
-    std::string Mutant = Mut.mutate(Seeds[I % Seeds.size()], Kind, Name);
+    std::string Mutant = Mut.mutate(From, Kind, Name);
     if (!WriteDir.empty())
       (void)writeFileAtomically(
           llvm::formatv("{0}/mutant-{1:D4}.kiln", WriteDir, I).str(), Mutant);
     kiln::fuzz::Outcome O = kiln::fuzz::runOne(Mutant);
     ++Outcomes[O];
     (O == kiln::fuzz::Outcome::Ran ? ByKind[Kind].second : ByKind[Kind].first)++;
+    if (IsNnapi(From)) {
+      ++NnapiMutants;
+      ++NnapiOutcomes[O];
+    }
+    if (Kind == 9) {
+      ++NnapiLies;
+      if (O != kiln::fuzz::Outcome::RejectedAtLoad) {
+        ++LiesLoaded;
+        llvm::errs() << llvm::formatv(
+            "kiln-mutants: mutant {0} ({1}) was not rejected by the loader\n",
+            I, Name);
+      }
+    }
   }
-  static const char *KindNames[] = {"bit flips", "truncation", "offset lies",
-                                    "index lies", "cycles", "shape lies",
-                                    "quant lies", "layout lies", "vulkan lies"};
+  static const char *KindNames[] = {
+      "bit flips",  "truncation",  "offset lies", "index lies", "cycles",
+      "shape lies", "quant lies",  "layout lies", "vulkan lies", "nnapi lies"};
   for (const auto &[Kind, RR] : ByKind)
     llvm::outs() << llvm::formatv("{0,-12} {1,4} rejected, {2,4} ran cleanly\n",
                                   KindNames[Kind], RR.first, RR.second);
   llvm::outs() << llvm::formatv(
       "{0} mutants of {1} seeds: {2} rejected when loaded, {3} rejected when "
       "the session was created, {4} failed cleanly while running, {5} ran; "
-      "0 crashes\n",
+      "0 crashes; nnapi: {6} mutants of {7} seeds ({8} rejected when loaded, "
+      "{9} when the session was created, {10} failed while running, {11} "
+      "ran), {12} nnapi lies, {13}\n",
       Count, Seeds.size(), Outcomes[kiln::fuzz::Outcome::RejectedAtLoad],
       Outcomes[kiln::fuzz::Outcome::RejectedAtSession],
       Outcomes[kiln::fuzz::Outcome::FailedRun],
-      Outcomes[kiln::fuzz::Outcome::Ran]);
-  return 0;
+      Outcomes[kiln::fuzz::Outcome::Ran], NnapiMutants, NnapiSeeds,
+      NnapiOutcomes[kiln::fuzz::Outcome::RejectedAtLoad],
+      NnapiOutcomes[kiln::fuzz::Outcome::RejectedAtSession],
+      NnapiOutcomes[kiln::fuzz::Outcome::FailedRun],
+      NnapiOutcomes[kiln::fuzz::Outcome::Ran], NnapiLies,
+      LiesLoaded ? llvm::formatv("{0} NOT rejected when loaded", LiesLoaded).str()
+                 : std::string("all rejected when loaded"));
+  return LiesLoaded ? 1 : 0;
 }

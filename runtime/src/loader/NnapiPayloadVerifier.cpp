@@ -6,7 +6,7 @@
 #include "nnapi/NeuralNetworksApi.h"
 
 #include <cmath>
-#include <initializer_list>
+#include <cstring>
 
 namespace kiln::rt {
 
@@ -17,48 +17,92 @@ namespace {
 /// The feature levels the loader admits (Android 8.1 to 12).
 constexpr int32_t MinLevel = 27, MaxLevel = 31;
 
-/// Whether N inputs fit NNAPI's signature of Code, for the ops kiln emits
-/// (implicit and explicit padding; optional layout and dilation).
-bool inputCountOk(int32_t Code, size_t N) {
-  auto Any = [N](std::initializer_list<size_t> Counts) {
-    for (size_t C : Counts)
-      if (N == C)
-        return true;
-    return false;
-  };
+/// NNAPI's input signatures of the ops kiln emits (implicit and explicit
+/// padding; optional layout and dilation), one letter an input: T a tensor,
+/// I TENSOR_INT32, i INT32, b BOOL, f FLOAT32 or FLOAT16, s INT32, FLOAT32
+/// or FLOAT16; space-separated. CONCATENATION is T... i. The types tell
+/// apart signatures of one length (CONV_2D's explicit padding and implicit
+/// padding with layout and dilation).
+const char *signatures(int32_t Code) {
   switch (Code) {
-  case nn::ADD: case nn::MUL: case nn::SUB: case nn::DIV: case nn::MEAN:
-  case nn::PAD_V2: case nn::GATHER: case nn::LOG_SOFTMAX: case nn::REDUCE_MAX:
-  case nn::REDUCE_MIN: case nn::REDUCE_SUM:
-    return N == 3;
+  case nn::ADD: case nn::MUL: case nn::SUB: case nn::DIV:
+    return "TTi";
+  case nn::MEAN:
+    return "TIi";
+  case nn::REDUCE_MAX: case nn::REDUCE_MIN: case nn::REDUCE_SUM:
+    return "TIb";
+  case nn::PAD_V2:
+    return "TIs";
+  case nn::GATHER:
+    return "TiI";
+  case nn::LOG_SOFTMAX:
+    return "Tfi";
   case nn::AVERAGE_POOL_2D: case nn::MAX_POOL_2D:
-    return Any({7, 8, 10, 11});
-  case nn::CONCATENATION:
-    return N >= 2 && N <= limits::MaxOperatorInputs;
+    return "Tiiiiiiiii Tiiiiiiiiib Tiiiiii Tiiiiiib";
   case nn::CONV_2D:
-    return Any({7, 8, 10, 11, 13});
+    return "TTTiiiiiii TTTiiiiiiib TTTiiiiiiibii TTTiiii TTTiiiib TTTiiiibii";
   case nn::DEPTHWISE_CONV_2D:
-    return Any({8, 9, 11, 12, 14});
+    return "TTTiiiiiiii TTTiiiiiiiib TTTiiiiiiiibii TTTiiiii TTTiiiiib "
+           "TTTiiiiibii";
   case nn::GROUPED_CONV_2D:
-    return Any({9, 12});
+    return "TTTiiiiiiiib TTTiiiiib";
   case nn::TRANSPOSE_CONV_2D:
-    return Any({9, 11});
+    return "TTTiiiiiiib TTTIiiiib";
   case nn::FULLY_CONNECTED:
-    return N == 4;
-  case nn::RESHAPE: case nn::TRANSPOSE: case nn::PAD: case nn::MAXIMUM:
-  case nn::MINIMUM: case nn::POW: case nn::PRELU: case nn::ELU:
-    return N == 2;
+    return "TTTi";
+  case nn::RESHAPE: case nn::TRANSPOSE: case nn::PAD:
+    return "TI";
+  case nn::MAXIMUM: case nn::MINIMUM: case nn::POW: case nn::PRELU:
+    return "TT";
+  case nn::ELU:
+    return "Tf";
   case nn::SOFTMAX:
-    return Any({2, 3});
+    return "Tf Tfi";
   case nn::STRIDED_SLICE:
-    return N == 7;
+    return "TIIIiii";
   case nn::RESIZE_BILINEAR:
-    return N >= 3 && N <= 6;
+    return "Tss Tssb Tssbb Tssbbb";
   case nn::RESIZE_NEAREST_NEIGHBOR:
-    return N >= 4 && N <= 6;
+    return "Tssb Tssbb Tssbbb";
   default: // unary: FLOOR, LOGISTIC, RELU*, TANH, ABS, EXP, LOG, NEG, ...
-    return N == 1;
+    return "T";
   }
+}
+
+bool typeFits(char Want, int32_t T) {
+  switch (Want) {
+  case 'T': return nn::isTensorType(T);
+  case 'I': return T == nn::TENSOR_INT32;
+  case 'i': return T == nn::INT32;
+  case 'b': return T == nn::BOOL;
+  case 'f': return T == nn::FLOAT32 || T == nn::FLOAT16;
+  default: return T == nn::INT32 || T == nn::FLOAT32 || T == nn::FLOAT16;
+  }
+}
+
+/// Whether the inputs (indices already checked) fit a signature of Code.
+bool signatureOk(const fb::NnapiPayload &P, const fb::NnapiOperation &Op) {
+  const auto &In = *Op.inputs();
+  auto TypeAt = [&](unsigned I) { return P.operands()->Get(In[I])->type(); };
+  size_t N = In.size();
+  if (Op.type() == nn::CONCATENATION) {
+    if (N < 2 || N > limits::MaxOperatorInputs || !typeFits('i', TypeAt(N - 1)))
+      return false;
+    for (unsigned I = 0; I + 1 < N; ++I)
+      if (!typeFits('T', TypeAt(I)))
+        return false;
+    return true;
+  }
+  for (const char *Sig = signatures(Op.type()); *Sig;) {
+    size_t Len = std::strcspn(Sig, " ");
+    bool Fits = Len == N;
+    for (unsigned I = 0; I < N && Fits; ++I)
+      Fits = typeFits(Sig[I], TypeAt(I));
+    if (Fits)
+      return true;
+    Sig += Len + (Sig[Len] == ' ');
+  }
+  return false;
 }
 
 bool isQuant8(int32_t T) {
@@ -217,9 +261,8 @@ Status checkOperations(const fb::NnapiPayload &P, int32_t Level,
                           ", the payload's is ", Level);
     size_t NumIn = Op->inputs() ? Op->inputs()->size() : 0;
     size_t NumOut = Op->outputs() ? Op->outputs()->size() : 0;
-    if (!inputCountOk(Op->type(), NumIn))
-      return invalidModel(Where, ": ", NumIn, " inputs, not a count NNAPI's "
-                          "signature allows");
+    if (NumIn == 0 || NumIn > limits::MaxOperatorInputs)
+      return invalidModel(Where, ": ", NumIn, " inputs");
     if (NumOut != 1)
       return invalidModel(Where, ": ", NumOut, " outputs, expected 1");
     for (uint32_t X : *Op->inputs()) {
@@ -229,9 +272,14 @@ Status checkOperations(const fb::NnapiPayload &P, int32_t Level,
         return invalidModel(Where, ": input operand ", X,
                             " is used before it is defined");
     }
+    if (!signatureOk(P, *Op))
+      return invalidModel(Where, ": ", NumIn, " inputs whose count or types "
+                          "fit none of NNAPI's signatures");
     for (uint32_t X : *Op->outputs()) {
       if (X >= NumOperands)
         return invalidModel(Where, ": output operand ", X, " of ", NumOperands);
+      if (!nn::isTensorType(P.operands()->Get(X)->type()))
+        return invalidModel(Where, ": output operand ", X, " is a scalar");
       if (Written[X])
         return invalidModel(Where, ": output operand ", X, " already has a "
                             "value (a constant, a model input or another "

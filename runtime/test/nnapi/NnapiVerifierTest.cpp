@@ -96,7 +96,16 @@ TEST_CASE("hostile NNAPI payloads are rejected", "[nnapi][loader]") {
        "NNAPI operation 0 (CONV_2D): input operand 99 of 8"},
       {"wrong input count",
        [](NnapiModel &M) { M.operation(0).inputs.pop_back(); },
-       "NNAPI operation 0 (CONV_2D): 6 inputs, not a count"},
+       "NNAPI operation 0 (CONV_2D): 6 inputs whose count or types fit "
+       "none"},
+      {"an INT32 where the layout BOOL goes",
+       [](NnapiModel &M) { M.operation(0).inputs.push_back(3); },
+       "NNAPI operation 0 (CONV_2D): 8 inputs whose count or types fit "
+       "none"},
+      {"a tensor where a scalar goes",
+       [](NnapiModel &M) { M.operation(0).inputs[3] = 0; },
+       "NNAPI operation 0 (CONV_2D): 7 inputs whose count or types fit "
+       "none"},
       {"two outputs",
        [](NnapiModel &M) { M.operation(0).outputs.push_back(1); },
        "NNAPI operation 0 (CONV_2D): 2 outputs, expected 1"},
