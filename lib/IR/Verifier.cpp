@@ -5,6 +5,9 @@
 
 #include "llvm/ADT/DenseSet.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace kiln {
 
 static std::string nodeLabel(const Node &N) {
@@ -108,13 +111,17 @@ private:
           fail(N, "result " + std::to_string(R) + " has a stale use");
   }
 
-  /// An op that turns non-empty operands into an empty result (a window
-  /// larger than its input, a zero scale, a zero-trip range...) is a bad
-  /// model: the backends' kernels assert on empty tensors instead of
-  /// reporting them. Empty tensors that flow from an empty constant (an
-  /// exporter's empty roi) are left alone, as is shape() of a scalar.
+  /// A window or scale op that turns non-empty operands into an empty
+  /// result (a window larger than its input, a zero scale) is a bad model:
+  /// the backends' kernels assert on empty windows instead of reporting
+  /// them. Other ops may make empty tensors (an ONNX slice past the end, an
+  /// expanded layer norm's empty axes list): those are valid models.
   void checkNotEmptied(const Node &N) {
-    if (N.isOp("const") || N.isOp("shape"))
+    static const char *const WindowOps[] = {
+        "conv", "conv_transpose", "max_pool", "avg_pool", "lp_pool",
+        "global_avg_pool", "global_max_pool", "resize"};
+    if (std::none_of(std::begin(WindowOps), std::end(WindowOps),
+                     [&](const char *Op) { return N.isOp(Op); }))
       return;
     for (unsigned I = 0; I < N.numOperands(); ++I)
       if (const Value *V = N.operand(I))
