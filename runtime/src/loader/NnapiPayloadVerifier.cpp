@@ -114,10 +114,11 @@ Status checkQuant(const fb::NnapiOperand &O) {
   int32_t T = O.type();
   size_t NumChannel = O.channel_scales() ? O.channel_scales()->size() : 0;
   if (T == nn::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
-    size_t Rank = O.dimensions()->size();
+    const flatbuffers::Vector<uint32_t> *Dims = O.dimensions();
+    size_t Rank = Dims ? Dims->size() : 0;
     if (O.channel_dim() >= Rank)
       return invalidModel("channel_dim ", O.channel_dim(), " of rank ", Rank);
-    uint32_t Channels = O.dimensions()->Get(O.channel_dim());
+    uint32_t Channels = flatbuffers::EndianScalar(Dims->data()[O.channel_dim()]);
     if (NumChannel != Channels)
       return invalidModel(NumChannel, " channel scales, expected ", Channels,
                           " (dim ", O.channel_dim(), ")");
