@@ -9,7 +9,7 @@ namespace kiln::fb {
 /// Bumped for an incompatible change; a runtime reads only its own major.
 constexpr uint32_t SchemaMajor = 1;
 /// Bumped for every appended field, table, enum value or union member.
-constexpr uint32_t SchemaMinor = 6;
+constexpr uint32_t SchemaMinor = 7;
 
 /// Weight segments start at multiples of this many bytes.
 constexpr uint64_t SegmentAlignment = 64;

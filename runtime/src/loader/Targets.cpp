@@ -13,6 +13,8 @@ fb::TargetPayload payloadOf(fb::Target T) {
     return fb::TargetPayload::VulkanPayload;
   case fb::Target::NNAPI:
     return fb::TargetPayload::NnapiPayload;
+  case fb::Target::METAL:
+    return fb::TargetPayload::MetalPayload;
   default:
     return fb::TargetPayload::NONE;
   }
@@ -53,12 +55,16 @@ bool runtimeRuns(fb::Target T) {
   if (T == fb::Target::NNAPI)
     return true;
 #endif
+#ifdef KILN_WITH_METAL
+  if (T == fb::Target::METAL)
+    return true;
+#endif
   return T == fb::Target::CPU;
 }
 
 bool loaderVerifies(fb::Target T) {
   return T == fb::Target::CPU || T == fb::Target::VULKAN ||
-         T == fb::Target::NNAPI;
+         T == fb::Target::NNAPI || T == fb::Target::METAL;
 }
 
 Status resolveTarget(const fb::Model &M, fb::Target &Out) {

@@ -1,6 +1,6 @@
 // The targets a .kiln file may name (fb::Target), the ones every loader
-// verifies (CPU, Vulkan and NNAPI: `kiln inspect` reads a Vulkan file on a
-// CPU-only build) and the ones this runtime build runs: the loader rejects a file for
+// verifies (CPU, Vulkan, NNAPI and Metal: `kiln inspect` reads a Vulkan or
+// Metal file on a CPU-only build) and the ones this runtime build runs: the loader rejects a file for
 // a target it cannot verify, naming the targets it runs, before anything else
 // reads it; creating a session for a target the build has no executor for
 // fails (session/Executors.cpp).
@@ -18,7 +18,7 @@ namespace kiln::rt {
 const char *targetName(fb::Target T);
 
 /// Whether this build has an executor for T (Vulkan: KILN_WITH_VULKAN,
-/// NNAPI: KILN_WITH_NNAPI).
+/// NNAPI: KILN_WITH_NNAPI, Metal: KILN_WITH_METAL, Apple only).
 bool runtimeRuns(fb::Target T);
 
 /// Whether the loader checks T's files completely, in every build.
