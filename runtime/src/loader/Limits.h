@@ -32,6 +32,13 @@ constexpr size_t MaxVulkanBindings = 64;
 constexpr uint32_t MaxVulkanGroupCount = 65535;
 /// Bytes of push constants (the minimum of maxPushConstantsSize).
 constexpr uint32_t MaxVulkanPushBytes = 128;
+/// Metal payloads (MetalPayloadVerifier.cpp): buffer argument slots of a
+/// compute function, threads per threadgroup and threadgroup memory every
+/// Metal GPU allows, and bytes of one kernel's MSL.
+constexpr uint32_t MetalBufferSlots = 31;
+constexpr uint32_t MaxMetalThreadsPerGroup = 1024;
+constexpr uint32_t MaxMetalThreadgroupMemory = 32768;
+constexpr size_t MaxMslBytes = size_t(1) << 20;
 /// FlatBuffers verifier: nesting depth and number of tables.
 constexpr uint32_t MaxDepth = 64;
 constexpr uint32_t MaxTables = 10'000'000;

@@ -7,11 +7,13 @@
 // its payload (VulkanPayloadVerifier.h) instead: a Vulkan file's operators
 // describe the graph for tools, and only the payload runs. An NNAPI file's
 // likewise (NnapiPayloadVerifier.h), except the host steps it names, which
-// get their operator checks there. Nothing is used
+// get their operator checks there; a Metal file's (MetalPayloadVerifier.h)
+// as a Vulkan file's. Nothing is used
 // before it is checked.
 #include "loader/BlockedLayout.h"
 #include "loader/LoadedModel.h"
 #include "loader/Limits.h"
+#include "loader/MetalPayloadVerifier.h"
 #include "loader/NnapiPayloadVerifier.h"
 #include "loader/OpValidation.h"
 #include "loader/Targets.h"
@@ -136,13 +138,13 @@ Status describeQuantization(const fb::Tensor &T, TensorDesc &D) {
 
 /// The GPU layouts (1.5): C4 activations of rank 4 and PACKED constants,
 /// whose segment holds at least the logical bytes, in whole elements. Only
-/// Vulkan files have them.
+/// Vulkan and Metal files have them.
 Status checkGpuLayout(const fb::Model &M, fb::Target Target,
                       const TensorDesc &D) {
   if (D.Layout != fb::Layout::C4 && D.Layout != fb::Layout::PACKED)
     return Status::ok();
   const char *Name = fb::EnumNameLayout(D.Layout);
-  if (Target != fb::Target::VULKAN)
+  if (Target != fb::Target::VULKAN && Target != fb::Target::METAL)
     return invalidModel("layout ", Name, " in a ", targetName(Target),
                         " file (only GPU files have it)");
   if (D.Layout == fb::Layout::C4) {
@@ -304,15 +306,16 @@ Status checkOperator(const LoadedModel &LM, unsigned I,
       View.Out.push_back(&LM.Tensors[size_t(X)]);
     }
   }
-  if (LM.Target == fb::Target::VULKAN || LM.Target == fb::Target::NNAPI)
+  if (LM.Target == fb::Target::VULKAN || LM.Target == fb::Target::NNAPI ||
+      LM.Target == fb::Target::METAL)
     return Status::ok(); // descriptive: the payload runs
   if (Status S = validateOperator(View))
     return S.withContext(Where);
   return Status::ok();
 }
 
-/// A Vulkan file's graph inputs and outputs are f32 in the caller's layout
-/// (INPUT and OUTPUT buffers hold exactly their bytes).
+/// A Vulkan or Metal file's graph inputs and outputs are f32 in the
+/// caller's layout (INPUT and OUTPUT buffers hold exactly their bytes).
 Status checkVulkanIo(const LoadedModel &LM) {
   for (const auto *Io : {&LM.Inputs, &LM.Outputs})
     for (int32_t X : *Io) {
@@ -320,11 +323,11 @@ Status checkVulkanIo(const LoadedModel &LM) {
       const char *What = Io == &LM.Inputs ? "graph input" : "graph output";
       if (D.DType != fb::DType::F32)
         return invalidModel(What, " tensor ", X, " '", D.Name, "' is ",
-                            dtypeName(D.DType), " (a Vulkan file's are f32)");
+                            dtypeName(D.DType), " (a GPU file's are f32)");
       if (D.Layout == fb::Layout::C4 || D.Layout == fb::Layout::PACKED)
         return invalidModel(What, " tensor ", X, " '", D.Name, "' is ",
                             fb::EnumNameLayout(D.Layout),
-                            " (a Vulkan file's keep their logical layout)");
+                            " (a GPU file's keep their logical layout)");
     }
   return Status::ok();
 }
@@ -410,6 +413,12 @@ Status loadVerifiedModel(std::shared_ptr<ModelBytes> Bytes,
   if (LM->Target == fb::Target::NNAPI)
     if (Status S = verifyNnapiPayload(M, LM->Tensors))
       return S;
+  if (LM->Target == fb::Target::METAL) {
+    if (Status S = checkVulkanIo(*LM))
+      return S;
+    if (Status S = verifyMetalPayload(M, LM->Tensors))
+      return S;
+  }
   readMetadata(M, LM->Metadata);
   LM->Bytes = std::move(Bytes);
   Out = std::move(LM);

@@ -1,5 +1,7 @@
 #include "loader/VulkanPayloadVerifier.h"
 
+#include "loader/GpuBuffersVerifier.h"
+
 #include "loader/Limits.h"
 #include "loader/TensorDesc.h"
 
@@ -8,16 +10,6 @@
 namespace kiln::rt {
 
 namespace {
-
-const char *kindName(fb::VulkanBufferKind K) {
-  return K <= fb::VulkanBufferKind::MAX ? fb::EnumNameVulkanBufferKind(K) : "?";
-}
-
-/// Offset + Size inside a buffer of Limit bytes, without overflow.
-bool inside(uint64_t Offset, uint64_t Size, uint64_t Limit) {
-  uint64_t End;
-  return !__builtin_add_overflow(Offset, Size, &End) && End <= Limit;
-}
 
 /// Shader I's fp16-arithmetic twin, if it names one: another shader that
 /// names none itself, and that the runtime can run in I's place with I's
@@ -75,72 +67,6 @@ Status checkShaders(const fb::VulkanPayload &P,
   return Status::ok();
 }
 
-Status checkBuffers(const fb::Model &M, const fb::VulkanPayload &P,
-                    const std::vector<TensorDesc> &Tensors) {
-  size_t N = P.buffers() ? P.buffers()->size() : 0;
-  if (N > limits::MaxVulkanBuffers)
-    return invalidModel("too many Vulkan buffers (", N, ")");
-  size_t NumSegments = M.buffers() ? M.buffers()->size() : 0;
-  size_t NumIn = M.inputs() ? M.inputs()->size() : 0;
-  size_t NumOut = M.outputs() ? M.outputs()->size() : 0;
-  std::vector<int> InputBuffers(NumIn, 0), OutputBuffers(NumOut, 0);
-  for (unsigned I = 0; I < N; ++I) {
-    const fb::VulkanBuffer *B = P.buffers()->Get(I);
-    fb::VulkanBufferKind K = B->kind();
-    std::string Where = concat("Vulkan buffer ", I, " (", kindName(K), ")");
-    if (K > fb::VulkanBufferKind::MAX)
-      return invalidModel("Vulkan buffer ", I, ": unknown kind ",
-                          unsigned(K));
-    if (B->size() == 0 || B->size() > limits::MaxVulkanBufferBytes)
-      return invalidModel(Where, ": size ", B->size(), " is outside [1, ",
-                          limits::MaxVulkanBufferBytes, "]");
-    size_t NumUploads = B->uploads() ? B->uploads()->size() : 0;
-    if (NumUploads && K != fb::VulkanBufferKind::WEIGHTS)
-      return invalidModel(Where, ": only WEIGHTS buffers have uploads");
-    for (unsigned U = 0; U < NumUploads; ++U) {
-      const fb::VulkanUpload *Up = B->uploads()->Get(U);
-      if (Up->segment() >= NumSegments)
-        return invalidModel(Where, ": upload ", U, " names segment ",
-                            Up->segment(), " of ", NumSegments);
-      uint64_t Bytes = M.buffers()->Get(Up->segment())->size();
-      if (!inside(Up->offset(), Bytes, B->size()))
-        return invalidModel(Where, ": upload ", U, " (segment ", Up->segment(),
-                            ", ", Bytes, " bytes at offset ", Up->offset(),
-                            ") is outside the buffer (", B->size(), " bytes)");
-    }
-    bool IsIn = K == fb::VulkanBufferKind::INPUT;
-    bool IsOut = K == fb::VulkanBufferKind::OUTPUT;
-    if (!IsIn && !IsOut) {
-      if (B->io_index() != -1)
-        return invalidModel(Where, ": io_index ", B->io_index(),
-                            " on a buffer that is no INPUT or OUTPUT");
-      continue;
-    }
-    size_t NumIo = IsIn ? NumIn : NumOut;
-    if (B->io_index() < 0 || size_t(B->io_index()) >= NumIo)
-      return invalidModel(Where, ": io_index ", B->io_index(), " names none of ",
-                          NumIo, IsIn ? " graph inputs" : " graph outputs");
-    size_t Io = size_t(B->io_index());
-    int &Count = IsIn ? InputBuffers[Io] : OutputBuffers[Io];
-    if (++Count > 1)
-      return invalidModel(Where, ": graph ", IsIn ? "input " : "output ", Io,
-                          " has more than one buffer");
-    const TensorDesc &D = Tensors[size_t(
-        IsIn ? M.inputs()->Get(unsigned(Io)) : M.outputs()->Get(unsigned(Io)))];
-    if (B->size() != D.Bytes)
-      return invalidModel(Where, ": ", B->size(), " bytes, but graph ",
-                          IsIn ? "input " : "output ", Io, " '", D.Name,
-                          "' takes ", D.Bytes);
-  }
-  for (size_t Io = 0; Io < NumIn; ++Io)
-    if (!InputBuffers[Io])
-      return invalidModel("graph input ", Io, " has no INPUT buffer");
-  for (size_t Io = 0; Io < NumOut; ++Io)
-    if (!OutputBuffers[Io])
-      return invalidModel("graph output ", Io, " has no OUTPUT buffer");
-  return Status::ok();
-}
-
 Status checkDispatch(const fb::Model &M, const fb::VulkanPayload &P,
                      const std::vector<VulkanModuleInfo> &Modules,
                      const fb::VulkanDispatch &D) {
@@ -164,7 +90,7 @@ Status checkDispatch(const fb::Model &M, const fb::VulkanPayload &P,
     uint64_t Size = P.buffers()->Get(B->buffer())->size();
     if (B->size() == 0)
       return invalidModel("binding ", I, " is empty (size 0)");
-    if (!inside(B->offset(), B->size(), Size))
+    if (!insideBuffer(B->offset(), B->size(), Size))
       return invalidModel("binding ", I, " (offset ", B->offset(), ", size ",
                           B->size(), ") is outside buffer ", B->buffer(), " (",
                           Size, " bytes)");
@@ -200,49 +126,7 @@ Status checkDispatch(const fb::Model &M, const fb::VulkanPayload &P,
   return Status::ok();
 }
 
-Status checkPlaces(const fb::VulkanPayload &P,
-                   const std::vector<TensorDesc> &Tensors) {
-  if (!P.places())
-    return Status::ok();
-  size_t NumBuffers = P.buffers() ? P.buffers()->size() : 0;
-  for (unsigned I = 0; I < P.places()->size(); ++I) {
-    const fb::VulkanTensorPlace *Pl = P.places()->Get(I);
-    std::string Where = concat("Vulkan place ", I);
-    if (Pl->tensor() < 0 || size_t(Pl->tensor()) >= Tensors.size())
-      return invalidModel(Where, ": tensor ", Pl->tensor(), " of ",
-                          Tensors.size());
-    const TensorDesc &D = Tensors[size_t(Pl->tensor())];
-    if (D.isConstant())
-      return invalidModel(Where, ": tensor ", Pl->tensor(), " '", D.Name,
-                          "' is a constant");
-    if (Pl->buffer() >= NumBuffers)
-      return invalidModel(Where, ": buffer ", Pl->buffer(), " of ", NumBuffers);
-    uint64_t Size = P.buffers()->Get(Pl->buffer())->size();
-    if (!inside(Pl->offset(), Pl->size(), Size))
-      return invalidModel(Where, " (offset ", Pl->offset(), ", size ",
-                          Pl->size(), ") is outside buffer ", Pl->buffer(),
-                          " (", Size, " bytes)");
-    uint64_t Need = vulkanPlaceBytes(D, P.fp16());
-    if (Pl->size() < Need)
-      return invalidModel(Where, ": ", Pl->size(), " bytes, but tensor ",
-                          Pl->tensor(), " '", D.Name, "' takes ", Need);
-  }
-  return Status::ok();
-}
-
 } // namespace
-
-size_t vulkanElementSize(const TensorDesc &D, bool Fp16) {
-  bool Float = D.DType == fb::DType::F32 || D.DType == fb::DType::F16;
-  return Fp16 && Float ? 2 : dtypeSize(D.DType);
-}
-
-uint64_t vulkanPlaceBytes(const TensorDesc &D, bool Fp16) {
-  uint64_t Elements = D.Elements;
-  if (D.Layout == fb::Layout::C4 && D.rank() == 4 && D.dim(3) > 0)
-    Elements = Elements / uint64_t(D.dim(3)) * ((uint64_t(D.dim(3)) + 3) / 4 * 4);
-  return Elements * vulkanElementSize(D, Fp16);
-}
 
 Status verifyVulkanPayload(const fb::Model &M,
                            const std::vector<TensorDesc> &Tensors,
@@ -252,7 +136,7 @@ Status verifyVulkanPayload(const fb::Model &M,
     return invalidModel("the file has no vulkan payload");
   if (Status S = checkShaders(*P, Modules))
     return S;
-  if (Status S = checkBuffers(M, *P, Tensors))
+  if (Status S = verifyGpuBuffers(M, P->buffers(), Tensors, "Vulkan"))
     return S;
   size_t N = P->dispatches() ? P->dispatches()->size() : 0;
   if (N > limits::MaxVulkanDispatches)
@@ -260,7 +144,8 @@ Status verifyVulkanPayload(const fb::Model &M,
   for (unsigned I = 0; I < N; ++I)
     if (Status S = checkDispatch(M, *P, Modules, *P->dispatches()->Get(I)))
       return S.withContext(concat("Vulkan dispatch ", I));
-  if (Status S = checkPlaces(*P, Tensors))
+  if (Status S = verifyGpuPlaces(P->buffers(), P->places(), Tensors, P->fp16(),
+                                 "Vulkan"))
     return S;
   if (const auto *F = P->required_features())
     for (unsigned I = 0; I < F->size(); ++I)

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "Status.h"
+#include "loader/GpuBuffersVerifier.h"
 #include "loader/SpirvReflection.h"
 
 #include "schema/kiln_generated.h"
@@ -25,13 +26,5 @@ struct TensorDesc;
 Status verifyVulkanPayload(const fb::Model &M,
                            const std::vector<TensorDesc> &Tensors,
                            std::vector<VulkanModuleInfo> &Modules);
-
-/// Bytes tensor D takes in its device layout inside a place: C4 pads the
-/// channels to a multiple of 4; fp16 payloads store float tensors in 2
-/// bytes an element.
-uint64_t vulkanPlaceBytes(const TensorDesc &D, bool Fp16);
-
-/// Bytes of one element of D on the device.
-size_t vulkanElementSize(const TensorDesc &D, bool Fp16);
 
 } // namespace kiln::rt

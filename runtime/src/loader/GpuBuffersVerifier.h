@@ -1,0 +1,42 @@
+// The loader's checks of what the Vulkan and Metal payloads share (schema
+// 1.5 and 1.7): the buffer list (arena, weights filled from segments,
+// one INPUT and one OUTPUT buffer per graph input and output, of exactly
+// its bytes) and the places of activations inside those buffers. Api
+// ("Vulkan", "Metal") starts every message.
+#pragma once
+
+#include "Status.h"
+
+#include "schema/kiln_generated.h"
+
+#include <vector>
+
+namespace kiln::rt {
+
+struct TensorDesc;
+
+using GpuBuffers = flatbuffers::Vector<flatbuffers::Offset<fb::VulkanBuffer>>;
+using GpuPlaces = flatbuffers::Vector<flatbuffers::Offset<fb::VulkanTensorPlace>>;
+
+Status verifyGpuBuffers(const fb::Model &M, const GpuBuffers *Buffers,
+                        const std::vector<TensorDesc> &Tensors, const char *Api);
+
+Status verifyGpuPlaces(const GpuBuffers *Buffers, const GpuPlaces *Places,
+                       const std::vector<TensorDesc> &Tensors, bool Fp16,
+                       const char *Api);
+
+/// Offset + Size inside a buffer of Limit bytes, without overflow.
+inline bool insideBuffer(uint64_t Offset, uint64_t Size, uint64_t Limit) {
+  uint64_t End;
+  return !__builtin_add_overflow(Offset, Size, &End) && End <= Limit;
+}
+
+/// Bytes tensor D takes in its device layout inside a place: C4 pads the
+/// channels to a multiple of 4; fp16 payloads store float tensors in 2
+/// bytes an element.
+uint64_t vulkanPlaceBytes(const TensorDesc &D, bool Fp16);
+
+/// Bytes of one element of D on the device.
+size_t vulkanElementSize(const TensorDesc &D, bool Fp16);
+
+} // namespace kiln::rt
