@@ -166,19 +166,19 @@ Status MetalExecutor::Impl::createBuffers() {
   if (@available(macOS 10.14, iOS 12.0, *))
     MaxLength = Dev.maxBufferLength;
   Buffers.assign(N, nil);
-  for (unsigned I = 0; I < N; ++I) {
-    const fb::VulkanBuffer *B = P.buffers()->Get(I);
+  for (unsigned Index = 0; Index < N; ++Index) {
+    const fb::VulkanBuffer *B = P.buffers()->Get(Index);
     // Metal makes no empty buffers; one byte stands in for none.
     uint64_t Length = std::max<uint64_t>(B->size(), 1);
     if (Length > MaxLength)
       return {KILN_ERROR_OUT_OF_MEMORY,
-              concat("Metal buffer ", I, " is ", Length, " bytes, over ",
+              concat("Metal buffer ", Index, " is ", Length, " bytes, over ",
                      DeviceName, "'s maxBufferLength (", MaxLength, ")")};
     id<MTLBuffer> Buf = [Dev newBufferWithLength:NSUInteger(Length)
                                          options:MTLResourceStorageModeShared];
     if (!Buf)
       return {KILN_ERROR_OUT_OF_MEMORY,
-              concat("Metal: creating buffer ", I, " of ", Length,
+              concat("Metal: creating buffer ", Index, " of ", Length,
                      " bytes failed")};
     auto *Bytes = static_cast<uint8_t *>(Buf.contents);
     // Defined contents: inputs before the first set_input, the padding of
@@ -198,17 +198,17 @@ Status MetalExecutor::Impl::createBuffers() {
         }
       break;
     case fb::VulkanBufferKind::INPUT:
-      IoBuffer[size_t(Model->Inputs[size_t(B->io_index())])] = I;
+      IoBuffer[size_t(Model->Inputs[size_t(B->io_index())])] = Index;
       break;
     case fb::VulkanBufferKind::OUTPUT:
-      IoBuffer[size_t(Model->Outputs[size_t(B->io_index())])] = I;
+      IoBuffer[size_t(Model->Outputs[size_t(B->io_index())])] = Index;
       break;
     default:
-      return invalidModel("Metal buffer ", I, " has unknown kind ",
+      return invalidModel("Metal buffer ", Index, " has unknown kind ",
                           unsigned(B->kind()));
     }
-    Buf.label = [NSString stringWithFormat:@"kiln buffer %u", I];
-    Buffers[I] = Buf;
+    Buf.label = [NSString stringWithFormat:@"kiln buffer %u", Index];
+    Buffers[Index] = Buf;
   }
   return Status::ok();
 }

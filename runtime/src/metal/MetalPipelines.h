@@ -46,10 +46,10 @@ public:
 
 private:
   Status library(id<MTLDevice> Dev, const fb::MetalPayload &P, uint32_t K,
-                 MTLLanguageVersion Version, id<MTLLibrary> &Out);
+                 MTLLanguageVersion Version, __strong id<MTLLibrary> &Out);
   Status pipelineFor(id<MTLDevice> Dev, const fb::MetalPayload &P, size_t D,
                      MTLLanguageVersion Version,
-                     id<MTLComputePipelineState> &Out);
+                     __strong id<MTLComputePipelineState> &Out);
 
   /// By kernel; nil until a dispatch uses it.
   std::vector<id<MTLLibrary>> Libraries;
@@ -58,7 +58,7 @@ private:
   std::map<Key, id<MTLComputePipelineState>> Cache;
   std::vector<id<MTLComputePipelineState>> ByDispatch;
   /// The id<MTLBinaryArchive> (typed id: the protocol exists from macOS 11
-  /// and iOS 14 only, and is used inside @available checks); nil: none.
+  /// and iOS 14 only, and is used inside availability checks); nil: none.
   id Archive = nil;
   std::string ArchivePath;
   /// Pipelines added to Archive that were not in it.

@@ -173,7 +173,7 @@ std::string describe(NSError *Err) {
 
 Status Pipelines::library(id<MTLDevice> Dev, const fb::MetalPayload &P,
                           uint32_t K, MTLLanguageVersion Version,
-                          id<MTLLibrary> &Out) {
+                          __strong id<MTLLibrary> &Out) {
   if (Libraries[K]) {
     Out = Libraries[K];
     return Status::ok();
@@ -204,7 +204,7 @@ Status Pipelines::library(id<MTLDevice> Dev, const fb::MetalPayload &P,
 
 Status Pipelines::pipelineFor(id<MTLDevice> Dev, const fb::MetalPayload &P,
                               size_t D, MTLLanguageVersion Version,
-                              id<MTLComputePipelineState> &Out) {
+                              __strong id<MTLComputePipelineState> &Out) {
   const fb::MetalDispatch *Dp = P.dispatches()->Get(unsigned(D));
   uint32_t K = Dp->kernel();
   const fb::MetalKernel *Kernel = P.kernels()->Get(K);
