@@ -281,6 +281,25 @@ Status MetalExecutor::Impl::planDispatches() {
                             DeviceName);
       Total *= Threads[A];
     }
+    // The size the kernel was specialized for (SPIRV-Cross's
+    // gl_WorkGroupSize: the function constant's value, else the kernel's
+    // threadgroup_size) must be the one dispatched, or the kernel would
+    // compute with the wrong size.
+    const auto *Fixed = K->threadgroup_size();
+    const auto *SetBy = K->threadgroup_size_constants();
+    if (Fixed && Fixed->size() == 3)
+      for (unsigned A = 0; A < 3; ++A) {
+        uint64_t Expected = Fixed->Get(A);
+        if (SetBy && SetBy->size() == 3 && SetBy->Get(A) >= 0 &&
+            Dp->function_constants())
+          for (const fb::VulkanSpecConstant *C : *Dp->function_constants())
+            if (int64_t(C->id()) == int64_t(SetBy->Get(A)))
+              Expected = C->value();
+        if (Expected != Threads[A])
+          return invalidModel(Where, "threads per threadgroup ", "xyz"[A],
+                              " is ", Threads[A], ", and the kernel was "
+                              "specialized for ", Expected);
+      }
     if (Total > Plan.Pipeline.maxTotalThreadsPerThreadgroup)
       return invalidModel(Where, "threadgroups of ", Total, " threads, over "
                           "the pipeline's maxTotalThreadsPerThreadgroup (",
