@@ -176,6 +176,20 @@ typedef struct kiln_nnapi_options {
 #define KILN_NNAPI_PREFER_FAST_SINGLE_ANSWER 1
 #define KILN_NNAPI_PREFER_SUSTAINED_SPEED 2
 
+/* Options only the Metal executor reads (iOS, macOS); other targets ignore
+ * them. Appended with .kiln schema 1.7, with the Metal target. */
+typedef struct kiln_metal_options {
+  /* sizeof(kiln_metal_options), set by kiln_metal_options_init. */
+  size_t struct_size;
+  /* Non-null: the path of an MTLBinaryArchive file (macOS 11+, iOS 14+;
+   * ignored on older systems) where compiled pipelines are kept across
+   * processes: the session looks its pipelines up there, adds the ones it
+   * had to compile and writes the file back. A file that is missing,
+   * unreadable or for another device only costs compile time. Copied when
+   * the session is created, not kept. */
+  const char *binary_archive_path;
+} kiln_metal_options;
+
 typedef struct kiln_session_options {
   /* sizeof(kiln_session_options), set by kiln_session_options_init. */
   size_t struct_size;
@@ -214,6 +228,10 @@ typedef struct kiln_session_options {
    * (initialized with kiln_nnapi_options_init); null: its defaults. Read
    * when the session is created, not kept. */
   const kiln_nnapi_options *nnapi;
+  /* Appended with schema 1.7 after nnapi. The Metal executor's options
+   * (initialized with kiln_metal_options_init); null: its defaults. Read
+   * when the session is created, not kept. */
+  const kiln_metal_options *metal;
 } kiln_session_options;
 
 /* The runtime version ("0.1.0") and the .kiln schema version it reads. */
@@ -260,6 +278,7 @@ KILN_API void kiln_session_options_init(kiln_session_options *options);
 KILN_API void kiln_cpu_options_init(kiln_cpu_options *options);
 KILN_API void kiln_vulkan_options_init(kiln_vulkan_options *options);
 KILN_API void kiln_nnapi_options_init(kiln_nnapi_options *options);
+KILN_API void kiln_metal_options_init(kiln_metal_options *options);
 /* Plans memory and creates every operator (XNNPACK packs its weights here).
  * options may be null (defaults). */
 KILN_API kiln_status kiln_session_create(const kiln_model *model,

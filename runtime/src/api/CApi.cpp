@@ -194,6 +194,14 @@ void kiln_session_options_init(kiln_session_options *Options) {
   Options->cpu = nullptr;
   Options->vulkan = nullptr;
   Options->nnapi = nullptr;
+  Options->metal = nullptr;
+}
+
+void kiln_metal_options_init(kiln_metal_options *Options) {
+  if (!Options)
+    return;
+  Options->struct_size = sizeof(kiln_metal_options);
+  Options->binary_archive_path = nullptr;
 }
 
 void kiln_nnapi_options_init(kiln_nnapi_options *Options) {
@@ -239,10 +247,12 @@ kiln_status kiln_session_create(const kiln_model *Model,
   constexpr size_t CpuAt = offsetof(kiln_session_options, cpu);
   constexpr size_t VulkanAt = offsetof(kiln_session_options, vulkan);
   constexpr size_t NnapiAt = offsetof(kiln_session_options, nnapi);
+  constexpr size_t MetalAt = offsetof(kiln_session_options, metal);
   if (Options && Options->struct_size != sizeof(kiln_session_options) &&
       Options->struct_size != KeepAt && Options->struct_size != OnednnAt &&
       Options->struct_size != HugeAt && Options->struct_size != CpuAt &&
-      Options->struct_size != VulkanAt && Options->struct_size != NnapiAt)
+      Options->struct_size != VulkanAt && Options->struct_size != NnapiAt &&
+      Options->struct_size != MetalAt)
     return failArgument("kiln_session_create: options not initialized with "
                         "kiln_session_options_init");
   const kiln_cpu_options *Cpu =
@@ -266,6 +276,11 @@ kiln_status kiln_session_create(const kiln_model *Model,
                 Nnapi->preference > KILN_NNAPI_PREFER_SUSTAINED_SPEED))
     return failArgument("kiln_session_create: nnapi preference is not a "
                         "KILN_NNAPI_PREFER_* value");
+  const kiln_metal_options *Metal =
+      Options && Options->struct_size > MetalAt ? Options->metal : nullptr;
+  if (Metal && Metal->struct_size != sizeof(kiln_metal_options))
+    return failArgument("kiln_session_create: metal options not initialized "
+                        "with kiln_metal_options_init");
   return guarded([&] {
     SessionOptions O;
     if (Options) {
@@ -302,6 +317,8 @@ kiln_status kiln_session_create(const kiln_model *Model,
       if (Nnapi->cache_dir)
         O.Nnapi.CacheDir = Nnapi->cache_dir;
     }
+    if (Metal && Metal->binary_archive_path)
+      O.Metal.BinaryArchivePath = Metal->binary_archive_path;
     auto KS = std::make_unique<kiln_session>();
     if (Status S = Session::create(Model->Model, O, KS->S))
       return fail(S);

@@ -83,6 +83,15 @@ struct NnapiOptions {
   std::string CacheDir;
 };
 
+/// What the Metal executor alone reads (kiln_metal_options).
+struct MetalOptions {
+  /// Non-empty: an MTLBinaryArchive file (macOS 11, iOS 14) the session
+  /// looks its compiled pipelines up in and adds the ones it compiles to,
+  /// then writes back; a file that is missing or unreadable only costs
+  /// compile time.
+  std::string BinaryArchivePath;
+};
+
 struct SessionOptions {
   /// Host worker threads. 0: every core; 1: the calling thread only.
   uint32_t Threads = 0;
@@ -95,6 +104,7 @@ struct SessionOptions {
   CpuOptions Cpu;
   VulkanOptions Vulkan;
   NnapiOptions Nnapi;
+  MetalOptions Metal;
 };
 
 class Executor {

@@ -9,6 +9,9 @@
 #ifdef KILN_WITH_NNAPI
 #include "nnapi/NnapiExecutor.h"
 #endif
+#ifdef KILN_WITH_METAL
+#include "metal/MetalExecutor.h"
+#endif
 
 namespace kiln::rt {
 
@@ -45,6 +48,18 @@ Status createExecutor(std::shared_ptr<const LoadedModel> Model,
 #else // the loader verifies NNAPI files in every build
     return unsupported("the file is for the nnapi target, and this runtime "
                        "was built without NNAPI (KILN_WITH_NNAPI)");
+#endif
+  }
+  case fb::Target::METAL: {
+#ifdef KILN_WITH_METAL
+    std::unique_ptr<metal::MetalExecutor> Mtl;
+    if (Status S = metal::MetalExecutor::create(std::move(Model), Opts, Mtl))
+      return S;
+    Out = std::move(Mtl);
+    return Status::ok();
+#else // the loader verifies Metal files in every build (kiln inspect)
+    return unsupported("the file is for the metal target, and this runtime "
+                       "was built without Metal (KILN_WITH_METAL, Apple only)");
 #endif
   }
   default: // the loader admits only the targets loaderVerifies() names
