@@ -32,33 +32,36 @@ float erfApprox(float x) {
 }
 
 float unary(float x) {
-  switch (OP - 100) {
-  case 1: return min(max(x, ALPHA), BETA); // CLAMP: bounds in alpha, beta
-  case 2: return abs(x);
-  case 3: return -x;
-  case 4: return floor(x);
-  case 5: return ceil(x);
-  case 6: return sqrt(x);
-  case 7: return exp(x);
-  case 8: return log(x);
-  case 9: return tanh(x);
-  case 10: return 1.0 / (1.0 + exp(-x));
-  case 11: return erfApprox(x);
-  case 12: return 1.0 / x;
-  case 13: return sign(x);
-  case 14: return x >= 0.0 ? x : ALPHA * x;
-  case 15: return x > 0.0 ? x : ALPHA * (exp(x) - 1.0);
-  case 16: return GAMMA * (x > 0.0 ? x : ALPHA * (exp(x) - 1.0));
-  case 17: return max(0.0, x) + min(0.0, ALPHA * (exp(x / ALPHA) - 1.0));
-  case 18: return max(0.0, min(1.0, ALPHA * x + BETA));
-  case 19: return x * min(max(x + 3.0, 0.0), 6.0) / 6.0;
-  case 20: return 0.5 * x * (1.0 + erfApprox(x * 0.70710678118654752));
-  case 21: return 0.5 * x * (1.0 + tanh(0.7978845608028654 *
+  // The selector is the constant itself, not OP - 100: SPIRV-Cross
+  // 2021.01 (Debian 12) cannot translate a switch on a constant expression
+  // to MSL ("use of undeclared variable on a switch statement").
+  switch (OP) {
+  case 101: return min(max(x, ALPHA), BETA); // CLAMP: bounds in alpha, beta
+  case 102: return abs(x);
+  case 103: return -x;
+  case 104: return floor(x);
+  case 105: return ceil(x);
+  case 106: return sqrt(x);
+  case 107: return exp(x);
+  case 108: return log(x);
+  case 109: return tanh(x);
+  case 110: return 1.0 / (1.0 + exp(-x));
+  case 111: return erfApprox(x);
+  case 112: return 1.0 / x;
+  case 113: return sign(x);
+  case 114: return x >= 0.0 ? x : ALPHA * x;
+  case 115: return x > 0.0 ? x : ALPHA * (exp(x) - 1.0);
+  case 116: return GAMMA * (x > 0.0 ? x : ALPHA * (exp(x) - 1.0));
+  case 117: return max(0.0, x) + min(0.0, ALPHA * (exp(x / ALPHA) - 1.0));
+  case 118: return max(0.0, min(1.0, ALPHA * x + BETA));
+  case 119: return x * min(max(x + 3.0, 0.0), 6.0) / 6.0;
+  case 120: return 0.5 * x * (1.0 + erfApprox(x * 0.70710678118654752));
+  case 121: return 0.5 * x * (1.0 + tanh(0.7978845608028654 *
                                          (x + 0.044715 * x * x * x)));
-  case 22: return x > 20.0 ? x : log(1.0 + exp(x));
-  case 23: return x * tanh(x > 20.0 ? x : log(1.0 + exp(x)));
-  case 24: return x * x;
-  case 25: return roundEven(x);
+  case 122: return x > 20.0 ? x : log(1.0 + exp(x));
+  case 123: return x * tanh(x > 20.0 ? x : log(1.0 + exp(x)));
+  case 124: return x * x;
+  case 125: return roundEven(x);
   }
   return x;
 }
