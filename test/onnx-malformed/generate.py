@@ -141,6 +141,63 @@ def main():
                inputs=[seq], outputs=[seq]), "sequence_input.onnx")
 
     window_models()
+    value_models()
+
+
+def int64s(name, values):
+    return helper.make_tensor(name, TensorProto.INT64, [len(values)], values)
+
+
+def value_models():
+    """Attribute and constant-input values that size an output: each is
+    legal in type and rank, but names an element that does not exist or a
+    size below zero, or leaves an axis with no elements.
+    """
+    img = [vi("x", [1, 3, 8, 8])]
+    any4 = [vi("y", [None] * 4)]
+
+    def one(node, file, inits=(), outputs=None, inputs=None):
+        save(model([node], inits, inputs=inputs or img,
+                   outputs=outputs or any4), file)
+
+    # TopK's k (an input) larger than the axis it selects from.
+    one(helper.make_node("TopK", ["x", "k"], ["y", "i"], name="topk_k9",
+                         axis=3),
+        "topk_k_too_large.onnx", [int64s("k", [9])],
+        outputs=[vi("y", [None] * 4), vi("i", [None] * 4, TensorProto.INT64)])
+    # Gather with constant indices past the axis (3 channels; index 5).
+    one(helper.make_node("Gather", ["x", "idx"], ["y"], name="gather_oob",
+                         axis=1),
+        "gather_index_out_of_range.onnx", [int64s("idx", [0, 5])])
+    # LRN's size is a window: 0 divides its alpha.
+    one(helper.make_node("LRN", ["x"], ["y"], name="lrn_s0", size=0),
+        "lrn_zero_size.onnx")
+    # Split with a negative size (the sizes sum to the axis: 3 + -1 + 6).
+    one(helper.make_node("Split", ["x", "sizes"], ["y", "z", "w"],
+                         name="split_neg", axis=3),
+        "split_negative_size.onnx", [int64s("sizes", [3, -1, 6])],
+        outputs=[vi("y", [None] * 4), vi("z", [None] * 4), vi("w", [None] * 4)])
+    # Tile with a negative repeat.
+    one(helper.make_node("Tile", ["x", "reps"], ["y"], name="tile_neg"),
+        "tile_negative_repeats.onnx", [int64s("reps", [1, 1, -2, 1])])
+    # Pad with negative pads that remove the whole width (8 = 4 + 4).
+    one(helper.make_node("Pad", ["x", "pads"], ["y"], name="pad_empty"),
+        "pad_empties_axis.onnx", [int64s("pads", [0, 0, 0, -4, 0, 0, 0, -4])])
+    # Resize with a NaN and a negative scale.
+    for file, bad in (("resize_nan_scale.onnx", float("nan")),
+                      ("resize_negative_scale.onnx", -2.0)):
+        scales = helper.make_tensor("scales", TensorProto.FLOAT, [4],
+                                    [1.0, 1.0, bad, 2.0])
+        roi = helper.make_tensor("roi", TensorProto.FLOAT, [0], [])
+        one(helper.make_node("Resize", ["x", "roi", "scales"], ["y"],
+                             name="resize_bad", mode="nearest"),
+            file, [roi, scales])
+    # ConstantOfShape with a negative dim, added to the input.
+    save(model([helper.make_node("ConstantOfShape", ["shape"], ["c"],
+                                 name="cos_neg"),
+                helper.make_node("Add", ["x", "c"], ["y"], name="add_c")],
+               [int64s("shape", [1, 3, -8, 8])], inputs=img, outputs=any4),
+         "constantofshape_negative_dim.onnx")
 
 
 def window_models():

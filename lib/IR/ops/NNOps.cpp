@@ -8,6 +8,8 @@
 #include "Support/Error.h"
 #include "Support/Limits.h"
 
+#include <cmath>
+
 namespace kiln {
 
 using Types = llvm::Expected<std::vector<TensorType>>;
@@ -230,18 +232,39 @@ static Types inferDepthToSpace(const Node &N) {
   return std::vector<TensorType>{withShape(X, Out)};
 }
 
+/// LRN's window across channels: at least one channel (0 divides alpha).
+static Types inferLrn(const Node &N) {
+  int64_t Size = N.getInt("size");
+  if (Size < 1 || Size > limits::MaxSpatialParam)
+    return inputError("lrn size is {0}, expected 1 to {1}", Size,
+                      limits::MaxSpatialParam);
+  return inferSameAsInput(N);
+}
+
 static Types inferResize(const Node &N) {
   const TensorType &X = N.operand(0)->type();
   Shape Out = unknownShape(X.rank());
   const Value *Scales = N.numOperands() > 2 ? N.operand(2) : nullptr;
   const Value *Sizes = N.numOperands() > 3 ? N.operand(3) : nullptr;
   if (auto S = constantInts(Sizes); S && S->size() == size_t(X.rank())) {
+    for (size_t I = 0; I < S->size(); ++I)
+      if ((*S)[I] < 0)
+        return inputError("resize size {0} on axis {1} is negative", (*S)[I],
+                          I);
     Out = makeShape(*S);
   } else if (auto F = constantFloats(Scales);
              F && F->size() == size_t(X.rank())) {
-    for (size_t I = 0; I < Out.size(); ++I)
+    for (size_t I = 0; I < Out.size(); ++I) {
+      // A scale sizes the output: NaN, infinite, zero or negative has none.
+      double Scale = (*F)[I];
+      if (!(Scale > 0) || !std::isfinite(Scale) ||
+          Scale > double(limits::MaxSpatialParam))
+        return inputError("resize scale {0} on axis {1} is not a finite "
+                          "number in (0, {2}]",
+                          Scale, I, limits::MaxSpatialParam);
       if (X.Dims[I].isStatic())
-        Out[I] = Dim(int64_t(double(X.Dims[I].size()) * (*F)[I]));
+        Out[I] = Dim(int64_t(double(X.Dims[I].size()) * Scale));
+    }
   }
   return std::vector<TensorType>{withShape(X, Out)};
 }
@@ -348,7 +371,7 @@ void registerConvOps(OpRegistry &R) {
       .attr("alpha", AttrKind::Float, 1e-4)
       .attr("beta", AttrKind::Float, 0.75)
       .attr("bias", AttrKind::Float, 1.0)
-      .infer(inferSameAsInput).into(R);
+      .infer(inferLrn).into(R);
   OpBuilder("max_pool", "nn", "N-d max pooling; optional second result: flat indices")
       .operand("x").results(1, 2)
       .required("kernel", AttrKind::Ints)

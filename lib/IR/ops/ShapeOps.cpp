@@ -159,6 +159,9 @@ static Types inferSplit(const Node &N) {
       if (Sizes.size() != NR)
         return inputError("split has {0} sizes for {1} results", Sizes.size(),
                           NR);
+      if (Sizes[I] < 0)
+        return inputError("split size {0} of result {1} is negative",
+                          Sizes[I], I);
       S[size_t(*Axis)] = Dim(Sizes[I]);
     } else if (D.isStatic() && !DynamicSizes) {
       int64_t Chunk = (D.size() + NR - 1) / NR; // last chunk may be smaller
@@ -352,9 +355,18 @@ static Types inferPad(const Node &N) {
     return inputError("pads has {0} values for rank {1}", Pads->size(),
                       X.rank());
   Shape Out = X.Dims;
-  for (size_t I = 0; I < Out.size(); ++I)
-    if (Out[I].isStatic())
-      Out[I] = Dim(Out[I].size() + (*Pads)[I] + (*Pads)[I + Out.size()]);
+  for (size_t I = 0; I < Out.size(); ++I) {
+    if (!Out[I].isStatic())
+      continue;
+    // Negative pads crop; cropping a non-empty axis to nothing is refused.
+    int64_t Size = Out[I].size() + (*Pads)[I] + (*Pads)[I + Out.size()];
+    if (Size < 1 && Out[I].size() > 0)
+      return inputError("pads {0} and {1} leave axis {2} of size {3} with "
+                        "{4} elements",
+                        (*Pads)[I], (*Pads)[I + Out.size()], I,
+                        Out[I].size(), Size);
+    Out[I] = Dim(Size);
+  }
   return std::vector<TensorType>{withShape(X, Out)};
 }
 
@@ -379,8 +391,12 @@ static Types inferTile(const Node &N) {
     return inputError("tile repeats has {0} values for rank {1}", Reps->size(),
                       X.rank());
   Shape Out = X.Dims;
-  for (size_t I = 0; I < Out.size(); ++I)
+  for (size_t I = 0; I < Out.size(); ++I) {
+    if ((*Reps)[I] < 0)
+      return inputError("tile repeat {0} on axis {1} is negative", (*Reps)[I],
+                        I);
     Out[I] = Out[I].isStatic() ? Dim(Out[I].size() * (*Reps)[I]) : Dim();
+  }
   return std::vector<TensorType>{withShape(X, Out)};
 }
 
@@ -403,6 +419,14 @@ static Types inferGather(const Node &N) {
   auto Axis = normalizeAxis(N.getInt("axis"), X.rank());
   if (!Axis)
     return Axis.takeError();
+  // Constant indices are checked here, not when the graph runs.
+  const Dim &Along = X.Dims[size_t(*Axis)];
+  if (auto Indices = constantInts(N.operand(1)); Indices && Along.isStatic())
+    for (int64_t V : *Indices)
+      if (V < -Along.size() || V >= Along.size())
+        return inputError("gather index {0} is out of range for axis {1} of "
+                          "size {2}",
+                          V, *Axis, Along.size());
   Shape Out(X.Dims.begin(), X.Dims.begin() + *Axis);
   Out.insert(Out.end(), Idx.Dims.begin(), Idx.Dims.end());
   Out.insert(Out.end(), X.Dims.begin() + *Axis + 1, X.Dims.end());
@@ -417,6 +441,11 @@ static Types inferConstantOfShape(const Node &N) {
   if (V.numElements() != 1)
     return inputError("constant_of_shape value must have one element");
   auto Target = constantInts(N.operand(0));
+  if (Target)
+    for (size_t I = 0; I < Target->size(); ++I)
+      if ((*Target)[I] < 0)
+        return inputError("constant_of_shape dim {0} is {1}, below zero", I,
+                          (*Target)[I]);
   return std::vector<TensorType>{TensorType(
       V.type().Elem, Target ? makeShape(*Target) : unknownShape(*Len))};
 }
@@ -454,6 +483,10 @@ static Types inferTopK(const Node &N) {
     return Axis.takeError();
   Shape Out = X.Dims;
   auto K = constantInts(N.operand(1));
+  const Dim &Along = X.Dims[size_t(*Axis)];
+  if (K && K->size() == 1 && ((*K)[0] < 0 || (Along.isStatic() && (*K)[0] > Along.size())))
+    return inputError("topk k is {0}, but axis {1} has {2} elements", (*K)[0],
+                      *Axis, Along.isStatic() ? std::to_string(Along.size()) : "?");
   Out[size_t(*Axis)] = K && K->size() == 1 ? Dim((*K)[0]) : Dim();
   return std::vector<TensorType>{withShape(X, Out),
                                  TensorType(ElementType::I64, Out)};
