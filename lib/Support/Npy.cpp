@@ -28,6 +28,7 @@ constexpr size_t MaxHeaderBytes = 64 * 1024;
 } // namespace
 
 size_t npyItemSize(NpyDType T) { return DTypes[size_t(T)].Size; }
+size_t npyMaxHeaderPrefix() { return 12 + MaxHeaderBytes; }
 const char *npyDescr(NpyDType T) { return DTypes[size_t(T)].Descr; }
 
 namespace {
@@ -142,8 +143,8 @@ private:
 };
 } // namespace
 
-llvm::Expected<NpyArray> parseNpy(llvm::StringRef Bytes, llvm::StringRef Name,
-                                  std::shared_ptr<const void> Owner) {
+llvm::Expected<NpyHeader> parseNpyHeader(llvm::StringRef Bytes,
+                                         llvm::StringRef Name) {
   if (!Bytes.startswith("\x93NUMPY"))
     return inputError("{0}: not a .npy file (bad magic)", Name);
   if (Bytes.size() < 10)
@@ -178,7 +179,7 @@ llvm::Expected<NpyArray> parseNpy(llvm::StringRef Bytes, llvm::StringRef Name,
   if (llvm::Error E = HP.parse(Descr, Fortran, Shape))
     return E;
 
-  NpyArray A;
+  NpyHeader A;
   bool Known = false;
   for (const DTypeInfo &D : DTypes) {
     llvm::StringRef Want = D.Descr;
@@ -221,15 +222,29 @@ llvm::Expected<NpyArray> parseNpy(llvm::StringRef Bytes, llvm::StringRef Name,
       return inputError("{0}: shape has more elements than the limit of 2^34",
                         Name);
   uint64_t Expected = Count * npyItemSize(A.DType);
-  uint64_t Actual = Bytes.size() - Prefix - HeaderLen;
-  if (Actual != Expected)
+  A.Shape = std::move(Shape);
+  A.DataOffset = Prefix + HeaderLen;
+  A.DataBytes = Expected;
+  return A;
+}
+
+llvm::Expected<NpyArray> parseNpy(llvm::StringRef Bytes, llvm::StringRef Name,
+                                  std::shared_ptr<const void> Owner) {
+  auto H = parseNpyHeader(Bytes, Name);
+  if (!H)
+    return H.takeError();
+  uint64_t Actual = Bytes.size() - H->DataOffset;
+  if (Actual != H->DataBytes)
     return inputError("{0}: header declares {1} elements of {2} ({3} bytes) "
                       "but the file holds {4} data bytes",
-                      Name, Count, Descr, Expected, Actual);
-  A.Shape = std::move(Shape);
+                      Name, H->DataBytes / npyItemSize(H->DType),
+                      npyDescr(H->DType), H->DataBytes, Actual);
+  NpyArray A;
+  A.DType = H->DType;
+  A.Shape = std::move(H->Shape);
   A.Owner = std::move(Owner);
-  A.Data = reinterpret_cast<const uint8_t *>(Bytes.data()) + Prefix + HeaderLen;
-  A.Size = size_t(Expected);
+  A.Data = reinterpret_cast<const uint8_t *>(Bytes.data()) + H->DataOffset;
+  A.Size = size_t(H->DataBytes);
   return A;
 }
 

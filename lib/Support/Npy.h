@@ -11,6 +11,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -33,6 +34,22 @@ struct NpyArray {
   size_t Size = 0;
 };
 
+/// What an .npy header declares: the dtype and shape, where the data starts
+/// and how many bytes it takes (overflow-checked, within the element limit).
+struct NpyHeader {
+  NpyDType DType = NpyDType::F32;
+  std::vector<int64_t> Shape;
+  uint64_t DataOffset = 0;
+  uint64_t DataBytes = 0;
+};
+
+/// Parses the header at the start of Bytes, which may hold only the first
+/// npyMaxHeaderPrefix() bytes of the file (no data is read).
+llvm::Expected<NpyHeader> parseNpyHeader(llvm::StringRef Bytes,
+                                         llvm::StringRef Name);
+/// The most bytes a valid header (magic, version, length, dict) takes.
+size_t npyMaxHeaderPrefix();
+
 /// Parses the bytes of one .npy file. Name is used in messages. The result
 /// aliases Bytes; Owner must keep them alive.
 llvm::Expected<NpyArray> parseNpy(llvm::StringRef Bytes, llvm::StringRef Name,
@@ -46,11 +63,19 @@ std::string serializeNpy(NpyDType DType, llvm::ArrayRef<int64_t> Shape,
 llvm::Error writeNpyFile(llvm::StringRef Path, NpyDType DType,
                          llvm::ArrayRef<int64_t> Shape, llvm::StringRef Data);
 
+/// Called with each .npz member's name (without ".npy") and header before
+/// its data is inflated: an error stops the read, so a member the caller
+/// cannot use (a wrong dtype or shape, an unknown name) costs only its
+/// header, however large it declares itself.
+using NpzMemberCheck =
+    std::function<llvm::Error(llvm::StringRef Member, const NpyHeader &H)>;
+
 /// Reads every member of an .npz archive (stored or deflated), in archive
 /// order. Member names lose their ".npy" suffix. Entry count and sizes are
-/// bounded before anything is inflated.
+/// bounded before anything is inflated; each member's header is inflated
+/// and checked (against its entry's size, then by Check) before its data.
 llvm::Expected<std::vector<std::pair<std::string, NpyArray>>>
-readNpzFile(llvm::StringRef Path);
+readNpzFile(llvm::StringRef Path, const NpzMemberCheck &Check = nullptr);
 
 /// Writes an .npz archive (stored, as numpy.savez) atomically. Names are
 /// kept exactly; ".npy" is appended to each member name.

@@ -9,6 +9,7 @@
 
 #include <zip.h>
 
+#include <algorithm>
 #include <memory>
 #include <set>
 
@@ -32,7 +33,7 @@ std::string zipErrorText(zip_error_t *E) {
 } // namespace
 
 llvm::Expected<std::vector<std::pair<std::string, NpyArray>>>
-readNpzFile(llvm::StringRef Path) {
+readNpzFile(llvm::StringRef Path, const NpzMemberCheck &Check) {
   auto Buf = mapFile(Path);
   if (!Buf)
     return Buf.takeError();
@@ -81,8 +82,34 @@ readNpzFile(llvm::StringRef Path) {
     if (!F)
       return inputError("{0}: cannot open entry '{1}': {2}", Path, Name,
                         zip_strerror(Zip.get()));
-    auto Data = std::make_shared<std::string>(size_t(St.size), '\0');
-    zip_int64_t Got = zip_fread(F, Data->data(), St.size);
+    // The header first (at most npyMaxHeaderPrefix() bytes), checked
+    // against the entry's size and the caller before the data is inflated.
+    std::string MemberName = (Path + ":" + Name).str();
+    auto Data = std::make_shared<std::string>(
+        size_t(std::min<uint64_t>(St.size, npyMaxHeaderPrefix())), '\0');
+    zip_int64_t Got = zip_fread(F, Data->data(), Data->size());
+    llvm::Error HeaderError = llvm::Error::success();
+    if (Got == zip_int64_t(Data->size())) {
+      auto H = parseNpyHeader(*Data, MemberName);
+      if (!H)
+        HeaderError = H.takeError();
+      else if (H->DataOffset + H->DataBytes != St.size)
+        HeaderError = inputError(
+            "{0}: header declares {1} data bytes but the entry holds {2}",
+            MemberName, H->DataBytes, St.size - std::min(St.size, H->DataOffset));
+      else if (Check)
+        HeaderError = Check(Key, *H);
+    }
+    if (HeaderError) {
+      zip_fclose(F);
+      return HeaderError;
+    }
+    if (Got == zip_int64_t(Data->size()) && Data->size() < St.size) {
+      size_t Head = Data->size();
+      Data->resize(size_t(St.size));
+      zip_int64_t Rest = zip_fread(F, Data->data() + Head, St.size - Head);
+      Got = Rest < 0 ? Rest : Got + Rest;
+    }
     // One more read must hit EOF: an entry longer than declared is a lie too.
     char Extra;
     zip_int64_t More = Got == zip_int64_t(St.size) ? zip_fread(F, &Extra, 1) : 0;
@@ -91,7 +118,7 @@ readNpzFile(llvm::StringRef Path) {
     if (Got != zip_int64_t(St.size) || More != 0)
       return inputError("{0}: entry '{1}' is corrupt or its size is wrong ({2})",
                         Path, Name, FileErr);
-    auto Arr = parseNpy(*Data, (Path + ":" + Name).str(), Data);
+    auto Arr = parseNpy(*Data, MemberName, Data);
     if (!Arr)
       return Arr.takeError();
     Out.emplace_back(std::move(Key), std::move(*Arr));

@@ -23,6 +23,66 @@ using calibration_data::ArrayPart;
 using calibration_data::DataFile;
 using calibration_data::listInputs;
 
+/// How member Name of shape S holds samples of model input Want:
+/// [count, ...input dims], or the input's shape with samples along the
+/// batch axis. Count and Sample get the samples and one sample's shape.
+static llvm::Error fitMember(llvm::StringRef Path, llvm::StringRef Name,
+                             const TensorType &Want,
+                             const std::vector<int64_t> &S, uint64_t &Count,
+                             std::vector<int64_t> &Sample) {
+  size_t R = Want.Dims.size();
+  if (S.size() == R + 1) {
+    Count = uint64_t(S[0]);
+    Sample.assign(S.begin() + 1, S.end());
+  } else if (S.size() == R && R > 0) {
+    int64_t Batch = Want.Dims[0].isStatic() ? Want.Dims[0].size() : 1;
+    if (Batch <= 0 || S[0] % Batch != 0)
+      return inputError("{0}: '{1}' has {2} rows along the batch axis, not a "
+                        "multiple of the model's batch {3}",
+                        Path, Name, S[0], Batch);
+    Count = uint64_t(S[0] / Batch);
+    Sample = S;
+    Sample[0] = Batch;
+  } else {
+    Sample = {-1};
+  }
+  bool Fits = Sample.size() == R;
+  for (size_t D = 0; Fits && D < R; ++D)
+    Fits = !Want.Dims[D].isStatic() || Want.Dims[D].size() == Sample[D];
+  if (!Fits) {
+    TensorType Got(Want.Elem, makeShape(S));
+    return inputError("{0}: '{1}' has shape {2}, which does not match the "
+                      "model input {3}: give [count, ...input dims] or the "
+                      "input's shape with samples along the batch axis",
+                      Path, Name, toString(Got.Dims), toString(Want));
+  }
+  return llvm::Error::success();
+}
+
+/// A member's name and dtype against the model's inputs (InputTypes by
+/// graph input), and its shape, from its header alone.
+static llvm::Error checkMemberHeader(const Graph &G,
+                                     const std::vector<TensorType> &InputTypes,
+                                     llvm::StringRef Path, llvm::StringRef Name,
+                                     NpyDType DType,
+                                     const std::vector<int64_t> &Shape,
+                                     unsigned &Input, uint64_t &Count,
+                                     std::vector<int64_t> &Sample) {
+  unsigned I = 0;
+  while (I < G.numInputs() && G.input(I)->name() != Name)
+    ++I;
+  if (I == G.numInputs())
+    return inputError("{0}: member '{1}' is not a model input (inputs: {2})",
+                      Path, Name, listInputs(G));
+  const TensorType &Want = InputTypes[I];
+  if (elementTypeOf(DType) != Want.Elem)
+    return inputError("{0}: '{1}' is {2} but the model input is {3} "
+                      "(convert it, e.g. arr.astype(np.float32))",
+                      Path, Name, npyDescr(DType), elementTypeName(Want.Elem));
+  Input = I;
+  return fitMember(Path, Name, Want, Shape, Count, Sample);
+}
+
 llvm::Error CalibrationDataset::Impl::addArrays(const Graph &G, DataFile &F) {
   const std::string &Path = F.File.Path;
   std::vector<std::pair<std::string, NpyArray>> Members;
@@ -36,7 +96,17 @@ llvm::Error CalibrationDataset::Impl::addArrays(const Graph &G, DataFile &F) {
       return A.takeError();
     Members.push_back({G.input(0)->name(), std::move(*A)});
   } else {
-    auto M = readNpzFile(Path);
+    // Each member's header is checked before its data is inflated (a
+    // single-member archive of a single-input model may use any name).
+    bool AnyName = G.numInputs() == 1;
+    auto M = readNpzFile(Path, [&](llvm::StringRef Member, const NpyHeader &H) {
+      uint64_t Count = 0;
+      std::vector<int64_t> Sample;
+      unsigned Input = 0;
+      return checkMemberHeader(G, InputTypes, Path,
+                               AnyName ? G.input(0)->name() : Member, H.DType,
+                               H.Shape, Input, Count, Sample);
+    });
     if (!M)
       return M.takeError();
     Members = std::move(*M);
@@ -47,47 +117,13 @@ llvm::Error CalibrationDataset::Impl::addArrays(const Graph &G, DataFile &F) {
   std::vector<bool> Seen(G.numInputs(), false);
   bool HaveCount = false;
   for (auto &[Name, Array] : Members) {
-    unsigned I = 0;
-    while (I < G.numInputs() && G.input(I)->name() != Name)
-      ++I;
-    if (I == G.numInputs())
-      return inputError("{0}: member '{1}' is not a model input (inputs: {2})",
-                        Path, Name, listInputs(G));
-    const TensorType &Want = InputTypes[I];
-    if (elementTypeOf(Array.DType) != Want.Elem)
-      return inputError("{0}: '{1}' is {2} but the model input is {3} "
-                        "(convert it, e.g. arr.astype(np.float32))",
-                        Path, Name, npyDescr(Array.DType),
-                        elementTypeName(Want.Elem));
-    const std::vector<int64_t> &S = Array.Shape;
-    size_t R = Want.Dims.size();
     uint64_t Count = 0;
     std::vector<int64_t> Sample;
-    if (S.size() == R + 1) {
-      Count = uint64_t(S[0]);
-      Sample.assign(S.begin() + 1, S.end());
-    } else if (S.size() == R && R > 0) {
-      int64_t Batch = Want.Dims[0].isStatic() ? Want.Dims[0].size() : 1;
-      if (Batch <= 0 || S[0] % Batch != 0)
-        return inputError("{0}: '{1}' has {2} rows along the batch axis, not a "
-                          "multiple of the model's batch {3}",
-                          Path, Name, S[0], Batch);
-      Count = uint64_t(S[0] / Batch);
-      Sample = S;
-      Sample[0] = Batch;
-    } else {
-      Sample = {-1};
-    }
-    bool Fits = Sample.size() == R;
-    for (size_t D = 0; Fits && D < R; ++D)
-      Fits = !Want.Dims[D].isStatic() || Want.Dims[D].size() == Sample[D];
-    if (!Fits) {
-      TensorType Got(Want.Elem, makeShape(S));
-      return inputError("{0}: '{1}' has shape {2}, which does not match the "
-                        "model input {3}: give [count, ...input dims] or the "
-                        "input's shape with samples along the batch axis",
-                        Path, Name, toString(Got.Dims), toString(Want));
-    }
+    unsigned I = 0;
+    if (llvm::Error E = checkMemberHeader(G, InputTypes, Path, Name,
+                                          Array.DType, Array.Shape, I, Count,
+                                          Sample))
+      return E;
     if (Seen[I])
       return inputError("{0}: input '{1}' is given twice", Path, Name);
     if (HaveCount && F.Samples != Count)

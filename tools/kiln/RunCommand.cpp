@@ -60,6 +60,31 @@ Signature signatureOf(const CompiledModel &M) {
   return S;
 }
 
+/// An .npz member's header against the model's input of its name, before
+/// its data is inflated: the same checks (and messages) as bindInputs.
+llvm::Error checkMember(const Signature &G, llvm::StringRef Path,
+                        llvm::StringRef Member, const NpyHeader &H) {
+  for (const auto &[InName, Want] : G.Inputs) {
+    if (InName != Member)
+      continue;
+    ElementType Elem = elementTypeOf(H.DType);
+    if (Elem != Want.Elem)
+      return inputError("{0}: input '{1}' is {2} but the model expects {3} "
+                        "(convert the array, e.g. arr.astype(np.float32))",
+                        Path, Member, elementTypeName(Elem),
+                        elementTypeName(Want.Elem));
+    Shape Got;
+    for (int64_t D : H.Shape)
+      Got.push_back(Dim(D));
+    if (!isCompatible(Want, TensorType(Elem, Got)))
+      return inputError("{0}: input '{1}' has shape {2} but the model "
+                        "expects {3}",
+                        Path, Member, toString(Got), toString(Want.Dims));
+    return llvm::Error::success();
+  }
+  return usageError("{0}: the model has no input named '{1}'", Path, Member);
+}
+
 /// Collects input tensors by name from the --input arguments.
 llvm::Error collectInputs(const RunOptions &O, const Signature &G,
                           llvm::StringMap<Tensor> &ByName) {
@@ -75,7 +100,10 @@ llvm::Error collectInputs(const RunOptions &O, const Signature &G,
         return usageError("--input {0}: give an .npz without NAME= (its "
                           "members are named)",
                           Arg);
-      auto Members = readNpzFile(Path);
+      auto Members = readNpzFile(
+          Path, [&](llvm::StringRef Member, const NpyHeader &H) {
+            return checkMember(G, Path, Member, H);
+          });
       if (!Members)
         return Members.takeError();
       for (auto &[Key, Arr] : *Members)
