@@ -9,6 +9,7 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <map>
 
 namespace kiln {
 
@@ -28,8 +29,16 @@ llvm::Optional<CalibrationFileKind> kindOf(llvm::StringRef Path) {
   return llvm::None;
 }
 
+/// Symbolic links are followed, so a folder or file can be reached twice:
+/// a link to a folder above it (a loop) or two names of one file. Each is
+/// an error naming both paths: counted again, a sample would weigh double
+/// in the statistics without anyone asking for it.
 llvm::Expected<std::vector<CalibrationFile>> listFolder(llvm::StringRef Dir) {
   std::vector<CalibrationFile> Files;
+  std::map<llvm::sys::fs::UniqueID, std::string> Folders, Seen;
+  llvm::sys::fs::file_status Root;
+  if (!llvm::sys::fs::status(Dir, Root))
+    Folders.emplace(Root.getUniqueID(), Dir.str());
   std::error_code EC;
   for (llvm::sys::fs::recursive_directory_iterator It(Dir, EC), End;
        It != End && !EC; It.increment(EC)) {
@@ -37,12 +46,34 @@ llvm::Expected<std::vector<CalibrationFile>> listFolder(llvm::StringRef Dir) {
       It.no_push();
       continue;
     }
+    // The followed file's status, with its device and inode.
+    llvm::sys::fs::file_status Status;
+    if (llvm::sys::fs::status(It->path(), Status))
+      continue; // a dangling link
+    if (Status.type() == llvm::sys::fs::file_type::directory_file) {
+      auto [Where, New] = Folders.emplace(Status.getUniqueID(), It->path());
+      if (!New)
+        return inputError("{0}: '{1}' is the folder '{2}' again (a symbolic "
+                          "link loop); remove the link",
+                          Dir, It->path(), Where->second);
+      continue;
+    }
     auto Kind = kindOf(It->path());
     if (!Kind)
       continue;
-    auto Status = It->status();
-    if (!Status || Status->type() != llvm::sys::fs::file_type::regular_file)
+    if (Status.type() != llvm::sys::fs::file_type::regular_file)
       continue;
+    auto [Where, New] = Seen.emplace(Status.getUniqueID(), It->path());
+    if (!New) {
+      // Report the pair in path order, whatever order the folder lists.
+      std::string A = Where->second;
+      std::string B = It->path();
+      if (B < A)
+        std::swap(A, B);
+      return inputError("{0}: '{1}' and '{2}' are the same file (a link); "
+                        "each sample would be counted twice",
+                        Dir, A, B);
+    }
     if (Files.size() >= MaxFiles)
       return inputError("{0}: more than {1} calibration files", Dir, MaxFiles);
     Files.push_back({It->path(), *Kind});
