@@ -1,11 +1,14 @@
 // kiln inspect: what a model is, in one screen.
 //   kiln inspect MODEL [--nodes] [--format text|json|dot|svg] [-o FILE]
 //                [--input-shape ...]
+//   kiln inspect FILE.kiln --kernel NAME [--json] [-o FILE]
 // Inputs and outputs, the op histogram, parameters and bytes by element
 // type, estimated MACs (per node with --nodes) and provenance. dot and svg
 // draw the graph (svg laid out by Graphviz), fused nodes labelled with what
 // they absorbed. A .kiln file shows its runtime operators and engines, its
-// metadata and where its bytes go (KilnInspect.h).
+// metadata and where its bytes go (KilnInspect.h); --kernel prints one of
+// a GPU file's kernels on its own (a Metal kernel's MSL, a Vulkan shader's
+// SPIR-V disassembly) and nothing else.
 #include "Command.h"
 #include "Tooling/GraphDot.h"
 #include "Tooling/GraphStats.h"
@@ -30,6 +33,7 @@ struct InspectOptions {
   std::string Output;
   bool Nodes = false;
   bool Json = false; // --json: the same as --format json
+  std::string Kernel; // --kernel NAME: that kernel's source only
 };
 
 std::string textReport(const Graph &G, const GraphStats &S, bool Nodes,
@@ -141,6 +145,17 @@ llvm::Error inspectKilnFile(const InspectOptions &O) {
   auto S = readKilnFileStats(O.Model);
   if (!S)
     return S.takeError();
+  if (!O.Kernel.empty()) {
+    auto Source = kilnKernelSource(S->Model, O.Model, O.Kernel);
+    if (!Source)
+      return Source.takeError();
+    if (O.Format == "json") {
+      llvm::json::Value V =
+          llvm::json::Object{{"kernel", O.Kernel}, {"source", *Source}};
+      return emit(O, llvm::formatv("{0:2}", V).str() + "\n");
+    }
+    return emit(O, *Source);
+  }
   if (O.Format == "json")
     return emit(O, llvm::formatv("{0:2}", kilnJsonReport(*S, O.Nodes)).str() + "\n");
   if (O.Format == "dot")
@@ -157,6 +172,10 @@ llvm::Error inspectKilnFile(const InspectOptions &O) {
 llvm::Error runInspect(const InspectOptions &O) {
   if (llvm::StringRef(O.Model).endswith_insensitive(".kiln"))
     return inspectKilnFile(O);
+  if (!O.Kernel.empty())
+    return usageError("--kernel reads a .kiln file (a compiled model's "
+                      "kernels); {0} is not one",
+                      O.Model);
   auto LoadOpts = makeLoadOptions(O.InputShapes);
   if (!LoadOpts)
     return LoadOpts.takeError();
@@ -194,6 +213,10 @@ Command addInspectCommand(CLI::App &App) {
       ->check(CLI::IsMember({"text", "json", "dot", "svg"}));
   Sub->add_option("-o,--output", O->Output, "write to this file instead of stdout");
   Sub->add_flag("--json", O->Json, "the same as --format json");
+  Sub->add_option("--kernel", O->Kernel,
+                  "print only this kernel's source: the MSL of a Metal "
+                  "file's kernel, the SPIR-V disassembly of a Vulkan file's "
+                  "shader (with --json: {\"kernel\", \"source\"})");
   return {Sub, [O]() {
             InspectOptions Opts = *O;
             if (Opts.Json)

@@ -103,8 +103,8 @@ KilnSizeBreakdown sizeBreakdown(const fb::ModelT &M, uint64_t FileBytes) {
     FirstSegment = std::min<uint64_t>(FirstSegment, Buf->offset);
     SegmentsEnd = std::max<uint64_t>(SegmentsEnd, Buf->offset + Buf->size);
   }
-  // SPIR-V words live inside the FlatBuffer; they are reported on their own
-  // line, so the parts still add up to the file.
+  // SPIR-V words and MSL source live inside the FlatBuffer; they are
+  // reported on their own line, so the parts still add up to the file.
   S.TargetBlobBytes = kilnTargetBlobBytes(M);
   S.FlatBufferBytes = std::min<uint64_t>(B.GetSize(), FirstSegment);
   S.FlatBufferBytes -= std::min(S.FlatBufferBytes, S.TargetBlobBytes);
@@ -122,6 +122,9 @@ uint64_t kilnTargetBlobBytes(const fb::ModelT &M) {
   if (const auto *V = M.payload.AsVulkanPayload())
     for (const auto &Sh : V->shaders)
       N += Sh->spirv.size() * sizeof(uint32_t);
+  if (const auto *Mt = M.payload.AsMetalPayload())
+    for (const auto &K : Mt->kernels)
+      N += K->msl.size();
   return N;
 }
 
@@ -170,12 +173,16 @@ KilnFileStats kilnFileStatsOf(fb::ModelT Model, std::string Path,
       P.first += elements(T->shape);
       P.second += int64_t(M.buffers[size_t(T->buffer)]->size);
     }
-  bool Vulkan = M.target == fb::Target::VULKAN;
+  // A GPU file's operators leave Operator.engine at ANY: the target runs
+  // them all.
+  const char *Gpu = M.target == fb::Target::VULKAN  ? "vulkan"
+                    : M.target == fb::Target::METAL ? "metal"
+                                                    : nullptr;
   for (const auto &Op : M.operators) {
     KilnOperatorStats OS;
     OS.Op = Op.get();
     OS.Kind = kindName(*Op);
-    OS.Engine = Vulkan ? "vulkan" : engineName(Op->engine);
+    OS.Engine = Gpu ? Gpu : engineName(Op->engine);
     OS.Macs = operatorMacs(M, *Op);
     for (int32_t In : Op->inputs)
       if (In >= 0 && M.tensors[size_t(In)]->buffer >= 0)

@@ -29,7 +29,8 @@ struct KilnSizeBreakdown {
   /// The zeros after the last segment (over-read guard).
   uint64_t TailBytes = 0;
   /// Target blobs inside the FlatBuffer: the SPIR-V words of a Vulkan file
-  /// (VulkanShader.spirv, 4 bytes each); none for the CPU target.
+  /// (VulkanShader.spirv, 4 bytes each), the MSL of a Metal file
+  /// (MetalKernel.msl); none for the CPU target.
   uint64_t TargetBlobBytes = 0;
 };
 

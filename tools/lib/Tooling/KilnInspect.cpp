@@ -1,7 +1,10 @@
 // The .kiln reports of `kiln inspect`.
 #include "Tooling/KilnInspect.h"
+#include "Tooling/MetalInspect.h"
 #include "Tooling/NnapiInspect.h"
 #include "Tooling/VulkanInspect.h"
+
+#include "Support/Error.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -183,8 +186,9 @@ std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
       OS << "\n";
     }
   }
-  // The target's payload, for a Vulkan file: kernels, dispatches, buffers.
+  // The target's payload, for a GPU file: kernels, dispatches, buffers.
   OS << vulkanTextSection(M, Nodes);
+  OS << metalTextSection(M, Nodes);
   OS << nnapiTextSection(M, Nodes);
   return OS.str();
 }
@@ -268,9 +272,49 @@ llvm::json::Value kilnJsonReport(const KilnFileStats &S, bool Nodes) {
   }
   if (M.payload.AsVulkanPayload())
     R["vulkan"] = vulkanJsonSection(M);
+  if (M.payload.AsMetalPayload())
+    R["metal"] = metalJsonSection(M);
   if (M.payload.AsNnapiPayload())
     R["nnapi"] = nnapiJsonSection(M);
   return R;
+}
+
+std::vector<std::string> kilnKernelNames(const fb::ModelT &M) {
+  std::vector<std::string> R;
+  if (const auto *Mt = M.payload.AsMetalPayload())
+    for (const auto &K : Mt->kernels)
+      R.push_back(K->name);
+  if (const auto *V = M.payload.AsVulkanPayload())
+    for (const auto &S : V->shaders)
+      R.push_back(S->name);
+  return R;
+}
+
+llvm::Expected<std::string> kilnKernelSource(const fb::ModelT &M,
+                                             llvm::StringRef Path,
+                                             llvm::StringRef Name) {
+  std::vector<std::string> Names = kilnKernelNames(M);
+  if (Names.empty()) {
+    std::string Target = M.target == fb::Target::UNKNOWN
+                             ? std::string("cpu")
+                             : llvm::StringRef(fb::EnumNameTarget(M.target)).lower();
+    return inputError("{0}: the file has no kernels (target {1})", Path, Target);
+  }
+  if (const auto *Mt = M.payload.AsMetalPayload()) {
+    for (const auto &K : Mt->kernels)
+      if (K->name == Name)
+        return K->msl;
+  } else if (const auto *V = M.payload.AsVulkanPayload()) {
+    for (const auto &S : V->shaders)
+      if (S->name == Name) {
+        auto Text = spirvDisassembly(S->spirv);
+        if (!Text)
+          return addContext(Text.takeError(), (Path + ": kernel " + Name).str());
+        return Text;
+      }
+  }
+  return inputError("{0}: no kernel named '{1}'; the file's kernels: {2}", Path,
+                    Name, llvm::join(Names, ", "));
 }
 
 std::string kilnToDot(const KilnFileStats &S) {

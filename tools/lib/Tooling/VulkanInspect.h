@@ -6,8 +6,10 @@
 // Rendering only reads the payload; it needs no device and runs no shader.
 #pragma once
 
+#include "Tooling/GpuInspect.h"
 #include "schema/kiln_generated.h"
 
+#include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
 #include <cstddef>
@@ -18,7 +20,7 @@
 namespace kiln {
 
 /// Without --nodes, dispatches are listed one a line up to this many.
-constexpr size_t VulkanDispatchListLimit = 200;
+constexpr size_t VulkanDispatchListLimit = GpuDispatchListLimit;
 
 /// What the section counts, for the renderers and tests.
 struct VulkanKernelStats {
@@ -30,15 +32,8 @@ struct VulkanKernelStats {
   std::string Fp16MathTwin;
 };
 
-struct VulkanTotals {
+struct VulkanTotals : GpuBufferTotals {
   uint64_t SpirvBytes = 0;
-  /// Device bytes of the WEIGHTS buffers, and of the segments uploaded into
-  /// them.
-  uint64_t WeightsBytes = 0;
-  uint64_t UploadedBytes = 0;
-  uint64_t ArenaBytes = 0;
-  uint64_t InputBytes = 0;
-  uint64_t OutputBytes = 0;
 };
 
 std::vector<VulkanKernelStats> vulkanKernels(const fb::VulkanPayloadT &P);
@@ -51,5 +46,10 @@ std::string vulkanTextSection(const fb::ModelT &M, bool Detail);
 /// The same data as JSON (null when M has no Vulkan payload). Every
 /// dispatch is listed; sizes, indices and constants are numbers.
 llvm::json::Value vulkanJsonSection(const fb::ModelT &M);
+
+/// SPIR-V words as SPIRV-Tools disassembles them (spirv-dis's text, ids
+/// by their debug names). Bad input when the words do not disassemble;
+/// an error saying so where the build has no SPIRV-Tools.
+llvm::Expected<std::string> spirvDisassembly(const std::vector<uint32_t> &Words);
 
 } // namespace kiln
