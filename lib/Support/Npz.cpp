@@ -95,8 +95,11 @@ readNpzFile(llvm::StringRef Path, const NpzMemberCheck &Check) {
         HeaderError = H.takeError();
       else if (H->DataOffset + H->DataBytes != St.size)
         HeaderError = inputError(
-            "{0}: header declares {1} data bytes but the entry holds {2}",
-            MemberName, H->DataBytes, St.size - std::min(St.size, H->DataOffset));
+            "{0}: header declares {1} elements of {2} ({3} bytes) but the "
+            "entry holds {4} data bytes",
+            MemberName, H->DataBytes / npyItemSize(H->DType),
+            npyDescr(H->DType), H->DataBytes,
+            St.size - std::min(St.size, H->DataOffset));
       else if (Check)
         HeaderError = Check(Key, *H);
     }
