@@ -22,11 +22,13 @@ std::string messageOf(llvm::Error E) {
 
 } // namespace
 
-TEST_CASE("cpu, onnx, vulkan and nnapi are registered, in order", "[targets]") {
+TEST_CASE("cpu, onnx, vulkan, nnapi and metal are registered, in order",
+          "[targets]") {
   std::vector<std::string> Names;
   for (const Target &T : allTargets())
     Names.push_back(T.Name);
-  CHECK(Names == std::vector<std::string>{"cpu", "onnx", "vulkan", "nnapi"});
+  CHECK(Names ==
+        std::vector<std::string>{"cpu", "onnx", "vulkan", "nnapi", "metal"});
   REQUIRE(findTarget("cpu"));
   CHECK(findTarget("cpu")->FileTarget == 1); // schema Target.CPU
   CHECK(findTarget("cpu")->Status == TargetStatus::Works);
@@ -34,7 +36,11 @@ TEST_CASE("cpu, onnx, vulkan and nnapi are registered, in order", "[targets]") {
   CHECK(findTarget("onnx")->FileTarget == 0); // no .kiln file
   REQUIRE(findTarget("vulkan"));
   CHECK(findTarget("vulkan")->FileTarget == 2); // schema Target.VULKAN
-  CHECK_FALSE(findTarget("metal"));
+  REQUIRE(findTarget("nnapi"));
+  CHECK(findTarget("nnapi")->FileTarget == 4); // schema Target.NNAPI
+  REQUIRE(findTarget("metal"));
+  CHECK(findTarget("metal")->FileTarget == 3); // schema Target.METAL
+  CHECK_FALSE(findTarget("webgpu"));
   CHECK_FALSE(findTarget("CPU")); // names are exact
 }
 
@@ -43,7 +49,8 @@ TEST_CASE("an unknown target is a usage error naming the known ones",
   llvm::Error E = unknownTargetError("foo");
   Diagnosis D = diagnose(std::move(E));
   CHECK(D.Code == ExitCode::Usage);
-  CHECK(D.Message == "--target foo: unknown target; kiln builds for: cpu, onnx, vulkan, nnapi");
+  CHECK(D.Message == "--target foo: unknown target; kiln builds for: cpu, onnx, "
+                     "vulkan, nnapi, metal");
 }
 
 TEST_CASE("capability tables are sorted and name real ops", "[targets]") {
