@@ -1,5 +1,5 @@
 // Small NNAPI .kiln files for the loader's and the executor's tests, built
-// with the schema's object API and a tiny writer like VulkanTestModels.h's:
+// with the schema's object API and a tiny writer like GpuTestModel.h's:
 // the FlatBuffer, then each weight segment at the next 64-byte boundary.
 #pragma once
 
