@@ -1,11 +1,10 @@
 // A small GPU .kiln file under construction, shared by the Vulkan and Metal
 // tests: the graph (tensors, descriptive operators, weight segments), the
 // payload's buffers and places (VulkanBuffer and VulkanTensorPlace in both
-// payloads), and a tiny writer of its own (the runtime's tests do not link
-// the compiler): the FlatBuffer, then each weight segment at the next
-// 64-byte boundary.
+// payloads), written by the tests' own writer (TestKilnWriter.h).
 #pragma once
 
+#include "TestKilnWriter.h"
 #include "schema/KilnSchemaVersion.h"
 #include "schema/kiln_generated.h"
 
@@ -79,25 +78,9 @@ template <typename PayloadT> struct GpuModel {
     payload().places.push_back(std::move(P));
   }
 
-  /// The file: the FlatBuffer (every field written, so that the segment
-  /// offsets can be set in place), then the 64-byte aligned segments.
+  /// The file: the FlatBuffer, then the 64-byte aligned segments.
   std::string bytes() const {
-    flatbuffers::FlatBufferBuilder B;
-    B.ForceDefaults(true);
-    B.Finish(fb::Model::Pack(B, &Model), fb::ModelIdentifier());
-    std::string File(reinterpret_cast<const char *>(B.GetBufferPointer()),
-                     B.GetSize());
-    std::vector<uint64_t> Offsets;
-    for (const std::vector<uint8_t> &S : Segments) {
-      File.resize((File.size() + 63) / 64 * 64, '\0');
-      Offsets.push_back(File.size());
-      File.append(reinterpret_cast<const char *>(S.data()), S.size());
-    }
-    fb::Model *Root = fb::GetMutableModel(File.data());
-    for (size_t I = 0; I < Offsets.size(); ++I)
-      Root->mutable_buffers()->GetMutableObject(unsigned(I))->mutate_offset(
-          Offsets[I]);
-    return File;
+    return testwriter::kilnBytes(Model, Segments);
   }
 };
 
