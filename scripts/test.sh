@@ -68,15 +68,18 @@ if [ "$PRESET" = release ]; then
   # cpu-mutants wrote 1200 mutants of .kiln files, and fuzz-regressions keeps
   # the inputs that once crashed the loader. Both are replayed through the
   # loader and runtime built with ASan and UBSan (only that driver, the host
-  # NNAPI device and unit-nnapi are built, a few minutes): a memory error or
-  # undefined behaviour that the release build survives fails CI. The NNAPI
-  # files' sessions run through the ASan-built executor and host device, and
-  # a folder of valid NNAPI files (converted here) must all run.
+  # NNAPI device, unit-nnapi and unit-metal are built, a few minutes): a
+  # memory error or undefined behaviour that the release build survives
+  # fails CI. The NNAPI files' sessions run through the ASan-built executor
+  # and host device, and a folder of valid NNAPI files (converted here) must
+  # all run. The Metal mutants (cpu-mutants' Metal seeds) are verified by
+  # the ASan-built loader; their sessions are refused (no Metal executor).
   asanReplay() {
     cmake --preset asan >/dev/null || return 1
     cmake --build --preset asan -j2 \
-      --target kiln-loader-replay kiln_nnapi_host unit-nnapi || return 1
-    ctest --preset asan -R '^unit-nnapi$' || return 1
+      --target kiln-loader-replay kiln_nnapi_host unit-nnapi unit-metal ||
+      return 1
+    ctest --preset asan -R '^unit-(nnapi|metal)$' || return 1
     local Files=build/release/test/nnapi/files Kiln=build/release/tools/kiln/kiln
     local Models=examples/models
     rm -rf "$Files" && mkdir -p "$Files" || return 1

@@ -29,6 +29,15 @@
 //                   size; a dim 0; a host_before/host_after operator out of
 //                   range or not a host conversion. Each must be rejected
 //                   by the loader; the driver fails otherwise.
+//   metal lies      (Metal seeds, likewise) a kernel's buffer index (31 or
+//                   a duplicate), push-constant index (taken or outside),
+//                   function constant type, threadgroup size or the
+//                   constant that sets it; a dispatch's kernel, binding
+//                   buffer/offset/size, function constant id, threads per
+//                   threadgroup or threadgroups (0 or over 65535); the MSL
+//                   version; a place's tensor, buffer, offset or size. Each
+//                   must be rejected by the loader, which verifies Metal
+//                   files in every build (the Metal API would not).
 //
 //   kiln-mutants [--count N] [--seed S] [--write DIR] MODEL.onnx[:MODE]...
 // MODE quantizes the seed first: int8-dynamic, or int8=CALIB (.npy/.npz);
@@ -36,7 +45,9 @@
 // vulkan, `kiln convert --target vulkan` (its sessions run on the machine's
 // Vulkan device, lavapipe in CI); or nnapi, `kiln convert --target nnapi`
 // (fp32, lowest level), or nnapi-int8-LEVEL=CALIB (int8, lowered for
-// LEVEL); their sessions run on the device KILN_NNAPI_LIBRARY names.
+// LEVEL); their sessions run on the device KILN_NNAPI_LIBRARY names; or
+// metal, `kiln convert --target metal` (its sessions are refused off Apple:
+// the runtime has no Metal executor there, but its loader verifies them).
 // --write keeps the corpus (seed-N.kiln and mutant-N.kiln) as files, e.g.
 // for libFuzzer.
 #include "LoaderFuzzTarget.h"
@@ -46,6 +57,7 @@
 #include "backends/cpu/CpuTarget.h"
 #include "backends/cpu/NativePrepack.h"
 #include "backends/nnapi/NnapiTarget.h"
+#include "backends/metal/MetalTarget.h"
 #ifdef KILN_MUTANTS_VULKAN
 #include "backends/vulkan/VulkanTarget.h"
 #endif
@@ -58,7 +70,9 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <random>
 #include <type_traits>
@@ -86,8 +100,9 @@ llvm::Expected<std::string> compileSeed(const std::string &Spec) {
       QMode = "int8";
       NnapiLevel = std::atoi(Mode.c_str() + 11);
     }
-    auto M = Mode == "native" || Mode == "vulkan" ? QuantizeMode::None
-                                                  : parseQuantizeMode(QMode);
+    auto M = Mode == "native" || Mode == "vulkan" || Mode == "metal"
+                 ? QuantizeMode::None
+                 : parseQuantizeMode(QMode);
     if (!M)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "unknown quantize mode " + Mode);
@@ -116,6 +131,12 @@ llvm::Expected<std::string> compileSeed(const std::string &Spec) {
                                    "built without the Vulkan target");
 #endif
   }
+  if (Mode == "metal") {
+    auto Mt = compileForMetal(**G);
+    if (!Mt)
+      return Mt.takeError();
+    return serializeKilnModule(Mt->Module);
+  }
   if (NnapiLevel >= 0) {
     auto N = compileForNnapi(**G, NnapiLevel, false);
     if (!N)
@@ -135,10 +156,11 @@ class Mutator {
 public:
   explicit Mutator(uint64_t Seed) : Rng(Seed) {}
 
-  /// Applies mutation Kind (0..9) to a copy of Seed; Name says what it did.
+  /// Applies mutation Kind (0..10) to a copy of Seed; Name says what it did.
   /// A Vulkan seed takes vulkan lies (8) for half of kinds 6 and 7 (Kind is
   /// updated), since its fp32 tensors have no quantization or blocking; an
-  /// NNAPI seed likewise takes nnapi lies (9) when one applies.
+  /// NNAPI seed likewise takes nnapi lies (9), and a Metal seed metal lies
+  /// (10), when one applies.
   std::string mutate(const std::string &Seed, unsigned &Kind, std::string &Name) {
     std::string B = Seed;
     fb::Model *M = fb::GetMutableModel(B.data());
@@ -150,6 +172,14 @@ public:
       for (unsigned Try = 0; Try < 16; ++Try)
         if (lieAboutNnapi(*M, Name)) {
           Kind = 9;
+          return B;
+        }
+    }
+    if ((Kind == 6 || Kind == 7) && Seed.size() >= 8 &&
+        M->payload_type() == fb::TargetPayload::MetalPayload && Rng() % 2) {
+      for (unsigned Try = 0; Try < 16; ++Try)
+        if (lieAboutMetal(*M, Name)) {
+          Kind = 10;
           return B;
         }
     }
@@ -450,6 +480,204 @@ private:
       Name = llvm::formatv("dispatch operator = {0}", int32_t(V));
       return Ds->GetMutableObject(unsigned(pick(Ds->size())))
           ->mutate_operator_(int32_t(V));
+    }
+    }
+  }
+
+  /// A Metal payload's field set to a value the loader must reject (none
+  /// the Metal API would catch: an argument index out of the 31 slots or
+  /// bound twice, a binding outside its buffer, a threadgroup size other
+  /// than the one the kernel was compiled for, a grid of 0). False, with M
+  /// untouched, when the chosen field is absent.
+  bool lieAboutMetal(fb::Model &M, std::string &Name) {
+    if (M.payload_type() != fb::TargetPayload::MetalPayload || !M.payload())
+      return false;
+    auto *P = static_cast<fb::MetalPayload *>(M.mutable_payload());
+    auto *Ks = P->mutable_kernels();
+    auto *Ds = P->mutable_dispatches();
+    auto *Bs = P->buffers();
+    size_t NumKernels = Ks ? Ks->size() : 0, NumDispatches = Ds ? Ds->size() : 0;
+    size_t NumBuffers = Bs ? Bs->size() : 0;
+    fb::MetalKernel *K =
+        NumKernels ? Ks->GetMutableObject(unsigned(pick(NumKernels))) : nullptr;
+    fb::MetalDispatch *D =
+        NumDispatches ? Ds->GetMutableObject(unsigned(pick(NumDispatches)))
+                      : nullptr;
+    uint32_t R = uint32_t(Rng() % 4096);
+    unsigned Dim = unsigned(Rng() % 3);
+    switch (Rng() % 11) {
+    case 0: { // a storage buffer's [[buffer(n)]]: 31 and up, or a duplicate
+      auto *Idx = K ? K->mutable_buffer_indices() : nullptr;
+      if (!Idx || !Idx->size())
+        return false;
+      unsigned I = unsigned(pick(Idx->size()));
+      uint32_t V = Rng() % 2 ? 31 + R : UINT32_MAX;
+      if (Idx->size() >= 2 && Rng() % 2)
+        V = Idx->Get((I + 1 + unsigned(pick(Idx->size() - 1))) % Idx->size());
+      Name = llvm::formatv("metal buffer index {0} = {1}", I, V);
+      Idx->Mutate(I, V);
+      return true;
+    }
+    case 1: { // the push-constant block's index: taken, or outside [0, 31)
+      if (!K)
+        return false;
+      auto *Idx = K->buffer_indices();
+      int32_t V = Rng() % 2 ? 31 + int32_t(R) : -2 - int32_t(R);
+      if (Idx && Idx->size() && Rng() % 2)
+        V = int32_t(Idx->Get(unsigned(pick(Idx->size()))));
+      Name = llvm::formatv("metal push-constant index = {0}", V);
+      return K->mutate_push_constant_index(V);
+    }
+    case 2: { // a function constant's type
+      auto *C = K ? K->mutable_function_constants() : nullptr;
+      if (!C || !C->size())
+        return false;
+      auto V = static_cast<fb::MetalConstantType>(4 + Rng() % 252);
+      Name = llvm::formatv("metal function constant type = {0}", unsigned(V));
+      const_cast<fb::MetalFunctionConstant *>(C->Get(unsigned(pick(C->size()))))
+          ->mutate_type(V);
+      return true;
+    }
+    case 3: { // the threadgroup size, or the constant that sets it
+      if (!K || !K->threadgroup_size() || K->threadgroup_size()->size() != 3 ||
+          !K->threadgroup_size_constants() ||
+          K->threadgroup_size_constants()->size() != 3)
+        return false;
+      if (Rng() % 2) {
+        uint32_t V = Rng() % 2 ? 0 : 1025 + R;
+        Name = llvm::formatv("metal threadgroup size {0} = {1}", "xyz"[Dim], V);
+        K->mutable_threadgroup_size()->Mutate(Dim, V);
+        return true;
+      }
+      // -2 and below, or an id above every constant the kernel declares.
+      int32_t V = -2 - int32_t(R);
+      if (Rng() % 2) {
+        uint32_t Max = 0;
+        if (const auto *C = K->function_constants())
+          for (const fb::MetalFunctionConstant *X : *C)
+            Max = std::max(Max, X->id());
+        V = int32_t(std::min<uint64_t>(uint64_t(Max) + 1 + R, INT32_MAX));
+      }
+      Name = llvm::formatv("metal threadgroup size {0} constant = {1}",
+                           "xyz"[Dim], V);
+      K->mutable_threadgroup_size_constants()->Mutate(Dim, V);
+      return true;
+    }
+    case 4: { // a dispatch's kernel
+      if (!D)
+        return false;
+      uint32_t V = Rng() % 2 ? uint32_t(NumKernels) + R : UINT32_MAX;
+      Name = llvm::formatv("metal dispatch kernel = {0}", V);
+      return D->mutate_kernel(V);
+    }
+    case 5: { // a binding's buffer, offset or size
+      auto *Bd = D ? D->mutable_bindings() : nullptr;
+      if (!Bd || !Bd->size())
+        return false;
+      auto *B = const_cast<fb::VulkanBinding *>(Bd->Get(unsigned(pick(Bd->size()))));
+      if (B->buffer() >= NumBuffers)
+        return false;
+      uint64_t Size = Bs->Get(B->buffer())->size();
+      switch (Rng() % 3) {
+      case 0: {
+        uint32_t V = Rng() % 2 ? uint32_t(NumBuffers) + R : UINT32_MAX;
+        Name = llvm::formatv("metal binding buffer = {0}", V);
+        B->mutate_buffer(V);
+        return true;
+      }
+      case 1: {
+        // Past the end, or wrapping offset + size around.
+        uint64_t V = Rng() % 2 ? Size - B->size() + 4 * (1 + R)
+                               : UINT64_MAX - 4 * R;
+        Name = llvm::formatv("metal binding offset = {0}", V);
+        B->mutate_offset(V);
+        return true;
+      }
+      default: {
+        uint64_t V = Rng() % 3 == 0 ? 0
+                     : Rng() % 2    ? Size - B->offset() + 4 * (1 + R)
+                                    : UINT64_MAX;
+        Name = llvm::formatv("metal binding size = {0}", V);
+        B->mutate_size(V);
+        return true;
+      }
+      }
+    }
+    case 6: { // a dispatch's function constant: one its kernel lacks
+      auto *C = D ? D->mutable_function_constants() : nullptr;
+      if (!C || !C->size() || D->kernel() >= NumKernels)
+        return false;
+      uint32_t Max = C->Get(C->size() - 1)->id();
+      if (const auto *KC = Ks->Get(D->kernel())->function_constants())
+        for (const fb::MetalFunctionConstant *X : *KC)
+          Max = std::max(Max, X->id());
+      if (Max >= UINT32_MAX - 4096)
+        return false;
+      uint32_t V = Max + 1 + R;
+      Name = llvm::formatv("metal dispatch function constant id = {0}", V);
+      const_cast<fb::VulkanSpecConstant *>(C->Get(C->size() - 1))->mutate_id(V);
+      return true;
+    }
+    case 7: { // threads per threadgroup other than the kernel's size
+      if (!D)
+        return false;
+      uint32_t Old = Dim == 0   ? D->threads_per_threadgroup_x()
+                     : Dim == 1 ? D->threads_per_threadgroup_y()
+                                : D->threads_per_threadgroup_z();
+      uint32_t V = Rng() % 4 == 0 ? (Old ? 0 : 1) : Old + 1 + R % 1024;
+      Name = llvm::formatv("metal threads per threadgroup {0} = {1} (was {2})",
+                           "xyz"[Dim], V, Old);
+      return Dim == 0   ? D->mutate_threads_per_threadgroup_x(V)
+             : Dim == 1 ? D->mutate_threads_per_threadgroup_y(V)
+                        : D->mutate_threads_per_threadgroup_z(V);
+    }
+    case 8: { // threadgroups 0 or over 65535
+      if (!D)
+        return false;
+      uint32_t V = Rng() % 2 ? 0 : Rng() % 2 ? 65536 + R : UINT32_MAX;
+      Name = llvm::formatv("metal threadgroups {0} = {1}", "xyz"[Dim], V);
+      return Dim == 0   ? D->mutate_threadgroups_x(V)
+             : Dim == 1 ? D->mutate_threadgroups_y(V)
+                        : D->mutate_threadgroups_z(V);
+    }
+    case 9: { // an MSL version that is none
+      static const uint32_t Values[] = {0,     1,     9900,  10001, 20101,
+                                        20150, 21000, 40000, 99999, UINT32_MAX};
+      uint32_t V = Values[pick(std::size(Values))];
+      Name = llvm::formatv("metal msl_version = {0}", V);
+      return P->mutate_msl_version(V);
+    }
+    default: { // a place's tensor, buffer, offset or size
+      auto *Ps = P->mutable_places();
+      if (!Ps || !Ps->size())
+        return false;
+      fb::VulkanTensorPlace *Pl = Ps->GetMutableObject(unsigned(pick(Ps->size())));
+      if (Pl->buffer() >= NumBuffers)
+        return false;
+      uint64_t Size = Bs->Get(Pl->buffer())->size();
+      size_t NumTensors = M.tensors() ? M.tensors()->size() : 0;
+      switch (Rng() % 4) {
+      case 0: {
+        int32_t V = Rng() % 2 ? int32_t(NumTensors) + int32_t(R) : -1 - int32_t(R);
+        Name = llvm::formatv("metal place tensor = {0}", V);
+        return Pl->mutate_tensor(V);
+      }
+      case 1: {
+        uint32_t V = uint32_t(NumBuffers) + R;
+        Name = llvm::formatv("metal place buffer = {0}", V);
+        return Pl->mutate_buffer(V);
+      }
+      case 2: {
+        uint64_t V = Rng() % 2 ? Size + 1 + R : UINT64_MAX - R;
+        Name = llvm::formatv("metal place offset = {0}", V);
+        return Pl->mutate_offset(V);
+      }
+      default: {
+        uint64_t V = Rng() % 2 ? Size + 1 + R : UINT64_MAX - R;
+        Name = llvm::formatv("metal place size = {0}", V);
+        return Pl->mutate_size(V);
+      }
+      }
     }
     }
   }
@@ -783,13 +1011,21 @@ int main(int Argc, char **Argv) {
   if (Seeds.empty()) {
     llvm::errs() << "usage: kiln-mutants [--count N] [--seed S] [--write DIR] "
                     "MODEL.onnx[:int8-dynamic|:int8=CALIB|:native|:vulkan|"
-                    ":nnapi|:nnapi-int8-LEVEL=CALIB]..."
+                    ":nnapi|:nnapi-int8-LEVEL=CALIB|:metal]..."
                     "\n";
     return 2;
   }
-  // Every seed must load and run: otherwise the test checks nothing.
+  auto IsMetal = [](const std::string &Bytes) {
+    return fb::GetModel(Bytes.data())->payload_type() ==
+           fb::TargetPayload::MetalPayload;
+  };
+  // Every seed must load and run: otherwise the test checks nothing. A
+  // Metal seed's session is refused where the runtime has no Metal
+  // executor (everywhere but Apple); it must load.
   for (size_t I = 0; I < Seeds.size(); ++I)
-    if (kiln::fuzz::runOne(Seeds[I]) != kiln::fuzz::Outcome::Ran) {
+    if (kiln::fuzz::Outcome O = kiln::fuzz::runOne(Seeds[I]);
+        O != kiln::fuzz::Outcome::Ran &&
+        !(IsMetal(Seeds[I]) && O == kiln::fuzz::Outcome::RejectedAtSession)) {
       llvm::errs() << "kiln-mutants: seed " << Models[I]
                    << " does not load and run\n";
       return 1;
@@ -812,7 +1048,7 @@ int main(int Argc, char **Argv) {
   Mutator Mut(Seed);
   std::map<kiln::fuzz::Outcome, unsigned> Outcomes, NnapiOutcomes;
   std::map<unsigned, std::pair<unsigned, unsigned>> ByKind; // rejected, ran
-  unsigned NnapiMutants = 0, NnapiLies = 0, LiesLoaded = 0;
+  unsigned NnapiMutants = 0, NnapiLies = 0, MetalLies = 0, LiesLoaded = 0;
   for (unsigned I = 0; I < Count; ++I) {
     // Eight in a row (every kind) from each seed in turn.
     unsigned Kind = I % 8;
@@ -829,8 +1065,8 @@ int main(int Argc, char **Argv) {
       ++NnapiMutants;
       ++NnapiOutcomes[O];
     }
-    if (Kind == 9) {
-      ++NnapiLies;
+    if (Kind == 9 || Kind == 10) {
+      ++(Kind == 9 ? NnapiLies : MetalLies);
       if (O != kiln::fuzz::Outcome::RejectedAtLoad) {
         ++LiesLoaded;
         llvm::errs() << llvm::formatv(
@@ -841,7 +1077,8 @@ int main(int Argc, char **Argv) {
   }
   static const char *KindNames[] = {
       "bit flips",  "truncation",  "offset lies", "index lies", "cycles",
-      "shape lies", "quant lies",  "layout lies", "vulkan lies", "nnapi lies"};
+      "shape lies", "quant lies",  "layout lies", "vulkan lies", "nnapi lies",
+      "metal lies"};
   for (const auto &[Kind, RR] : ByKind)
     llvm::outs() << llvm::formatv("{0,-12} {1,4} rejected, {2,4} ran cleanly\n",
                                   KindNames[Kind], RR.first, RR.second);
@@ -850,7 +1087,7 @@ int main(int Argc, char **Argv) {
       "the session was created, {4} failed cleanly while running, {5} ran; "
       "0 crashes; nnapi: {6} mutants of {7} seeds ({8} rejected when loaded, "
       "{9} when the session was created, {10} failed while running, {11} "
-      "ran), {12} nnapi lies, {13}\n",
+      "ran), {12} nnapi lies, {13} metal lies, {14}\n",
       Count, Seeds.size(), Outcomes[kiln::fuzz::Outcome::RejectedAtLoad],
       Outcomes[kiln::fuzz::Outcome::RejectedAtSession],
       Outcomes[kiln::fuzz::Outcome::FailedRun],
@@ -858,7 +1095,7 @@ int main(int Argc, char **Argv) {
       NnapiOutcomes[kiln::fuzz::Outcome::RejectedAtLoad],
       NnapiOutcomes[kiln::fuzz::Outcome::RejectedAtSession],
       NnapiOutcomes[kiln::fuzz::Outcome::FailedRun],
-      NnapiOutcomes[kiln::fuzz::Outcome::Ran], NnapiLies,
+      NnapiOutcomes[kiln::fuzz::Outcome::Ran], NnapiLies, MetalLies,
       LiesLoaded ? llvm::formatv("{0} NOT rejected when loaded", LiesLoaded).str()
                  : std::string("all rejected when loaded"));
   return LiesLoaded ? 1 : 0;

@@ -1,8 +1,9 @@
 // Small NNAPI .kiln files for the loader's and the executor's tests, built
-// with the schema's object API and a tiny writer like VulkanTestModels.h's:
+// with the schema's object API and the tests' own writer (TestKilnWriter.h):
 // the FlatBuffer, then each weight segment at the next 64-byte boundary.
 #pragma once
 
+#include "../TestKilnWriter.h"
 #include "nnapi/NeuralNetworksApi.h"
 #include "schema/KilnSchemaVersion.h"
 #include "schema/kiln_generated.h"
@@ -96,22 +97,7 @@ struct NnapiModel {
   }
 
   std::string bytes() const {
-    flatbuffers::FlatBufferBuilder B;
-    B.ForceDefaults(true);
-    B.Finish(fb::Model::Pack(B, &Model), fb::ModelIdentifier());
-    std::string File(reinterpret_cast<const char *>(B.GetBufferPointer()),
-                     B.GetSize());
-    std::vector<uint64_t> Offsets;
-    for (const std::vector<uint8_t> &S : Segments) {
-      File.resize((File.size() + 63) / 64 * 64, '\0');
-      Offsets.push_back(File.size());
-      File.append(reinterpret_cast<const char *>(S.data()), S.size());
-    }
-    fb::Model *Root = fb::GetMutableModel(File.data());
-    for (size_t I = 0; I < Offsets.size(); ++I)
-      Root->mutable_buffers()->GetMutableObject(unsigned(I))->mutate_offset(
-          Offsets[I]);
-    return File;
+    return testwriter::kilnBytes(Model, Segments);
   }
 };
 

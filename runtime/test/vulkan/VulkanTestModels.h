@@ -1,14 +1,10 @@
 // Small Vulkan .kiln files for the executor's and the loader's tests, built
-// with the schema's object API and a tiny writer of their own (the runtime's
-// tests do not link the compiler): the FlatBuffer, then each weight segment
-// at the next 64-byte boundary. The kernels are the test kernels compiled at
-// build time (TestKernels.h).
+// with the schema's object API and the tests' own writer (GpuTestModel.h).
+// The kernels are the test kernels compiled at build time (TestKernels.h).
 #pragma once
 
+#include "../GpuTestModel.h"
 #include "TestKernels.h" // generated: kiln::testkernels::*
-
-#include "schema/KilnSchemaVersion.h"
-#include "schema/kiln_generated.h"
 
 #include <cstring>
 #include <string>
@@ -16,66 +12,19 @@
 
 namespace kiln::vktest {
 
-/// A model under construction plus the bytes of its weight segments.
-struct VulkanModel {
-  fb::ModelT Model;
-  std::vector<std::vector<uint8_t>> Segments;
+using gputest::floatBits;
 
-  fb::VulkanPayloadT &payload() { return *Model.payload.AsVulkanPayload(); }
+/// A Vulkan model under construction: the shared graph, buffers and places,
+/// plus SPIR-V shaders and dispatches.
+struct VulkanModel : gputest::GpuModel<fb::VulkanPayloadT> {
+  VulkanModel() : GpuModel(fb::Target::VULKAN) {}
 
-  VulkanModel() {
-    Model.schema_major = fb::SchemaMajor;
-    Model.schema_minor = fb::SchemaMinor;
-    Model.target = fb::Target::VULKAN;
-    Model.payload.Set(fb::VulkanPayloadT());
-  }
-
-  int32_t tensor(std::string Name, std::vector<int64_t> Shape,
-                 fb::Layout Layout = fb::Layout::PLAIN) {
-    auto T = std::make_unique<fb::TensorT>();
-    T->name = std::move(Name);
-    T->dtype = fb::DType::F32;
-    T->shape = std::move(Shape);
-    T->layout = Layout;
-    T->buffer = -1;
-    Model.tensors.push_back(std::move(T));
-    return int32_t(Model.tensors.size() - 1);
-  }
-  /// A weight segment of Values; returns its index in Model.buffers.
-  uint32_t segment(const std::vector<float> &Values) {
-    std::vector<uint8_t> Bytes(Values.size() * 4);
-    std::memcpy(Bytes.data(), Values.data(), Bytes.size());
-    Segments.push_back(std::move(Bytes));
-    auto B = std::make_unique<fb::BufferT>();
-    B->size = Segments.back().size();
-    Model.buffers.push_back(std::move(B));
-    return uint32_t(Segments.size() - 1);
-  }
-  /// A descriptive operator (the executor never reads its kind).
-  int32_t op(std::vector<int32_t> In, std::vector<int32_t> Out) {
-    auto O = std::make_unique<fb::OperatorT>();
-    O->kind = fb::OpKind::UNARY;
-    O->options.Set(fb::UnaryOptionsT());
-    O->inputs = std::move(In);
-    O->outputs = std::move(Out);
-    O->name = "op" + std::to_string(Model.operators.size());
-    Model.operators.push_back(std::move(O));
-    return int32_t(Model.operators.size() - 1);
-  }
   uint32_t shader(std::string Name, const uint32_t *Words, size_t Bytes) {
     auto S = std::make_unique<fb::VulkanShaderT>();
     S->name = std::move(Name);
     S->spirv.assign(Words, Words + Bytes / 4);
     payload().shaders.push_back(std::move(S));
     return uint32_t(payload().shaders.size() - 1);
-  }
-  uint32_t buffer(fb::VulkanBufferKind Kind, uint64_t Size, int32_t Io = -1) {
-    auto B = std::make_unique<fb::VulkanBufferT>();
-    B->kind = Kind;
-    B->size = Size;
-    B->io_index = Io;
-    payload().buffers.push_back(std::move(B));
-    return uint32_t(payload().buffers.size() - 1);
   }
   fb::VulkanDispatchT &dispatch(uint32_t Shader,
                                 std::vector<fb::VulkanBinding> Bindings,
@@ -93,42 +42,7 @@ struct VulkanModel {
     payload().dispatches.push_back(std::move(D));
     return *payload().dispatches.back();
   }
-  void place(int32_t Tensor, uint32_t Buffer, uint64_t Offset, uint64_t Size) {
-    auto P = std::make_unique<fb::VulkanTensorPlaceT>();
-    P->tensor = Tensor;
-    P->buffer = Buffer;
-    P->offset = Offset;
-    P->size = Size;
-    payload().places.push_back(std::move(P));
-  }
-
-  /// The file: the FlatBuffer (every field written, so that the segment
-  /// offsets can be set in place), then the 64-byte aligned segments.
-  std::string bytes() const {
-    flatbuffers::FlatBufferBuilder B;
-    B.ForceDefaults(true);
-    B.Finish(fb::Model::Pack(B, &Model), fb::ModelIdentifier());
-    std::string File(reinterpret_cast<const char *>(B.GetBufferPointer()),
-                     B.GetSize());
-    std::vector<uint64_t> Offsets;
-    for (const std::vector<uint8_t> &S : Segments) {
-      File.resize((File.size() + 63) / 64 * 64, '\0');
-      Offsets.push_back(File.size());
-      File.append(reinterpret_cast<const char *>(S.data()), S.size());
-    }
-    fb::Model *Root = fb::GetMutableModel(File.data());
-    for (size_t I = 0; I < Offsets.size(); ++I)
-      Root->mutable_buffers()->GetMutableObject(unsigned(I))->mutate_offset(
-          Offsets[I]);
-    return File;
-  }
 };
-
-inline uint32_t floatBits(float F) {
-  uint32_t U;
-  std::memcpy(&U, &F, 4);
-  return U;
-}
 
 /// x f32[6] -> (x * 2 + 1) into the arena -> (a * -1 + 0.5) -> y f32[6]:
 /// two dispatches of scale_bias, with specialization and push constants,
