@@ -39,6 +39,11 @@ constexpr uint32_t MetalBufferSlots = 31;
 constexpr uint32_t MaxMetalThreadsPerGroup = 1024;
 constexpr uint32_t MaxMetalThreadgroupMemory = 32768;
 constexpr size_t MaxMslBytes = size_t(1) << 20;
+/// Binding offsets of a Metal dispatch (float4 alignment; kiln writes 256),
+/// and the largest function constant index ([[function_constant(n)]] is a
+/// 16-bit index).
+constexpr uint64_t MetalBindingAlignment = 16;
+constexpr uint32_t MaxMetalFunctionConstantId = 65535;
 /// FlatBuffers verifier: nesting depth and number of tables.
 constexpr uint32_t MaxDepth = 64;
 constexpr uint32_t MaxTables = 10'000'000;

@@ -68,6 +68,9 @@ Status checkKernel(const fb::MetalKernel &K) {
                         limits::MaxVulkanPushBytes, ", none without an index)");
   if (const auto *C = K.function_constants())
     for (unsigned I = 0; I < C->size(); ++I) {
+      if (C->Get(I)->id() > limits::MaxMetalFunctionConstantId)
+        return invalidModel("function constant id ", C->Get(I)->id(),
+                            " is above ", limits::MaxMetalFunctionConstantId);
       if (C->Get(I)->type() > fb::MetalConstantType::MAX)
         return invalidModel("function constant ", C->Get(I)->id(),
                             " has unknown type ", unsigned(C->Get(I)->type()));
@@ -120,6 +123,13 @@ Status checkDispatch(const fb::Model &M, const fb::MetalPayload &P,
       return invalidModel("binding ", I, " (offset ", B->offset(), ", size ",
                           B->size(), ") is empty or outside buffer ",
                           B->buffer(), " (", Size, " bytes)");
+    // The kernels read float4/half4 (16 and 8 bytes) at the binding's
+    // start; Metal wants device offsets aligned to the type.
+    if (B->offset() % limits::MetalBindingAlignment != 0 || B->size() % 4 != 0)
+      return invalidModel("binding ", I, " (offset ", B->offset(), ", size ",
+                          B->size(), ") is not aligned (offsets are multiples "
+                          "of ", limits::MetalBindingAlignment,
+                          ", sizes of 4)");
   }
   if (const auto *C = D.function_constants())
     for (unsigned I = 0; I < C->size(); ++I) {
@@ -127,9 +137,14 @@ Status checkDispatch(const fb::Model &M, const fb::MetalPayload &P,
       if (I > 0 && Id <= C->Get(I - 1)->id())
         return invalidModel("function constant ids are not sorted and unique (",
                             C->Get(I - 1)->id(), " then ", Id, ")");
-      if (!findConstant(K, Id))
+      const fb::MetalFunctionConstant *Declared = findConstant(K, Id);
+      if (!Declared)
         return invalidModel("function constant ", Id, " is not in kernel ",
                             D.kernel());
+      if (Declared->type() == fb::MetalConstantType::BOOL &&
+          C->Get(I)->value() > 1)
+        return invalidModel("function constant ", Id, " is a bool, but its "
+                            "value is ", C->Get(I)->value());
     }
   size_t Push = D.push_constants() ? D.push_constants()->size() : 0;
   if (Push != K.push_constant_bytes())

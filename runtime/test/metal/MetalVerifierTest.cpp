@@ -162,6 +162,21 @@ TEST_CASE("hostile Metal kernels are rejected", "[metal][loader]") {
          M.kernel(0).function_constants = {{0, Type::UINT}, {0, Type::FLOAT}};
        },
        "function constant ids are not sorted and unique (0 then 0)"},
+      {"a function constant id beyond Metal's 16-bit index",
+       [](MetalModel &M) {
+         M.kernel(0).function_constants[1] = {70000, Type::FLOAT};
+       },
+       "Metal kernel 0 'scale_bias': function constant id 70000 is above "
+       "65535"},
+      {"a bool constant set to 7",
+       [](MetalModel &M) {
+         M.kernel(0).function_constants[1] = {3, Type::BOOL};
+         for (int D = 0; D < 2; ++D)
+           for (auto &C : M.dispatchAt(D).function_constants)
+             if (C.id() == 3)
+               C = {3, D == 0 ? 1u : 7u};
+       },
+       "Metal dispatch 1: function constant 3 is a bool, but its value is 7"},
       {"an unknown constant type",
        [](MetalModel &M) {
          M.kernel(0).function_constants[1] = {3, fb::MetalConstantType(7)};
@@ -241,6 +256,13 @@ TEST_CASE("hostile Metal dispatches are rejected", "[metal][loader]") {
       {"an empty binding",
        [](MetalModel &M) { M.dispatchAt(1).bindings[1] = {2, 0, 0}; },
        "Metal dispatch 1: binding 1 (offset 0, size 0) is empty"},
+      {"a binding offset that is not float4-aligned",
+       [](MetalModel &M) { M.dispatchAt(0).bindings[1] = {1, 258, 24}; },
+       "Metal dispatch 0: binding 1 (offset 258, size 24) is not aligned "
+       "(offsets are multiples of 16, sizes of 4)"},
+      {"a binding size that is not a whole number of words",
+       [](MetalModel &M) { M.dispatchAt(0).bindings[0] = {0, 0, 22}; },
+       "Metal dispatch 0: binding 0 (offset 0, size 22) is not aligned"},
       {"a function constant the kernel does not declare",
        [](MetalModel &M) {
          M.dispatchAt(0).function_constants = {{0, 64}, {1, 7}, {3, 0}};
