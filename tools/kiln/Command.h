@@ -2,6 +2,8 @@
 // adds its options to a CLI11 subcommand and returns how to run it.
 #pragma once
 
+#include "Support/Error.h"
+
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
@@ -29,5 +31,9 @@ Command addTargetsCommand(CLI::App &App);
 
 /// Writes V to stdout as pretty-printed JSON with a trailing newline.
 void printJson(const llvm::json::Value &V);
+/// A failed command's error as JSON, for --json: {"error": {exit_code, kind,
+/// message, file, node, op}} (file, node and op null where the message
+/// names none).
+llvm::json::Value errorJson(const Diagnosis &D);
 
 } // namespace kiln

@@ -1,5 +1,7 @@
 #include "Command.h"
 
+#include "llvm/ADT/Optional.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 namespace kiln {
@@ -7,6 +9,61 @@ namespace kiln {
 void printJson(const llvm::json::Value &V) {
   llvm::outs() << llvm::formatv("{0:2}", V) << '\n';
   llvm::outs().flush();
+}
+
+namespace {
+
+const char *kindName(ExitCode C) {
+  switch (C) {
+  case ExitCode::Success:
+    return "success";
+  case ExitCode::BadInput:
+    return "bad_input";
+  case ExitCode::Usage:
+    return "usage";
+  case ExitCode::GateFailed:
+    return "gate_failed";
+  case ExitCode::Internal:
+    return "internal";
+  }
+  return "internal";
+}
+
+/// The text between Open and the next Close after it, from From on.
+llvm::Optional<std::string> between(llvm::StringRef S, llvm::StringRef Open,
+                                    char Close, size_t &From) {
+  size_t At = S.find(Open, From);
+  if (At == llvm::StringRef::npos)
+    return llvm::None;
+  size_t Start = At + Open.size(), End = S.find(Close, Start);
+  if (End == llvm::StringRef::npos)
+    return llvm::None;
+  From = End + 1;
+  return S.slice(Start, End).str();
+}
+
+} // namespace
+
+llvm::json::Value errorJson(const Diagnosis &D) {
+  llvm::StringRef First = llvm::StringRef(D.Message).split('\n').first;
+  llvm::json::Object Error{{"exit_code", int64_t(D.Code)},
+                           {"kind", kindName(D.Code)},
+                           {"message", D.Message}};
+  // Messages start "FILE: ..." when they are about a file, and name a
+  // node as "node 'NAME' (OP)".
+  llvm::StringRef File = First.split(": ").first;
+  bool Named = File.size() < First.size() && !File.startswith("node ") &&
+               !File.startswith("--") && !File.contains(' ') &&
+               (File.contains('.') || File.contains('/'));
+  Error["file"] = Named ? llvm::json::Value(File.str()) : llvm::json::Value(nullptr);
+  size_t From = 0;
+  auto Node = between(First, "node '", '\'', From);
+  Error["node"] = Node ? llvm::json::Value(*Node) : llvm::json::Value(nullptr);
+  llvm::Optional<std::string> Op;
+  if (Node && First.substr(From).startswith(" ("))
+    Op = between(First, " (", ')', From);
+  Error["op"] = Op ? llvm::json::Value(*Op) : llvm::json::Value(nullptr);
+  return llvm::json::Object{{"error", std::move(Error)}};
 }
 
 } // namespace kiln

@@ -19,7 +19,13 @@
 
 using namespace kiln;
 
+/// Whether the command line asks for --json output: a failure then prints
+/// its error as JSON on stdout too, unless the command printed its own.
+static bool JsonRequested = false;
+
 static int report(Diagnosis D) {
+  if (JsonRequested && llvm::outs().tell() == 0)
+    printJson(errorJson(D));
   llvm::StringRef Msg = D.Message;
   while (!Msg.empty()) {
     auto [Line, Rest] = Msg.split('\n');
@@ -113,6 +119,8 @@ static int runKiln(int Argc, char **Argv) {
                                    addDiffCommand(App),
                                    addCalibrateCommand(App),
                                    addTargetsCommand(App)};
+  for (int I = 1; I < Argc; ++I)
+    JsonRequested |= llvm::StringRef(Argv[I]) == "--json";
   std::string Unknown = unknownSubcommand(Argc, Argv, App);
   if (!Unknown.empty())
     return reportUnknownSubcommand(Unknown, App);
@@ -121,7 +129,14 @@ static int runKiln(int Argc, char **Argv) {
   } catch (const CLI::Success &E) { // --help, --version
     return App.exit(E);
   } catch (const CLI::ParseError &E) {
-    App.exit(E);
+    // CLI11's own words, in kiln's form.
+    std::string Sub;
+    for (const std::string &Name : subcommandNames(App))
+      for (int I = 1; I < Argc && Sub.empty(); ++I)
+        if (Name == Argv[I])
+          Sub = Name + " ";
+    report({ExitCode::Usage, E.what()});
+    llvm::errs() << "kiln: run 'kiln " << Sub << "--help' for usage\n";
     return static_cast<int>(ExitCode::Usage);
   }
 

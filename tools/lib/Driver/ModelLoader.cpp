@@ -69,7 +69,9 @@ llvm::Expected<std::unique_ptr<Graph>> loadModel(llvm::StringRef Path,
                       Path, Target);
   }
   return inputError("{0}: unknown model kind '{1}'; kiln reads .kir (kiln IR "
-                    "text), .onnx (ONNX) and .pt (TorchScript) models",
+                    "text), .onnx (ONNX) and .pt (TorchScript) models, and "
+                    "kiln run, bench, diff and inspect also take compiled "
+                    ".kiln files",
                     Path, Ext.empty() ? "(no extension)" : Ext);
 }
 
