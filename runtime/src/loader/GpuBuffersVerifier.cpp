@@ -123,4 +123,32 @@ uint64_t vulkanPlaceBytes(const TensorDesc &D, bool Fp16) {
   return Elements * vulkanElementSize(D, Fp16);
 }
 
+Status verifyGpuBinding(const GpuBuffers *Buffers, unsigned I,
+                        const fb::VulkanBinding &B) {
+  size_t NumBuffers = Buffers ? Buffers->size() : 0;
+  if (B.buffer() >= NumBuffers)
+    return invalidModel("binding ", I, " names buffer ", B.buffer(), " of ",
+                        NumBuffers);
+  uint64_t Size = Buffers->Get(B.buffer())->size();
+  if (B.size() == 0)
+    return invalidModel("binding ", I, " is empty (size 0)");
+  if (!insideBuffer(B.offset(), B.size(), Size))
+    return invalidModel("binding ", I, " (offset ", B.offset(), ", size ",
+                        B.size(), ") is outside buffer ", B.buffer(), " (",
+                        Size, " bytes)");
+  return Status::ok();
+}
+
+Status verifyGpuGridAndOperator(const fb::Model &M, const uint32_t Groups[3],
+                                int32_t Operator, const char *What) {
+  for (unsigned K = 0; K < 3; ++K)
+    if (Groups[K] < 1 || Groups[K] > limits::MaxVulkanGroupCount)
+      return invalidModel(What, " ", "xyz"[K], " is ", Groups[K],
+                          ", outside [1, ", limits::MaxVulkanGroupCount, "]");
+  size_t NumOps = M.operators() ? M.operators()->size() : 0;
+  if (Operator < -1 || (Operator >= 0 && size_t(Operator) >= NumOps))
+    return invalidModel("operator ", Operator, " of ", NumOps);
+  return Status::ok();
+}
+
 } // namespace kiln::rt

@@ -25,6 +25,15 @@ Status verifyGpuPlaces(const GpuBuffers *Buffers, const GpuPlaces *Places,
                        const std::vector<TensorDesc> &Tensors, bool Fp16,
                        const char *Api);
 
+/// Binding I of a dispatch: a buffer of the payload, not empty, inside it.
+Status verifyGpuBinding(const GpuBuffers *Buffers, unsigned I,
+                        const fb::VulkanBinding &B);
+
+/// A dispatch's grid (What: "group count", "threadgroups"), each count in
+/// [1, limits::MaxVulkanGroupCount], and the operator it names (-1: none).
+Status verifyGpuGridAndOperator(const fb::Model &M, const uint32_t Groups[3],
+                                int32_t Operator, const char *What);
+
 /// Offset + Size inside a buffer of Limit bytes, without overflow.
 inline bool insideBuffer(uint64_t Offset, uint64_t Size, uint64_t Limit) {
   uint64_t End;

@@ -112,17 +112,10 @@ Status checkDispatch(const fb::Model &M, const fb::MetalPayload &P,
   if (NumBindings != Need)
     return invalidModel(NumBindings, " bindings, but kernel ", D.kernel(),
                         " has ", Need, " storage buffers");
-  size_t NumBuffers = P.buffers() ? P.buffers()->size() : 0;
   for (unsigned I = 0; I < NumBindings; ++I) {
     const fb::VulkanBinding *B = D.bindings()->Get(I);
-    if (B->buffer() >= NumBuffers)
-      return invalidModel("binding ", I, " names buffer ", B->buffer(), " of ",
-                          NumBuffers);
-    uint64_t Size = P.buffers()->Get(B->buffer())->size();
-    if (B->size() == 0 || !insideBuffer(B->offset(), B->size(), Size))
-      return invalidModel("binding ", I, " (offset ", B->offset(), ", size ",
-                          B->size(), ") is empty or outside buffer ",
-                          B->buffer(), " (", Size, " bytes)");
+    if (Status S = verifyGpuBinding(P.buffers(), I, *B))
+      return S;
     // The kernels read float4/half4 (16 and 8 bytes) at the binding's
     // start; Metal wants device offsets aligned to the type.
     if (B->offset() % limits::MetalBindingAlignment != 0 || B->size() % 4 != 0)
@@ -173,14 +166,7 @@ Status checkDispatch(const fb::Model &M, const fb::MetalPayload &P,
     return invalidModel(Total, " threads per threadgroup (at most ",
                         limits::MaxMetalThreadsPerGroup, ")");
   uint32_t Groups[3] = {D.threadgroups_x(), D.threadgroups_y(), D.threadgroups_z()};
-  for (unsigned Dim = 0; Dim < 3; ++Dim)
-    if (Groups[Dim] < 1 || Groups[Dim] > limits::MaxVulkanGroupCount)
-      return invalidModel("threadgroups ", "xyz"[Dim], " is ", Groups[Dim],
-                          ", outside [1, ", limits::MaxVulkanGroupCount, "]");
-  size_t NumOps = M.operators() ? M.operators()->size() : 0;
-  if (D.operator_() < -1 || (D.operator_() >= 0 && size_t(D.operator_()) >= NumOps))
-    return invalidModel("operator ", D.operator_(), " of ", NumOps);
-  return Status::ok();
+  return verifyGpuGridAndOperator(M, Groups, D.operator_(), "threadgroups");
 }
 
 /// MSL versions are major * 10000 + minor * 100 (SPIRV-Cross's encoding):

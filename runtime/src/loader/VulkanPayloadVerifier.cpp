@@ -81,20 +81,9 @@ Status checkDispatch(const fb::Model &M, const fb::VulkanPayload &P,
   if (Mod.Reflected && NumBindings != Mod.NumBindings)
     return invalidModel(NumBindings, " bindings, but shader ", D.shader(),
                         " has ", Mod.NumBindings, " storage buffers");
-  size_t NumBuffers = P.buffers() ? P.buffers()->size() : 0;
-  for (unsigned I = 0; I < NumBindings; ++I) {
-    const fb::VulkanBinding *B = D.bindings()->Get(I);
-    if (B->buffer() >= NumBuffers)
-      return invalidModel("binding ", I, " names buffer ", B->buffer(), " of ",
-                          NumBuffers);
-    uint64_t Size = P.buffers()->Get(B->buffer())->size();
-    if (B->size() == 0)
-      return invalidModel("binding ", I, " is empty (size 0)");
-    if (!insideBuffer(B->offset(), B->size(), Size))
-      return invalidModel("binding ", I, " (offset ", B->offset(), ", size ",
-                          B->size(), ") is outside buffer ", B->buffer(), " (",
-                          Size, " bytes)");
-  }
+  for (unsigned I = 0; I < NumBindings; ++I)
+    if (Status S = verifyGpuBinding(P.buffers(), I, *D.bindings()->Get(I)))
+      return S;
   if (const auto *Spec = D.spec_constants()) {
     for (unsigned I = 0; I < Spec->size(); ++I) {
       uint32_t Id = Spec->Get(I)->id();
@@ -116,14 +105,7 @@ Status checkDispatch(const fb::Model &M, const fb::VulkanPayload &P,
     return invalidModel(Push, " bytes of push constants, but shader ",
                         D.shader(), "'s block is ", Mod.PushBytes, " bytes");
   uint32_t Groups[3] = {D.group_count_x(), D.group_count_y(), D.group_count_z()};
-  for (unsigned K = 0; K < 3; ++K)
-    if (Groups[K] < 1 || Groups[K] > limits::MaxVulkanGroupCount)
-      return invalidModel("group count ", "xyz"[K], " is ", Groups[K],
-                          ", outside [1, ", limits::MaxVulkanGroupCount, "]");
-  size_t NumOps = M.operators() ? M.operators()->size() : 0;
-  if (D.operator_() < -1 || (D.operator_() >= 0 && size_t(D.operator_()) >= NumOps))
-    return invalidModel("operator ", D.operator_(), " of ", NumOps);
-  return Status::ok();
+  return verifyGpuGridAndOperator(M, Groups, D.operator_(), "group count");
 }
 
 } // namespace

@@ -242,20 +242,20 @@ TEST_CASE("hostile Metal dispatches are rejected", "[metal][loader]") {
        "Metal dispatch 1: binding 0 names buffer 7 of 3"},
       {"a binding past its buffer's end",
        [](MetalModel &M) { M.dispatchAt(0).bindings[1] = {1, 512, 24}; },
-       "Metal dispatch 0: binding 1 (offset 512, size 24) is empty or outside "
-       "buffer 1 (512 bytes)"},
+       "Metal dispatch 0: binding 1 (offset 512, size 24) is outside buffer 1 "
+       "(512 bytes)"},
       {"a binding larger than its buffer",
        [](MetalModel &M) { M.dispatchAt(0).bindings[0] = {0, 0, 28}; },
-       "binding 0 (offset 0, size 28) is empty or outside buffer 0 (24 bytes)"},
+       "binding 0 (offset 0, size 28) is outside buffer 0 (24 bytes)"},
       {"a binding whose offset + size overflows",
        [](MetalModel &M) {
          M.dispatchAt(0).bindings[1] = {1, 18446744073709551608ull, 16};
        },
        "Metal dispatch 0: binding 1 (offset 18446744073709551608, size 16) is "
-       "empty or outside buffer 1"},
+       "outside buffer 1"},
       {"an empty binding",
        [](MetalModel &M) { M.dispatchAt(1).bindings[1] = {2, 0, 0}; },
-       "Metal dispatch 1: binding 1 (offset 0, size 0) is empty"},
+       "Metal dispatch 1: binding 1 is empty (size 0)"},
       {"a binding offset that is not float4-aligned",
        [](MetalModel &M) { M.dispatchAt(0).bindings[1] = {1, 258, 24}; },
        "Metal dispatch 0: binding 1 (offset 258, size 24) is not aligned "
