@@ -59,10 +59,13 @@ llvm::Expected<std::unique_ptr<KilnFileLayout>> layoutKilnModule(KilnModule &M) 
     SegmentsEnd += S.size();
   }
   M.Model.buffers.clear();
+  auto Hashes = std::make_shared<std::vector<uint64_t>>(M.Segments.size(), 0);
   for (size_t I = 0; I < M.Segments.size(); ++I) {
     auto B = std::make_unique<fb::BufferT>();
     B->offset = Relative[I];
     B->size = M.Segments[I].size();
+    if (!M.Segments[I].isProduced())
+      B->xxhash64 = (*Hashes)[I] = contentHash(M.Segments[I].bytes().str());
     M.Model.buffers.push_back(std::move(B));
   }
 
@@ -83,6 +86,7 @@ llvm::Expected<std::unique_ptr<KilnFileLayout>> layoutKilnModule(KilnModule &M) 
 
   auto L = std::make_unique<KilnFileLayout>();
   L->FlatBuffer = std::move(Flat);
+  L->SegmentHashes = Hashes;
   L->Pieces.push_back({0, L->FlatBuffer});
   for (size_t I = 0; I < M.Segments.size(); ++I) {
     const Segment &S = M.Segments[I];
@@ -90,7 +94,16 @@ llvm::Expected<std::unique_ptr<KilnFileLayout>> layoutKilnModule(KilnModule &M) 
       L->Pieces.push_back({Base + Relative[I], S.bytes().str()});
       continue;
     }
-    L->Pieces.push_back({Base + Relative[I], {}, S.producer(), S.size()});
+    // Hashed as it is produced (possibly more than once: the same value).
+    L->LateHashed.push_back(I);
+    uint64_t Size = S.size();
+    L->Pieces.push_back({Base + Relative[I],
+                         {},
+                         [Produce = S.producer(), Hashes, I, Size](char *Out) {
+                           Produce(Out);
+                           (*Hashes)[I] = contentHash(llvm::StringRef(Out, Size));
+                         },
+                         Size});
   }
   L->Size = L->FlatBuffer.size();
   // Zeros after the last segment, so that kernels which read a little past
@@ -98,6 +111,13 @@ llvm::Expected<std::unique_ptr<KilnFileLayout>> layoutKilnModule(KilnModule &M) 
   if (!M.Segments.empty())
     L->Size = alignUp(Base + SegmentsEnd) + fb::SegmentAlignment;
   return L;
+}
+
+void KilnFileLayout::patchHashes(char *Flat) const {
+  fb::Model *Root = fb::GetMutableModel(Flat);
+  for (size_t I : LateHashed)
+    Root->mutable_buffers()->GetMutableObject(unsigned(I))->mutate_xxhash64(
+        (*SegmentHashes)[I]);
 }
 
 llvm::Expected<std::string> serializeKilnModule(KilnModule &M) {
@@ -111,6 +131,7 @@ llvm::Expected<std::string> serializeKilnModule(KilnModule &M) {
     else
       std::copy(P.Bytes.begin(), P.Bytes.end(), File.begin() + P.Offset);
   }
+  (*L)->patchHashes(File.data());
   return File;
 }
 
@@ -127,19 +148,25 @@ llvm::Error writeKilnFile(
   auto L = layoutKilnModule(M);
   if (!L)
     return L.takeError();
-  if (!SourceHash)
-    return writeFileAtomically(Path, (*L)->Pieces, (*L)->Size, Check);
+  const KilnFileLayout &Layout = **L;
+  if (!SourceHash && Layout.LateHashed.empty())
+    return writeFileAtomically(Path, Layout.Pieces, Layout.Size, Check);
 
-  const std::string &Flat = (*L)->FlatBuffer;
-  const flatbuffers::String *Placeholder =
-      fb::GetModel(Flat.data())->metadata()->source_hash();
-  size_t HashAt = size_t(Placeholder->data() - Flat.data());
-  std::vector<FilePiece> Pieces((*L)->Pieces.begin() + 1, (*L)->Pieces.end());
+  // The FlatBuffer last, with its late fields filled in.
+  const std::string &Flat = Layout.FlatBuffer;
+  size_t HashAt = 0;
+  if (SourceHash)
+    HashAt = size_t(fb::GetModel(Flat.data())->metadata()->source_hash()->data() -
+                    Flat.data());
+  std::vector<FilePiece> Pieces(Layout.Pieces.begin() + 1, Layout.Pieces.end());
   Pieces.push_back({0, {},
-                    [&Flat, HashAt, SourceHash](char *Out) {
+                    [&Flat, &Layout, HashAt, SourceHash](char *Out) {
                       std::copy(Flat.begin(), Flat.end(), Out);
-                      std::string Hex = hashToHex(SourceHash());
-                      std::copy(Hex.begin(), Hex.end(), Out + HashAt);
+                      if (SourceHash) {
+                        std::string Hex = hashToHex(SourceHash());
+                        std::copy(Hex.begin(), Hex.end(), Out + HashAt);
+                      }
+                      Layout.patchHashes(Out);
                     },
                     Flat.size()});
   return writeFileAtomically(Path, Pieces, (*L)->Size, Check);

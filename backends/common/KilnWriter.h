@@ -27,6 +27,15 @@ struct KilnFileLayout {
   std::vector<FilePiece> Pieces; // the FlatBuffer at offset 0, then segment
                                  // I as piece I + 1
   uint64_t Size = 0;
+  /// Each segment's xxHash64 (Buffer.xxhash64). Segments held in memory are
+  /// hashed by the layout, whose FlatBuffer has them; produced segments are
+  /// hashed by their pieces as they are produced (LateHashed lists them),
+  /// so their hashes reach the FlatBuffer bytes only through patchHashes.
+  std::shared_ptr<std::vector<uint64_t>> SegmentHashes;
+  std::vector<size_t> LateHashed;
+  /// Writes the produced segments' hashes into the FlatBuffer at Flat (a
+  /// copy of FlatBuffer), once every segment piece has been produced.
+  void patchHashes(char *Flat) const;
 };
 
 /// Lays M out as a file. Sets M.Model.buffers (offsets and sizes) and the
@@ -44,10 +53,11 @@ using LateSourceHash = std::function<uint64_t()>;
 /// Writes M to Path atomically without assembling it in memory. Check, when
 /// given, sees the complete written bytes before they replace Path.
 ///
-/// When SourceHash is given, metadata.source_hash (which must be present) is
-/// filled in from it while the segments are written: they go to disk first
-/// and the FlatBuffer last, so a hash of a large source model overlaps the
-/// writing. M keeps a placeholder; the bytes written are those of M with the
+/// The segments go to disk first and the FlatBuffer last when it has late
+/// fields: the produced segments' hashes, and the source hash. When
+/// SourceHash is given, metadata.source_hash (which must be present) is
+/// filled in from it while the segments are written, so a hash of a large
+/// source model overlaps the writing. M keeps a placeholder; the bytes written are those of M with the
 /// hash in place.
 llvm::Error writeKilnFile(
     llvm::StringRef Path, KilnModule &M,
