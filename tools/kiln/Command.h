@@ -28,6 +28,7 @@ Command addConvertCommand(CLI::App &App);
 Command addBenchCommand(CLI::App &App);
 Command addCalibrateCommand(CLI::App &App);
 Command addTargetsCommand(CLI::App &App);
+Command addVerifyCommand(CLI::App &App);
 
 /// Writes V to stdout as pretty-printed JSON with a trailing newline.
 void printJson(const llvm::json::Value &V);

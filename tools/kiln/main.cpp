@@ -118,7 +118,8 @@ static int runKiln(int Argc, char **Argv) {
                                    addInspectCommand(App),
                                    addDiffCommand(App),
                                    addCalibrateCommand(App),
-                                   addTargetsCommand(App)};
+                                   addTargetsCommand(App),
+                                   addVerifyCommand(App)};
   for (int I = 1; I < Argc; ++I)
     JsonRequested |= llvm::StringRef(Argv[I]) == "--json";
   std::string Unknown = unknownSubcommand(Argc, Argv, App);
