@@ -89,6 +89,13 @@ add_library(kiln_xnnpack INTERFACE)
 target_include_directories(kiln_xnnpack SYSTEM INTERFACE ${XNNPACK_INCLUDE_DIR})
 target_link_libraries(kiln_xnnpack INTERFACE ${XNNPACK_LIBRARY} ${PTHREADPOOL_LIBRARY} Threads::Threads)
 
+# xxHash (libxxhash-dev), header-only (XXH_INLINE_ALL): the runtime checks
+# weight segments against their recorded hashes (verify_weight_hashes)
+# without linking another library.
+find_path(XXHASH_INCLUDE_DIR xxhash.h REQUIRED)
+add_library(kiln_xxhash INTERFACE)
+target_include_directories(kiln_xxhash SYSTEM INTERFACE ${XXHASH_INCLUDE_DIR})
+
 # oneDNN (libdnnl-dev) for the runtime's convolutions on x86, where its JIT
 # kernels beat XNNPACK's (runtime/src/OnednnKernels.cpp). Optional: without
 # it, or off x86, XNNPACK runs them. Debian builds it on OpenMP (libgomp),

@@ -25,6 +25,7 @@ SYSROOT_PACKAGES=(
   libzip-dev libzip4 libbz2-1.0 libssl3
   libstb-dev libstb0
   libflatbuffers-dev libflatbuffers2 catch2
+  libxxhash-dev                        # header only (XXH_INLINE_ALL)
 )
 DEBS=build/aarch64-debs
 SYSROOT=build/aarch64-sysroot

@@ -1,6 +1,6 @@
 // kiln bench: times a .kiln model in the kiln runtime.
 //   kiln bench MODEL.kiln [--threads N] [--runs K] [--warmup W] [--profile]
-//              [--no-onednn] [--huge-pages] [--json]
+//              [--no-onednn] [--huge-pages] [--verify-weights] [--json]
 // Reports the load time (map + verify), the session creation time (memory
 // planning, kernel creation and weight packing), the first run,
 // and the median / p90 / min of K further runs on seeded inputs. --profile

@@ -7,6 +7,7 @@
 #include "loader/LoadedModel.h"
 #include "loader/OpValidation.h"
 #include "loader/Targets.h"
+#include "loader/WeightHashes.h"
 #include "session/Session.h"
 #include "schema/KilnSchemaVersion.h"
 
@@ -195,6 +196,7 @@ void kiln_session_options_init(kiln_session_options *Options) {
   Options->vulkan = nullptr;
   Options->nnapi = nullptr;
   Options->metal = nullptr;
+  Options->verify_weight_hashes = 0;
 }
 
 void kiln_metal_options_init(kiln_metal_options *Options) {
@@ -248,11 +250,12 @@ kiln_status kiln_session_create(const kiln_model *Model,
   constexpr size_t VulkanAt = offsetof(kiln_session_options, vulkan);
   constexpr size_t NnapiAt = offsetof(kiln_session_options, nnapi);
   constexpr size_t MetalAt = offsetof(kiln_session_options, metal);
+  constexpr size_t HashesAt = offsetof(kiln_session_options, verify_weight_hashes);
   if (Options && Options->struct_size != sizeof(kiln_session_options) &&
       Options->struct_size != KeepAt && Options->struct_size != OnednnAt &&
       Options->struct_size != HugeAt && Options->struct_size != CpuAt &&
       Options->struct_size != VulkanAt && Options->struct_size != NnapiAt &&
-      Options->struct_size != MetalAt)
+      Options->struct_size != MetalAt && Options->struct_size != HashesAt)
     return failArgument("kiln_session_create: options not initialized with "
                         "kiln_session_options_init");
   const kiln_cpu_options *Cpu =
@@ -319,6 +322,10 @@ kiln_status kiln_session_create(const kiln_model *Model,
     }
     if (Metal && Metal->binary_archive_path)
       O.Metal.BinaryArchivePath = Metal->binary_archive_path;
+    if (Options && Options->struct_size > HashesAt &&
+        Options->verify_weight_hashes != 0)
+      if (Status S = verifyWeightHashes(*Model->Model))
+        return fail(S);
     auto KS = std::make_unique<kiln_session>();
     if (Status S = Session::create(Model->Model, O, KS->S))
       return fail(S);

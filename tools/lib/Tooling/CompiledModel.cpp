@@ -67,6 +67,7 @@ llvm::Error CompiledModel::createSession(const SessionSettings &S) {
   kiln_session_options_init(&O);
   O.num_threads = S.Threads;
   O.keep_intermediates = S.KeepIntermediates;
+  O.verify_weight_hashes = S.VerifyWeightHashes;
   O.cpu = &Cpu;
   O.vulkan = &Vulkan;
   kiln_session *Raw = nullptr;

@@ -53,6 +53,9 @@ public:
     int VulkanDevice = -1;
     bool VulkanValidation = false;
     std::string PipelineCacheDir;
+    /// Hash every weight segment against its recorded xxHash64 first
+    /// (kiln_session_options.verify_weight_hashes).
+    bool VerifyWeightHashes = false;
   };
   /// Creates the session (memory plan, kernels and their packed weights).
   llvm::Error createSession(const SessionSettings &S);

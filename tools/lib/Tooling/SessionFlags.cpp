@@ -10,6 +10,10 @@ void addSessionFlags(CLI::App &Sub, CompiledModel::SessionSettings &S,
   Sub.add_flag("--huge-pages", S.HugePages,
                Prefix + "put the weights oneDNN converts on transparent huge "
                         "pages (kiln_cpu_options huge_page_weights)");
+  Sub.add_flag("--verify-weights", S.VerifyWeightHashes,
+               Prefix + "hash every weight segment and compare it with the "
+                        "hash the file records before running "
+                        "(kiln_session_options verify_weight_hashes)");
   addVulkanSessionFlags(Sub, S, Prefix);
 }
 

@@ -1,6 +1,6 @@
 // The command-line flags that choose how the kiln runtime creates a session,
 // shared by `kiln run` (for .kiln models) and `kiln bench`:
-//   --no-onednn  --huge-pages
+//   --no-onednn  --huge-pages  --verify-weights
 //   --vulkan-device N  --vulkan-validation  --pipeline-cache DIR (Vulkan files)
 // --threads stays with each command: their defaults differ, and `kiln run`
 // also gives it to the reference interpreter.

@@ -1,0 +1,90 @@
+// verify_weight_hashes: the runtime's xxHash64 against xxhsum's values, a
+// file from the real writer passing, and one flipped weight bit refused by
+// a session that asks for the check (and run by one that does not).
+#include "RuntimeTestModels.h"
+
+#include "loader/WeightHashes.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+using namespace kiln;
+using namespace kiln::testmodels;
+
+namespace {
+
+/// Creates a session on Bytes with verify_weight_hashes set to Verify;
+/// returns the status, and the message in Error.
+kiln_status createSession(const std::string &Bytes, bool Verify,
+                          std::string &Error) {
+  kiln_model *Model = nullptr;
+  REQUIRE(kiln_model_load_buffer(Bytes.data(), Bytes.size(), &Model) == KILN_OK);
+  kiln_session_options O;
+  kiln_session_options_init(&O);
+  O.num_threads = 1;
+  O.verify_weight_hashes = Verify;
+  kiln_session *Session = nullptr;
+  kiln_status S = kiln_session_create(Model, &O, &Session);
+  Error = S == KILN_OK ? "" : kiln_last_error();
+  kiln_session_destroy(Session);
+  kiln_model_destroy(Model);
+  return S;
+}
+
+std::string hex(uint64_t V) {
+  char Text[17];
+  std::snprintf(Text, sizeof Text, "%016llx", static_cast<unsigned long long>(V));
+  return Text;
+}
+
+} // namespace
+
+TEST_CASE("the runtime's weight hash is xxHash64 with seed 0", "[hash]") {
+  // The values `printf '' | xxhsum -H1` and `printf abc | xxhsum -H1` print.
+  REQUIRE(rt::weightHash("", 0) == 0xef46db3751d8e999ULL);
+  REQUIRE(rt::weightHash("abc", 3) == 0x44bc2cf5ad770999ULL);
+}
+
+TEST_CASE("verify_weight_hashes accepts the writer's file and names a "
+          "damaged segment", "[hash]") {
+  std::string Bytes = bytesOf(addMulModule());
+  std::string Error;
+  REQUIRE(createSession(Bytes, true, Error) == KILN_OK);
+
+  // Every segment records the hash of its bytes, as the runtime computes it.
+  const fb::Model &Root = *fb::GetModel(Bytes.data());
+  REQUIRE(Root.buffers());
+  REQUIRE(Root.buffers()->size() == 2);
+  uint32_t Constant = 0; // the segment of tensor "c" = [1, 2, 3]
+  for (const fb::Tensor *T : *Root.tensors())
+    if (T->name()->str() == "c")
+      Constant = uint32_t(T->buffer());
+  const fb::Buffer &B = *Root.buffers()->Get(Constant);
+  REQUIRE(B.size() == 12);
+  float Expected[3] = {1, 2, 3};
+  REQUIRE(B.xxhash64() == rt::weightHash(Expected, sizeof Expected));
+
+  // 2.0f -> 2.0000002f: the structure is intact, the weights are not.
+  std::string Flipped = Bytes;
+  Flipped[B.offset() + 4] ^= 1;
+  float Changed[3] = {1, 2, 3};
+  std::memcpy(Changed, Flipped.data() + B.offset(), sizeof Changed);
+  REQUIRE(createSession(Flipped, false, Error) == KILN_OK);
+  REQUIRE(createSession(Flipped, true, Error) == KILN_ERROR_INVALID_MODEL);
+  REQUIRE(Error == "segment " + std::to_string(Constant) +
+                       " (12 bytes at offset " + std::to_string(B.offset()) +
+                       "; c) is damaged: its xxHash64 is " +
+                       hex(rt::weightHash(Changed, sizeof Changed)) +
+                       ", the file records " + hex(B.xxhash64()));
+
+  // A file that records no hash (as before schema 1.7) cannot be checked.
+  std::string Unrecorded = Bytes;
+  REQUIRE(mutableRoot(Unrecorded)->mutable_buffers()->GetMutableObject(0)->mutate_xxhash64(0));
+  REQUIRE(createSession(Unrecorded, false, Error) == KILN_OK);
+  REQUIRE(createSession(Unrecorded, true, Error) == KILN_ERROR_INVALID_MODEL);
+  REQUIRE(Error.find("carries no weight hash (the file was written before "
+                     "schema 1.7)") != std::string::npos);
+}
