@@ -76,6 +76,11 @@ using NpzMemberCheck =
 /// and checked (against its entry's size, then by Check) before its data.
 llvm::Expected<std::vector<std::pair<std::string, NpyArray>>>
 readNpzFile(llvm::StringRef Path, const NpzMemberCheck &Check = nullptr);
+/// The same on an archive in memory; Name is used in messages. The arrays
+/// own their data, so Bytes may go away afterwards.
+llvm::Expected<std::vector<std::pair<std::string, NpyArray>>>
+readNpzBuffer(llvm::StringRef Bytes, llvm::StringRef Name,
+              const NpzMemberCheck &Check = nullptr);
 
 /// Writes an .npz archive (stored, as numpy.savez) atomically. Names are
 /// kept exactly; ".npy" is appended to each member name.

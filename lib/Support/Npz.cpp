@@ -37,10 +37,16 @@ readNpzFile(llvm::StringRef Path, const NpzMemberCheck &Check) {
   auto Buf = mapFile(Path);
   if (!Buf)
     return Buf.takeError();
+  return readNpzBuffer((*Buf)->getBuffer(), Path, Check);
+}
+
+llvm::Expected<std::vector<std::pair<std::string, NpyArray>>>
+readNpzBuffer(llvm::StringRef Bytes, llvm::StringRef Path,
+              const NpzMemberCheck &Check) {
   zip_error_t Err;
   zip_error_init(&Err);
-  zip_source_t *Src = zip_source_buffer_create((*Buf)->getBufferStart(),
-                                               (*Buf)->getBufferSize(), 0, &Err);
+  zip_source_t *Src =
+      zip_source_buffer_create(Bytes.data(), Bytes.size(), 0, &Err);
   if (!Src) {
     std::string Msg = zipErrorText(&Err);
     zip_error_fini(&Err);

@@ -667,7 +667,12 @@ llvm::Error checkZipArchive(llvm::StringRef Path, const ZipLimits &Limits) {
   auto Buf = mapFile(Path);
   if (!Buf)
     return Buf.takeError();
-  return Checker(Path, (*Buf)->getBuffer(), Limits).run();
+  return checkZipBytes((*Buf)->getBuffer(), Path, Limits);
+}
+
+llvm::Error checkZipBytes(llvm::StringRef Bytes, llvm::StringRef Name,
+                          const ZipLimits &Limits) {
+  return Checker(Name, Bytes, Limits).run();
 }
 
 } // namespace kiln

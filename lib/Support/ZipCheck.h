@@ -22,5 +22,8 @@ struct ZipLimits {
 /// and CRC declared in the central directory match its local header and the
 /// bytes actually stored. Errors are input errors naming Path and the entry.
 llvm::Error checkZipArchive(llvm::StringRef Path, const ZipLimits &Limits = {});
+/// The same on an archive in memory; Name is used in messages.
+llvm::Error checkZipBytes(llvm::StringRef Bytes, llvm::StringRef Name,
+                          const ZipLimits &Limits = {});
 
 } // namespace kiln

@@ -1,0 +1,36 @@
+// The compiler's parsers of untrusted input, each as one fuzz entry: bytes
+// in, and either a clean error or a result out; anything else (a crash, a
+// sanitizer report, a hang) is a bug. Shared by the libFuzzer binaries
+// (InputFuzzer.cpp, clang only), their replay driver (kiln-input-replay)
+// and the ctest tests that replay test/fuzz/regressions-KIND.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace kiln::fuzz {
+
+enum class InputKind {
+  /// An ONNX model: imported, verified, then through the -O2 pipeline.
+  Onnx,
+  /// A .npy array, or an .npz archive (bytes starting "PK") with its
+  /// members' headers checked before they are inflated.
+  Npy,
+  /// A JPEG or PNG: decoded (3 and 1 channels) and preprocessed as
+  /// calibration does (resize 36, crop 32, normalized).
+  Image,
+  /// The structural zip check a TorchScript .pt passes before libtorch
+  /// reads it.
+  TorchScriptZip,
+};
+
+std::optional<InputKind> inputKindNamed(const std::string &Name);
+const char *inputKindName(InputKind Kind);
+
+/// Runs one input; true when it was accepted, false when it was refused
+/// with an error.
+bool runInput(InputKind Kind, const uint8_t *Data, size_t Size);
+
+} // namespace kiln::fuzz
