@@ -74,11 +74,13 @@ if [ "$PRESET" = release ]; then
   # and host device, and a folder of valid NNAPI files (converted here) must
   # all run. The Metal mutants (cpu-mutants' Metal seeds) are verified by
   # the ASan-built loader; their sessions are refused (no Metal executor).
+  # The compiler's input parsers (ONNX import and the -O2 pipeline, .npy and
+  # .npz, images, the TorchScript zip check) replay their fuzz regressions
+  # and seed corpora the same way (kiln-input-replay, test/fuzz).
   asanReplay() {
     cmake --preset asan >/dev/null || return 1
-    cmake --build --preset asan -j2 \
-      --target kiln-loader-replay kiln_nnapi_host unit-nnapi unit-metal ||
-      return 1
+    cmake --build --preset asan -j2 --target kiln-loader-replay \
+      kiln-input-replay kiln_nnapi_host unit-nnapi unit-metal || return 1
     ctest --preset asan -R '^unit-(nnapi|metal)$' || return 1
     local Files=build/release/test/nnapi/files Kiln=build/release/tools/kiln/kiln
     local Models=examples/models
@@ -110,6 +112,8 @@ if [ "$PRESET" = release ]; then
       echo "asan replay of $Corpus: $Report"
       [[ "$Report" == *" 0 crashes" ]] || return 1
     done
+    cmake -DREPLAY=build/asan/test/fuzz/kiln-input-replay -DSOURCE="$PWD" \
+      -P test/fuzz/ReplayInputs.cmake || return 1
     # Every valid NNAPI file loads and runs: "N files: 0 rejected ... N ran".
     local Count
     Count=$(find "$Files" -name '*.kiln' | wc -l)
@@ -118,23 +122,34 @@ if [ "$PRESET" = release ]; then
     [[ "$Report" == "$Count files: 0 rejected when loaded, 0 rejected when"*", 0 failed cleanly while running, $Count ran; 0 crashes" ]] ||
       return 1
   }
-  stage "ASan replay of the mutants and fuzz regressions" asanReplay
+  stage "ASan replay of the mutants, fuzz regressions and seed corpora" asanReplay
 
-  # The whole suite again under ThreadSanitizer (build/tsan, about 9
-  # minutes): the writer's producer thread, the interpreter's thread pool and
-  # the runtime's multi-threaded sessions. oneDNN and libgomp are not
+  # The tests that run kiln's threads, again under ThreadSanitizer
+  # (build/tsan): the writer's producer thread and sharded calibration (lit,
+  # through the kiln tool), the interpreter's thread pool (its unit tests and
+  # every conformance model), the runtime's multi-threaded sessions
+  # (unit-runtime, cpu-e2e) and the rest of the compiler's unit tests. Left
+  # out, to keep CI under an hour: tests that only repeat those threads on
+  # other inputs (wholemodel-O2: the same interpreter and runtime on larger
+  # models; conformance-core: a subset of conformance-all) and tests of
+  # single-threaded code (the mutant corpus through the loader, the NNAPI
+  # and Metal targets, the install). oneDNN and libgomp are not
   # instrumented, so their races are suppressed (test/tsan.supp). GCC 12's
   # TSan cannot start under the high-entropy address randomization of some
   # newer kernels ("unexpected memory mapping"), so the tests run without
   # randomization where the system allows that.
   tsanSuite() {
     cmake --preset tsan >/dev/null || return 1
-    cmake --build --preset tsan -j2 || return 1
+    cmake --build --preset tsan -j2 --target kiln kiln_nnapi_host \
+      unit-support unit-ir unit-interpreter unit-interpreter-nn unit-onnx \
+      unit-passes unit-quant unit-runtime unit-tooling kiln-conformance \
+      kiln-cpu-e2e kiln-loader-replay kiln-input-replay || return 1
     local NoAslr=()
     if setarch "$(uname -m)" -R true 2>/dev/null; then
       NoAslr=(setarch "$(uname -m)" -R)
     fi
-    "${NoAslr[@]}" ctest --preset tsan
+    "${NoAslr[@]}" ctest --preset tsan -R \
+      '^(lit|unit-(support|ir|interpreter|interpreter-nn|onnx|passes|quant|runtime|tooling)|conformance-all|cpu-e2e|fuzz-regressions.*)$'
   }
   stage "ctest (tsan)" tsanSuite
 fi

@@ -17,6 +17,17 @@ namespace kiln {
 
 namespace {
 
+/// Records the FlatBuffer's size and hash in its own fields
+/// (Model.flatbuffer_bytes, flatbuffer_xxhash64): the hash covers every byte
+/// with the hash field read as zeros. Called once every other field has its
+/// final value.
+void sealFlatBuffer(char *Flat, size_t Size) {
+  fb::Model *Root = fb::GetMutableModel(Flat);
+  Root->mutate_flatbuffer_bytes(Size);
+  Root->mutate_flatbuffer_xxhash64(0);
+  Root->mutate_flatbuffer_xxhash64(contentHash(llvm::StringRef(Flat, Size)));
+}
+
 uint64_t alignUp(uint64_t X) {
   return (X + fb::SegmentAlignment - 1) / fb::SegmentAlignment *
          fb::SegmentAlignment;
@@ -84,6 +95,9 @@ llvm::Expected<std::unique_ptr<KilnFileLayout>> layoutKilnModule(KilnModule &M) 
     Base = alignUp(Flat.size());
   }
 
+  // Final unless segments are produced or the source hash comes late;
+  // patchHashes seals it again then.
+  sealFlatBuffer(Flat.data(), Flat.size());
   auto L = std::make_unique<KilnFileLayout>();
   L->FlatBuffer = std::move(Flat);
   L->SegmentHashes = Hashes;
@@ -118,6 +132,7 @@ void KilnFileLayout::patchHashes(char *Flat) const {
   for (size_t I : LateHashed)
     Root->mutable_buffers()->GetMutableObject(unsigned(I))->mutate_xxhash64(
         (*SegmentHashes)[I]);
+  sealFlatBuffer(Flat, FlatBuffer.size());
 }
 
 llvm::Expected<std::string> serializeKilnModule(KilnModule &M) {

@@ -34,7 +34,8 @@ struct KilnFileLayout {
   std::shared_ptr<std::vector<uint64_t>> SegmentHashes;
   std::vector<size_t> LateHashed;
   /// Writes the produced segments' hashes into the FlatBuffer at Flat (a
-  /// copy of FlatBuffer), once every segment piece has been produced.
+  /// copy of FlatBuffer), once every segment piece has been produced, and
+  /// then the FlatBuffer's own hash (Model.flatbuffer_xxhash64).
   void patchHashes(char *Flat) const;
 };
 

@@ -11,6 +11,7 @@
 //      converter per node from the op tables, outputs; then verify it.
 #include "frontends/onnx/OnnxImporter.h"
 #include "frontends/onnx/OnnxAttrChecks.h"
+#include "frontends/onnx/OnnxGuardedInference.h"
 
 #include "frontends/onnx/OnnxNodeImporter.h"
 #include "frontends/onnx/OnnxRawData.h"
@@ -383,7 +384,7 @@ llvm::Error ModelImporter::runOnnxChecks() {
     std::unordered_map<std::string, onnx::TensorShapeProto> Data;
     onnx::ShapeInferenceOptions SIO(/*check_type=*/false, /*error_mode=*/0,
                                     /*data_prop=*/true);
-    onnx::shape_inference::InferShapes(*M, onnx::OpSchemaRegistry::Instance(),
+    onnx::shape_inference::InferShapes(*M, onnx_import::guardedSchemaRegistry(),
                                        SIO, &Data);
     for (const auto &[Name, Shape] : Data) {
       std::vector<int64_t> Vals;

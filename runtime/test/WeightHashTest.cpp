@@ -1,6 +1,7 @@
 // verify_weight_hashes: the runtime's xxHash64 against xxhsum's values, a
-// file from the real writer passing, and one flipped weight bit refused by
-// a session that asks for the check (and run by one that does not).
+// file from the real writer passing, and a flipped weight bit or a renamed
+// tensor refused by a session that asks for the check (and run by one that
+// does not).
 #include "RuntimeTestModels.h"
 
 #include "loader/WeightHashes.h"
@@ -80,11 +81,33 @@ TEST_CASE("verify_weight_hashes accepts the writer's file and names a "
                        hex(rt::weightHash(Changed, sizeof Changed)) +
                        ", the file records " + hex(B.xxhash64()));
 
+  // The FlatBuffer records its own size and hash.
+  REQUIRE(Root.flatbuffer_bytes() > 0);
+  REQUIRE(Root.flatbuffer_bytes() <= B.offset());
+  REQUIRE(Root.flatbuffer_xxhash64() != 0);
+
+  // Damage to the structure that the loader cannot see: the constant's
+  // name, "c" -> "b". The hash of the FlatBuffer finds it.
+  std::string Renamed = Bytes;
+  size_t NameAt = 0;
+  for (const fb::Tensor *T : *Root.tensors())
+    if (T->name()->str() == "c")
+      NameAt = size_t(reinterpret_cast<const char *>(T->name()->data()) -
+                      Bytes.data());
+  REQUIRE(Renamed[NameAt] == 'c');
+  Renamed[NameAt] = 'b';
+  REQUIRE(createSession(Renamed, false, Error) == KILN_OK);
+  REQUIRE(createSession(Renamed, true, Error) == KILN_ERROR_INVALID_MODEL);
+  REQUIRE(Error.find("the FlatBuffer (" + std::to_string(Root.flatbuffer_bytes()) +
+                     " bytes: the file's structure, operators and options) "
+                     "is damaged: its xxHash64 is ") == 0);
+
   // A file that records no hash (as before schema 1.7) cannot be checked.
   std::string Unrecorded = Bytes;
-  REQUIRE(mutableRoot(Unrecorded)->mutable_buffers()->GetMutableObject(0)->mutate_xxhash64(0));
+  REQUIRE(mutableRoot(Unrecorded)->mutate_flatbuffer_xxhash64(0));
   REQUIRE(createSession(Unrecorded, false, Error) == KILN_OK);
   REQUIRE(createSession(Unrecorded, true, Error) == KILN_ERROR_INVALID_MODEL);
-  REQUIRE(Error.find("carries no weight hash (the file was written before "
-                     "schema 1.7)") != std::string::npos);
+  REQUIRE(Error == "the file records no hash of its FlatBuffer (the file was "
+                   "written before schema 1.7), so verify_weight_hashes "
+                   "cannot check it");
 }

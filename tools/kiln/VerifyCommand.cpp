@@ -1,8 +1,9 @@
 // kiln verify: everything a .kiln file can be checked for without running
 // it. The runtime's loader checks the structure (every offset, index, size
-// and the target's payload); then each weight segment's bytes are hashed
-// and compared with the xxHash64 the writer recorded (Buffer.xxhash64,
-// schema 1.7), and the 64 zero bytes after the last segment are checked.
+// and the target's payload); then the FlatBuffer and each weight segment
+// are hashed and compared with the xxHash64 the writer recorded
+// (Model.flatbuffer_xxhash64, Buffer.xxhash64; schema 1.7), and the 64 zero
+// bytes after the last segment are checked.
 // Every damaged segment is listed, with the tensors that use it.
 // The zero padding between segments is checked too.
 //   kiln verify FILE.kiln [--json]
@@ -48,14 +49,49 @@ llvm::Error runVerify(const VerifyOptions &O) {
   if (kiln_verify_buffer(Bytes.data(), Bytes.size()) != KILN_OK)
     return inputError("{0}: {1}", O.File, kiln_last_error());
   const fb::Model &M = *fb::GetModel(Bytes.data());
+  // Files from schema 1.7 on record every hash: a missing one is damage.
+  bool HashesExpected = M.schema_minor() >= 7;
   uint64_t Hashed = 0, HashedBytes = 0, Unrecorded = 0, LastEnd = 0;
   std::vector<std::string> Damage;
+  bool StructureHashed = false;
+  if (M.flatbuffer_bytes() != 0 && M.flatbuffer_xxhash64() != 0) {
+    uint64_t Size = M.flatbuffer_bytes();
+    // Model derives privately from flatbuffers::Table, which finds fields.
+    uint64_t At = uint64_t(
+        reinterpret_cast<const flatbuffers::Table &>(M).GetAddressOf(
+            fb::Model::VT_FLATBUFFER_XXHASH64) -
+        reinterpret_cast<const uint8_t *>(Bytes.data()));
+    if (Size > Bytes.size() || At + 8 > Size) {
+      Damage.push_back(llvm::formatv(
+          "the FlatBuffer records its size as {0} bytes, but the file is {1} "
+          "bytes and its hash field ends at byte {2}",
+          Size, Bytes.size(), At + 8));
+    } else {
+      std::string Flat = Bytes.substr(0, Size).str();
+      std::fill_n(Flat.begin() + At, 8, '\0');
+      uint64_t Found = contentHash(Flat);
+      StructureHashed = true;
+      if (Found != M.flatbuffer_xxhash64())
+        Damage.push_back(llvm::formatv(
+            "the FlatBuffer ({0} bytes: the structure, operators and their "
+            "options): xxHash64 {1}, the file records {2}",
+            Size, hashToHex(Found), hashToHex(M.flatbuffer_xxhash64())));
+    }
+  } else if (HashesExpected) {
+    Damage.push_back("the FlatBuffer records no hash of itself, which every "
+                     "file of schema 1.7 or later does");
+  }
   if (const auto *Buffers = M.buffers())
     for (uint32_t I = 0; I < Buffers->size(); ++I) {
       const fb::Buffer *B = Buffers->Get(I);
       LastEnd = std::max<uint64_t>(LastEnd, B->offset() + B->size());
       if (B->xxhash64() == 0) {
         ++Unrecorded;
+        if (HashesExpected)
+          Damage.push_back(llvm::formatv(
+              "segment {0} ({1}) records no hash, which every segment of a "
+              "file of schema 1.7 or later does",
+              I, tensorsOf(M, I)));
         continue;
       }
       uint64_t Found = contentHash(Bytes.substr(B->offset(), B->size()));
@@ -68,8 +104,10 @@ llvm::Error runVerify(const VerifyOptions &O) {
             I, B->size(), B->offset(), tensorsOf(M, I), hashToHex(Found),
             hashToHex(B->xxhash64())));
     }
-  // The gaps between segments are the writer's zero padding.
+  // The gaps before each segment are the writer's zero padding.
   std::vector<std::pair<uint64_t, uint64_t>> Spans;
+  if (StructureHashed) // then the padding after the FlatBuffer is checked too
+    Spans.push_back({0, M.flatbuffer_bytes()});
   if (const auto *Buffers = M.buffers())
     for (const fb::Buffer *B : *Buffers)
       if (B->size())
@@ -80,7 +118,7 @@ llvm::Error runVerify(const VerifyOptions &O) {
         Bytes.slice(Spans[I - 1].second, Spans[I].first)
                 .find_first_not_of('\0') != llvm::StringRef::npos)
       Damage.push_back(llvm::formatv(
-          "the padding at bytes {0}..{1}, between two segments, is not zeros",
+          "the padding at bytes {0}..{1}, before a segment, is not zeros",
           Spans[I - 1].second, Spans[I].first));
   bool Tail = true;
   if (LastEnd) {
@@ -102,14 +140,16 @@ llvm::Error runVerify(const VerifyOptions &O) {
   if (O.Json) {
     printJson(llvm::json::Object{{"file", O.File},
                                  {"ok", true},
+                                 {"structure_hashed", StructureHashed},
                                  {"segments_hashed", int64_t(Hashed)},
                                  {"bytes_hashed", int64_t(HashedBytes)},
                                  {"segments_without_hash", int64_t(Unrecorded)},
                                  {"tail_guard", Tail}});
     return llvm::Error::success();
   }
-  llvm::outs() << O.File << ": ok: the structure verifies; " << Hashed
-               << " segment(s), " << HashedBytes
+  llvm::outs() << O.File << ": ok: the structure verifies"
+               << (StructureHashed ? " and matches its recorded hash" : "")
+               << "; " << Hashed << " segment(s), " << HashedBytes
                << " bytes, match their recorded hashes";
   if (Unrecorded)
     llvm::outs() << "; " << Unrecorded

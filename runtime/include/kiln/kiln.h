@@ -233,13 +233,13 @@ typedef struct kiln_session_options {
    * when the session is created, not kept. */
   const kiln_metal_options *metal;
   /* Appended with schema 1.7 after metal. Non-zero: kiln_session_create
-   * hashes every weight segment and compares it with the xxHash64 the
-   * writer recorded, failing with KILN_ERROR_INVALID_MODEL (naming the
-   * segment and its tensors) on a mismatch, or on a file written before
-   * schema 1.7 that records none. Loading checks the structure only; this
-   * reads every byte of the weights, each time a session is created with
-   * it (docs/format.md gives the cost). `kiln verify FILE` runs the same
-   * check offline. */
+   * hashes the FlatBuffer and every weight segment and compares them with
+   * the xxHash64s the writer recorded, failing with
+   * KILN_ERROR_INVALID_MODEL (naming the FlatBuffer, or the segment and its
+   * tensors) on a mismatch, or on a file written before schema 1.7 that
+   * records none. Loading checks the structure only; this reads every byte
+   * of the file, each time a session is created with it (docs/format.md
+   * gives the cost). `kiln verify FILE` runs the same checks offline. */
   uint32_t verify_weight_hashes;
 } kiln_session_options;
 

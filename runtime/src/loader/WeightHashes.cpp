@@ -3,9 +3,12 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <iomanip>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace kiln::rt {
 
@@ -30,9 +33,44 @@ std::string hex(uint64_t Value) {
   return OS.str();
 }
 
+const char *const BeforeHashes = "(the file was written before schema 1.7), "
+                                 "so verify_weight_hashes cannot check it";
+
+/// The FlatBuffer against Model.flatbuffer_xxhash64: its bytes hashed with
+/// that field's own 8 bytes read as zeros.
+Status verifyStructureHash(const LoadedModel &Model) {
+  const fb::Model &Root = *Model.Root;
+  uint64_t Size = Root.flatbuffer_bytes(), Recorded = Root.flatbuffer_xxhash64();
+  const uint8_t *Base = Model.Bytes->data();
+  // Model derives privately from flatbuffers::Table, which finds fields.
+  const uint8_t *Field = reinterpret_cast<const flatbuffers::Table &>(Root)
+                             .GetAddressOf(fb::Model::VT_FLATBUFFER_XXHASH64);
+  if (Size == 0 || Recorded == 0 || !Field)
+    return invalidModel("the file records no hash of its FlatBuffer ",
+                        BeforeHashes);
+  uint64_t At = uint64_t(Field - Base);
+  if (Size > Model.Bytes->size() || At + 8 > Size)
+    return invalidModel("the FlatBuffer is damaged: it records its size as ",
+                        Size, " bytes, but the file is ", Model.Bytes->size(),
+                        " bytes and its hash field ends at byte ", At + 8);
+  // A copy with the field zeroed: the FlatBuffer is small beside the
+  // weights (kilobytes for a CPU file, the shader text for a GPU one).
+  std::vector<uint8_t> Flat(Base, Base + Size);
+  std::fill_n(Flat.begin() + ptrdiff_t(At), 8, uint8_t(0));
+  uint64_t Found = weightHash(Flat.data(), Flat.size());
+  if (Found != Recorded)
+    return invalidModel("the FlatBuffer (", Size,
+                        " bytes: the file's structure, operators and "
+                        "options) is damaged: its xxHash64 is ",
+                        hex(Found), ", the file records ", hex(Recorded));
+  return Status::ok();
+}
+
 } // namespace
 
 Status verifyWeightHashes(const LoadedModel &Model) {
+  if (Status S = verifyStructureHash(Model))
+    return S;
   const auto *Buffers = Model.Root->buffers();
   if (!Buffers)
     return Status::ok();
@@ -41,9 +79,7 @@ Status verifyWeightHashes(const LoadedModel &Model) {
     // The loader checked that every segment lies inside the file.
     if (B.xxhash64() == 0)
       return invalidModel("segment ", I, " (", tensorsIn(*Model.Root, I),
-                          ") carries no weight hash (the file was written "
-                          "before schema 1.7), so verify_weight_hashes "
-                          "cannot check it");
+                          ") carries no weight hash ", BeforeHashes);
     uint64_t Found = weightHash(Model.Bytes->data() + B.offset(), B.size());
     if (Found != B.xxhash64())
       return invalidModel("segment ", I, " (", B.size(), " bytes at offset ",
