@@ -244,6 +244,26 @@ def window_models():
             strides=[0, 1])
     spatial("DepthToSpace", "d2s_b0", "depthtospace_zero_blocksize.onnx",
             blocksize=0)
+    # Ranks that libonnx's convPoolShapeInference trusts: a Conv weight of
+    # rank 5 beside a rank-4 input made it read its pads past their end (a
+    # SEGV found by kiln-onnx-fuzzer); the same weight through an Identity,
+    # whose rank is known only during inference; a pooling window with
+    # three axes on a 2-D image.
+    def conv5(name, file, via_identity=False):
+        nodes = []
+        w = "w"
+        if via_identity:
+            nodes.append(helper.make_node("Identity", ["w"], ["w2"], name="w_id"))
+            w = "w2"
+        nodes.append(helper.make_node("Conv", ["x", w], ["y"], name=name,
+                                      pads=[1, 1, 1, 1]))
+        save(model(nodes, [weight("w", (3, 3, 3, 3, 3))], inputs=img,
+                   outputs=out), file)
+
+    conv5("conv_w5", "conv_weight_rank_above_input.onnx")
+    conv5("conv_w5_id", "conv_weight_rank_via_identity.onnx", via_identity=True)
+    spatial("MaxPool", "pool_k3d", "maxpool_kernel_rank_above_input.onnx",
+            kernel_shape=[2, 2, 2], pads=[0, 0, 0, 0, 0, 0])
     # A graph input of 2^40 elements: each dim is legal, the product is not.
     save(model([helper.make_node("Relu", ["x"], ["y"], name="relu0")],
                inputs=[vi("x", [1, 1 << 40])], outputs=[vi("y", [1, 1 << 40])]),
