@@ -89,6 +89,10 @@ add_library(kiln_xnnpack INTERFACE)
 target_include_directories(kiln_xnnpack SYSTEM INTERFACE ${XNNPACK_INCLUDE_DIR})
 target_link_libraries(kiln_xnnpack INTERFACE ${XNNPACK_LIBRARY} ${PTHREADPOOL_LIBRARY} Threads::Threads)
 
+# zlib (zlib1g-dev): the PNG reader bounds what a file's image data
+# inflates to before stb_image decodes it (lib/Support/PngInflateBound.cpp).
+find_package(ZLIB REQUIRED)
+
 # xxHash (libxxhash-dev), header-only (XXH_INLINE_ALL): the runtime checks
 # weight segments against their recorded hashes (verify_weight_hashes)
 # without linking another library.

@@ -12,6 +12,7 @@ PACKAGES=(
   libeigen3-dev
   libzip-dev                         # .npz archives
   libstb-dev                         # JPEG/PNG calibration images
+  zlib1g-dev                         # PNG: the inflate bound before stb_image
   libtorch-dev                       # TorchScript frontend
   libxnnpack-dev libpthreadpool-dev  # CPU runtime kernels
   libdnnl-dev                        # x86 runtime: oneDNN convolutions

@@ -1,10 +1,13 @@
-// stb_image is only given data whose signature says JPEG or PNG and whose
-// header dimensions are within the limits, so a hostile file can neither make
-// it allocate gigabytes nor reach its other decoders (GIF, PSD, HDR...).
+// stb_image is only given data whose signature says JPEG or PNG, whose
+// header dimensions are within the limits and (PNG) whose compressed data
+// inflates to no more than those dimensions take, so a hostile file can
+// neither make it allocate gigabytes nor reach its other decoders (GIF, PSD,
+// HDR...).
 #include "Support/Image.h"
 
 #include "Support/Error.h"
 #include "Support/FileSystem.h"
+#include "Support/PngInflateBound.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
@@ -119,6 +122,16 @@ llvm::Expected<ImageSize> checkHeader(llvm::StringRef Bytes,
     return inputError("{0}: corrupt {1} image header", Name, formatName(F));
   return ImageSize{W, H};
 }
+
+/// checkHeader, and for a PNG the bound on what its data inflates to.
+llvm::Expected<ImageSize> checkBeforeDecoding(llvm::StringRef Bytes,
+                                              llvm::StringRef Name) {
+  auto Size = checkHeader(Bytes, Name);
+  if (Size && sniffFormat(Bytes) == ImageFormat::Png)
+    if (llvm::Error E = checkPngInflatedSize(Bytes, Name))
+      return E;
+  return Size;
+}
 } // namespace
 
 llvm::Expected<Image> decodeImage(llvm::StringRef Bytes, llvm::StringRef Name,
@@ -126,7 +139,7 @@ llvm::Expected<Image> decodeImage(llvm::StringRef Bytes, llvm::StringRef Name,
   if (Channels != 1 && Channels != 3)
     return internalError("decodeImage: {0} channels requested (1 or 3)",
                          Channels);
-  auto Size = checkHeader(Bytes, Name);
+  auto Size = checkBeforeDecoding(Bytes, Name);
   if (!Size)
     return Size.takeError();
   int W = 0, H = 0, FileChannels = 0;

@@ -262,8 +262,14 @@ static Types inferResize(const Node &N) {
         return inputError("resize scale {0} on axis {1} is not a finite "
                           "number in (0, {2}]",
                           Scale, I, limits::MaxSpatialParam);
-      if (X.Dims[I].isStatic())
-        Out[I] = Dim(int64_t(double(X.Dims[I].size()) * Scale));
+      if (X.Dims[I].isStatic()) {
+        double Size = double(X.Dims[I].size()) * Scale;
+        if (Size > double(limits::MaxDim))
+          return inputError("resize scale {0} takes axis {1} of size {2} "
+                            "beyond the largest dim, {3}",
+                            Scale, I, X.Dims[I].size(), limits::MaxDim);
+        Out[I] = Dim(int64_t(Size));
+      }
     }
   }
   return std::vector<TensorType>{withShape(X, Out)};

@@ -224,14 +224,17 @@ static Types inferSlice(const Node &N) {
     int64_t Sz = D.size(), S = (*Starts)[I], E = (*Ends)[I];
     if (S < 0) S += Sz;
     if (E < 0) E += Sz;
+    // Counted as (span - 1) / |step| + 1, which cannot overflow for any
+    // step (INT64_MAX and INT64_MIN included) once the ends are clamped.
     if (Step > 0) {
       S = std::clamp<int64_t>(S, 0, Sz);
       E = std::clamp<int64_t>(E, 0, Sz);
-      Out[size_t(*A)] = Dim(E > S ? (E - S + Step - 1) / Step : 0);
+      Out[size_t(*A)] = Dim(E > S ? (E - S - 1) / Step + 1 : 0);
     } else {
       S = std::clamp<int64_t>(S, 0, Sz - 1);
       E = std::clamp<int64_t>(E, -1, Sz - 1);
-      Out[size_t(*A)] = Dim(S > E ? (S - E - Step - 1) / (-Step) : 0);
+      uint64_t AbsStep = uint64_t(0) - uint64_t(Step);
+      Out[size_t(*A)] = Dim(S > E ? int64_t(uint64_t(S - E - 1) / AbsStep) + 1 : 0);
     }
   }
   return std::vector<TensorType>{withShape(X, Out)};
@@ -354,6 +357,10 @@ static Types inferPad(const Node &N) {
   if (Pads->size() != 2 * size_t(X.rank()))
     return inputError("pads has {0} values for rank {1}", Pads->size(),
                       X.rank());
+  for (size_t I = 0; I < Pads->size(); ++I)
+    if ((*Pads)[I] < -limits::MaxDim || (*Pads)[I] > limits::MaxDim)
+      return inputError("pad {0} is beyond the largest dim, {1}", (*Pads)[I],
+                        limits::MaxDim);
   Shape Out = X.Dims;
   for (size_t I = 0; I < Out.size(); ++I) {
     if (!Out[I].isStatic())
@@ -395,7 +402,14 @@ static Types inferTile(const Node &N) {
     if ((*Reps)[I] < 0)
       return inputError("tile repeat {0} on axis {1} is negative", (*Reps)[I],
                         I);
-    Out[I] = Out[I].isStatic() ? Dim(Out[I].size() * (*Reps)[I]) : Dim();
+    int64_t Size = 0;
+    if (Out[I].isStatic() &&
+        (__builtin_mul_overflow(Out[I].size(), (*Reps)[I], &Size) ||
+         Size > limits::MaxDim))
+      return inputError("tile repeat {0} on axis {1} of size {2} is beyond "
+                        "the largest dim, {3}",
+                        (*Reps)[I], I, Out[I].size(), limits::MaxDim);
+    Out[I] = Out[I].isStatic() ? Dim(Size) : Dim();
   }
   return std::vector<TensorType>{withShape(X, Out)};
 }
@@ -457,9 +471,14 @@ static Types inferRange(const Node &N) {
   auto S = constantFloats(N.operand(0)), L = constantFloats(N.operand(1)),
        D = constantFloats(N.operand(2));
   Dim Len;
-  if (S && L && D && (*D)[0] != 0)
-    Len = Dim(std::max<int64_t>(
-        0, int64_t(std::ceil(((*L)[0] - (*S)[0]) / (*D)[0]))));
+  if (S && L && D && (*D)[0] != 0) {
+    double Count = std::ceil(((*L)[0] - (*S)[0]) / (*D)[0]);
+    if (!(Count <= double(limits::MaxDim))) // NaN too
+      return inputError("range from {0} to {1} by {2} has {3} elements, "
+                        "beyond the largest dim, {4}",
+                        (*S)[0], (*L)[0], (*D)[0], Count, limits::MaxDim);
+    Len = Dim(std::max<int64_t>(0, int64_t(Count)));
+  }
   return std::vector<TensorType>{TensorType(in(N).Elem, {Len})};
 }
 

@@ -5,6 +5,7 @@
 #include "Support/Image.h"
 #include "Support/ImagePreprocess.h"
 #include "Support/Npy.h"
+#include "Support/PngInflateBound.h"
 
 #include "LlvmErrorChecks.h"
 
@@ -173,6 +174,23 @@ TEST_CASE("preprocessing config files", "[quant][image]") {
   CHECK(ErrorOf("array.json", "[1]") ==
         ": the preprocessing config must be a JSON object");
   llvm::sys::fs::remove_directories(Dir);
+}
+
+TEST_CASE("a PNG's inflated size, counted by hand", "[quant][image]") {
+  // 10x6 RGB, 8 bits: 6 rows of a filter byte and 30 bytes.
+  REQUIRE(pngInflatedBytes(10, 6, 8, 2, false) == 186);
+  // 10x1 gray, 1 bit: a filter byte and 10 bits in 2 bytes.
+  REQUIRE(pngInflatedBytes(10, 1, 1, 0, false) == 3);
+  // 3x2 RGBA, 16 bits: 2 rows of 1 + 24 bytes.
+  REQUIRE(pngInflatedBytes(3, 2, 16, 6, false) == 50);
+  // 8x8 gray, 8 bits, Adam7: the 64 pixels, and one filter byte for each
+  // row of each pass (1 + 1 + 1 + 2 + 2 + 4 + 4 rows).
+  REQUIRE(pngInflatedBytes(8, 8, 8, 0, true) == 79);
+  // 1x1 interlaced: only the first pass has a pixel.
+  REQUIRE(pngInflatedBytes(1, 1, 8, 2, true) == 4);
+  // Unknown color type or bit depth.
+  REQUIRE(pngInflatedBytes(4, 4, 8, 5, false) == 0);
+  REQUIRE(pngInflatedBytes(4, 4, 3, 0, false) == 0);
 }
 
 TEST_CASE("mutated images fail cleanly or decode, never crash",
