@@ -53,7 +53,10 @@ broadcastSizes(llvm::ArrayRef<int64_t> A, llvm::ArrayRef<int64_t> B) {
 }
 
 llvm::Expected<int64_t> normalizeAxis(int64_t Axis, int64_t Rank) {
-  if (Axis < -Rank || Axis >= std::max<int64_t>(Rank, 1))
+  // Strict for rank 0 too: every caller indexes the dims with the result
+  // (a Split of a scalar at axis 0 read past an empty vector; found by
+  // kiln-onnx-fuzzer).
+  if (Axis < -Rank || Axis >= Rank)
     return inputError("axis {0} is out of range for rank {1}", Axis, Rank);
   return Axis < 0 ? Axis + Rank : Axis;
 }
