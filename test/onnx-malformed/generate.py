@@ -192,6 +192,31 @@ def value_models():
         one(helper.make_node("Resize", ["x", "roi", "scales"], ["y"],
                              name="resize_bad", mode="nearest"),
             file, [roi, scales])
+    # Constants whose arithmetic overflowed int64 in shape inference (found
+    # by kiln-onnx-fuzzer: a pad of 2^63-4, UBSan), and their neighbours: a
+    # tile repeat, a range length and a resize scale that take an axis past
+    # the largest dim (2^40); a Split of a scalar (axis 0 of rank 0).
+    one(helper.make_node("Pad", ["x", "pads"], ["y"], name="pad_huge"),
+        "pad_huge.onnx", [int64s("pads", [0, 0, 0, (1 << 63) - 4, 0, 0, 0, 0])])
+    one(helper.make_node("Tile", ["x", "reps"], ["y"], name="tile_huge"),
+        "tile_huge_repeats.onnx", [int64s("reps", [1, 1, 1 << 62, 4])])
+    save(model([helper.make_node("Range", ["s", "l", "d"], ["y"],
+                                 name="range_huge")],
+               [helper.make_tensor("s", TensorProto.FLOAT, [], [0.0]),
+                helper.make_tensor("l", TensorProto.FLOAT, [], [1e30]),
+                helper.make_tensor("d", TensorProto.FLOAT, [], [1.0])],
+               inputs=[], outputs=[vi("y", [None])]), "range_huge_length.onnx")
+    save(model([helper.make_node("Resize", ["x", "", "scales"], ["y"],
+                                 name="resize_huge")],
+               [helper.make_tensor("scales", TensorProto.FLOAT, [4],
+                                   [1.0, 1.0, 1.0, float(1 << 24)])],
+               inputs=[vi("x", [1, 1, 1, 1 << 20])], outputs=any4),
+         "resize_scale_past_max_dim.onnx")
+    save(model([helper.make_node("Split", ["x"], ["a", "b"], name="split_s",
+                                 axis=0, split=[1, 1])],
+               inputs=[vi("x", [])], outputs=[vi("a", [None]), vi("b", [None])],
+               opset=[helper.make_opsetid("", 11)]), "split_scalar.onnx")
+
     # ConstantOfShape with a negative dim, added to the input.
     save(model([helper.make_node("ConstantOfShape", ["shape"], ["c"],
                                  name="cos_neg"),

@@ -474,7 +474,7 @@ static Types inferRange(const Node &N) {
   if (S && L && D && (*D)[0] != 0) {
     double Count = std::ceil(((*L)[0] - (*S)[0]) / (*D)[0]);
     if (!(Count <= double(limits::MaxDim))) // NaN too
-      return inputError("range from {0} to {1} by {2} has {3} elements, "
+      return inputError("range from {0:e} to {1:e} by {2:e} has {3:e} elements, "
                         "beyond the largest dim, {4}",
                         (*S)[0], (*L)[0], (*D)[0], Count, limits::MaxDim);
     Len = Dim(std::max<int64_t>(0, int64_t(Count)));
