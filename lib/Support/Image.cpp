@@ -95,7 +95,8 @@ bool headerSize(llvm::StringRef B, ImageFormat F, int64_t &W, int64_t &H) {
 
 /// Signature, size and header checks shared by decodeImage and readImageSize.
 llvm::Expected<ImageSize> checkHeader(llvm::StringRef Bytes,
-                                      llvm::StringRef Name) {
+                                      llvm::StringRef Name,
+                                      int64_t MaxPixels = MaxImagePixels) {
   if (Bytes.empty())
     return inputError("{0}: the image file is empty", Name);
   if (Bytes.size() > MaxImageFileBytes || Bytes.size() > size_t(INT_MAX))
@@ -113,10 +114,10 @@ llvm::Expected<ImageSize> checkHeader(llvm::StringRef Bytes,
                       formatName(F),
                       F == ImageFormat::Png ? "IHDR" : "frame (SOF)");
   if (W <= 0 || H <= 0 || W > MaxImageSide || H > MaxImageSide ||
-      W * H > MaxImagePixels)
+      W * H > MaxPixels)
     return inputError("{0}: the {1} image is {2}x{3} (WxH); kiln reads images "
                       "of 1 to {4} pixels per side and at most {5} pixels",
-                      Name, formatName(F), W, H, MaxImageSide, MaxImagePixels);
+                      Name, formatName(F), W, H, MaxImageSide, MaxPixels);
   int SW = 0, SH = 0, SC = 0;
   if (!stbi_info_from_memory(bytesOf(Bytes), int(Bytes.size()), &SW, &SH, &SC))
     return inputError("{0}: corrupt {1} image header", Name, formatName(F));
@@ -125,8 +126,9 @@ llvm::Expected<ImageSize> checkHeader(llvm::StringRef Bytes,
 
 /// checkHeader, and for a PNG the bound on what its data inflates to.
 llvm::Expected<ImageSize> checkBeforeDecoding(llvm::StringRef Bytes,
-                                              llvm::StringRef Name) {
-  auto Size = checkHeader(Bytes, Name);
+                                              llvm::StringRef Name,
+                                              int64_t MaxPixels) {
+  auto Size = checkHeader(Bytes, Name, MaxPixels);
   if (Size && sniffFormat(Bytes) == ImageFormat::Png)
     if (llvm::Error E = checkPngInflatedSize(Bytes, Name))
       return E;
@@ -135,11 +137,11 @@ llvm::Expected<ImageSize> checkBeforeDecoding(llvm::StringRef Bytes,
 } // namespace
 
 llvm::Expected<Image> decodeImage(llvm::StringRef Bytes, llvm::StringRef Name,
-                                  int Channels) {
+                                  int Channels, int64_t MaxPixels) {
   if (Channels != 1 && Channels != 3)
     return internalError("decodeImage: {0} channels requested (1 or 3)",
                          Channels);
-  auto Size = checkBeforeDecoding(Bytes, Name);
+  auto Size = checkBeforeDecoding(Bytes, Name, MaxPixels);
   if (!Size)
     return Size.takeError();
   int W = 0, H = 0, FileChannels = 0;

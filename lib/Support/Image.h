@@ -38,8 +38,10 @@ bool isImagePath(llvm::StringRef Path);
 /// Decodes a JPEG or PNG held in Bytes into Channels (1 or 3) channels: color
 /// images are converted to gray for 1, gray ones replicated for 3, alpha is
 /// dropped. Name is used in messages.
+/// MaxPixels lowers the pixel limit (the fuzz target keeps each input fast).
 llvm::Expected<Image> decodeImage(llvm::StringRef Bytes, llvm::StringRef Name,
-                                  int Channels = 3);
+                                  int Channels = 3,
+                                  int64_t MaxPixels = MaxImagePixels);
 llvm::Expected<Image> readImageFile(llvm::StringRef Path, int Channels = 3);
 
 struct ImageSize {

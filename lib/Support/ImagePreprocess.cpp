@@ -133,6 +133,12 @@ llvm::Expected<std::vector<float>> preprocessImage(const Image &Img,
     ImagePreprocess NoCrop = P;
     NoCrop.CropHeight = NoCrop.CropWidth = 0;
     preprocessedSize(NoCrop, Img.Height, Img.Width, H, W);
+    // A long thin image resized by its shorter side grows without bound (a
+    // 1x16384 image to a shorter side of 224 is 3.6 G floats).
+    if (H * W > MaxImagePixels)
+      return inputError("{0}: resizing the {1}x{2} (HxW) image gives {3}x{4}, "
+                        "above kiln's limit of {5} pixels",
+                        Name, Img.Height, Img.Width, H, W, MaxImagePixels);
     Pixels = resizeBilinear(Img, H, W);
   } else {
     Pixels.assign(Img.Pixels.begin(), Img.Pixels.end());

@@ -18,8 +18,8 @@ enum class InputKind {
   /// A .npy array, or an .npz archive (bytes starting "PK") with its
   /// members' headers checked before they are inflated.
   Npy,
-  /// A JPEG or PNG: decoded (3 and 1 channels) and preprocessed as
-  /// calibration does (resize 36, crop 32, normalized).
+  /// A JPEG or PNG: decoded (3 and 1 channels; at most 2^16 pixels) and
+  /// preprocessed as calibration does (resize to 36x36, crop 32, normalized).
   Image,
   /// The structural zip check a TorchScript .pt passes before libtorch
   /// reads it.
