@@ -104,7 +104,13 @@ llvm::Error checkPngInflatedSize(llvm::StringRef Bytes, llvm::StringRef Name) {
   uint64_t Expected = 0;
   bool SawHeader = false, Raw = false;
   std::unique_ptr<CountingInflater> Inflater;
-  while (At + 12 <= Bytes.size()) {
+  while (At < Bytes.size()) {
+    // stb_image reads a chunk's length and type, then allocates the length,
+    // before it finds the file's end (8 bytes left declaring a 1 GiB IDAT).
+    if (Bytes.size() - At < 12)
+      return inputError("{0}: truncated PNG image: the file ends {1} bytes "
+                        "into a chunk header (a chunk needs 12)",
+                        Name, Bytes.size() - At);
     uint32_t Length = readBE32(Bytes.data() + At);
     llvm::StringRef Type = Bytes.substr(At + 4, 4);
     // stb_image allocates a chunk's declared length before reading it (a
