@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 using namespace kiln;
@@ -44,8 +45,8 @@ bool winogradOnThisCpu() {
 /// oneDNN's F(2x2, 3x3) convolution of O x I channels at HxW (padded by
 /// 1), with a bias and a relu when Relu, its scratchpad left to the caller;
 /// for one thread, since the scratchpad grows with the thread count.
-dnnl::convolution_forward::primitive_desc
-winogradPrimitive(int64_t O, int64_t I, int64_t H, bool Relu = false) {
+std::optional<dnnl::convolution_forward::primitive_desc>
+winogradPrimitiveIfAny(int64_t O, int64_t I, int64_t H, bool Relu = false) {
   const auto F32 = memory::data_type::f32;
   memory::desc Src({1, I, H, H}, F32, Tag::nChw16c),
       Dst({1, O, H, H}, F32, Tag::nChw16c), W({O, I, 3, 3}, F32, Tag::any),
@@ -65,8 +66,18 @@ winogradPrimitive(int64_t O, int64_t I, int64_t H, bool Relu = false) {
   Attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   onednn::OneOpenMpThread One; // as the runtime creates it
   dnnl::convolution_forward::primitive_desc PD(D, Attr, onednn::cpuEngine());
-  REQUIRE(onednn::seekImplementation(PD, onednn::named("wino_2x3")));
+  if (!onednn::seekImplementation(PD, onednn::named("wino_2x3")))
+    return std::nullopt;
   return PD;
+}
+
+/// The same where the test needs the kernel: oneDNN has it on every
+/// AVX-512 CPU for 64 channels at 56x56.
+dnnl::convolution_forward::primitive_desc
+winogradPrimitive(int64_t O, int64_t I, int64_t H, bool Relu = false) {
+  auto PD = winogradPrimitiveIfAny(O, I, H, Relu);
+  REQUIRE(PD);
+  return *PD;
 }
 
 memory::desc winogradWeightsDesc(int64_t O, int64_t I, int64_t H) {
@@ -101,6 +112,7 @@ TEST_CASE("Winograd weights are the bytes oneDNN's reorder writes",
     int64_t O, I, H;
     dnnl_wino_memory_format_t Format;
   };
+  int Compared = 0;
   // aaOBiOo with one, two and four output blocks a chunk; aaOio (which
   // oneDNN picks at 14x14); and channel counts that are not multiples of
   // the 16-channel blocks, whose padding must be zeros.
@@ -110,7 +122,20 @@ TEST_CASE("Winograd weights are the bytes oneDNN's reorder writes",
                  Case{256, 256, 14, dnnl_wino_wei_aaOio},
                  Case{40, 48, 30, dnnl_wino_wei_aaOBiOo}}) {
     CAPTURE(C.O, C.I, C.H);
-    memory::desc Want = winogradWeightsDesc(C.O, C.I, C.H);
+    // oneDNN sizes its blocking by this CPU's L2 cache and declines a shape
+    // it cannot block (128 channels at 28x28 on an AMD EPYC with AVX-512);
+    // the runtime then takes the direct kernel ("left to the direct
+    // kernel" below), so there is no layout of that shape to compare.
+    auto PD = winogradPrimitiveIfAny(C.O, C.I, C.H);
+    if (!PD) {
+      WARN("oneDNN has no Winograd kernel for " << C.O << "x" << C.I
+                                                << " channels at " << C.H
+                                                << "x" << C.H
+                                                << " on this CPU");
+      continue;
+    }
+    ++Compared;
+    memory::desc Want = PD->weights_desc();
     const dnnl_wino_desc_t &Wino = Want.data.format_desc.wino_desc;
     REQUIRE(Wino.wino_format == C.Format);
     std::vector<float> W = ramp(size_t(C.O * 9 * C.I), int(C.O), 0.03f);
@@ -122,6 +147,8 @@ TEST_CASE("Winograd weights are the bytes oneDNN's reorder writes",
     CHECK(std::count(Got.begin(), Got.end(), 0.f) <
           std::ptrdiff_t(Got.size()) / 2);
   }
+  // Both layouts were compared on every AVX-512 CPU seen so far.
+  CHECK(Compared >= 3);
 }
 
 TEST_CASE("Winograd layouts kiln does not write are left to oneDNN",
