@@ -1,32 +1,16 @@
+#include "Accepted.h"
 #include "InputFuzzTargets.h"
 
 #include "IR/Verifier.h"
-#include "Support/Image.h"
-#include "Support/ImagePreprocess.h"
-#include "Support/Npy.h"
-#include "Support/ZipCheck.h"
 #include "frontends/onnx/OnnxImporter.h"
 #include "passes/PassManager.h"
 #include "passes/Pipelines.h"
 
 #include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
 
 namespace kiln::fuzz {
 
 namespace {
-
-/// True for success; an error is consumed (the message is the product, and
-/// the tests of each parser check it; here only its being clean matters).
-bool accepted(llvm::Error E) {
-  if (!E)
-    return true;
-  llvm::consumeError(std::move(E));
-  return false;
-}
-template <typename T> bool accepted(llvm::Expected<T> &V) {
-  return V ? true : accepted(V.takeError());
-}
 
 bool runOnnx(llvm::StringRef Bytes) {
   auto G = importOnnxBuffer(Bytes, "fuzz.onnx");
@@ -41,92 +25,12 @@ bool runOnnx(llvm::StringRef Bytes) {
   return accepted(PM.run(**G));
 }
 
-bool runNpy(llvm::StringRef Bytes) {
-  if (Bytes.startswith("PK")) {
-    // As `kiln run` and calibration do, a member is checked against what
-    // the model can take before it is inflated: here, at most 64 MiB.
-    auto Members = readNpzBuffer(
-        Bytes, "fuzz.npz",
-        [](llvm::StringRef Member, const NpyHeader &H) -> llvm::Error {
-          if (H.DataBytes > (uint64_t(64) << 20))
-            return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                           "member %s is too large",
-                                           Member.str().c_str());
-          return llvm::Error::success();
-        });
-    return accepted(Members);
-  }
-  auto Array = parseNpy(Bytes, "fuzz.npy", nullptr);
-  return accepted(Array);
-}
-
-bool runImage(llvm::StringRef Bytes) {
-  bool Any = false;
-  for (int Channels : {3, 1}) {
-    // Up to 2^16 pixels, not 2^26: the decoders' loops are the same, and
-    // the campaign keeps its pace (it fell to 130 inputs/s on the large
-    // images it found: a 395-byte JPEG of a megapixel took 3.8 s).
-    auto Img = decodeImage(Bytes, "fuzz.img", Channels, int64_t(1) << 16);
-    if (!accepted(Img))
-      continue;
-    // An exact resize: by the shorter side, a thin image grows to millions
-    // of pixels, legitimately and slowly (the shorter-side sizes have unit
-    // tests, and a growth past the pixel limit a lit test).
-    ImagePreprocess P;
-    P.ResizeHeight = P.ResizeWidth = 36;
-    P.CropHeight = P.CropWidth = 32;
-    P.Mean = {0.485, 0.456, 0.406};
-    P.Std = {0.229, 0.224, 0.225};
-    if (Channels == 1)
-      P.Mean = {0.5}, P.Std = {0.25};
-    int64_t H = 0, W = 0;
-    auto Floats = preprocessImage(*Img, P, "fuzz.img", H, W);
-    Any |= accepted(Floats);
-  }
-  return Any;
-}
-
-bool runTorchScriptZip(llvm::StringRef Bytes) {
-  return accepted(checkZipBytes(Bytes, "fuzz.pt"));
-}
-
 } // namespace
 
-std::optional<InputKind> inputKindNamed(const std::string &Name) {
-  for (InputKind K : {InputKind::Onnx, InputKind::Npy, InputKind::Image,
-                      InputKind::TorchScriptZip})
-    if (Name == inputKindName(K))
-      return K;
-  return std::nullopt;
-}
-
-const char *inputKindName(InputKind Kind) {
-  switch (Kind) {
-  case InputKind::Onnx:
-    return "onnx";
-  case InputKind::Npy:
-    return "npy";
-  case InputKind::Image:
-    return "image";
-  case InputKind::TorchScriptZip:
-    return "torchscript-zip";
-  }
-  return "?";
-}
-
 bool runInput(InputKind Kind, const uint8_t *Data, size_t Size) {
-  llvm::StringRef Bytes(reinterpret_cast<const char *>(Data), Size);
-  switch (Kind) {
-  case InputKind::Onnx:
-    return runOnnx(Bytes);
-  case InputKind::Npy:
-    return runNpy(Bytes);
-  case InputKind::Image:
-    return runImage(Bytes);
-  case InputKind::TorchScriptZip:
-    return runTorchScriptZip(Bytes);
-  }
-  return false;
+  if (isDataKind(Kind))
+    return runDataInput(Kind, Data, Size);
+  return runOnnx(llvm::StringRef(reinterpret_cast<const char *>(Data), Size));
 }
 
 } // namespace kiln::fuzz

@@ -1,8 +1,14 @@
 // The compiler's parsers of untrusted input, each as one fuzz entry: bytes
 // in, and either a clean error or a result out; anything else (a crash, a
 // sanitizer report, a hang) is a bug. Shared by the libFuzzer binaries
-// (InputFuzzer.cpp, clang only), their replay driver (kiln-input-replay)
-// and the ctest tests that replay test/fuzz/regressions-KIND.
+// (InputFuzzer.cpp, clang only), their replay drivers (kiln-input-replay,
+// kiln-data-input-replay) and the ctest tests that replay
+// test/fuzz/regressions-KIND.
+//
+// Two libraries: kiln_data_fuzz_target (DataFuzzTargets.cpp) holds the data
+// formats, which need only kiln_support; kiln_input_fuzz_target
+// (InputFuzzTargets.cpp) adds ONNX, which needs the frontend and the passes.
+// The data-only build is what the sanitizer stage of CI compiles in minutes.
 #pragma once
 
 #include <cstddef>
@@ -29,8 +35,14 @@ enum class InputKind {
 std::optional<InputKind> inputKindNamed(const std::string &Name);
 const char *inputKindName(InputKind Kind);
 
-/// Runs one input; true when it was accepted, false when it was refused
-/// with an error.
+/// True for the kinds kiln_data_fuzz_target runs (all but ONNX).
+bool isDataKind(InputKind Kind);
+
+/// Runs one input of any kind (kiln_input_fuzz_target); true when it was
+/// accepted, false when it was refused with an error.
 bool runInput(InputKind Kind, const uint8_t *Data, size_t Size);
+
+/// The same for a data kind (kiln_data_fuzz_target); Kind must be one.
+bool runDataInput(InputKind Kind, const uint8_t *Data, size_t Size);
 
 } // namespace kiln::fuzz

@@ -5,32 +5,37 @@
 //   kiln-input-replay KIND FILE_OR_DIR...   (KIND: onnx, npy, image,
 //                                             torchscript-zip)
 // Prints "N files: A accepted, R refused with an error; 0 crashes".
+// Built twice: kiln-input-replay runs every kind; kiln-data-input-replay
+// (KILN_REPLAY_DATA_ONLY) the data formats alone, without the ONNX frontend
+// and the passes, for the sanitizer stage of CI.
 #include "InputFuzzTargets.h"
+#include "ReplayFiles.h"
 
-#include <dirent.h>
-#include <fstream>
 #include <iostream>
-#include <iterator>
-#include <sys/stat.h>
+#include <string>
 #include <vector>
 
 namespace {
 
-void collect(const std::string &Path, std::vector<std::string> &Files) {
-  struct stat St;
-  if (stat(Path.c_str(), &St) != 0)
-    return;
-  if (!S_ISDIR(St.st_mode)) {
-    Files.push_back(Path);
-    return;
-  }
-  if (DIR *D = opendir(Path.c_str())) {
-    while (dirent *E = readdir(D))
-      if (E->d_name[0] != '.')
-        collect(Path + "/" + E->d_name, Files);
-    closedir(D);
-  }
+#ifdef KILN_REPLAY_DATA_ONLY
+const char *const Usage = "usage: kiln-data-input-replay npy|image|"
+                          "torchscript-zip FILE_OR_DIR...\n";
+bool kindBuiltIn(kiln::fuzz::InputKind Kind) {
+  return kiln::fuzz::isDataKind(Kind);
 }
+bool run(kiln::fuzz::InputKind Kind, const std::string &Bytes) {
+  return kiln::fuzz::runDataInput(
+      Kind, reinterpret_cast<const uint8_t *>(Bytes.data()), Bytes.size());
+}
+#else
+const char *const Usage = "usage: kiln-input-replay onnx|npy|image|"
+                          "torchscript-zip FILE_OR_DIR...\n";
+bool kindBuiltIn(kiln::fuzz::InputKind) { return true; }
+bool run(kiln::fuzz::InputKind Kind, const std::string &Bytes) {
+  return kiln::fuzz::runInput(
+      Kind, reinterpret_cast<const uint8_t *>(Bytes.data()), Bytes.size());
+}
+#endif
 
 } // namespace
 
@@ -38,20 +43,14 @@ int main(int Argc, char **Argv) {
   auto Kind = Argc > 1 ? kiln::fuzz::inputKindNamed(Argv[1]) : std::nullopt;
   std::vector<std::string> Files;
   for (int I = 2; I < Argc; ++I)
-    collect(Argv[I], Files);
-  if (!Kind || Files.empty()) {
-    std::cerr << "usage: kiln-input-replay onnx|npy|image|torchscript-zip "
-                 "FILE_OR_DIR...\n";
+    kiln::fuzz::collectFiles(Argv[I], Files);
+  if (!Kind || !kindBuiltIn(*Kind) || Files.empty()) {
+    std::cerr << Usage;
     return 2;
   }
   unsigned Accepted = 0;
-  for (const std::string &F : Files) {
-    std::ifstream In(F, std::ios::binary);
-    std::string Bytes((std::istreambuf_iterator<char>(In)),
-                      std::istreambuf_iterator<char>());
-    Accepted += kiln::fuzz::runInput(
-        *Kind, reinterpret_cast<const uint8_t *>(Bytes.data()), Bytes.size());
-  }
+  for (const std::string &F : Files)
+    Accepted += run(*Kind, kiln::fuzz::readFileBytes(F));
   std::cout << Files.size() << " files: " << Accepted << " accepted, "
             << Files.size() - Accepted << " refused with an error; 0 crashes\n";
   return 0;

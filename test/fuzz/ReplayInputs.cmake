@@ -1,13 +1,17 @@
-# ctest's fuzz-regressions-inputs (and CI's ASan replay, through
-# scripts/replay-fuzz-inputs.sh): each input parser's regressions and seed
-# corpus through kiln-input-replay. Fails on a crash or on a folder that is
-# missing or empty.
-#   cmake -DREPLAY=kiln-input-replay -DSOURCE=REPO -P ReplayInputs.cmake
+# ctest's fuzz-regressions-inputs (every kind, through kiln-input-replay)
+# and CI's ASan replay (the data kinds, through kiln-data-input-replay):
+# each input parser's regressions and seed corpus. Fails on a crash or on a
+# folder that is missing or empty.
+#   cmake -DREPLAY=DRIVER -DSOURCE=REPO [-DKINDS="npy;image"] -P ReplayInputs.cmake
 set(onnx_dirs test/fuzz/regressions-onnx test/onnx-malformed test/onnx-models)
 set(npy_dirs test/fuzz/regressions-npy test/npy-malformed)
 set(image_dirs test/fuzz/regressions-image test/quant-images)
 set(torchscript-zip_dirs test/fuzz/regressions-torchscript-zip test/torchscript-malformed)
-foreach(kind onnx npy image torchscript-zip)
+if(NOT KINDS)
+  set(KINDS onnx npy image torchscript-zip)
+endif()
+list(LENGTH KINDS kind_count)
+foreach(kind ${KINDS})
   set(paths)
   foreach(dir ${${kind}_dirs})
     if(NOT IS_DIRECTORY ${SOURCE}/${dir})
@@ -23,4 +27,4 @@ foreach(kind onnx npy image torchscript-zip)
     message(FATAL_ERROR "${kind}: kiln-input-replay exited with ${rc}\n${err}")
   endif()
 endforeach()
-message("input replay: 4 kinds, 0 crashes")
+message("input replay: ${kind_count} kinds, 0 crashes")
