@@ -1,17 +1,15 @@
 // kiln verify: everything a .kiln file can be checked for without running
-// it. The runtime's loader checks the structure (every offset, index, size
-// and the target's payload); then the FlatBuffer and each weight segment
-// are hashed and compared with the xxHash64 the writer recorded
-// (Model.flatbuffer_xxhash64, Buffer.xxhash64; schema 1.7), and the 64 zero
-// bytes after the last segment are checked.
-// Every damaged segment is listed, with the tensors that use it.
-// The zero padding between segments is checked too.
+// it. The runtime (kiln_verify_hashes) checks the structure (every offset,
+// index, size and the target's payload), then hashes the FlatBuffer and each
+// weight segment and compares them with the xxHash64s the writer recorded
+// (Model.flatbuffer_xxhash64, Buffer.xxhash64; schema 1.7), naming every
+// damaged segment with its tensors. Here: the zero padding before each
+// segment, and the 64 zero bytes after the last.
 //   kiln verify FILE.kiln [--json]
 #include "Command.h"
 
 #include "Support/Error.h"
 #include "Support/FileSystem.h"
-#include "Support/Hash.h"
 #include "kiln/kiln.h"
 #include "schema/KilnSchemaVersion.h"
 #include "schema/kiln_generated.h"
@@ -30,88 +28,37 @@ struct VerifyOptions {
   bool Json = false;
 };
 
-/// The names of the tensors stored in segment Index ("w0, w0.bias").
-std::string tensorsOf(const fb::Model &M, uint32_t Index) {
-  std::string Names;
-  if (M.tensors())
-    for (const fb::Tensor *T : *M.tensors())
-      if (T->buffer() == int32_t(Index))
-        Names += (Names.empty() ? "" : ", ") +
-                 (T->name() ? T->name()->str() : std::string("?"));
-  return Names.empty() ? "no tensor" : Names;
-}
-
 llvm::Error runVerify(const VerifyOptions &O) {
   auto Buf = mapFile(O.File);
   if (!Buf)
     return Buf.takeError();
   llvm::StringRef Bytes = (*Buf)->getBuffer();
-  if (kiln_verify_buffer(Bytes.data(), Bytes.size()) != KILN_OK)
-    return inputError("{0}: {1}", O.File, kiln_last_error());
-  const fb::Model &M = *fb::GetModel(Bytes.data());
-  // Files from schema 1.7 on record every hash: a missing one is damage.
-  bool HashesExpected = M.schema_minor() >= 7;
-  uint64_t Hashed = 0, HashedBytes = 0, Unrecorded = 0, LastEnd = 0;
+  // The runtime checks the structure, then every recorded hash, and lists
+  // what is damaged, one problem a line.
+  kiln_hash_report Report{};
+  Report.struct_size = sizeof Report;
   std::vector<std::string> Damage;
-  bool StructureHashed = false;
-  if (M.flatbuffer_bytes() != 0 && M.flatbuffer_xxhash64() != 0) {
-    uint64_t Size = M.flatbuffer_bytes();
-    // Model derives privately from flatbuffers::Table, which finds fields.
-    uint64_t At = uint64_t(
-        reinterpret_cast<const flatbuffers::Table &>(M).GetAddressOf(
-            fb::Model::VT_FLATBUFFER_XXHASH64) -
-        reinterpret_cast<const uint8_t *>(Bytes.data()));
-    if (Size > Bytes.size() || At + 8 > Size) {
-      Damage.push_back(llvm::formatv(
-          "the FlatBuffer records its size as {0} bytes, but the file is {1} "
-          "bytes and its hash field ends at byte {2}",
-          Size, Bytes.size(), At + 8));
-    } else {
-      std::string Flat = Bytes.substr(0, Size).str();
-      std::fill_n(Flat.begin() + At, 8, '\0');
-      uint64_t Found = contentHash(Flat);
-      StructureHashed = true;
-      if (Found != M.flatbuffer_xxhash64())
-        Damage.push_back(llvm::formatv(
-            "the FlatBuffer ({0} bytes: the structure, operators and their "
-            "options): xxHash64 {1}, the file records {2}",
-            Size, hashToHex(Found), hashToHex(M.flatbuffer_xxhash64())));
-    }
-  } else if (HashesExpected) {
-    Damage.push_back("the FlatBuffer records no hash of itself, which every "
-                     "file of schema 1.7 or later does");
+  if (kiln_verify_hashes(Bytes.data(), Bytes.size(), &Report) != KILN_OK) {
+    if (Report.problems == 0) // the structure did not verify
+      return inputError("{0}: {1}", O.File, kiln_last_error());
+    llvm::SmallVector<llvm::StringRef, 8> Lines;
+    llvm::StringRef(kiln_last_error()).split(Lines, '\n');
+    for (llvm::StringRef L : Lines)
+      Damage.push_back(L.str());
   }
-  if (const auto *Buffers = M.buffers())
-    for (uint32_t I = 0; I < Buffers->size(); ++I) {
-      const fb::Buffer *B = Buffers->Get(I);
-      LastEnd = std::max<uint64_t>(LastEnd, B->offset() + B->size());
-      if (B->xxhash64() == 0) {
-        ++Unrecorded;
-        if (HashesExpected)
-          Damage.push_back(llvm::formatv(
-              "segment {0} ({1}) records no hash, which every segment of a "
-              "file of schema 1.7 or later does",
-              I, tensorsOf(M, I)));
-        continue;
-      }
-      uint64_t Found = contentHash(Bytes.substr(B->offset(), B->size()));
-      ++Hashed;
-      HashedBytes += B->size();
-      if (Found != B->xxhash64())
-        Damage.push_back(llvm::formatv(
-            "segment {0} ({1} bytes at offset {2}; {3}): xxHash64 {4}, the "
-            "file records {5}",
-            I, B->size(), B->offset(), tensorsOf(M, I), hashToHex(Found),
-            hashToHex(B->xxhash64())));
-    }
-  // The gaps before each segment are the writer's zero padding.
+  // What only the writer's layout tells: the zero padding before each
+  // segment and the zero tail guard after the last.
+  const fb::Model &M = *fb::GetModel(Bytes.data());
+  uint64_t LastEnd = 0;
   std::vector<std::pair<uint64_t, uint64_t>> Spans;
-  if (StructureHashed) // then the padding after the FlatBuffer is checked too
+  if (Report.structure_hashed) // its size is checked: the padding after it too
     Spans.push_back({0, M.flatbuffer_bytes()});
   if (const auto *Buffers = M.buffers())
-    for (const fb::Buffer *B : *Buffers)
+    for (const fb::Buffer *B : *Buffers) {
+      LastEnd = std::max<uint64_t>(LastEnd, B->offset() + B->size());
       if (B->size())
         Spans.push_back({B->offset(), B->offset() + B->size()});
+    }
   std::sort(Spans.begin(), Spans.end());
   for (size_t I = 1; I < Spans.size(); ++I)
     if (Spans[I].first > Spans[I - 1].second &&
@@ -140,19 +87,20 @@ llvm::Error runVerify(const VerifyOptions &O) {
   if (O.Json) {
     printJson(llvm::json::Object{{"file", O.File},
                                  {"ok", true},
-                                 {"structure_hashed", StructureHashed},
-                                 {"segments_hashed", int64_t(Hashed)},
-                                 {"bytes_hashed", int64_t(HashedBytes)},
-                                 {"segments_without_hash", int64_t(Unrecorded)},
+                                 {"structure_hashed", Report.structure_hashed != 0},
+                                 {"segments_hashed", int64_t(Report.segments_hashed)},
+                                 {"bytes_hashed", int64_t(Report.bytes_hashed)},
+                                 {"segments_without_hash",
+                                  int64_t(Report.segments_without_hash)},
                                  {"tail_guard", Tail}});
     return llvm::Error::success();
   }
   llvm::outs() << O.File << ": ok: the structure verifies"
-               << (StructureHashed ? " and matches its recorded hash" : "")
-               << "; " << Hashed << " segment(s), " << HashedBytes
-               << " bytes, match their recorded hashes";
-  if (Unrecorded)
-    llvm::outs() << "; " << Unrecorded
+               << (Report.structure_hashed ? " and matches its recorded hash" : "")
+               << "; " << Report.segments_hashed << " segment(s), "
+               << Report.bytes_hashed << " bytes, match their recorded hashes";
+  if (Report.segments_without_hash)
+    llvm::outs() << "; " << Report.segments_without_hash
                  << " segment(s) carry no hash (written before schema 1.7)";
   llvm::outs() << "\n";
   return llvm::Error::success();

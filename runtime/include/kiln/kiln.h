@@ -260,6 +260,35 @@ KILN_API kiln_status kiln_model_load_buffer(const void *data, size_t size,
  * or kept): for tools and CI that want to know whether a file would load.
  * data should be 8-byte aligned, as the bytes of a mapped file are. */
 KILN_API kiln_status kiln_verify_buffer(const void *data, size_t size);
+
+/* What kiln_verify_hashes found. Set struct_size to sizeof(kiln_hash_report)
+ * first: a runtime fills only the fields that fit. */
+typedef struct kiln_hash_report {
+  size_t struct_size;
+  /* Non-zero: the FlatBuffer records its hash, and it was compared. */
+  int structure_hashed;
+  /* Weight segments whose bytes were hashed and compared, and their bytes. */
+  uint64_t segments_hashed;
+  uint64_t bytes_hashed;
+  /* Segments that record no hash: every segment of a file written before
+   * schema 1.7. */
+  uint64_t segments_without_hash;
+  /* Damaged parts, plus, in a file of schema 1.7 or later (which records
+   * every hash), parts that record none. */
+  uint64_t problems;
+} kiln_hash_report;
+
+/* Runs kiln_verify_buffer's checks, then hashes the FlatBuffer and every
+ * weight segment and compares each with the xxHash64 its writer recorded
+ * (schema 1.7). KILN_OK when nothing is wrong; a file written before 1.7
+ * records no hashes, which is not wrong, and shows in the report. Otherwise
+ * KILN_ERROR_INVALID_MODEL, and kiln_last_error() lists every problem, one
+ * per line, each part named (a segment with the tensors stored in it).
+ * report may be null; it is zeroed, then filled once the structure
+ * verifies. The same check as kiln_session_options.verify_weight_hashes,
+ * which refuses a file without hashes too. */
+KILN_API kiln_status kiln_verify_hashes(const void *data, size_t size,
+                                        kiln_hash_report *report);
 /* Sessions keep what they need of the model alive: a model may be destroyed
  * before its sessions. Null is ignored. */
 KILN_API void kiln_model_destroy(kiln_model *model);

@@ -141,6 +141,46 @@ kiln_status kiln_verify_buffer(const void *Data, size_t Size) {
   });
 }
 
+kiln_status kiln_verify_hashes(const void *Data, size_t Size,
+                               kiln_hash_report *Report) {
+  if (!Data || Size == 0)
+    return failArgument("kiln_verify_hashes: empty or null buffer");
+  if (Report && Report->struct_size < offsetof(kiln_hash_report, problems) +
+                                          sizeof Report->problems)
+    return failArgument("kiln_verify_hashes: report.struct_size is too small");
+  if (Report) {
+    size_t StructSize = Report->struct_size;
+    *Report = kiln_hash_report{};
+    Report->struct_size = StructSize;
+  }
+  return guarded([&] {
+    std::shared_ptr<const LoadedModel> LM;
+    if (Status S = loadVerifiedModel(ModelBytes::borrow(Data, Size), LM))
+      return fail(S);
+    HashCheck C = checkWeightHashes(*LM);
+    std::vector<std::string> Problems = C.Mismatches;
+    // A file of schema 1.7 or later records every hash: one missing is
+    // damage (a zeroed field), not age.
+    if (LM->Root->schema_minor() >= 7 || LM->Root->schema_major() > 1)
+      for (const std::string &U : C.Unrecorded)
+        Problems.push_back(U + ", which every file of schema 1.7 or later "
+                               "records");
+    if (Report) {
+      Report->structure_hashed = C.StructureHashed;
+      Report->segments_hashed = C.SegmentsHashed;
+      Report->bytes_hashed = C.BytesHashed;
+      Report->segments_without_hash = C.SegmentsWithoutHash;
+      Report->problems = Problems.size();
+    }
+    if (Problems.empty())
+      return KILN_OK;
+    std::string Lines;
+    for (const std::string &P : Problems)
+      Lines += (Lines.empty() ? "" : "\n") + P;
+    return fail(invalidModel(Lines));
+  });
+}
+
 void kiln_model_destroy(kiln_model *Model) { delete Model; }
 
 size_t kiln_model_num_inputs(const kiln_model *Model) {
