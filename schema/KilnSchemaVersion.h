@@ -8,8 +8,9 @@ namespace kiln::fb {
 
 /// Bumped for an incompatible change; a runtime reads only its own major.
 constexpr uint32_t SchemaMajor = 1;
-/// Bumped for every appended field, table, enum value or union member.
-constexpr uint32_t SchemaMinor = 7;
+/// Bumped for every appended field, table, enum value or union member, and
+/// for operand types an operator did not take before.
+constexpr uint32_t SchemaMinor = 8;
 
 /// Weight segments start at multiples of this many bytes.
 constexpr uint64_t SegmentAlignment = 64;

@@ -15,10 +15,10 @@ Status validateBinary(const OpView &V) {
   const TensorDesc &A = *V.In[0], &B = *V.In[1], &Y = *V.Out[0];
   if (O.op() < fb::BinaryOp::ADD || O.op() > fb::BinaryOp::MAX)
     return unsupported("unknown binary op ", static_cast<int>(O.op()));
-  if (A.DType == DType::I8) { // qs8 ADD (schema 1.2)
-    if (O.op() != fb::BinaryOp::ADD)
+  if (A.DType == DType::I8) { // qs8 ADD (schema 1.2) and MUL (1.8)
+    if (O.op() != fb::BinaryOp::ADD && O.op() != fb::BinaryOp::MUL)
       return invalidModel(fb::EnumNameBinaryOp(O.op()), " on i8 is not "
-                          "supported (only ADD)");
+                          "supported (only ADD and MUL)");
     for (const TensorDesc *T : {&A, &B, &Y})
       if (Status S = checkInt8Activation(*T, "operand"))
         return S;
@@ -49,10 +49,17 @@ Status validateUnary(const OpView &V) {
     if (Status S = checkClampRange(O.min(), O.max()))
       return S;
   const TensorDesc &X = *V.In[0], &Y = *V.Out[0];
-  if (Status S = checkDType(X, DType::F32, "input"))
+  // Int8 (1.8): any unary op on an I8 activation to an I8 activation, each
+  // with its own per-tensor parameters; it runs as a 256-entry table.
+  DType Want = X.DType == DType::I8 ? DType::I8 : DType::F32;
+  if (Status S = checkDType(X, Want, "input"))
     return S;
-  if (Status S = checkDType(Y, DType::F32, "output"))
+  if (Status S = checkDType(Y, Want, "output"))
     return S;
+  if (Want == DType::I8)
+    for (const TensorDesc *T : {&X, &Y})
+      if (Status S = checkInt8Activation(*T, "operand"))
+        return S;
   return checkShape(Y, X.Shape, "output");
 }
 

@@ -154,6 +154,8 @@ float softplus(float X) {
   return X > 0 ? X + std::log1p(std::exp(-X)) : std::log1p(std::exp(X));
 }
 
+} // namespace
+
 float applyUnary(fb::UnaryOp Op, float X, float Alpha, float Beta,
                  float Gamma, float Lo, float Hi) {
   using U = fb::UnaryOp;
@@ -194,8 +196,6 @@ float applyUnary(fb::UnaryOp Op, float X, float Alpha, float Beta,
   }
   return X;
 }
-
-} // namespace
 
 RunFn binary(const KernelArgs &A) {
   const auto &O = *A.Op.options_as_BinaryOptions();

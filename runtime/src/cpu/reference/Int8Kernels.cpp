@@ -2,9 +2,11 @@
 // operators: convolution (depthwise too) and fully connected accumulate
 // (x - x_zp) * w in int32 with the int32 bias, then requantize with
 // y = clamp(round_half_even(acc * x_scale * w_scale[c] / y_scale) + y_zp),
-// computed in float like XNNPACK's fp32 requantization; ADD requantizes each
-// operand's real value; max pooling moves values; global average pooling
-// averages (x - x_zp) and requantizes; QUANTIZE/DEQUANTIZE convert.
+// computed in float like XNNPACK's fp32 requantization; ADD and MUL
+// requantize the sum or product of the operands' real values; a UNARY op
+// is a 256-entry table of its f32 function on every input value,
+// requantized; max pooling moves values; global average pooling averages
+// (x - x_zp) and requantizes; QUANTIZE/DEQUANTIZE convert.
 #include "cpu/reference/ReferenceKernels.h"
 
 #include <algorithm>
@@ -140,8 +142,9 @@ RunFn int8FullyConnected(const KernelArgs &A) {
   };
 }
 
-RunFn int8Add(const KernelArgs &A) {
+RunFn int8Binary(const KernelArgs &A) {
   const auto &O = *A.Op.options_as_BinaryOptions();
+  bool Mul = O.op() == fb::BinaryOp::MUL;
   const KernelTensor &At = A.In[0], &Bt = A.In[1], &Yt = A.Out[0];
   float SA = At.Desc->Scales[0], SB = Bt.Desc->Scales[0], SY = Yt.Desc->Scales[0];
   int64_t ZA = At.Desc->ZeroPoints[0], ZB = Bt.Desc->ZeroPoints[0],
@@ -171,7 +174,8 @@ RunFn int8Add(const KernelArgs &A) {
       int64_t OA = 0, OB = 0;
       for (size_t D = 0; D < YS.size(); ++D)
         OA += Idx[D] * SAs[D], OB += Idx[D] * SBs[D];
-      float Real = float(Ap[OA] - ZA) * SA + float(Bp[OB] - ZB) * SB;
+      float RA = float(Ap[OA] - ZA) * SA, RB = float(Bp[OB] - ZB) * SB;
+      float Real = Mul ? RA * RB : RA + RB;
       float V = std::nearbyint(Real / SY) + float(ZY);
       Y[E] = std::min(Hi, std::max(Lo, saturate(V)));
       for (size_t D = YS.size(); D-- > 0;) {
@@ -180,6 +184,30 @@ RunFn int8Add(const KernelArgs &A) {
         Idx[D] = 0;
       }
     }
+    return Status::ok();
+  };
+}
+
+RunFn int8Unary(const KernelArgs &A) {
+  const auto &O = *A.Op.options_as_UnaryOptions();
+  const TensorDesc &XD = *A.In[0].Desc, &YD = *A.Out[0].Desc;
+  float SX = XD.Scales[0], SY = YD.Scales[0];
+  int64_t ZX = XD.ZeroPoints[0], ZY = YD.ZeroPoints[0];
+  // Table[q + 128] = quantize(f(dequantize(q))), rounding half to even as
+  // QUANTIZE does.
+  std::vector<int8_t> Table(256);
+  for (int Q = -128; Q <= 127; ++Q) {
+    float Real = applyUnary(O.op(), float(Q - ZX) * SX, O.alpha(), O.beta(),
+                            O.gamma(), O.min(), O.max());
+    float V = std::nearbyint(Real / SY) + float(ZY);
+    Table[size_t(Q + 128)] = std::isnan(V) ? int8_t(ZY) : saturate(V);
+  }
+  const int8_t *X = A.In[0].as<const int8_t>();
+  int8_t *Y = A.Out[0].as<int8_t>();
+  uint64_t Count = A.In[0].elements();
+  return [=]() {
+    for (uint64_t I = 0; I < Count; ++I)
+      Y[I] = Table[size_t(int(X[I]) + 128)];
     return Status::ok();
   };
 }

@@ -35,10 +35,15 @@ RunFn resize(const KernelArgs &A);
 // Int8 (Int8Kernels.cpp): the qs8/qc8 forms of these operators.
 RunFn int8Conv2D(const KernelArgs &A);
 RunFn int8FullyConnected(const KernelArgs &A);
-RunFn int8Add(const KernelArgs &A);
+RunFn int8Binary(const KernelArgs &A); // ADD and MUL, broadcasting
+RunFn int8Unary(const KernelArgs &A);  // any UnaryOp, as a 256-entry table
 RunFn int8MaxPool2D(const KernelArgs &A);
 RunFn int8GlobalAveragePool2D(const KernelArgs &A);
 RunFn quantizeOrDequantize(const KernelArgs &A);
+
+/// One UNARY op on one f32 value (ElementwiseKernels.cpp).
+float applyUnary(fb::UnaryOp Op, float X, float Alpha, float Beta, float Gamma,
+                 float Lo, float Hi);
 
 /// min(max(x, Lo), Hi) that keeps NaN.
 inline float clampValue(float X, float Lo, float Hi) {

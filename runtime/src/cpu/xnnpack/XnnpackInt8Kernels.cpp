@@ -73,10 +73,11 @@ std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A, pthreadpool_t Pool) 
       });
 }
 
-std::unique_ptr<Kernel> add(const KernelArgs &A, pthreadpool_t Pool) {
+std::unique_ptr<Kernel> addOrMultiply(const KernelArgs &A, pthreadpool_t Pool) {
   const auto &O = *A.Op.options_as_BinaryOptions();
-  if (O.op() != fb::BinaryOp::ADD)
+  if (O.op() != fb::BinaryOp::ADD && O.op() != fb::BinaryOp::MUL)
     return nullptr;
+  bool Mul = O.op() == fb::BinaryOp::MUL;
   const TensorDesc &AD = *A.In[0].Desc, &BD = *A.In[1].Desc,
                    &YD = *A.Out[0].Desc;
   if (AD.rank() > XNN_MAX_TENSOR_DIMS || BD.rank() > XNN_MAX_TENSOR_DIMS)
@@ -85,16 +86,19 @@ std::unique_ptr<Kernel> add(const KernelArgs &A, pthreadpool_t Pool) {
       SB(BD.Shape.begin(), BD.Shape.end());
   return makeXnnpackKernel(
       [&](xnn_operator_t *Op) {
-        return xnn_create_add_nd_qs8(zero(AD), AD.Scales[0], zero(BD),
-                                     BD.Scales[0], zero(YD), YD.Scales[0],
-                                     quantizedLower(O.output_min(), YD),
-                                     quantizedUpper(O.output_max(), YD), 0, Op);
+        // XNNPACK refuses a product whose scales it cannot requantize
+        // (a_scale * b_scale / y_scale outside [2^-16, 2^8)): the reference
+        // kernel runs it then.
+        auto Create = Mul ? xnn_create_multiply_nd_qs8 : xnn_create_add_nd_qs8;
+        return Create(zero(AD), AD.Scales[0], zero(BD), BD.Scales[0], zero(YD),
+                      YD.Scales[0], quantizedLower(O.output_min(), YD),
+                      quantizedUpper(O.output_max(), YD), 0, Op);
       },
       [&](xnn_operator_t Op) {
-        return xnn_setup_add_nd_qs8(Op, SA.size(), SA.data(), SB.size(),
-                                    SB.data(), A.In[0].as<const int8_t>(),
-                                    A.In[1].as<const int8_t>(),
-                                    A.Out[0].as<int8_t>(), Pool);
+        auto Setup = Mul ? xnn_setup_multiply_nd_qs8 : xnn_setup_add_nd_qs8;
+        return Setup(Op, SA.size(), SA.data(), SB.size(), SB.data(),
+                     A.In[0].as<const int8_t>(), A.In[1].as<const int8_t>(),
+                     A.Out[0].as<int8_t>(), Pool);
       });
 }
 
@@ -171,7 +175,7 @@ std::unique_ptr<Kernel> createXnnpackInt8Kernel(const KernelArgs &A,
   switch (A.Op.kind()) {
   case K::CONV_2D: return conv2D(A, Pool);
   case K::FULLY_CONNECTED: return fullyConnected(A, Pool);
-  case K::BINARY: return add(A, Pool);
+  case K::BINARY: return addOrMultiply(A, Pool);
   case K::MAX_POOL_2D: return maxPool(A, Pool);
   case K::GLOBAL_AVERAGE_POOL_2D: return globalAveragePool(A, Pool);
   case K::QUANTIZE:
