@@ -29,6 +29,17 @@ std::vector<std::string> pipelineForLevel(int OptLevel) {
       "fold-pad-into-conv",
       // Activation fusion last among the fusions, after every rewrite that
       // changes the conv/linear/add it attaches to.
+      //
+      // Quantization runs after this whole pipeline, so int8 calibration
+      // sees fused graphs. relu and clip stay fused under int8: an int8
+      // conv, linear or add applies them as its output clamp, so their
+      // range is taken after the activation, which is the int8 output's.
+      // leaky_relu and hard_swish are not clamps: before calibrating,
+      // --quantize int8 and `kiln calibrate` split them back into nodes
+      // (unfuse-int8-activations), so the producer's range is taken before
+      // the activation and the activation's int8 table maps it to the
+      // range taken after. Fusing only relu/clip here would give float
+      // builds a slower graph for the sake of int8.
       "fuse-activation",
       "fuse-add-activation",
   });

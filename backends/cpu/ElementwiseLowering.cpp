@@ -90,7 +90,7 @@ CpuSupport checkBinary(const Node &N) {
 }
 
 llvm::Error lowerBinary(const Node &N, LoweringContext &Ctx) {
-  if (isInt8Pattern(N)) { // qs8 add, in the layout of its first operand
+  if (isInt8Pattern(N)) { // qs8 add or mul, in its first operand's layout
     const Value *A0 = N.operand(0)->producer()->operand(0);
     bool Nhwc = N.result()->type().rank() == 4 && Ctx.hasNhwc(A0);
     int32_t A = int8Operand(Ctx, N.operand(0), Nhwc);
@@ -99,7 +99,7 @@ llvm::Error lowerBinary(const Node &N, LoweringContext &Ctx) {
                                ? outputActivation(N)
                                : OutputActivation{-INFINITY, INFINITY, llvm::None};
     fb::BinaryOptionsT O;
-    O.op = fb::BinaryOp::ADD;
+    O.op = binaryOpOf(N);
     O.output_min = Act.Min, O.output_max = Act.Max;
     int32_t Out = int8Result(Ctx, N, Nhwc);
     Ctx.addOp(fb::OpKind::BINARY, {A, B}, {Out}, optionsOf(O),
@@ -211,6 +211,14 @@ llvm::Error lowerUnary(const Node &N, LoweringContext &Ctx) {
     O.gamma = float(N.getFloat("gamma"));
   if (N.isOp("gelu") && N.getString("approximate") == "tanh")
     O.op = fb::UnaryOp::GELU_TANH;
+  if (isInt8Pattern(N)) { // an I8 UNARY: the runtime's table of the op
+    bool Nhwc = Ctx.hasNhwc(N.operand(0)->producer()->operand(0));
+    int32_t In = int8Operand(Ctx, N.operand(0), Nhwc);
+    int32_t Out = int8Result(Ctx, N, Nhwc);
+    Ctx.addOp(fb::OpKind::UNARY, {In}, {Out}, optionsOf(O),
+              fb::Engine::REFERENCE);
+    return llvm::Error::success();
+  }
   const Value *X = N.operand(0);
   bool Nhwc = Ctx.hasNhwc(X);
   int32_t In = Nhwc ? Ctx.nhwc(X) : Ctx.canonical(X);

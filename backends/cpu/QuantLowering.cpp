@@ -233,13 +233,37 @@ llvm::Optional<NarrowWeight> narrowWeightOf(const Value *V) {
 
 QuantParams int8ParamsOf(const Value *V) { return *V->type().Quant; }
 
+namespace {
+/// Whether int8 MUL and int8 UNARY tables (schema 1.8) may be emitted.
+bool Int8ElementwiseEnabled = true;
+} // namespace
+
+Int8ElementwiseScope::Int8ElementwiseScope(bool Enabled)
+    : Saved(Int8ElementwiseEnabled) {
+  Int8ElementwiseEnabled = Enabled;
+}
+Int8ElementwiseScope::~Int8ElementwiseScope() {
+  Int8ElementwiseEnabled = Saved;
+}
+
+bool isInt8Table(const Node &N) {
+  static const char *const Ops[] = {"sigmoid",    "tanh", "hard_sigmoid",
+                                    "hard_swish", "elu",  "leaky_relu",
+                                    "relu",       "clip"};
+  return Int8ElementwiseEnabled &&
+         std::any_of(std::begin(Ops), std::end(Ops),
+                     [&](const char *Op) { return N.isOp(Op); });
+}
+
 bool isInt8Pattern(const Node &N) {
   llvm::StringRef Op = N.opName();
   if (Op == "split")
     return isInt8Split(N);
   bool Weighted = Op == "conv" || Op == "linear";
   bool Moves = isInt8Move(N);
-  if (!Weighted && !Moves && Op != "add" && Op != "max_pool" &&
+  bool Binary = Op == "add" || (Op == "mul" && Int8ElementwiseEnabled);
+  bool Table = isInt8Table(N);
+  if (!Weighted && !Moves && !Binary && !Table && Op != "max_pool" &&
       Op != "global_avg_pool")
     return false;
   if (N.numResults() != 1 || N.result()->numUses() != 1 ||
@@ -248,8 +272,8 @@ bool isInt8Pattern(const Node &N) {
   const Node *Q = N.result()->uses()[0].User;
   if (!Q->isOp("quantize") || !perTensorInt8(Q->result()))
     return false;
-  if (N.operand(0)->type().rank() != 4 && Op != "linear" && Op != "add" &&
-      !Moves)
+  if (N.operand(0)->type().rank() != 4 && Op != "linear" && !Binary &&
+      !Table && !Moves)
     return false;
   if (N.hasAttr("activation")) {
     ActivationKind K = readFusedActivation(N).Kind;
@@ -257,7 +281,7 @@ bool isInt8Pattern(const Node &N) {
         K != ActivationKind::Clip)
       return false;
   }
-  unsigned Activations = Op == "add"      ? 2
+  unsigned Activations = Binary           ? 2
                          : Op == "concat" ? N.numOperands()
                                           : 1;
   for (unsigned I = 0; I < Activations; ++I)

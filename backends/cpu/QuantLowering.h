@@ -4,7 +4,8 @@
 //    with its QuantParams); the runtime widens it at load for a float
 //    operator. Any other use of such a value gets the folded f32 constant
 //    (FoldedConstantScope, seen through constantOf).
-//  - Int8 patterns: conv, linear, add, max_pool and global_avg_pool whose
+//  - Int8 patterns: conv, linear, add, mul (1.8), max_pool, global_avg_pool
+//    and the unary activations (1.8, as I8 UNARY: a table) whose
 //    activations are dequantize(i8 per tensor), whose weight is
 //    dequantize(i8 constant per output channel, zero point 0) with an i32
 //    bias, and whose only use is a quantize to i8 per tensor, run as qs8/qc8
@@ -55,6 +56,23 @@ bool isInt8Move(const Node &N);
 llvm::Error lowerInt8Move(const Node &N, LoweringContext &Ctx);
 /// True when N runs as an int8 operator (see above).
 bool isInt8Pattern(const Node &N);
+/// A unary activation (sigmoid, tanh, hard_sigmoid, hard_swish, elu,
+/// leaky_relu, relu, clip) that, between dequantize(i8) and quantize(i8),
+/// runs as an I8 UNARY: the runtime's 256-entry table of it.
+bool isInt8Table(const Node &N);
+/// While alive, whether MUL and the unary tables run as int8 operators
+/// (schema 1.8; on by default). The NNAPI target lowers the CPU module with
+/// them off: NNAPI's quantized LOGISTIC and TANH take fixed output scales.
+class Int8ElementwiseScope {
+public:
+  explicit Int8ElementwiseScope(bool Enabled);
+  ~Int8ElementwiseScope();
+  Int8ElementwiseScope(const Int8ElementwiseScope &) = delete;
+  Int8ElementwiseScope &operator=(const Int8ElementwiseScope &) = delete;
+
+private:
+  bool Saved;
+};
 /// The per-tensor parameters of an i8 activation value.
 QuantParams int8ParamsOf(const Value *V);
 

@@ -2,6 +2,7 @@
 // the requested feature level or the lowest that works.
 #include "backends/nnapi/NnapiTarget.h"
 #include "backends/cpu/CpuTarget.h"
+#include "backends/cpu/QuantLowering.h"
 #include "backends/nnapi/NnapiLowering.h"
 #include "runtime/src/nnapi/NeuralNetworksApi.h"
 
@@ -29,6 +30,10 @@ compileForNnapi(const Graph &G, int32_t FeatureLevel, bool RelaxFp16) {
   int32_t First = FeatureLevel ? FeatureLevel : nnapi::FeatureLevelMin;
   int32_t Last = FeatureLevel ? FeatureLevel : nnapi::FeatureLevelMax;
   llvm::Error Failure = llvm::Error::success();
+  // NNAPI's quantized LOGISTIC and TANH take fixed output scales, and its
+  // quantized MUL constrains the scales: the CPU module keeps those ops
+  // float between DEQUANTIZE and QUANTIZE, as NNAPI lowers them.
+  Int8ElementwiseScope NoInt8Elementwise(false);
   for (int32_t Level = First; Level <= Last; ++Level) {
     auto Cpu = compileForCpu(G);
     if (!Cpu) {

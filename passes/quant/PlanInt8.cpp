@@ -1,5 +1,6 @@
 #include "passes/quant/PlanInt8.h"
 
+#include "passes/FusionSupport.h"
 #include "passes/quant/QuantizableOps.h"
 #include "passes/quant/WeightQuantization.h"
 
@@ -7,6 +8,8 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 
 namespace kiln {
@@ -19,6 +22,56 @@ bool isFloatLayer(const Node &N) {
 }
 
 namespace {
+
+/// The inputs over which activation N's output changes: below Lo (above Hi)
+/// it gives f(Lo) (f(Hi)). An int8 value read only by such activations may
+/// be clamped to that domain with no loss: the range spent on a hard_swish
+/// input's negative tail (all 0 after it) is the positive side's resolution.
+/// None for an activation that never saturates exactly.
+llvm::Optional<ActivationRange> saturationFreeDomain(const Node &N) {
+  const double Inf = std::numeric_limits<double>::infinity();
+  if (N.isOp("hard_sigmoid")) {
+    double Alpha = N.getFloat("alpha"), Beta = N.getFloat("beta");
+    if (!(Alpha > 0) || !std::isfinite(Beta))
+      return llvm::None;
+    return ActivationRange{-Beta / Alpha, (1 - Beta) / Alpha};
+  }
+  auto A = matchActivation(N);
+  if (!A)
+    return llvm::None;
+  switch (A->Kind) {
+  case ActivationKind::HardSwish:
+    return ActivationRange{-3, Inf};
+  case ActivationKind::Relu:
+    return ActivationRange{0, Inf};
+  case ActivationKind::Clip:
+    return ActivationRange{A->Min, A->Max};
+  default:
+    return llvm::None;
+  }
+}
+
+/// Range R of value V narrowed to the domain every user of V saturates
+/// outside of; R unchanged when some user (or the graph's outputs) needs
+/// all of it.
+ActivationRange narrowedForUsers(const Graph &G, const Value *V,
+                                 ActivationRange R) {
+  if (G.isOutput(V) || !V->hasUses())
+    return R;
+  llvm::Optional<ActivationRange> Needed; // the union of users' domains
+  for (const Use &U : V->uses()) {
+    auto D = U.Index == 0 ? saturationFreeDomain(*U.User) : llvm::None;
+    if (!D)
+      return R;
+    Needed = Needed ? ActivationRange{std::min(Needed->Lo, D->Lo),
+                                      std::max(Needed->Hi, D->Hi)}
+                    : *D;
+  }
+  double Lo = Needed->Lo, Hi = Needed->Hi;
+  ActivationRange N{std::max(R.Lo, Lo), std::min(R.Hi, Hi)};
+  return N.Lo < N.Hi ? N : R;
+}
+
 class Planner {
 public:
   Planner(const Graph &G, const CalibrationStats &Stats,
@@ -140,7 +193,7 @@ private:
       A.V = V;
       OwnRange.push_back(!inheritsParameters(V));
       if (OwnRange.back())
-        A.Range = chooseRange(*Observed[V], Opts.Method);
+        A.Range = narrowedForUsers(G, V, chooseRange(*Observed[V], Opts.Method));
       Index[V] = P.Activations.size();
       Parent.push_back(Parent.size());
       P.Activations.push_back(A);

@@ -56,7 +56,8 @@ Int8OpInfo int8OpInfo(const Node &N) {
   }
   if (Op == "avg_pool" || Op == "global_avg_pool" || Op == "relu" ||
       Op == "clip" || Op == "leaky_relu" || Op == "hard_swish" ||
-      Op == "sigmoid" || Op == "tanh" || Op == "resize")
+      Op == "sigmoid" || Op == "tanh" || Op == "hard_sigmoid" ||
+      Op == "elu" || Op == "resize")
     return withRole(Int8Role::Activation, {0});
   if (Op == "max_pool" || Op == "global_max_pool" || Op == "reshape" ||
       Op == "flatten" || Op == "transpose" || Op == "squeeze" ||

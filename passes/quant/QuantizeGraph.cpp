@@ -209,6 +209,15 @@ llvm::Error quantizeGraph(Graph &G, const QuantizeOptions &O,
       return inputError("the graph is already quantized (node '{0}' is {1}); "
                         "quantize the float model instead",
                         N.displayName(), N.opName());
+  // Int8: activations that no int8 output clamp applies become nodes again
+  // (before --keep-float names are resolved, so `--keep-float hard_swish`
+  // finds them), and calibration observes the ranges their tables need.
+  if (O.Mode == QuantizeMode::Int8) {
+    PassManager Own;
+    if (llvm::Error E = (O.Passes ? *O.Passes : Own)
+                            .runPass("unfuse-int8-activations", G))
+      return E;
+  }
   auto Kept = resolveKeepFloat(G, O.KeepFloat);
   if (!Kept)
     return Kept.takeError();

@@ -133,6 +133,10 @@ llvm::Error runCalibration(const CalibrateOptions &O, CalibrationStats &Out) {
   if (!C)
     return C.takeError();
   std::unique_ptr<Graph> &G = C->G;
+  // The graph `--quantize int8` calibrates (QuantizeGraph.cpp), so that
+  // the statistics' fingerprint matches it.
+  if (llvm::Error E = C->Pipeline->runPass("unfuse-int8-activations", *G))
+    return E;
   auto Data = CalibrationDataset::open(*G, *DataOpts);
   if (!Data)
     return Data.takeError();

@@ -1,5 +1,6 @@
-"""A small model with layers the CPU target has no int8 kernel for (avg_pool,
-sigmoid), concatenated, between int8 convolutions, plus a 3-channel stem; exported
+"""A small model with a layer the CPU target has no int8 kernel for (avg_pool)
+and a sigmoid (an int8 table since schema 1.8), concatenated, between int8
+convolutions, plus a 3-channel stem; exported
 to ONNX with seeded weights. usage: make-fallback-model.py OUT.onnx"""
 import sys, torch
 class Net(torch.nn.Module):
