@@ -48,13 +48,15 @@ llvm::Error lowerLinear(const Node &N, LoweringContext &Ctx) {
   // linear's [out, in] weight is already OI.
   if (auto Narrow = narrowWeightOf(W)) {
     int32_t Weight = narrowConstant(Ctx, W, *Narrow, fb::Layout::OI);
+    bool Int8 = isInt8Pattern(N);
     int32_t Bias = -1;
     if (N.numOperands() > 2 && N.operand(2)) {
       auto NB = narrowWeightOf(N.operand(2));
-      Bias = NB ? narrowConstant(Ctx, N.operand(2), *NB, fb::Layout::PLAIN)
-                : Ctx.canonical(N.operand(2));
+      Bias = !NB   ? Ctx.canonical(N.operand(2))
+             : Int8 ? int8Bias(Ctx, N.operand(2), *NB)
+                    : narrowConstant(Ctx, N.operand(2), *NB, fb::Layout::PLAIN);
     }
-    if (isInt8Pattern(N)) {
+    if (Int8) {
       OutputActivation Act = outputActivation(N);
       fb::FullyConnectedOptionsT O;
       O.output_min = Act.Min, O.output_max = Act.Max;

@@ -234,23 +234,23 @@ llvm::Optional<NarrowWeight> narrowWeightOf(const Value *V) {
 QuantParams int8ParamsOf(const Value *V) { return *V->type().Quant; }
 
 namespace {
-/// Whether int8 MUL and int8 UNARY tables (schema 1.8) may be emitted.
-bool Int8ElementwiseEnabled = true;
+/// Whether schema 1.8's int8 extensions may be used (Int8ExtensionsScope).
+bool Int8ExtensionsEnabled = true;
 } // namespace
 
-Int8ElementwiseScope::Int8ElementwiseScope(bool Enabled)
-    : Saved(Int8ElementwiseEnabled) {
-  Int8ElementwiseEnabled = Enabled;
+Int8ExtensionsScope::Int8ExtensionsScope(bool Enabled)
+    : Saved(Int8ExtensionsEnabled) {
+  Int8ExtensionsEnabled = Enabled;
 }
-Int8ElementwiseScope::~Int8ElementwiseScope() {
-  Int8ElementwiseEnabled = Saved;
+Int8ExtensionsScope::~Int8ExtensionsScope() {
+  Int8ExtensionsEnabled = Saved;
 }
 
 bool isInt8Table(const Node &N) {
   static const char *const Ops[] = {"sigmoid",    "tanh", "hard_sigmoid",
                                     "hard_swish", "elu",  "leaky_relu",
                                     "relu",       "clip"};
-  return Int8ElementwiseEnabled &&
+  return Int8ExtensionsEnabled &&
          std::any_of(std::begin(Ops), std::end(Ops),
                      [&](const char *Op) { return N.isOp(Op); });
 }
@@ -261,7 +261,7 @@ bool isInt8Pattern(const Node &N) {
     return isInt8Split(N);
   bool Weighted = Op == "conv" || Op == "linear";
   bool Moves = isInt8Move(N);
-  bool Binary = Op == "add" || (Op == "mul" && Int8ElementwiseEnabled);
+  bool Binary = Op == "add" || (Op == "mul" && Int8ExtensionsEnabled);
   bool Table = isInt8Table(N);
   if (!Weighted && !Moves && !Binary && !Table && Op != "max_pool" &&
       Op != "global_avg_pool")
@@ -381,6 +381,13 @@ int32_t narrowConstant(LoweringContext &Ctx, const Value *V,
   if (NW.Quant)
     setQuantParams(Ctx, T, *NW.Quant);
   return T;
+}
+
+int32_t int8Bias(LoweringContext &Ctx, const Value *V, const NarrowWeight &NW) {
+  if (!Int8ExtensionsEnabled)
+    return narrowConstant(Ctx, V, NW, fb::Layout::PLAIN);
+  NarrowWeight Unscaled{NW.Stored, llvm::None};
+  return narrowConstant(Ctx, V, Unscaled, fb::Layout::PLAIN);
 }
 
 //===-- Rules ---------------------------------------------------------------===//

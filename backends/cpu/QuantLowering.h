@@ -8,7 +8,7 @@
 //    and the unary activations (1.8, as I8 UNARY: a table) whose
 //    activations are dequantize(i8 per tensor), whose weight is
 //    dequantize(i8 constant per output channel, zero point 0) with an i32
-//    bias, and whose only use is a quantize to i8 per tensor, run as qs8/qc8
+//    bias (its scales derived by the loader since 1.8), and whose only use is a quantize to i8 per tensor, run as qs8/qc8
 //    operators; relu/clip fused into them become int8 output bounds. The
 //    quantize after them and the dequantizes before them emit nothing.
 //    Reshapes, transposes, concats, slices and splits with the same
@@ -60,15 +60,18 @@ bool isInt8Pattern(const Node &N);
 /// leaky_relu, relu, clip) that, between dequantize(i8) and quantize(i8),
 /// runs as an I8 UNARY: the runtime's 256-entry table of it.
 bool isInt8Table(const Node &N);
-/// While alive, whether MUL and the unary tables run as int8 operators
-/// (schema 1.8; on by default). The NNAPI target lowers the CPU module with
-/// them off: NNAPI's quantized LOGISTIC and TANH take fixed output scales.
-class Int8ElementwiseScope {
+/// While alive, whether the CPU module may use schema 1.8's int8
+/// extensions (on by default): MUL and the unary tables as int8 operators,
+/// and int8 biases without stored scales (the loader derives them: input
+/// scale x weight scale). The NNAPI target lowers the CPU module with them
+/// off: NNAPI's quantized LOGISTIC and TANH take fixed output scales, and
+/// its bias operands carry their scale.
+class Int8ExtensionsScope {
 public:
-  explicit Int8ElementwiseScope(bool Enabled);
-  ~Int8ElementwiseScope();
-  Int8ElementwiseScope(const Int8ElementwiseScope &) = delete;
-  Int8ElementwiseScope &operator=(const Int8ElementwiseScope &) = delete;
+  explicit Int8ExtensionsScope(bool Enabled);
+  ~Int8ExtensionsScope();
+  Int8ExtensionsScope(const Int8ExtensionsScope &) = delete;
+  Int8ExtensionsScope &operator=(const Int8ExtensionsScope &) = delete;
 
 private:
   bool Saved;
@@ -88,6 +91,10 @@ int32_t packedNarrowConvWeight(LoweringContext &Ctx, const Value *W,
                                const NarrowWeight &NW, bool Depthwise);
 int32_t narrowConstant(LoweringContext &Ctx, const Value *V,
                        const NarrowWeight &NW, fb::Layout Layout);
+/// The I32 bias of an int8 convolution or fully connected operator: its
+/// scales are input scale x weight scale, so they are stored only where the
+/// int8 extensions are off (Int8ExtensionsScope).
+int32_t int8Bias(LoweringContext &Ctx, const Value *V, const NarrowWeight &NW);
 
 /// Attaches QuantParams to tensor Index of the module.
 void setQuantParams(LoweringContext &Ctx, int32_t Index, const QuantParams &Q);

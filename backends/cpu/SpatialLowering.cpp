@@ -88,8 +88,9 @@ llvm::Error lowerConv(const Node &N, LoweringContext &Ctx) {
     int32_t Bias = -1;
     if (N.numOperands() > 2 && N.operand(2)) {
       auto NB = narrowWeightOf(N.operand(2));
-      Bias = NB ? narrowConstant(Ctx, N.operand(2), *NB, fb::Layout::PLAIN)
-                : Ctx.canonical(N.operand(2));
+      Bias = !NB   ? Ctx.canonical(N.operand(2))
+             : Int8 ? int8Bias(Ctx, N.operand(2), *NB)
+                    : narrowConstant(Ctx, N.operand(2), *NB, fb::Layout::PLAIN);
     }
     if (Int8) {
       int32_t In = int8Operand(Ctx, X, true);

@@ -33,7 +33,7 @@ compileForNnapi(const Graph &G, int32_t FeatureLevel, bool RelaxFp16) {
   // NNAPI's quantized LOGISTIC and TANH take fixed output scales, and its
   // quantized MUL constrains the scales: the CPU module keeps those ops
   // float between DEQUANTIZE and QUANTIZE, as NNAPI lowers them.
-  Int8ElementwiseScope NoInt8Elementwise(false);
+  Int8ExtensionsScope NoInt8Elementwise(false);
   for (int32_t Level = First; Level <= Last; ++Level) {
     auto Cpu = compileForCpu(G);
     if (!Cpu) {

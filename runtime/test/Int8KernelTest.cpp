@@ -175,6 +175,27 @@ TEST_CASE("qc8 convolution matches real arithmetic within one quantum",
   }
 }
 
+TEST_CASE("an int8 bias without stored scales runs as one with them "
+          "(schema 1.8 derives them)", "[int8]") {
+  KilnModule M = int8ConvModule();
+  int32_t Bias = M.Model.operators[0]->inputs[2];
+  REQUIRE(M.Model.tensors[size_t(Bias)]->quant);
+  M.Model.tensors[size_t(Bias)]->quant.reset();
+  std::string Bytes = bytesOf(std::move(M));
+  std::string Stored = bytesOf(int8ConvModule());
+  for (Kernels K :
+       {Kernels::Default, Kernels::XnnpackOnly, Kernels::ReferenceOnly}) {
+    INFO(kiln::testing::kernelsName(K));
+    REQUIRE(runInt8(Bytes, K, inputValues()) ==
+            runInt8(Stored, K, inputValues()));
+  }
+  // Stored scales are still checked against input scale x weight scale.
+  KilnModule Wrong = int8ConvModule();
+  Wrong.Model.tensors[size_t(Bias)]->quant->scale[1] *= 2;
+  requireRejected(bytesOf(std::move(Wrong)), KILN_ERROR_INVALID_MODEL,
+                  "channel 1 has scale");
+}
+
 namespace {
 
 // A pointwise convolution on a 16x16 map, 8 -> 12 channels: small enough

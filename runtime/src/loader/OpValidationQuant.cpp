@@ -1,7 +1,7 @@
 // Checks of int8 operands (schema 1.2): QUANTIZE and DEQUANTIZE, the qs8/qc8
 // operands of CONV_2D and FULLY_CONNECTED (I8 activations per tensor, I8
 // weights per output channel with zero point 0, I32 bias of scale
-// input scale * weight scale), int8 pass-through operators (same parameters
+// input scale * weight scale, stored until 1.7 and derived since), int8 pass-through operators (same parameters
 // in and out), and the F16/int8 weights a float operator widens at load.
 #include "loader/OpValidation.h"
 
@@ -52,8 +52,9 @@ Status checkQuantizedWeights(const OpView &V, int64_t OutChannels) {
     return S;
   if (Status S = checkShape(B, {OutChannels}, "bias"))
     return S;
+  // Since 1.8 the writer leaves the scales out: they are derivable.
   if (!B.isQuantized())
-    return invalidModel("bias '", B.Name, "' has no scales");
+    return Status::ok();
   for (int64_t C = 0; C < OutChannels; ++C) {
     float Want = X.Scales[0] * W.Scales[size_t(C)];
     float Got = B.Scales[B.Scales.size() == 1 ? 0 : size_t(C)];
