@@ -114,7 +114,7 @@ def main():
             t8.append(median_latency(a.kiln, i8, a.runs))
         m32, m8 = statistics.median(t32), statistics.median(t8)
         s32, s8 = os.path.getsize(f32), os.path.getsize(i8)
-        print(f"| {name} | {q['cpu_int8_nodes']} | {len(q['cpu_float_layers'])} "
+        print(f"| {name} | {len(q['cpu_int8_nodes'])} | {len(q['cpu_float_layers'])} "
               f"| {s32 // 1024} | {s8 // 1024} | {s8 / s32:.3f} | {m32:.2f} | {m8:.2f} "
               f"| {m8 / m32:.2f} | {quanta(w('kiln.npz'), w('kir.npz'), rep):.1f} "
               f"| {quanta(w('xnn.npz'), w('kir.npz'), rep):.1f} |", flush=True)

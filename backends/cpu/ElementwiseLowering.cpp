@@ -91,6 +91,18 @@ CpuSupport checkBinary(const Node &N) {
 
 llvm::Error lowerBinary(const Node &N, LoweringContext &Ctx) {
   if (isInt8Pattern(N)) { // qs8 add or mul, in its first operand's layout
+    // x * sigmoid(x): one table on x (the sigmoid emitted nothing).
+    if (const Node *Sigmoid = siluSigmoidOf(N)) {
+      const Value *X = Sigmoid->operand(0);
+      bool XNhwc = Ctx.hasNhwc(X->producer()->operand(0));
+      int32_t In = int8Operand(Ctx, X, XNhwc);
+      fb::UnaryOptionsT U;
+      U.op = fb::UnaryOp::SILU;
+      int32_t Out = int8Result(Ctx, N, XNhwc);
+      Ctx.addOp(fb::OpKind::UNARY, {In}, {Out}, optionsOf(U),
+                fb::Engine::REFERENCE);
+      return llvm::Error::success();
+    }
     const Value *A0 = N.operand(0)->producer()->operand(0);
     bool Nhwc = N.result()->type().rank() == 4 && Ctx.hasNhwc(A0);
     int32_t A = int8Operand(Ctx, N.operand(0), Nhwc);
@@ -211,6 +223,8 @@ llvm::Error lowerUnary(const Node &N, LoweringContext &Ctx) {
     O.gamma = float(N.getFloat("gamma"));
   if (N.isOp("gelu") && N.getString("approximate") == "tanh")
     O.op = fb::UnaryOp::GELU_TANH;
+  if (isAbsorbedSigmoid(N)) // part of its mul's SiLU table
+    return llvm::Error::success();
   if (isInt8Pattern(N)) { // an I8 UNARY: the runtime's table of the op
     bool Nhwc = Ctx.hasNhwc(N.operand(0)->producer()->operand(0));
     int32_t In = int8Operand(Ctx, N.operand(0), Nhwc);

@@ -255,6 +255,51 @@ bool isInt8Table(const Node &N) {
                      [&](const char *Op) { return N.isOp(Op); });
 }
 
+namespace {
+/// The i8 value behind V = dequantize(i8), or null.
+const Value *dequantizedSource(const Value *V) {
+  const Node *P = V->producer();
+  return P && P->isOp("dequantize") && V->numUses() == 1 ? P->operand(0)
+                                                          : nullptr;
+}
+} // namespace
+
+const Node *siluSigmoidOf(const Node &N) {
+  if (!Int8ExtensionsEnabled || !N.isOp("mul") || N.numOperands() != 2)
+    return nullptr;
+  for (unsigned I = 0; I < 2; ++I) {
+    // x's dequantize also feeds the sigmoid: any number of uses.
+    const Node *DX = N.operand(I)->producer();
+    const Value *X = DX && DX->isOp("dequantize") ? DX->operand(0) : nullptr;
+    const Value *Q = dequantizedSource(N.operand(1 - I));
+    if (!X || !Q || Q->numUses() != 1 || !Q->producer() ||
+        !Q->producer()->isOp("quantize"))
+      continue;
+    const Value *S = Q->producer()->operand(0);
+    const Node *Sigmoid = S->producer();
+    if (!Sigmoid || !Sigmoid->isOp("sigmoid") || S->numUses() != 1 ||
+        Sigmoid->graph()->isOutput(S))
+      continue;
+    const Node *D = Sigmoid->operand(0)->producer();
+    if (D && D->isOp("dequantize") && D->operand(0) == X)
+      return Sigmoid;
+  }
+  return nullptr;
+}
+
+bool isAbsorbedSigmoid(const Node &N) {
+  if (!N.isOp("sigmoid") || N.result()->numUses() != 1)
+    return false;
+  const Node *Q = N.result()->uses()[0].User;
+  if (!Q->isOp("quantize") || Q->result()->numUses() != 1)
+    return false;
+  const Node *D = Q->result()->uses()[0].User;
+  if (!D->isOp("dequantize") || D->result()->numUses() != 1)
+    return false;
+  const Node *Mul = D->result()->uses()[0].User;
+  return siluSigmoidOf(*Mul) == &N && isInt8Pattern(*Mul);
+}
+
 bool isInt8Pattern(const Node &N) {
   llvm::StringRef Op = N.opName();
   if (Op == "split")

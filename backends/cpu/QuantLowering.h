@@ -60,6 +60,14 @@ bool isInt8Pattern(const Node &N);
 /// leaky_relu, relu, clip) that, between dequantize(i8) and quantize(i8),
 /// runs as an I8 UNARY: the runtime's 256-entry table of it.
 bool isInt8Table(const Node &N);
+/// SiLU as ONNX exports it between int8 values: for N = mul(x, s) with
+/// s = sigmoid(x) (through quantize/dequantize, x the same i8 value on both
+/// sides, s used by N alone), the sigmoid; null otherwise. The mul then runs
+/// as one I8 UNARY SILU table and the sigmoid emits nothing.
+const Node *siluSigmoidOf(const Node &N);
+/// True for a sigmoid that siluSigmoidOf absorbed into its mul.
+bool isAbsorbedSigmoid(const Node &N);
+
 /// While alive, whether the CPU module may use schema 1.8's int8
 /// extensions (on by default): MUL and the unary tables as int8 operators,
 /// and int8 biases without stored scales (the loader derives them: input

@@ -192,6 +192,7 @@ float applyUnary(fb::UnaryOp Op, float X, float Alpha, float Beta,
   case U::MISH: return X * std::tanh(softplus(X));
   case U::SQUARE: return X * X;
   case U::ROUND: return std::nearbyint(X);
+  case U::SILU: return X / (1 + std::exp(-X));
   case U::UNKNOWN: break;
   }
   return X;
