@@ -9,7 +9,6 @@ one thread); takes about a minute on a CPU. Uses Debian's python3-torch.
 import os
 import sys
 
-import numpy as np
 import torch
 import torch.nn as nn
 
@@ -40,18 +39,19 @@ def accuracy(model, x, y):
         return float((model(torch.from_numpy(x)).argmax(1).numpy() == y).mean())
 
 
-def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "shapes_cnn.onnx")
+def train(make_model, out, epochs, milestones, opset):
+    """Trains make_model() on the training split (seeded, one thread, Adam,
+    the learning rate divided by 10 at each milestone epoch) and exports it
+    to ONNX with a dynamic batch."""
     torch.manual_seed(0)
     torch.set_num_threads(1)
     xtr, ytr = make_split("train")
     xte, yte = make_split("test")
-    model = ShapesCNN()
+    model = make_model()
     opt = torch.optim.Adam(model.parameters(), lr=3e-3)
     gen = torch.Generator().manual_seed(0)
-    sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[5, 7], gamma=0.1)
-    for epoch in range(9):
+    sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=milestones, gamma=0.1)
+    for epoch in range(epochs):
         model.train()
         perm = torch.randperm(len(xtr), generator=gen)
         for i in range(0, len(xtr), 64):
@@ -66,10 +66,16 @@ def main():
         print(f"epoch {epoch}: train {accuracy(model, xtr, ytr):.4f} "
               f"test {accuracy(model, xte, yte):.4f}")
     model.eval()
-    torch.onnx.export(model, torch.from_numpy(xte[:1]), out, opset_version=13,
+    torch.onnx.export(model, torch.from_numpy(xte[:1]), out, opset_version=opset,
                       input_names=["image"], output_names=["logits"],
                       dynamic_axes={"image": {0: "N"}, "logits": {0: "N"}})
     print(f"wrote {out}: held-out top-1 {accuracy(model, xte, yte):.4f}")
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "shapes_cnn.onnx")
+    train(ShapesCNN, out, epochs=9, milestones=[5, 7], opset=13)
 
 
 if __name__ == "__main__":

@@ -15,8 +15,8 @@ import torch
 import torch.nn as nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from shapes_data import CLASSES, make_split  # noqa: E402
-from train_shapes import accuracy  # noqa: E402
+from shapes_data import CLASSES  # noqa: E402
+from train_shapes import train  # noqa: E402
 
 
 class SqueezeExcite(nn.Module):
@@ -59,33 +59,7 @@ class ShapesMobile(nn.Module):
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "shapes_mobile.onnx")
-    torch.manual_seed(0)
-    torch.set_num_threads(1)
-    xtr, ytr = make_split("train")
-    xte, yte = make_split("test")
-    model = ShapesMobile()
-    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
-    gen = torch.Generator().manual_seed(0)
-    sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[8, 11], gamma=0.1)
-    for epoch in range(13):
-        model.train()
-        perm = torch.randperm(len(xtr), generator=gen)
-        for i in range(0, len(xtr), 64):
-            idx = perm[i:i + 64]
-            loss = nn.functional.cross_entropy(model(torch.from_numpy(xtr[idx])),
-                                               torch.from_numpy(ytr[idx]))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-        sched.step()
-        model.eval()
-        print(f"epoch {epoch}: train {accuracy(model, xtr, ytr):.4f} "
-              f"test {accuracy(model, xte, yte):.4f}")
-    model.eval()
-    torch.onnx.export(model, torch.from_numpy(xte[:1]), out, opset_version=14,
-                      input_names=["image"], output_names=["logits"],
-                      dynamic_axes={"image": {0: "N"}, "logits": {0: "N"}})
-    print(f"wrote {out}: held-out top-1 {accuracy(model, xte, yte):.4f}")
+    train(ShapesMobile, out, epochs=13, milestones=[8, 11], opset=14)
 
 
 if __name__ == "__main__":
