@@ -10,7 +10,10 @@ namespace kiln::fb {
 constexpr uint32_t SchemaMajor = 1;
 /// Bumped for every appended field, table, enum value or union member, and
 /// for operand types an operator did not take before.
-constexpr uint32_t SchemaMinor = 8;
+constexpr uint32_t SchemaMinor = 9;
+/// The minor version a file without symbolic dims is stamped with: what a
+/// static file needs, so that static files stay byte-identical to 1.8's.
+constexpr uint32_t StaticFileMinor = 8;
 
 /// Weight segments start at multiples of this many bytes.
 constexpr uint64_t SegmentAlignment = 64;

@@ -59,7 +59,9 @@ llvm::Expected<std::unique_ptr<KilnFileLayout>> layoutKilnModule(KilnModule &M) 
   if (llvm::Error E = checkSegmentIndices(M))
     return E;
   M.Model.schema_major = fb::SchemaMajor;
-  M.Model.schema_minor = fb::SchemaMinor;
+  // A static file needs nothing of 1.9: it keeps 1.8's stamp and bytes.
+  M.Model.schema_minor =
+      M.Model.symbols.empty() ? fb::StaticFileMinor : fb::SchemaMinor;
 
   // Segment offsets relative to the first one.
   std::vector<uint64_t> Relative;

@@ -1,10 +1,12 @@
 // compileForCpu: check every node against the capability table
 // (checkCpuGraph lists all unsupported nodes at once), then lower the nodes
 // in order, then bind the graph's inputs and outputs in the source layout.
+#include "backends/common/SymbolicModule.h"
 #include "backends/cpu/CpuRules.h"
 #include "backends/cpu/CpuTarget.h"
 #include "backends/cpu/QuantLowering.h"
 
+#include "IR/SymbolBinding.h"
 #include "Support/Error.h"
 
 namespace kiln {
@@ -46,9 +48,7 @@ std::unique_ptr<fb::TensorInfoT> infoOf(const fb::TensorT &T) {
   return I;
 }
 
-} // namespace
-
-llvm::Expected<CpuCompileResult> compileForCpu(const Graph &G) {
+llvm::Expected<CpuCompileResult> compileStaticGraph(const Graph &G) {
   FoldedConstantScope Folds;
   if (llvm::Error E = checkCpuGraph(G))
     return E;
@@ -107,6 +107,59 @@ llvm::Expected<CpuCompileResult> compileForCpu(const Graph &G) {
   R.Module.Model.target = fb::Target::CPU;
   R.Module.Model.payload.Set(fb::CpuPayloadT());
   return R;
+}
+
+/// A graph with symbolic dims: two lowerings at different sizes, merged
+/// into one module for any size (SymbolicModule.h). The first lowering's
+/// copy of the graph stays alive with the result (its constants back the
+/// module's segments).
+llvm::Expected<CpuCompileResult>
+compileSymbolicGraph(const Graph &G, const std::vector<std::string> &Symbols) {
+  if (llvm::Error E = checkSymbolsCarried(G))
+    return E;
+  std::vector<int64_t> SizesA, SizesB;
+  if (llvm::Error E = probeSizes(Symbols.size(), SizesA, SizesB))
+    return E;
+  auto Lower = [&](llvm::ArrayRef<int64_t> Sizes,
+                   llvm::DenseMap<const Value *, Value *> &Map,
+                   std::shared_ptr<Graph> &Copy)
+      -> llvm::Expected<CpuCompileResult> {
+    Copy = cloneGraph(G, &Map);
+    std::map<std::string, int64_t> Bound;
+    for (size_t K = 0; K < Symbols.size(); ++K)
+      Bound[Symbols[K]] = Sizes[K];
+    if (llvm::Error E = bindSymbols(*Copy, Bound))
+      return E;
+    return compileStaticGraph(*Copy);
+  };
+  llvm::DenseMap<const Value *, Value *> MapA, MapB;
+  std::shared_ptr<Graph> CopyA, CopyB;
+  auto A = Lower(SizesA, MapA, CopyA);
+  if (!A)
+    return A.takeError();
+  auto B = Lower(SizesB, MapB, CopyB);
+  if (!B)
+    return B.takeError();
+  if (llvm::Error E =
+          generalizeModule(A->Module, B->Module, Symbols, SizesA, SizesB))
+    return E;
+  // Report values by the caller's graph, not the copy.
+  llvm::DenseMap<const Value *, int32_t> ByOriginal;
+  for (const auto &KV : MapA)
+    if (auto It = A->ValueTensors.find(KV.second); It != A->ValueTensors.end())
+      ByOriginal[KV.first] = It->second;
+  A->ValueTensors = std::move(ByOriginal);
+  A->KeepAlive = CopyA;
+  return A;
+}
+
+} // namespace
+
+llvm::Expected<CpuCompileResult> compileForCpu(const Graph &G) {
+  std::vector<std::string> Symbols = graphSymbols(G);
+  if (Symbols.empty())
+    return compileStaticGraph(G);
+  return compileSymbolicGraph(G, Symbols);
 }
 
 } // namespace kiln

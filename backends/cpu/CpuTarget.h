@@ -12,6 +12,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct CpuCompileResult {
   /// result, NCHW or NHWC), for reading them after a run (calibration on
   /// the runtime). Constants and values no tensor holds are absent.
   llvm::DenseMap<const Value *, int32_t> ValueTensors;
+  /// What the module's segments may point into besides the caller's graph
+  /// (the copy a batch-polymorphic file was lowered from).
+  std::shared_ptr<const void> KeepAlive;
 };
 
 /// Whether a node runs on the CPU target.
@@ -51,7 +55,9 @@ llvm::Error checkCpuGraph(const Graph &G);
 /// The IR ops the CPU target has rules for, sorted (`kiln targets`).
 std::vector<std::string> cpuSupportedOps();
 
-/// Compiles G (static shapes). Every unsupported node is listed in one
+/// Compiles G. A graph whose inputs have symbolic dims ("N") gives a
+/// batch-polymorphic module (schema 1.9) where every operator allows it,
+/// and otherwise an error naming the operator. Every unsupported node is listed in one
 /// bad-input error, one line per node: "node 'x' (op): reason".
 /// Metadata gets the target and the graph's inputs and outputs; the caller
 /// adds the rest (producer, pipeline, source hash).

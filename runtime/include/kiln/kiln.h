@@ -241,6 +241,16 @@ typedef struct kiln_session_options {
    * of the file, each time a session is created with it (docs/format.md
    * gives the cost). `kiln verify FILE` runs the same checks offline. */
   uint32_t verify_weight_hashes;
+  /* Appended with schema 1.9 after verify_weight_hashes. For a
+   * batch-polymorphic model (one whose kiln_model_input_info shows a dim of
+   * -1): the input shapes to size the session for, one pointer per graph
+   * input (num_input_shapes, which must be the model's input count), each
+   * to that input's rank dims, or null for an input whose dims the others
+   * give. Null: every symbolic dim is 1. A static model accepts only its
+   * own shapes. Copied when the session is created, not kept;
+   * kiln_session_resize_inputs changes them later. */
+  const int64_t *const *input_shapes;
+  size_t num_input_shapes;
 } kiln_session_options;
 
 /* The runtime version ("0.1.0") and the .kiln schema version it reads. */
@@ -323,6 +333,33 @@ KILN_API kiln_status kiln_session_create(const kiln_model *model,
                                          const kiln_session_options *options,
                                          kiln_session **out_session);
 KILN_API void kiln_session_destroy(kiln_session *session);
+
+/* Batch-polymorphic models (schema 1.9): kiln_model_input_info and
+ * kiln_model_output_info give -1 for each symbolic dim (a batch "N", ...)
+ * and a byte_size of 0; a session has one size for each, and its own
+ * kiln_session_input_info and kiln_session_output_info give the shapes and
+ * byte sizes it runs at.
+ *
+ * kiln_session_resize_inputs sizes the session for new input shapes (as
+ * kiln_session_options.input_shapes: num_inputs pointers, null for an input
+ * the others determine). Every operator is checked again at the new sizes,
+ * the activation memory is planned again and the kernels are set up again
+ * (weights included: a resize costs about what session creation costs);
+ * shapes that give the current sizes cost nothing. A plan over
+ * max_arena_bytes fails with KILN_ERROR_OUT_OF_MEMORY, and shapes that do
+ * not fit the model with KILN_ERROR_INVALID_ARGUMENT; either way the
+ * session is unchanged. After a change, every input must be set again, and
+ * pointers the session gave out (outputs, tensor info and values) are no
+ * longer valid. A static model takes only its own shapes. */
+KILN_API kiln_status kiln_session_resize_inputs(kiln_session *session,
+                                                size_t num_inputs,
+                                                const int64_t *const *shapes);
+KILN_API kiln_status kiln_session_input_info(const kiln_session *session,
+                                             size_t index,
+                                             kiln_tensor_info *out_info);
+KILN_API kiln_status kiln_session_output_info(const kiln_session *session,
+                                              size_t index,
+                                              kiln_tensor_info *out_info);
 
 /* Copies exactly byte_size bytes (the input's byte_size) into input index. */
 KILN_API kiln_status kiln_session_set_input(kiln_session *session, size_t index,

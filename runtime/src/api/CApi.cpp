@@ -21,6 +21,9 @@ using namespace kiln::rt;
 struct kiln_model {
   std::shared_ptr<const LoadedModel> Model;
   std::vector<kiln_tensor_info> Inputs, Outputs;
+  /// A batch-polymorphic model's input and output shapes, -1 for each
+  /// symbolic dim (what Inputs and Outputs point at).
+  std::vector<std::vector<int64_t>> OpenShapes;
 };
 
 struct kiln_session {
@@ -79,11 +82,54 @@ kiln_status finishLoad(std::shared_ptr<ModelBytes> Bytes,
     return fail(S);
   auto M = std::make_unique<kiln_model>();
   M->Model = LM;
+  M->OpenShapes.reserve(LM->Inputs.size() + LM->Outputs.size());
+  auto Describe = [&](int32_t T) {
+    kiln_tensor_info I = infoOf(LM->Tensors[size_t(T)]);
+    if (!LM->isPolymorphic() || LM->TensorSymbols[size_t(T)].empty())
+      return I;
+    std::vector<int64_t> Shape = LM->Tensors[size_t(T)].Shape;
+    for (const SymbolicDimDesc &D : LM->TensorSymbols[size_t(T)])
+      Shape[size_t(D.Axis)] = -1;
+    M->OpenShapes.push_back(std::move(Shape));
+    I.shape = M->OpenShapes.back().data();
+    I.byte_size = 0;
+    return I;
+  };
   for (int32_t T : LM->Inputs)
-    M->Inputs.push_back(infoOf(LM->Tensors[size_t(T)]));
+    M->Inputs.push_back(Describe(T));
   for (int32_t T : LM->Outputs)
-    M->Outputs.push_back(infoOf(LM->Tensors[size_t(T)]));
+    M->Outputs.push_back(Describe(T));
   *OutModel = M.release();
+  return KILN_OK;
+}
+
+/// The C API's input shapes (a pointer per input, each to that input's
+/// rank dims, or null) as the session takes them.
+Status readInputShapes(const LoadedModel &M, size_t Count,
+                       const int64_t *const *Shapes,
+                       std::vector<std::vector<int64_t>> &Out) {
+  if (Count != M.Inputs.size())
+    return invalidArgument(Count, " input shapes for a model with ",
+                           M.Inputs.size(), " inputs");
+  Out.assign(Count, {});
+  for (size_t I = 0; I < Count; ++I)
+    if (Shapes[I]) {
+      const TensorDesc &D = M.Tensors[size_t(M.Inputs[I])];
+      Out[I].assign(Shapes[I], Shapes[I] + D.Shape.size());
+    }
+  return Status::ok();
+}
+
+kiln_status sessionInfo(const kiln_session *Session, size_t Index, bool Input,
+                        kiln_tensor_info *Out) {
+  if (!Session || !Out)
+    return failArgument("kiln_session_input_info/output_info: null argument");
+  const LoadedModel &M = Session->S->model();
+  const std::vector<int32_t> &Io = Input ? M.Inputs : M.Outputs;
+  if (Index >= Io.size())
+    return failArgument("kiln_session_input_info/output_info: index out of "
+                        "range");
+  *Out = infoOf(M.Tensors[size_t(Io[Index])]);
   return KILN_OK;
 }
 
@@ -237,6 +283,8 @@ void kiln_session_options_init(kiln_session_options *Options) {
   Options->nnapi = nullptr;
   Options->metal = nullptr;
   Options->verify_weight_hashes = 0;
+  Options->input_shapes = nullptr;
+  Options->num_input_shapes = 0;
 }
 
 void kiln_metal_options_init(kiln_metal_options *Options) {
@@ -291,11 +339,13 @@ kiln_status kiln_session_create(const kiln_model *Model,
   constexpr size_t NnapiAt = offsetof(kiln_session_options, nnapi);
   constexpr size_t MetalAt = offsetof(kiln_session_options, metal);
   constexpr size_t HashesAt = offsetof(kiln_session_options, verify_weight_hashes);
+  constexpr size_t ShapesAt = offsetof(kiln_session_options, input_shapes);
   if (Options && Options->struct_size != sizeof(kiln_session_options) &&
       Options->struct_size != KeepAt && Options->struct_size != OnednnAt &&
       Options->struct_size != HugeAt && Options->struct_size != CpuAt &&
       Options->struct_size != VulkanAt && Options->struct_size != NnapiAt &&
-      Options->struct_size != MetalAt && Options->struct_size != HashesAt)
+      Options->struct_size != MetalAt && Options->struct_size != HashesAt &&
+      Options->struct_size != ShapesAt)
     return failArgument("kiln_session_create: options not initialized with "
                         "kiln_session_options_init");
   const kiln_cpu_options *Cpu =
@@ -366,6 +416,10 @@ kiln_status kiln_session_create(const kiln_model *Model,
         Options->verify_weight_hashes != 0)
       if (Status S = verifyWeightHashes(*Model->Model))
         return fail(S);
+    if (Options && Options->struct_size > ShapesAt && Options->input_shapes)
+      if (Status S = readInputShapes(*Model->Model, Options->num_input_shapes,
+                                     Options->input_shapes, O.InputShapes))
+        return fail(S);
     auto KS = std::make_unique<kiln_session>();
     if (Status S = Session::create(Model->Model, O, KS->S))
       return fail(S);
@@ -377,6 +431,32 @@ kiln_status kiln_session_create(const kiln_model *Model,
 }
 
 void kiln_session_destroy(kiln_session *Session) { delete Session; }
+
+kiln_status kiln_session_resize_inputs(kiln_session *Session,
+                                       size_t NumInputs,
+                                       const int64_t *const *Shapes) {
+  if (!Session || (NumInputs && !Shapes))
+    return failArgument("kiln_session_resize_inputs: null argument");
+  return guarded([&] {
+    std::vector<std::vector<int64_t>> Wanted;
+    if (Status S = readInputShapes(Session->S->model(), NumInputs, Shapes,
+                                   Wanted))
+      return fail(S);
+    if (Status S = Session->S->resizeInputs(Wanted))
+      return fail(S);
+    return KILN_OK;
+  });
+}
+
+kiln_status kiln_session_input_info(const kiln_session *Session, size_t Index,
+                                    kiln_tensor_info *Out) {
+  return sessionInfo(Session, Index, true, Out);
+}
+
+kiln_status kiln_session_output_info(const kiln_session *Session, size_t Index,
+                                     kiln_tensor_info *Out) {
+  return sessionInfo(Session, Index, false, Out);
+}
 
 kiln_status kiln_session_set_input(kiln_session *Session, size_t Index,
                                    const void *Data, size_t ByteSize) {

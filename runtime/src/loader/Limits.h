@@ -9,6 +9,8 @@ namespace kiln::rt::limits {
 
 /// Tensor rank (XNNPACK's own limit is 6).
 constexpr size_t MaxRank = 8;
+/// Symbolic dims a batch-polymorphic file may name (schema 1.9).
+constexpr size_t MaxSymbols = 6;
 constexpr size_t MaxTensors = size_t(1) << 20;
 constexpr size_t MaxOperators = size_t(1) << 20;
 constexpr size_t MaxOperatorInputs = 4096;

@@ -164,8 +164,40 @@ Status checkGpuLayout(const fb::Model &M, fb::Target Target,
   return Status::ok();
 }
 
+/// Tensor.symbolic_dims (1.9): one entry per -1 dim, by increasing axis,
+/// naming a symbol of Model.symbols with a factor >= 1; activations only.
+Status describeSymbolicDims(const fb::Tensor &T, size_t NumSymbols,
+                            std::vector<SymbolicDimDesc> &Out) {
+  const auto *Dims = T.symbolic_dims();
+  if (!Dims || Dims->size() == 0)
+    return Status::ok();
+  if (T.buffer() != -1)
+    return invalidModel("a constant with symbolic dims");
+  int64_t Rank = T.shape() ? int64_t(T.shape()->size()) : 0;
+  for (unsigned K = 0; K < Dims->size(); ++K) {
+    const fb::SymbolicDim *D = Dims->Get(K);
+    if (D->axis() < 0 || D->axis() >= Rank ||
+        (K > 0 && D->axis() <= Out.back().Axis))
+      return invalidModel("symbolic dim ", K, " has axis ", D->axis(),
+                          " (axes increase, below the rank ", Rank, ")");
+    if (D->symbol() < 0 || size_t(D->symbol()) >= NumSymbols)
+      return invalidModel("symbolic dim ", K, " names symbol ", D->symbol(),
+                          " of ", NumSymbols);
+    if (D->factor() < 1 || uint64_t(D->factor()) > limits::MaxTensorBytes)
+      return invalidModel("symbolic dim ", K, " has the factor ", D->factor());
+    if (T.shape()->Get(unsigned(D->axis())) != -1)
+      return invalidModel("symbolic dim ", K, ": dim ", D->axis(), " is ",
+                          T.shape()->Get(unsigned(D->axis())),
+                          ", not -1");
+    Out.push_back({D->axis(), D->symbol(), D->factor()});
+  }
+  return Status::ok();
+}
+
 Status describeTensor(const fb::Model &M, fb::Target Target, unsigned I,
-                      const ModelBytes &Bytes, TensorDesc &D) {
+                      const ModelBytes &Bytes,
+                      const std::vector<int64_t> &SymbolSizes,
+                      std::vector<SymbolicDimDesc> &Symbolic, TensorDesc &D) {
   const fb::Tensor *T = M.tensors()->Get(I);
   D.Name = str(T->name());
   D.DType = T->dtype();
@@ -187,7 +219,20 @@ Status describeTensor(const fb::Model &M, fb::Target Target, unsigned I,
     if (Shape->size() > limits::MaxRank)
       return invalidModel("tensor ", I, " '", D.Name, "' has rank ",
                           Shape->size(), " (at most ", limits::MaxRank, ")");
+    if (Status S = describeSymbolicDims(*T, SymbolSizes.size(), Symbolic))
+      return S.withContext(concat("tensor ", I, " '", D.Name, "'"));
+    size_t NextSymbolic = 0;
     for (int64_t Dim : *Shape) {
+      if (NextSymbolic < Symbolic.size() &&
+          size_t(Symbolic[NextSymbolic].Axis) == D.Shape.size()) {
+        const SymbolicDimDesc &S = Symbolic[NextSymbolic++];
+        if (__builtin_mul_overflow(S.Factor, SymbolSizes[size_t(S.Symbol)],
+                                   &Dim) ||
+            uint64_t(Dim) > limits::MaxTensorBytes)
+          return invalidModel("tensor ", I, " '", D.Name, "' is too large at ",
+                              M.symbols()->Get(unsigned(S.Symbol))->str(), "=",
+                              SymbolSizes[size_t(S.Symbol)]);
+      }
       if (Dim < 0)
         return invalidModel("tensor ", I, " '", D.Name, "' has a negative dim ",
                             Dim);
@@ -348,10 +393,32 @@ void readMetadata(const fb::Model &M, std::map<std::string, std::string> &Out) {
   Put("source_hash", MD->source_hash());
 }
 
-} // namespace
+/// Model.symbols (1.9): non-empty, distinct names, only in CPU files (the
+/// GPU and NNAPI payloads are compiled for one size).
+Status readSymbols(const fb::Model &M, LoadedModel &LM) {
+  if (!M.symbols() || M.symbols()->size() == 0)
+    return Status::ok();
+  if (M.symbols()->size() > limits::MaxSymbols)
+    return invalidModel("too many symbols (", M.symbols()->size(), ", at most ",
+                        limits::MaxSymbols, ")");
+  if (LM.Target != fb::Target::CPU)
+    return invalidModel("symbolic dims in a ", targetName(LM.Target),
+                        " file (only CPU files are batch-polymorphic)");
+  for (const flatbuffers::String *Name : *M.symbols()) {
+    std::string S = str(Name);
+    if (S.empty() || std::find(LM.Symbols.begin(), LM.Symbols.end(), S) !=
+                         LM.Symbols.end())
+      return invalidModel("symbol names must be non-empty and distinct ('", S,
+                          "')");
+    LM.Symbols.push_back(S);
+  }
+  return Status::ok();
+}
 
-Status loadVerifiedModel(std::shared_ptr<ModelBytes> Bytes,
-                         std::shared_ptr<const LoadedModel> &Out) {
+/// The whole check at the given symbol sizes (null: every symbol at 1).
+Status loadAtSizes(std::shared_ptr<ModelBytes> Bytes,
+                   const std::vector<int64_t> *Sizes,
+                   std::shared_ptr<const LoadedModel> &Out) {
   if (Status S = verifyFlatBuffer(*Bytes))
     return S;
   auto LM = std::make_shared<LoadedModel>();
@@ -363,20 +430,44 @@ Status loadVerifiedModel(std::shared_ptr<ModelBytes> Bytes,
     return S;
   if (Status S = checkBuffers(M, Bytes->size()))
     return S;
+  if (Status S = readSymbols(M, *LM))
+    return S;
+  if (Sizes && Sizes->size() != LM->Symbols.size())
+    return invalidArgument(Sizes->size(), " symbol sizes for a model with ",
+                           LM->Symbols.size(), " symbols");
+  LM->SymbolSizes =
+      Sizes ? *Sizes : std::vector<int64_t>(LM->Symbols.size(), 1);
 
   size_t NumTensors = M.tensors() ? M.tensors()->size() : 0;
   if (NumTensors > limits::MaxTensors)
     return invalidModel("too many tensors (", NumTensors, ")");
   LM->Tensors.resize(NumTensors);
-  for (unsigned I = 0; I < NumTensors; ++I)
-    if (Status S = describeTensor(M, LM->Target, I, *Bytes, LM->Tensors[I]))
+  LM->TensorSymbols.resize(LM->isPolymorphic() ? NumTensors : 0);
+  std::vector<SymbolicDimDesc> Unused;
+  for (unsigned I = 0; I < NumTensors; ++I) {
+    Unused.clear();
+    if (Status S = describeTensor(
+            M, LM->Target, I, *Bytes, LM->SymbolSizes,
+            LM->isPolymorphic() ? LM->TensorSymbols[I] : Unused,
+            LM->Tensors[I]))
       return S;
+  }
 
   if (Status S = readIndices(M.inputs(), NumTensors, "a graph input", LM->Inputs))
     return S;
   if (Status S =
           readIndices(M.outputs(), NumTensors, "a graph output", LM->Outputs))
     return S;
+  // Each symbol's size is read off the graph inputs' shapes.
+  for (size_t K = 0; K < LM->Symbols.size(); ++K) {
+    bool Bound = false;
+    for (int32_t X : LM->Inputs)
+      for (const SymbolicDimDesc &D : LM->TensorSymbols[size_t(X)])
+        Bound |= D.Symbol == int32_t(K);
+    if (!Bound)
+      return invalidModel("symbol '", LM->Symbols[K],
+                          "' is in no graph input's shape");
+  }
   std::vector<char> Defined(NumTensors, 0);
   for (size_t I = 0; I < NumTensors; ++I)
     Defined[I] = LM->Tensors[I].isConstant();
@@ -423,6 +514,26 @@ Status loadVerifiedModel(std::shared_ptr<ModelBytes> Bytes,
   LM->Bytes = std::move(Bytes);
   Out = std::move(LM);
   return Status::ok();
+}
+
+} // namespace
+
+Status loadVerifiedModel(std::shared_ptr<ModelBytes> Bytes,
+                         std::shared_ptr<const LoadedModel> &Out) {
+  return loadAtSizes(std::move(Bytes), nullptr, Out);
+}
+
+Status specializeModel(const LoadedModel &Model,
+                       const std::vector<int64_t> &Sizes,
+                       std::shared_ptr<const LoadedModel> &Out) {
+  for (size_t K = 0; K < Sizes.size() && K < Model.Symbols.size(); ++K)
+    if (Sizes[K] < 1)
+      return invalidArgument("symbol '", Model.Symbols[K], "' = ", Sizes[K],
+                             " (sizes are at least 1)");
+  Status S = loadAtSizes(Model.Bytes, &Sizes, Out);
+  if (S.code() == KILN_ERROR_INVALID_MODEL) // the file loaded at size 1
+    return invalidArgument(S.message());
+  return S;
 }
 
 } // namespace kiln::rt

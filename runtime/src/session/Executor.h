@@ -101,6 +101,9 @@ struct SessionOptions {
   /// the memory planner), so any operator's output is readable after a run
   /// (debugging, `kiln diff --per-layer`).
   bool KeepIntermediates = false;
+  /// A batch-polymorphic model's input shapes (one per graph input, empty
+  /// for one the others determine); none: every symbol at 1.
+  std::vector<std::vector<int64_t>> InputShapes;
   CpuOptions Cpu;
   VulkanOptions Vulkan;
   NnapiOptions Nnapi;

@@ -1,5 +1,6 @@
 #include "session/Session.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace kiln::rt {
@@ -8,12 +9,99 @@ Status Session::create(std::shared_ptr<const LoadedModel> Model,
                        const SessionOptions &Opts,
                        std::unique_ptr<Session> &Out) {
   std::unique_ptr<Session> S(new Session());
+  S->Generic = Model;
   S->Model = std::move(Model);
+  S->Options = Opts;
+  S->Options.InputShapes.clear(); // held as the model's shapes
   S->KeepIntermediates = Opts.KeepIntermediates;
-  if (Status St = createExecutor(S->Model, Opts, S->Exec))
+  if (!Opts.InputShapes.empty() && S->Model->isPolymorphic()) {
+    std::vector<int64_t> Sizes;
+    if (Status St = S->symbolSizes(Opts.InputShapes, Sizes))
+      return St;
+    if (Sizes != S->Model->SymbolSizes)
+      if (Status St = specializeModel(*S->Generic, Sizes, S->Model))
+        return St;
+  }
+  if (Status St = createExecutor(S->Model, S->Options, S->Exec))
     return St;
   S->InputSet.assign(S->Model->Inputs.size(), 0);
+  if (!Opts.InputShapes.empty() && !S->Model->isPolymorphic())
+    if (Status St = S->resizeInputs(Opts.InputShapes)) // checks them
+      return St;
   Out = std::move(S);
+  return Status::ok();
+}
+
+Status Session::symbolSizes(const std::vector<std::vector<int64_t>> &Shapes,
+                            std::vector<int64_t> &Sizes) const {
+  const LoadedModel &G = *Generic;
+  if (Shapes.size() != G.Inputs.size())
+    return invalidArgument(Shapes.size(), " input shapes for a model with ",
+                           G.Inputs.size(), " inputs");
+  Sizes.assign(G.Symbols.size(), 0);
+  // Each symbol's size from the first dim that names it, then every dim
+  // checked against the sizes.
+  for (int Pass = 0; Pass < 2; ++Pass)
+    for (size_t I = 0; I < Shapes.size(); ++I) {
+      if (Shapes[I].empty())
+        continue;
+      size_t T = size_t(G.Inputs[I]);
+      const TensorDesc &D = G.Tensors[T];
+      if (Shapes[I].size() != D.Shape.size())
+        return invalidArgument("input ", I, " '", D.Name, "' has rank ",
+                               D.rank(), ", got ", Shapes[I].size(), " dims");
+      std::vector<SymbolicDimDesc> None;
+      const auto &Symbolic = G.isPolymorphic() ? G.TensorSymbols[T] : None;
+      for (size_t Axis = 0; Axis < Shapes[I].size(); ++Axis) {
+        int64_t Want = Shapes[I][Axis];
+        auto It = std::find_if(Symbolic.begin(), Symbolic.end(),
+                               [&](const SymbolicDimDesc &S) {
+                                 return size_t(S.Axis) == Axis;
+                               });
+        if (It == Symbolic.end()) {
+          if (Want != D.Shape[Axis])
+            return invalidArgument(
+                "input ", I, " '", D.Name, "' has the static dim ", Axis, " = ",
+                D.Shape[Axis], ", got ", Want,
+                G.isPolymorphic() ? "" : " (the model is not batch-polymorphic)");
+          continue;
+        }
+        const std::string &Name = G.Symbols[size_t(It->Symbol)];
+        if (Want < It->Factor || Want % It->Factor != 0)
+          return invalidArgument("input ", I, " '", D.Name, "' dim ", Axis,
+                                 " is ", Want, "; it is ", It->Factor, " x '",
+                                 Name, "' (at least 1)");
+        int64_t &Size = Sizes[size_t(It->Symbol)];
+        if (Pass == 0 && Size == 0)
+          Size = Want / It->Factor;
+        else if (Size != Want / It->Factor)
+          return invalidArgument("input ", I, " '", D.Name, "' dim ", Axis,
+                                 " is ", Want, ", so '", Name, "' = ",
+                                 Want / It->Factor, ", but an earlier dim "
+                                 "gives ", Size);
+      }
+    }
+  for (size_t K = 0; K < Sizes.size(); ++K)
+    if (Sizes[K] == 0)
+      Sizes[K] = Model->SymbolSizes[K]; // no shape given names it: kept
+  return Status::ok();
+}
+
+Status Session::resizeInputs(const std::vector<std::vector<int64_t>> &Shapes) {
+  std::vector<int64_t> Sizes;
+  if (Status S = symbolSizes(Shapes, Sizes))
+    return S;
+  if (Sizes == Model->SymbolSizes)
+    return Status::ok();
+  std::shared_ptr<const LoadedModel> Next;
+  if (Status S = specializeModel(*Generic, Sizes, Next))
+    return S;
+  std::unique_ptr<Executor> NextExec;
+  if (Status S = createExecutor(Next, Options, NextExec))
+    return S;
+  Model = std::move(Next);
+  Exec = std::move(NextExec);
+  InputSet.assign(Model->Inputs.size(), 0);
   return Status::ok();
 }
 

@@ -20,6 +20,14 @@ public:
                        const SessionOptions &Opts,
                        std::unique_ptr<Session> &Out);
 
+  /// Sizes the session for inputs of these shapes (one per graph input;
+  /// an empty one keeps that input's dims). A batch-polymorphic model is
+  /// checked again at the new sizes and gets a new executor (memory plan
+  /// and kernels); the same sizes cost nothing. On failure, including a
+  /// plan over max_arena_bytes, the session is unchanged. A static model
+  /// takes only its own shapes. Inputs must be set again after a change.
+  Status resizeInputs(const std::vector<std::vector<int64_t>> &Shapes);
+
   Status setInput(size_t Index, const void *Data, size_t Bytes);
   Status run();
   Status output(size_t Index, const void **Data, size_t *Bytes) const;
@@ -42,7 +50,16 @@ public:
 private:
   Session() = default;
 
+  /// The symbol sizes Shapes give (Generic's symbols), or an error naming
+  /// the input and dim that do not fit.
+  Status symbolSizes(const std::vector<std::vector<int64_t>> &Shapes,
+                     std::vector<int64_t> &Sizes) const;
+
+  /// The model as loaded, and as this session runs it (the same for a
+  /// static model, or for a polymorphic one at the loaded sizes).
+  std::shared_ptr<const LoadedModel> Generic;
   std::shared_ptr<const LoadedModel> Model;
+  SessionOptions Options;
   std::unique_ptr<Executor> Exec;
   std::vector<char> InputSet;
   std::vector<uint64_t> OpTimes;

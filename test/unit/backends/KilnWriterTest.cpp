@@ -78,7 +78,7 @@ TEST_CASE("the file layout", "[writer]") {
   REQUIRE(fb::ModelBufferHasIdentifier(Bytes.data()));
   const fb::Model *Root = fb::GetModel(Bytes.data());
   REQUIRE(Root->schema_major() == 1);
-  REQUIRE(Root->schema_minor() == fb::SchemaMinor);
+  REQUIRE(Root->schema_minor() == fb::StaticFileMinor);
   REQUIRE(Root->buffers()->size() == M.Segments.size());
   REQUIRE(M.Segments.size() >= 2);
   uint64_t Previous = 0;

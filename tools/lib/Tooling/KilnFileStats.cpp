@@ -132,12 +132,43 @@ std::string kilnDTypeName(fb::DType T) {
   return llvm::StringRef(fb::EnumNameDType(T)).lower();
 }
 
-std::string describeKilnTensor(const fb::TensorT &T) {
+std::string describeKilnTensor(const fb::TensorT &T,
+                               const std::vector<std::string> &Symbols) {
   std::string S = kilnDTypeName(T.dtype) + "[";
-  for (size_t I = 0; I < T.shape.size(); ++I)
-    S += (I ? "," : "") + std::to_string(T.shape[I]);
+  for (size_t I = 0; I < T.shape.size(); ++I) {
+    std::string Dim = std::to_string(T.shape[I]);
+    for (const auto &D : T.symbolic_dims)
+      if (D->axis == int32_t(I)) {
+        bool Named = D->symbol >= 0 && size_t(D->symbol) < Symbols.size();
+        Dim = (D->factor == 1 ? "" : std::to_string(D->factor)) +
+              (Named ? Symbols[size_t(D->symbol)] : "?");
+      }
+    S += (I ? "," : "") + Dim;
+  }
   return S + "] " + fb::EnumNameLayout(T.layout);
 }
+
+namespace {
+
+/// Sets every symbolic dim of M to its size with each symbol at 1 and
+/// returns the shapes it replaced, for restoreShapes.
+std::vector<std::vector<int64_t>> shapesAtOne(fb::ModelT &M) {
+  std::vector<std::vector<int64_t>> Saved;
+  for (auto &T : M.tensors) {
+    Saved.push_back(T->shape);
+    for (const auto &D : T->symbolic_dims)
+      if (D->axis >= 0 && size_t(D->axis) < T->shape.size())
+        T->shape[size_t(D->axis)] = D->factor;
+  }
+  return Saved;
+}
+
+void restoreShapes(fb::ModelT &M, std::vector<std::vector<int64_t>> &Saved) {
+  for (size_t I = 0; I < M.tensors.size(); ++I)
+    M.tensors[I]->shape = std::move(Saved[I]);
+}
+
+} // namespace
 
 llvm::Expected<KilnFileStats> readKilnFileStats(llvm::StringRef Path) {
   auto Bytes = mapFile(Path);
@@ -178,6 +209,8 @@ KilnFileStats kilnFileStatsOf(fb::ModelT Model, std::string Path,
   const char *Gpu = M.target == fb::Target::VULKAN  ? "vulkan"
                     : M.target == fb::Target::METAL ? "metal"
                                                     : nullptr;
+  // A batch-polymorphic file's MACs are those of one sample (each symbol 1).
+  auto Saved = shapesAtOne(S.Model);
   for (const auto &Op : M.operators) {
     KilnOperatorStats OS;
     OS.Op = Op.get();
@@ -191,6 +224,7 @@ KilnFileStats kilnFileStatsOf(fb::ModelT Model, std::string Path,
     S.TotalMacs += OS.Macs;
     S.Operators.push_back(std::move(OS));
   }
+  restoreShapes(S.Model, Saved);
   return S;
 }
 

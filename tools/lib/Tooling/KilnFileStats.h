@@ -72,7 +72,10 @@ KilnFileStats kilnFileStatsOf(fb::ModelT Model, std::string Path,
 uint64_t kilnTargetBlobBytes(const fb::ModelT &M);
 
 /// "f32[1,3,64,64] NCHW" for a tensor of the file.
-std::string describeKilnTensor(const fb::TensorT &T);
+/// A symbolic dim (schema 1.9) shows as its symbol ("N", "2N") when the
+/// model's Symbols are given, else as "?".
+std::string describeKilnTensor(const fb::TensorT &T,
+                               const std::vector<std::string> &Symbols = {});
 
 /// "F32" -> "f32".
 std::string kilnDTypeName(fb::DType T);

@@ -89,7 +89,8 @@ std::string escape(llvm::StringRef S) {
 std::string outputType(const KilnFileStats &S, const fb::OperatorT &Op) {
   if (Op.outputs.empty())
     return "";
-  return describeKilnTensor(*S.Model.tensors[size_t(Op.outputs[0])]);
+  return describeKilnTensor(*S.Model.tensors[size_t(Op.outputs[0])],
+                            S.Model.symbols);
 }
 
 std::string engineCounts(const std::map<std::string, int64_t> &E) {
@@ -129,11 +130,11 @@ std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
   OS << "inputs:\n";
   for (int32_t T : M.inputs)
     OS << "  " << M.tensors[size_t(T)]->name << ": "
-       << describeKilnTensor(*M.tensors[size_t(T)]) << "\n";
+       << describeKilnTensor(*M.tensors[size_t(T)], M.symbols) << "\n";
   OS << "outputs:\n";
   for (int32_t T : M.outputs)
     OS << "  " << M.tensors[size_t(T)]->name << ": "
-       << describeKilnTensor(*M.tensors[size_t(T)]) << "\n";
+       << describeKilnTensor(*M.tensors[size_t(T)], M.symbols) << "\n";
   OS << "operators: " << M.operators.size() << "\n";
   std::vector<std::pair<std::string, int64_t>> Hist;
   for (const auto &[Kind, E] : S.OpHistogram) {
@@ -157,7 +158,9 @@ std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
   }
   OS << llvm::formatv("  {0,-6} {1,12} elements  {2,12}\n", "total",
                       humanCount(TotalP), humanBytes(TotalB));
-  OS << "MACs: " << humanCount(S.TotalMacs) << " (" << S.TotalMacs << ")\n";
+  OS << "MACs: " << humanCount(S.TotalMacs) << " (" << S.TotalMacs << ")"
+     << (M.symbols.empty() ? "" : " at " + llvm::join(M.symbols, "=1, ") + "=1")
+     << "\n";
   const KilnSizeBreakdown &Z = S.Size;
   OS << "size: " << Z.FileBytes << " bytes (" << humanBytes(int64_t(Z.FileBytes))
      << ")\n";
@@ -198,10 +201,22 @@ llvm::json::Value kilnJsonReport(const KilnFileStats &S, bool Nodes) {
   const fb::MetadataT &MD = metadataOf(S);
   auto Io = [&](int32_t Index) {
     const fb::TensorT &T = *M.tensors[size_t(Index)];
-    return llvm::json::Object{{"name", T.name},
-                              {"dtype", kilnDTypeName(T.dtype)},
-                              {"shape", llvm::json::Array(T.shape)},
-                              {"layout", fb::EnumNameLayout(T.layout)}};
+    llvm::json::Object O{{"name", T.name},
+                         {"dtype", kilnDTypeName(T.dtype)},
+                         {"shape", llvm::json::Array(T.shape)},
+                         {"layout", fb::EnumNameLayout(T.layout)}};
+    // Batch-polymorphic files: "shape" has -1 there; the symbol and factor.
+    llvm::json::Array Symbolic;
+    for (const auto &D : T.symbolic_dims)
+      Symbolic.push_back(llvm::json::Object{
+          {"axis", D->axis},
+          {"symbol", D->symbol >= 0 && size_t(D->symbol) < M.symbols.size()
+                         ? M.symbols[size_t(D->symbol)]
+                         : std::string("?")},
+          {"factor", D->factor}});
+    if (!Symbolic.empty())
+      O["symbolic_dims"] = std::move(Symbolic);
+    return O;
   };
   llvm::json::Array Inputs, Outputs;
   for (int32_t T : M.inputs)
