@@ -84,6 +84,10 @@ struct Target {
   /// which its files carry in Model.target (schema 1.4) and the runtime
   /// picks its executor by; 0 (UNKNOWN) when it writes no .kiln file (onnx).
   int FileTarget;
+  /// Whether its files keep symbolic dims ("N") open (schema 1.9: a
+  /// batch-polymorphic file). The driver refuses a graph with symbolic dims
+  /// for a target whose files are static, naming the inputs.
+  bool PolymorphicFiles = false;
   /// The IR ops the target runs (its capability table), sorted.
   std::vector<std::string> (*SupportedOps)();
   /// Bad-input error listing every node (and input) the target cannot run,

@@ -60,6 +60,7 @@ Target cpuTarget() {
                   "XNNPACK and portable reference kernels";
   T.Status = TargetStatus::Works;
   T.FileTarget = int(fb::Target::CPU);
+  T.PolymorphicFiles = true;
   T.SupportedOps = cpuSupportedOps;
   T.Check = checkCpuGraph;
   T.Pipeline = pipelineForLevel;

@@ -66,6 +66,7 @@ llvm::Expected<std::unique_ptr<TargetReport>> emitOnnx(const Graph &G,
 Target onnxTarget() {
   Target T;
   T.Name = "onnx";
+  T.PolymorphicFiles = true; // symbolic dims stay dim_params
   T.Description = "the optimized (or QDQ-quantized) graph as a standard ONNX "
                   "model (opset 14) for other tools";
   T.Status = TargetStatus::Works;

@@ -109,8 +109,13 @@ llvm::Error bindSymbols(Graph &G, const std::map<std::string, int64_t> &Sizes) {
     if (!Types)
       return addContext(Types.takeError(), "node '" + N.displayName() + "' (" +
                                                N.opName().str() + ")");
-    for (unsigned I = 0; I < N.numResults(); ++I)
-      N.result(I)->setType((*Types)[I]);
+    // Only dims change: element types and quantization parameters (which
+    // inference does not recover for a quantize node) stay.
+    for (unsigned I = 0; I < N.numResults(); ++I) {
+      TensorType T = N.result(I)->type();
+      T.Dims = (*Types)[I].Dims;
+      N.result(I)->setType(std::move(T));
+    }
   }
   return llvm::Error::success();
 }

@@ -20,6 +20,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace kiln {
@@ -228,7 +229,61 @@ llvm::json::Array shapeJson(const TensorType &T) {
   return A;
 }
 
-/// Runs a compiled .kiln file in the kiln runtime.
+/// How many runs of a static file's batch the inputs hold: K when every
+/// input is the model's shape but for dim 0, which is K times the model's
+/// (the same K for all), and every output's dim 0 is that batch too; 1
+/// otherwise (bindInputs then says what does not fit).
+int64_t runsOfBatch(const CompiledModel &M,
+                    const llvm::StringMap<Tensor> &ByName) {
+  int64_t Runs = 0, Batch = 0;
+  for (const CompiledIo &In : M.inputs()) {
+    auto It = ByName.find(In.Name);
+    if (It == ByName.end() || !In.Type.isStatic() || In.Type.rank() == 0)
+      return 1;
+    const Shape &Want = In.Type.Dims, &Got = It->second.type().Dims;
+    if (Got.size() != Want.size() || It->second.type().Elem != In.Type.Elem ||
+        !std::equal(Want.begin() + 1, Want.end(), Got.begin() + 1))
+      return 1;
+    int64_t B = Want[0].size(), N = Got[0].size();
+    if (B <= 0 || N % B != 0 || (Runs && N / B != Runs) ||
+        (Batch && B != Batch))
+      return 1;
+    Runs = N / B;
+    Batch = B;
+  }
+  for (const CompiledIo &Out : M.outputs())
+    if (Out.Type.rank() == 0 || Out.Type.Dims[0].size() != Batch)
+      return 1;
+  return Runs ? Runs : 1;
+}
+
+/// Rows [Run * B, (Run + 1) * B) of T along dim 0, for B = T's dim 0 / Runs.
+Tensor rowsOf(const Tensor &T, int64_t Run, int64_t Runs) {
+  TensorType Part = T.type();
+  Part.Dims[0] = Dim(T.type().Dims[0].size() / Runs);
+  size_t Bytes = T.buffer().size() / size_t(Runs);
+  return Tensor(Part, Buffer::copy(T.buffer().bytes().slice(
+                          size_t(Run) * Bytes, Bytes)));
+}
+
+/// The outputs of every run, joined along dim 0.
+std::vector<Tensor> stackRuns(const std::vector<std::vector<Tensor>> &Runs) {
+  std::vector<Tensor> Out;
+  for (size_t I = 0; I < Runs.front().size(); ++I) {
+    std::vector<uint8_t> Bytes;
+    TensorType Type = Runs.front()[I].type();
+    for (const auto &Run : Runs)
+      Bytes.insert(Bytes.end(), Run[I].buffer().bytes().begin(),
+                   Run[I].buffer().bytes().end());
+    Type.Dims[0] = Dim(Type.Dims[0].size() * int64_t(Runs.size()));
+    Out.emplace_back(Type, Buffer::own(std::move(Bytes)));
+  }
+  return Out;
+}
+
+/// Runs a compiled .kiln file in the kiln runtime. A batch-polymorphic file
+/// takes inputs of any batch; a static file given several of its batches
+/// runs them in turn.
 llvm::Expected<std::vector<Tensor>>
 runCompiled(const RunOptions &O, CompiledModel &M, Signature &Sig,
             double &Ms) {
@@ -239,7 +294,21 @@ runCompiled(const RunOptions &O, CompiledModel &M, Signature &Sig,
   llvm::StringMap<Tensor> ByName;
   if (llvm::Error E = collectInputs(O, Sig, ByName))
     return E;
+  int64_t Runs = runsOfBatch(M, ByName);
+  if (Runs > 1) {
+    llvm::errs() << llvm::formatv(
+        "kiln: note: {0} is static at batch {1}: running the {2} samples as "
+        "{3} runs and stacking the outputs (a model converted without "
+        "--input-shape takes any batch in one run)\n",
+        O.Model, M.inputs()[0].Type.Dims[0].size(),
+        M.inputs()[0].Type.Dims[0].size() * Runs, Runs);
+  }
+  std::vector<std::pair<std::string, TensorType>> Whole = Sig.Inputs;
+  if (Runs > 1)
+    for (auto &[Name, Type] : Sig.Inputs)
+      Type.Dims[0] = Dim(Type.Dims[0].size() * Runs);
   auto Inputs = bindInputs(Sig, ByName);
+  Sig.Inputs = std::move(Whole);
   if (!Inputs)
     return addContext(Inputs.takeError(), O.Model);
   CompiledModel::SessionSettings Settings = O.Session;
@@ -247,11 +316,20 @@ runCompiled(const RunOptions &O, CompiledModel &M, Signature &Sig,
   if (llvm::Error E = M.createSession(Settings))
     return E;
   auto Start = std::chrono::steady_clock::now();
-  auto Outputs = M.run(*Inputs);
+  std::vector<std::vector<Tensor>> PerRun;
+  for (int64_t Run = 0; Run < Runs; ++Run) {
+    std::vector<Tensor> Part;
+    for (const Tensor &T : *Inputs)
+      Part.push_back(Runs > 1 ? rowsOf(T, Run, Runs) : T);
+    auto Outputs = M.run(Part);
+    if (!Outputs)
+      return Outputs.takeError();
+    PerRun.push_back(std::move(*Outputs));
+  }
   Ms = std::chrono::duration<double, std::milli>(
            std::chrono::steady_clock::now() - Start)
            .count();
-  return Outputs;
+  return Runs > 1 ? stackRuns(PerRun) : std::move(PerRun.front());
 }
 
 /// Runs an IR model (.onnx, .kir, ...) in the reference interpreter.

@@ -1,10 +1,13 @@
 #include "Driver/ConvertModel.h"
 
+#include "IR/SymbolBinding.h"
 #include "Support/Error.h"
 #include "Support/FileSystem.h"
 #include "Support/Hash.h"
 
 #include "kiln/kiln.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 #include <future>
 
@@ -49,6 +52,30 @@ llvm::Error verifyWithRuntime(llvm::StringRef Bytes, llvm::StringRef Out) {
   return llvm::Error::success();
 }
 
+/// A target whose files are compiled for one size needs every dim fixed.
+llvm::Error checkStaticForTarget(const Graph &G, const Target &T,
+                                 llvm::StringRef Input) {
+  std::vector<std::string> Symbols = graphSymbols(G);
+  if (Symbols.empty() || T.PolymorphicFiles)
+    return llvm::Error::success();
+  std::string Inputs, Example;
+  for (const Value *In : G.inputs()) {
+    if (In->type().isStatic())
+      continue;
+    Inputs += llvm::formatv("{0} '{1}' {2}", Inputs.empty() ? "" : ",",
+                            In->name(), toString(In->type()));
+    std::vector<std::string> Dims;
+    for (const Dim &D : In->type().Dims)
+      Dims.push_back(D.isStatic() ? std::to_string(D.size()) : "1");
+    Example += " --input-shape " + In->name() + "=" + llvm::join(Dims, "x");
+  }
+  return inputError("{0}: the {1} target writes files for one input size "
+                    "(only cpu files are batch-polymorphic), and input(s){2} "
+                    "have the symbolic dim(s) {3}; fix them with "
+                    "--input-shape, e.g.{4}",
+                    Input, T.Name, Inputs, llvm::join(Symbols, ", "), Example);
+}
+
 } // namespace
 
 llvm::Expected<std::unique_ptr<TargetReport>>
@@ -69,6 +96,8 @@ convertModel(const ConvertModelOptions &O) {
   auto C = compileGraph(CO);
   if (!C)
     return C.takeError();
+  if (llvm::Error E = checkStaticForTarget(*C->G, *T, CO.Input))
+    return E;
 
   EmitRequest R;
   R.Input = CO.Input;

@@ -22,11 +22,34 @@ llvm::Error CompiledModel::fail(const char *What) const {
   return inputError("{0}: {1}: {2}", Path, What, kiln_last_error());
 }
 
+/// A symbolic dim of a batch-polymorphic file (-1) becomes an unknown dim,
+/// which takes any size.
 static CompiledIo ioOf(const kiln_tensor_info &I) {
   Shape S;
   for (size_t D = 0; D < I.rank; ++D)
-    S.push_back(Dim(I.shape[D]));
+    S.push_back(I.shape[D] < 0 ? Dim() : Dim(I.shape[D]));
   return {I.name, TensorType(static_cast<ElementType>(I.dtype), S)};
+}
+
+bool CompiledModel::isPolymorphic() const {
+  for (const auto *Io : {&Inputs, &Outputs})
+    for (const CompiledIo &X : *Io)
+      if (!X.Type.isStatic())
+        return true;
+  return false;
+}
+
+llvm::Error CompiledModel::resizeFor(llvm::ArrayRef<Tensor> In) {
+  std::vector<std::vector<int64_t>> Shapes;
+  std::vector<const int64_t *> Pointers;
+  for (const Tensor &T : In)
+    Shapes.push_back(staticSizes(T.type().Dims));
+  for (const auto &S : Shapes)
+    Pointers.push_back(S.data());
+  if (kiln_session_resize_inputs(Session.get(), Pointers.size(),
+                                 Pointers.data()) != KILN_OK)
+    return fail("sizing the session for the inputs");
+  return llvm::Error::success();
 }
 
 llvm::Expected<CompiledModel> CompiledModel::load(llvm::StringRef Path) {
@@ -86,6 +109,9 @@ CompiledModel::run(llvm::ArrayRef<Tensor> In) {
     if (llvm::Error E = createSession(EveryCore))
       return E;
   }
+  if (isPolymorphic())
+    if (llvm::Error E = resizeFor(In))
+      return E;
   for (size_t I = 0; I < In.size(); ++I)
     if (kiln_session_set_input(Session.get(), I, In[I].buffer().data(),
                                In[I].buffer().size()) != KILN_OK)
@@ -96,9 +122,11 @@ CompiledModel::run(llvm::ArrayRef<Tensor> In) {
   for (size_t I = 0; I < Outputs.size(); ++I) {
     const void *Data = nullptr;
     size_t Bytes = 0;
-    if (kiln_session_get_output(Session.get(), I, &Data, &Bytes) != KILN_OK)
+    kiln_tensor_info Info;
+    if (kiln_session_get_output(Session.get(), I, &Data, &Bytes) != KILN_OK ||
+        kiln_session_output_info(Session.get(), I, &Info) != KILN_OK)
       return fail("reading an output");
-    Out.emplace_back(Outputs[I].Type,
+    Out.emplace_back(ioOf(Info).Type,
                      Buffer::copy({static_cast<const uint8_t *>(Data), Bytes}));
   }
   return Out;

@@ -37,6 +37,10 @@ public:
   std::string target() const;
   bool isVulkan() const { return target() == "vulkan"; }
   const std::vector<CompiledIo> &outputs() const { return Outputs; }
+  /// A batch-polymorphic file (schema 1.9): its symbolic dims are unknown
+  /// dims in inputs() and outputs(), and run() sizes the session for the
+  /// inputs it is given.
+  bool isPolymorphic() const;
 
   struct SessionSettings {
     /// 0: every core.
@@ -59,8 +63,9 @@ public:
   };
   /// Creates the session (memory plan, kernels and their packed weights).
   llvm::Error createSession(const SessionSettings &S);
-  /// Runs the session on Inputs (in input order, types already checked)
-  /// and returns copies of the outputs.
+  /// Runs the session on Inputs (in input order, types already checked;
+  /// a polymorphic file's session is resized for them first) and returns
+  /// copies of the outputs.
   llvm::Expected<std::vector<Tensor>> run(llvm::ArrayRef<Tensor> Inputs);
   /// Runs again on the inputs set last (benchmarks).
   llvm::Error rerun();
@@ -95,6 +100,7 @@ public:
 private:
   CompiledModel() = default;
   llvm::Error fail(const char *What) const;
+  llvm::Error resizeFor(llvm::ArrayRef<Tensor> Inputs);
 
   struct ModelDeleter {
     void operator()(kiln_model *M) const;
