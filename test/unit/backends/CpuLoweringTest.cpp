@@ -152,15 +152,47 @@ TEST_CASE("every unsupported node is listed in one error", "[cpu]") {
           "  node '%v' (abs): f32 operands only (got i64)");
 }
 
-TEST_CASE("dynamic shapes are reported with the fix", "[cpu]") {
-  auto G = requireValue(parseGraph(R"(graph @g(%x: f32[N,3]) -> (%y: f32[N,3]) {
-  %y = relu(%x) : f32[N,3]
+TEST_CASE("a symbolic batch stays open in the module", "[cpu]") {
+  auto G = requireValue(parseGraph(R"(graph @g(%x: f32[N,3,2,2], %z: f32[2]) -> (%y: f32[N,2], %v: f32[2]) {
+  %w = const f32[2,12] dense[0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]
+  %v = relu(%z) : f32[2]
+  %r = relu(%x) : f32[N,3,2,2]
+  %f = flatten(%r) {axis=1} : f32[N,12]
+  %y = linear(%f, %w) : f32[N,2]
+  return %y, %v
+})",
+                                   "test.kir"));
+  CpuCompileResult R = requireValue(compileForCpu(*G));
+  const fb::ModelT &M = R.Module.Model;
+  REQUIRE(M.symbols == std::vector<std::string>{"N"});
+  for (int32_t T : {M.inputs[0], M.outputs[0]}) {
+    const fb::TensorT &Open = tensor(M, T);
+    REQUIRE(Open.shape[0] == -1);
+    REQUIRE(Open.symbolic_dims.size() == 1);
+    REQUIRE(Open.symbolic_dims[0]->axis == 0);
+    REQUIRE(Open.symbolic_dims[0]->symbol == 0);
+    REQUIRE(Open.symbolic_dims[0]->factor == 1);
+  }
+  REQUIRE(tensor(M, M.inputs[0]).shape == std::vector<int64_t>{-1, 3, 2, 2});
+  REQUIRE(tensor(M, M.outputs[0]).shape == std::vector<int64_t>{-1, 2});
+  // A static input and output stay static.
+  REQUIRE(tensor(M, M.inputs[1]).symbolic_dims.empty());
+  REQUIRE(tensor(M, M.outputs[1]).shape == std::vector<int64_t>{2});
+}
+
+TEST_CASE("a dim the file cannot keep names the node", "[cpu]") {
+  auto G = requireValue(parseGraph(R"(graph @g(%x: f32[N,3]) -> (%y: f32[?]) {
+  %s = const i64[1] dense[-1]
+  %y = reshape(%x, %s) : f32[?]
   return %y
 })",
                                    "test.kir"));
   auto R = compileForCpu(*G);
   REQUIRE(!R);
   std::string Message = llvm::toString(R.takeError());
-  REQUIRE(Message.find("input 'x' has the dynamic type f32[N,3]; fix it with "
-                       "--input-shape") != std::string::npos);
+  INFO(Message);
+  REQUIRE(Message.find("node '%y' (reshape): its result f32[?] has a dim that "
+                       "depends on the symbolic dim(s) 'N'") !=
+          std::string::npos);
+  REQUIRE(Message.find("--input-shape") != std::string::npos);
 }
