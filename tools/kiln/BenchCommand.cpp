@@ -52,12 +52,16 @@ double percentile(std::vector<double> V, double P) {
   return V[std::min(I, V.size() - 1)];
 }
 
-/// Seeded inputs: f32 in [-1, 1], other types zero.
+/// Seeded inputs: f32 in [-1, 1], other types zero. A batch-polymorphic
+/// file's symbolic dims are 1.
 std::vector<Tensor> seededInputs(const std::vector<CompiledIo> &Ins) {
   std::mt19937 Rng(1234);
   std::uniform_real_distribution<float> U(-1.f, 1.f);
   std::vector<Tensor> Out;
-  for (const CompiledIo &In : Ins) {
+  for (CompiledIo In : Ins) {
+    for (Dim &D : In.Type.Dims)
+      if (!D.isStatic())
+        D = Dim(1);
     int64_t N = numElements(In.Type.Dims).getValueOr(0);
     std::vector<uint8_t> Bytes(size_t(N) * elementSize(In.Type.Elem), 0);
     if (In.Type.Elem == ElementType::F32)
