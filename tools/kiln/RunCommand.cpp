@@ -313,6 +313,8 @@ runCompiled(const RunOptions &O, CompiledModel &M, Signature &Sig,
     return addContext(Inputs.takeError(), O.Model);
   CompiledModel::SessionSettings Settings = O.Session;
   Settings.Threads = O.Threads;
+  for (const Tensor &T : *Inputs) // sized once, for these inputs
+    Settings.InputShapes.push_back(staticSizes(T.type().Dims));
   if (llvm::Error E = M.createSession(Settings))
     return E;
   auto Start = std::chrono::steady_clock::now();

@@ -93,6 +93,13 @@ llvm::Error CompiledModel::createSession(const SessionSettings &S) {
   O.verify_weight_hashes = S.VerifyWeightHashes;
   O.cpu = &Cpu;
   O.vulkan = &Vulkan;
+  std::vector<const int64_t *> Shapes;
+  for (const auto &Shape : S.InputShapes)
+    Shapes.push_back(Shape.data());
+  if (!Shapes.empty() && isPolymorphic()) {
+    O.input_shapes = Shapes.data();
+    O.num_input_shapes = Shapes.size();
+  }
   kiln_session *Raw = nullptr;
   if (kiln_session_create(Model.get(), &O, &Raw) != KILN_OK)
     return fail(isVulkan() ? "creating a Vulkan session"

@@ -60,6 +60,9 @@ public:
     /// Hash every weight segment against its recorded xxHash64 first
     /// (kiln_session_options.verify_weight_hashes).
     bool VerifyWeightHashes = false;
+    /// A batch-polymorphic file: the input shapes to size the session for
+    /// (kiln_session_options.input_shapes); empty: every symbolic dim 1.
+    std::vector<std::vector<int64_t>> InputShapes;
   };
   /// Creates the session (memory plan, kernels and their packed weights).
   llvm::Error createSession(const SessionSettings &S);

@@ -89,10 +89,15 @@ llvm::Expected<std::vector<Tensor>> DiffModel::run(llvm::ArrayRef<Tensor> In,
     if (In.size() != Inputs.size())
       return inputError("{0}: takes {1} inputs, given {2}", Path, Inputs.size(),
                         In.size());
+    // A batch-polymorphic file's open dims take any size.
+    auto Fits = [&](size_t I) {
+      if (!Inputs[I].Type.isStatic())
+        return isCompatible(Inputs[I].Type, In[I].type());
+      return In[I].numElements() ==
+             numElements(Inputs[I].Type.Dims).getValueOr(-1);
+    };
     for (size_t I = 0; I < In.size(); ++I)
-      if (In[I].type().Elem != Inputs[I].Type.Elem ||
-          In[I].numElements() !=
-              numElements(Inputs[I].Type.Dims).getValueOr(-1))
+      if (In[I].type().Elem != Inputs[I].Type.Elem || !Fits(I))
         return inputError("{0}: input '{1}' is {2}, given {3}", Path,
                           Inputs[I].Name, toString(Inputs[I].Type),
                           toString(In[I].type()));
@@ -100,6 +105,8 @@ llvm::Expected<std::vector<Tensor>> DiffModel::run(llvm::ArrayRef<Tensor> In,
       CompiledModel::SessionSettings S = Settings;
       S.Threads = 0;
       S.KeepIntermediates = bool(Observe);
+      for (const Tensor &T : In)
+        S.InputShapes.push_back(staticSizes(T.type().Dims));
       if (llvm::Error E = Compiled->createSession(S))
         return E;
       SessionCreated = true;
