@@ -38,7 +38,10 @@ static llvm::Error fitMember(llvm::StringRef Path, llvm::StringRef Name,
     int64_t Batch = Want.Dims[0].isStatic() ? Want.Dims[0].size() : 1;
     if (Batch <= 0 || S[0] % Batch != 0)
       return inputError("{0}: '{1}' has {2} rows along the batch axis, not a "
-                        "multiple of the model's batch {3}",
+                        "multiple of the model's batch {3}; leave the batch "
+                        "open (no --input-shape: the file takes any batch), "
+                        "or run `kiln calibrate` at the samples' batch and "
+                        "pass its .kcal with --calib-stats",
                         Path, Name, S[0], Batch);
     Count = uint64_t(S[0] / Batch);
     Sample = S;

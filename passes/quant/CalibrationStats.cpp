@@ -1,6 +1,8 @@
 #include "passes/quant/CalibrationStats.h"
 
 #include "IR/Printer.h"
+#include "IR/ShapeInference.h"
+#include "IR/SymbolBinding.h"
 #include "Support/Error.h"
 #include "Support/Logging.h"
 #include "Support/Hash.h"
@@ -39,7 +41,19 @@ std::string reportName(const Value &V) {
 }
 
 uint64_t graphFingerprint(const Graph &G) {
-  return contentHash(printGraphToString(G));
+  std::unique_ptr<Graph> Copy = cloneGraph(G);
+  auto Open = [](Value *V) {
+    TensorType T = V->type();
+    T.Dims = unknownShape(T.rank());
+    V->setType(std::move(T));
+  };
+  for (Value *In : Copy->inputs())
+    Open(In);
+  for (Node &N : Copy->nodes())
+    if (!N.isOp("const"))
+      for (Value *R : N.results())
+        Open(R);
+  return contentHash(printGraphToString(*Copy));
 }
 
 llvm::Error mergeStats(CalibrationStats &Into, const CalibrationStats &From,

@@ -55,7 +55,12 @@ std::vector<const Value *> valuesInOrder(const Graph &G);
 /// The name reports use for V.
 std::string reportName(const Value &V);
 
-/// Content hash of G's text form (structure, types, names, weight hashes).
+/// Content hash of G's text form (structure, element types, names,
+/// constants with their shapes and weight hashes), with the dims of the
+/// graph inputs and computed values left out: only symbolic dims can differ
+/// between two loads of one model (--input-shape cannot change a static
+/// dim), so statistics fit the graph at any batch, while a pass that
+/// rewrote the graph differently at another size still changes the hash.
 uint64_t graphFingerprint(const Graph &G);
 
 /// Adds From (read from FromName) into Into. Both must come from the same
