@@ -6,8 +6,12 @@
 #include "backends/cpu/CpuTarget.h"
 #include "backends/cpu/QuantLowering.h"
 
+#include "IR/ShapeInference.h"
 #include "IR/SymbolBinding.h"
+#include "passes/PassManager.h"
 #include "Support/Error.h"
+
+#include <algorithm>
 
 namespace kiln {
 
@@ -109,14 +113,34 @@ llvm::Expected<CpuCompileResult> compileStaticGraph(const Graph &G) {
   return R;
 }
 
+/// Replaces each reshape target that shape arithmetic on static dims
+/// computes with its constant (one unknown entry is a -1).
+void foldReshapeTargets(Graph &G) {
+  for (Node &N : G.nodes()) {
+    if (!N.isOp("reshape") || constantInts(N.operand(1)))
+      continue;
+    auto Dims = shapeValueDims(N.operand(1));
+    if (!Dims)
+      continue;
+    std::vector<int64_t> Target;
+    for (const Dim &D : *Dims)
+      Target.push_back(D.isStatic() ? D.size() : -1);
+    if (std::count(Target.begin(), Target.end(), -1) > 1)
+      continue;
+    Value *C = G.createConstant(
+        Tensor::fromValues<int64_t>(ElementType::I64,
+                                    {Dim(int64_t(Target.size()))}, Target),
+        N.operand(1)->name() + ".folded", &N);
+    N.setOperand(1, C);
+  }
+}
+
 /// A graph with symbolic dims: two lowerings at different sizes, merged
 /// into one module for any size (SymbolicModule.h). The first lowering's
 /// copy of the graph stays alive with the result (its constants back the
 /// module's segments).
 llvm::Expected<CpuCompileResult>
 compileSymbolicGraph(const Graph &G, const std::vector<std::string> &Symbols) {
-  if (llvm::Error E = checkSymbolsCarried(G))
-    return E;
   std::vector<int64_t> SizesA, SizesB;
   if (llvm::Error E = probeSizes(Symbols.size(), SizesA, SizesB))
     return E;
@@ -130,6 +154,19 @@ compileSymbolicGraph(const Graph &G, const std::vector<std::string> &Symbols) {
       Bound[Symbols[K]] = Sizes[K];
     if (llvm::Error E = bindSymbols(*Copy, Bound))
       return E;
+    // A reshape target computed from the bound sizes (x.view(x.size(0), -1)
+    // exports Shape, Gather, Unsqueeze, Concat) becomes a constant here;
+    // whether the result works for every size is what generalizeModule
+    // checks. Only these targets fold: the int8 weights' dequantize nodes
+    // must stay for the int8 lowering.
+    foldReshapeTargets(*Copy);
+    PassManager Fold;
+    if (llvm::Error E = Fold.add("dce"))
+      return E;
+    if (llvm::Error E = Fold.run(*Copy))
+      return E;
+    if (llvm::Error E = bindSymbols(*Copy, Bound)) // types after the folds
+      return E;
     return compileStaticGraph(*Copy);
   };
   llvm::DenseMap<const Value *, Value *> MapA, MapB;
@@ -141,8 +178,15 @@ compileSymbolicGraph(const Graph &G, const std::vector<std::string> &Symbols) {
   if (!B)
     return B.takeError();
   if (llvm::Error E =
-          generalizeModule(A->Module, B->Module, Symbols, SizesA, SizesB))
+          generalizeModule(A->Module, B->Module, Symbols, SizesA, SizesB)) {
+    // The node where shape inference lost a symbol says it in the model's
+    // own terms, where there is one.
+    if (llvm::Error Lost = checkSymbolsCarried(G)) {
+      llvm::consumeError(std::move(E));
+      return Lost;
+    }
     return E;
+  }
   // Report values by the caller's graph, not the copy.
   llvm::DenseMap<const Value *, int32_t> ByOriginal;
   for (const auto &KV : MapA)

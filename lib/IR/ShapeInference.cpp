@@ -4,6 +4,8 @@
 #include "Support/Error.h"
 #include "Support/Limits.h"
 
+#include <algorithm>
+
 namespace kiln {
 
 llvm::Expected<Shape> broadcastShapes(const Shape &A, const Shape &B) {
@@ -144,5 +146,53 @@ TensorType withShape(const TensorType &T, Shape S) {
 }
 
 Shape unknownShape(int64_t Rank) { return Shape(size_t(Rank)); }
+
+llvm::Optional<Shape> shapeValueDims(const Value *V) {
+  if (!V)
+    return llvm::None;
+  if (auto Ints = constantInts(V)) {
+    if (V->type().rank() > 1)
+      return llvm::None;
+    Shape Out;
+    for (int64_t I : *Ints)
+      Out.push_back(I < 0 ? Dim() : Dim(I));
+    return Out;
+  }
+  const Node *P = V->producer();
+  if (!P || !isIntegerType(V->type().Elem))
+    return llvm::None;
+  if (P->isOp("shape")) {
+    const Shape &Of = P->operand(0)->type().Dims;
+    int64_t R = int64_t(Of.size());
+    int64_t Start = P->getInt("start"),
+            End = P->hasAttr("end") ? P->getInt("end") : R;
+    Start = std::clamp<int64_t>(Start < 0 ? Start + R : Start, 0, R);
+    End = std::clamp<int64_t>(End < 0 ? End + R : End, 0, R);
+    return Shape(Of.begin() + Start, Of.begin() + std::max(Start, End));
+  }
+  if (P->isOp("gather") && P->getInt("axis") == 0) {
+    auto Of = shapeValueDims(P->operand(0));
+    auto Index = constantInts(P->operand(1));
+    if (!Of || !Index || Index->size() != 1)
+      return llvm::None;
+    int64_t K = (*Index)[0] < 0 ? (*Index)[0] + int64_t(Of->size()) : (*Index)[0];
+    if (K < 0 || K >= int64_t(Of->size()))
+      return llvm::None;
+    return Shape{(*Of)[size_t(K)]};
+  }
+  if (P->isOp("unsqueeze") && V->type().rank() == 1)
+    return shapeValueDims(P->operand(0));
+  if (P->isOp("concat") && P->getInt("axis") == 0) {
+    Shape Out;
+    for (const Value *Part : P->operands()) {
+      auto Dims = shapeValueDims(Part);
+      if (!Dims)
+        return llvm::None;
+      Out.insert(Out.end(), Dims->begin(), Dims->end());
+    }
+    return Out;
+  }
+  return llvm::None;
+}
 
 } // namespace kiln

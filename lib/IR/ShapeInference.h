@@ -24,6 +24,11 @@ llvm::Expected<int64_t> normalizeAxis(int64_t Axis, int64_t Rank);
 /// The integer contents of a constant operand, or None if V is not a constant
 /// (or absent). Works for any integer element type.
 llvm::Optional<std::vector<int64_t>> constantInts(const Value *V);
+/// The dims a 1-D integer value holds, symbols included: a constant (each
+/// entry a static Dim; -1 reads as unknown), or shape(x) and what
+/// gather (scalar index), unsqueeze and concat (axis 0) make of it. None for
+/// anything else.
+llvm::Optional<Shape> shapeValueDims(const Value *V);
 /// The float contents of a constant operand, or None.
 llvm::Optional<std::vector<double>> constantFloats(const Value *V);
 

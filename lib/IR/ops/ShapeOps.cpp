@@ -30,14 +30,74 @@ static llvm::Expected<int64_t> shapeOperandLength(const Node &N, unsigned I) {
   return T.Dims[0].size();
 }
 
+/// Static product and symbols (with repeats, sorted) of some dims; None if
+/// one is unknown.
+static llvm::Optional<std::pair<int64_t, std::vector<std::string>>>
+factorDims(llvm::ArrayRef<Dim> Dims) {
+  int64_t Static = 1;
+  std::vector<std::string> Symbols;
+  for (const Dim &D : Dims) {
+    if (D.isSymbolic())
+      Symbols.push_back(D.symbol());
+    else if (!D.isStatic() ||
+             __builtin_mul_overflow(Static, D.size(), &Static))
+      return llvm::None;
+  }
+  std::sort(Symbols.begin(), Symbols.end());
+  return std::make_pair(Static, Symbols);
+}
+
+/// The -1 of a reshape of X into Known (the other target dims) when symbols
+/// are involved: static when both sides hold the same symbols, the symbol
+/// when X has one more and the static parts match; unknown otherwise.
+static Dim inferredSymbolicDim(const Shape &X, const Shape &Known) {
+  auto In = factorDims(X), Out = factorDims(Known);
+  if (!In || !Out || Out->first <= 0)
+    return Dim();
+  if (In->second == Out->second && In->first % Out->first == 0)
+    return Dim(In->first / Out->first);
+  std::vector<std::string> Extra;
+  std::set_difference(In->second.begin(), In->second.end(),
+                      Out->second.begin(), Out->second.end(),
+                      std::back_inserter(Extra));
+  if (Extra.size() == 1 && In->second.size() == Out->second.size() + 1 &&
+      In->first == Out->first)
+    return Dim::symbol(Extra[0]);
+  return Dim();
+}
+
 static Types inferReshape(const Node &N) {
   const TensorType &X = in(N);
   auto Len = shapeOperandLength(N, 1);
   if (!Len)
     return Len.takeError();
   auto Target = constantInts(N.operand(1));
-  if (!Target)
-    return std::vector<TensorType>{withShape(X, unknownShape(*Len))};
+  if (!Target) {
+    // A target computed from the input's own dims (x.view(x.size(0), -1)
+    // exports Shape, Gather, Unsqueeze, Concat) keeps their symbols.
+    auto Dims = shapeValueDims(N.operand(1));
+    if (!Dims || int64_t(Dims->size()) != *Len ||
+        N.getInt("allowzero") != 0)
+      return std::vector<TensorType>{withShape(X, unknownShape(*Len))};
+    // One unknown entry (a -1, or a dim shape inference does not know)
+    // holds whatever the others leave of X's elements.
+    Shape Out, Known;
+    int64_t Infer = -1;
+    for (size_t I = 0; I < Dims->size(); ++I) {
+      const Dim &D = (*Dims)[I];
+      bool Copy = D.isStatic() && D.size() == 0 && I < X.Dims.size();
+      Out.push_back(Copy ? X.Dims[I] : D);
+      if (!Out.back().isUnknown())
+        Known.push_back(Out.back());
+      else if (Infer < 0)
+        Infer = int64_t(I);
+      else
+        return std::vector<TensorType>{withShape(X, unknownShape(*Len))};
+    }
+    if (Infer >= 0)
+      Out[size_t(Infer)] = inferredSymbolicDim(X.Dims, Known);
+    return std::vector<TensorType>{withShape(X, Out)};
+  }
   bool AllowZero = N.getInt("allowzero") != 0;
   Shape Out;
   int64_t Infer = -1, Known = 1;
@@ -72,6 +132,11 @@ static Types inferReshape(const Node &N) {
       return inputError("cannot reshape {0} into {1}", toString(X.Dims),
                         toString(Out));
     Out[size_t(Infer)] = Dim(*Total / Known);
+  } else if (Infer >= 0 && !Total) {
+    // x.view(-1, 1024) of [N,16,8,8]: the -1 is N.
+    Shape Rest = Out;
+    Rest.erase(Rest.begin() + Infer);
+    Out[size_t(Infer)] = inferredSymbolicDim(X.Dims, Rest);
   }
   if (Total && isStaticShape(Out) && *numElements(Out) != *Total)
     return inputError("cannot reshape {0} ({1} elements) into {2}",

@@ -75,6 +75,33 @@ TEST_CASE("reshape with 0 and -1", "[ir][inference]") {
         "f32[?,?,?]");
 }
 
+TEST_CASE("reshape keeps a symbolic batch", "[ir][inference]") {
+  // x.view(-1, 12) of [N,3,2,2]: the -1 is N.
+  CHECK(inferred("%x: f32[N,3,2,2]", "  %s = const i64[2] dense[-1, 12]",
+                 "reshape(%x, %s)") == "f32[N,12]");
+  // [N,3,2,2] -> [0, -1]: 0 copies N, -1 = 12.
+  CHECK(inferred("%x: f32[N,3,2,2]", "  %s = const i64[2] dense[0, -1]",
+                 "reshape(%x, %s)") == "f32[N,12]");
+  // [N,3] -> [-1] is 3N, which a dim cannot say.
+  CHECK(inferred("%x: f32[N,3]", "  %s = const i64[1] dense[-1]",
+                 "reshape(%x, %s)") == "f32[?]");
+  // x.view(x.size(0), -1): the target is computed from x's own shape.
+  CHECK(inferred("%x: f32[N,3,2,2]",
+                 "  %sh = shape(%x) : i64[4]\n"
+                 "  %k = const i64[] dense[0]\n"
+                 "  %n = gather(%sh, %k) {axis=0} : i64[]\n"
+                 "  %ax = const i64[1] dense[0]\n"
+                 "  %n1 = unsqueeze(%n, %ax) : i64[1]\n"
+                 "  %m1 = const i64[1] dense[-1]\n"
+                 "  %s = concat(%n1, %m1) {axis=0} : i64[2]",
+                 "reshape(%x, %s)") == "f32[N,12]");
+  // Two unknown entries: only the rank.
+  CHECK(inferred("%x: f32[N,3,2,2], %t: i64[1]",
+                 "  %m1 = const i64[1] dense[-1]\n"
+                 "  %s = concat(%t, %m1) {axis=0} : i64[2]",
+                 "reshape(%x, %s)") == "f32[?,?]");
+}
+
 TEST_CASE("slice, transpose, concat, matmul, gemm", "[ir][inference]") {
   // axis 1: [1, -1) of 10 with step 2 -> 1,3,5,7 = 4 elements
   CHECK(inferred("%x: f32[3,10]",
