@@ -21,30 +21,11 @@ import sys
 import time
 
 import numpy as np
-import torch
-import torchvision
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from int8_mobile_zoo import cpu, median_latency, run  # noqa: E402
+from int8_mobile_zoo import cpu, export, median_latency, run  # noqa: E402
 
 MODELS = ["mobilenet_v2", "resnet18"]
-
-
-def export(name, path):
-    torch.manual_seed(0)
-    m = getattr(torchvision.models, name)(weights=None)
-    for mod in m.modules():
-        if isinstance(mod, torch.nn.BatchNorm2d):
-            mod.reset_running_stats()
-            mod.momentum = None
-    m.train()
-    with torch.no_grad():
-        for _ in range(4):
-            m(torch.randn(8, 3, 224, 224))
-    m.eval()
-    torch.onnx.export(m, torch.zeros(1, 3, 224, 224), path, opset_version=14,
-                      input_names=["input"], output_names=["logits"],
-                      dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}})
 
 
 def wall(*args):
@@ -67,7 +48,7 @@ def main():
     for name in MODELS:
         onnx = os.path.join(a.workdir, name + ".onnx")
         if not os.path.exists(onnx):
-            export(name, onnx)
+            export(name, onnx, dynamic_batch=True)
         static = os.path.join(a.workdir, name + ".static.kiln")
         poly = os.path.join(a.workdir, name + ".any.kiln")
         run(a.kiln, "convert", onnx, "--input-shape", "1x3x224x224", "-o", static)

@@ -43,7 +43,7 @@ def cpu():
     return f"{model}, {os.cpu_count()} cores, ISA {' '.join(isa)}"
 
 
-def export(name, path):
+def export(name, path, dynamic_batch=False):
     torch.manual_seed(0)
     m = getattr(torchvision.models, name)(weights=None)
     for mod in m.modules():
@@ -55,8 +55,10 @@ def export(name, path):
         for _ in range(4):
             m(torch.randn(8, 3, 224, 224))
     m.eval()
+    axes = {"input": {0: "batch"}, "logits": {0: "batch"}} if dynamic_batch else None
     torch.onnx.export(m, torch.zeros(1, 3, 224, 224), path, opset_version=14,
-                      input_names=["input"], output_names=["logits"])
+                      input_names=["input"], output_names=["logits"],
+                      dynamic_axes=axes)
 
 
 def run(*args):
