@@ -169,3 +169,79 @@ TEST_CASE("an int8 NHWC intermediate comes with its layout and quantization",
     REQUIRE(Got == std::vector<int8_t>{3, 4, 1, 6, 7, 2, 9, -1});
   }
 }
+
+TEST_CASE("run_operators steps through a model; set_tensor replaces an "
+          "activation for the operators after it",
+          "[capi][intermediates][step]") {
+  // y = x + [1, 2, 3]; z = max(y * 2, 0).
+  for (bool Reference : {false, true}) {
+    TestSession O;
+    O.open(bytesOf(addMulModule()), keepOptions(true, Reference));
+    float X[6] = {0, 1, -5, 2.5f, -1, 0.5f};
+    REQUIRE(kiln_session_run_operators(O.Session, 0, 1) ==
+            KILN_ERROR_INVALID_ARGUMENT); // the input is not set yet
+    REQUIRE(std::string(kiln_last_error()).find("'x' was not set") !=
+            std::string::npos);
+    REQUIRE(kiln_session_set_input(O.Session, 0, X, sizeof X) == KILN_OK);
+    kiln_tensor_value V;
+    // Operator 0 alone writes y.
+    REQUIRE(kiln_session_run_operators(O.Session, 0, 1) == KILN_OK);
+    REQUIRE(kiln_session_tensor(O.Session, 3, &V) == KILN_OK);
+    REQUIRE(floatsOf(V) == std::vector<float>{1, 3, -2, 3.5f, 1, 3.5f});
+    // y replaced before operator 1: z follows the new y, not x.
+    float NewY[6] = {-1, 0.25f, 4, -3, 10, 0};
+    REQUIRE(kiln_session_set_tensor(O.Session, 3, NewY, sizeof NewY) == KILN_OK);
+    REQUIRE(kiln_session_run_operators(O.Session, 1, 1) == KILN_OK);
+    REQUIRE(kiln_session_tensor(O.Session, 4, &V) == KILN_OK);
+    REQUIRE(floatsOf(V) == std::vector<float>{0, 0.5f, 8, 0, 20, 0});
+    // Steps of one compute what a whole run computes.
+    REQUIRE(kiln_session_run_operators(O.Session, 0, 1) == KILN_OK);
+    REQUIRE(kiln_session_run_operators(O.Session, 1, 1) == KILN_OK);
+    REQUIRE(kiln_session_tensor(O.Session, 4, &V) == KILN_OK);
+    REQUIRE(floatsOf(V) == std::vector<float>{2, 6, 0, 7, 2, 7});
+    // An empty range does nothing; a range past the end is refused.
+    REQUIRE(kiln_session_run_operators(O.Session, 2, 0) == KILN_OK);
+    REQUIRE(kiln_session_run_operators(O.Session, 1, 2) ==
+            KILN_ERROR_INVALID_ARGUMENT);
+    REQUIRE(std::string(kiln_last_error()).find("out of range") !=
+            std::string::npos);
+    // set_tensor on the graph input is set_input.
+    float X2[6] = {1, 1, 1, 1, 1, 1};
+    REQUIRE(kiln_session_set_tensor(O.Session, 0, X2, sizeof X2) == KILN_OK);
+    REQUIRE(kiln_session_run(O.Session) == KILN_OK);
+    REQUIRE(kiln_session_tensor(O.Session, 4, &V) == KILN_OK);
+    REQUIRE(floatsOf(V) == std::vector<float>{4, 6, 8, 4, 6, 8});
+    // Constants, wrong sizes and bad indices are refused.
+    float C[3] = {0, 0, 0};
+    REQUIRE(kiln_session_set_tensor(O.Session, 1, C, sizeof C) ==
+            KILN_ERROR_INVALID_ARGUMENT);
+    REQUIRE(std::string(kiln_last_error()).find("is a constant") !=
+            std::string::npos);
+    REQUIRE(kiln_session_set_tensor(O.Session, 3, C, sizeof C) ==
+            KILN_ERROR_INVALID_ARGUMENT);
+    REQUIRE(std::string(kiln_last_error()).find("takes 24 bytes, got 12") !=
+            std::string::npos);
+    REQUIRE(kiln_session_set_tensor(O.Session, 9, C, sizeof C) ==
+            KILN_ERROR_INVALID_ARGUMENT);
+    REQUIRE(kiln_session_set_tensor(nullptr, 3, C, sizeof C) ==
+            KILN_ERROR_INVALID_ARGUMENT);
+    REQUIRE(kiln_session_run_operators(nullptr, 0, 1) ==
+            KILN_ERROR_INVALID_ARGUMENT);
+  }
+}
+
+TEST_CASE("stepping needs keep_intermediates", "[capi][intermediates][step]") {
+  TestSession O;
+  O.open(bytesOf(addMulModule()), keepOptions(false));
+  float X[6] = {0, 1, -5, 2.5f, -1, 0.5f};
+  REQUIRE(kiln_session_set_input(O.Session, 0, X, sizeof X) == KILN_OK);
+  REQUIRE(kiln_session_run_operators(O.Session, 0, 2) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+  REQUIRE(std::string(kiln_last_error()).find("keep_intermediates") !=
+          std::string::npos);
+  float Y[6] = {};
+  REQUIRE(kiln_session_set_tensor(O.Session, 3, Y, sizeof Y) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+  REQUIRE(std::string(kiln_last_error()).find("keep_intermediates") !=
+          std::string::npos);
+}

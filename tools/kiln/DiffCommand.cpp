@@ -1,8 +1,9 @@
 // kiln diff: how model B differs from model A, structurally and numerically,
 // with gates for CI.
 //   kiln diff A B [--inputs FILE.npz | --calib PATH [--calib-limit N ...] |
-//                  --samples N --seed S] [--per-layer]
+//                  --samples N --seed S] [--per-layer [--isolated]]
 //                 [--max-abs-err X] [--min-cosine X] [--min-sqnr DB]
+//                 [--max-quanta Q]
 //                 [--input-shape ...] [--top K] [--json]
 // A and B are .onnx, .pt, .kir or .kiln (DiffModel.h). Structural: ops added
 // and removed by type, and every node of B that stands for several nodes of
@@ -13,8 +14,14 @@
 // error relative to max |A|, cosine similarity and SQNR. --per-layer matches
 // B's intermediate tensors to A's through provenance (a .kiln runs with
 // keep_intermediates; its tensors are compared as f32 NCHW, dequantized)
-// and lists each layer's SQNR, worst first. A failed gate exits 3 and names
-// the offending output or layer.
+// and lists each layer's SQNR, worst first, and, for an int8 layer of a
+// .kiln, its max error in quanta of its output scale. --isolated (B a CPU
+// .kiln) steps B's session through its operators and hands each layer A's
+// values in place of its predecessors' (quantized to B's grid), so a
+// layer's error is its own, not what it inherited: the check of an int8
+// file against its QDQ graph that holds at any depth, where two int8
+// implementations' one-quantum rounding differences compound. A failed
+// gate exits 3 and names the offending output or layer.
 #include "Command.h"
 #include "Tooling/DiffModel.h"
 #include "Tooling/DiffStructure.h"
@@ -45,8 +52,8 @@ struct DiffOptions {
   std::string A, B, Inputs;
   std::vector<std::string> InputShapes;
   unsigned Samples = 1, Seed = 0, Top = 20;
-  bool PerLayer = false, Json = false;
-  std::optional<double> MaxAbsErr, MinCosine, MinSqnr;
+  bool PerLayer = false, Isolated = false, Json = false;
+  std::optional<double> MaxAbsErr, MinCosine, MinSqnr, MaxQuanta;
   CalibrationFlags Calib; // --calib PATH as the inputs
   CompiledModel::SessionSettings Session; // Vulkan flags for .kiln sides
 };
@@ -117,10 +124,39 @@ makeSamples(const DiffOptions &O, const DiffModel &A, const DiffModel &B) {
   return Samples;
 }
 
+/// T in real units: f32 as it is, int8/uint8 levels of a value quantized
+/// per tensor (Type, the IR's declared type) dequantized; nullopt for
+/// anything else.
+std::optional<Tensor> realValues(const Tensor &T, const TensorType *Type) {
+  ElementType E = T.type().Elem;
+  if (E == ElementType::F32)
+    return T;
+  if (!Type)
+    return std::nullopt;
+  const auto &Q = Type->Quant;
+  if ((E != ElementType::I8 && E != ElementType::U8) || !Q || Q->isPerAxis() ||
+      Q->Scales.size() != 1 || !T.type().isStatic())
+    return std::nullopt;
+  double Zero = Q->ZeroPoints.empty() ? 0.0 : double(Q->ZeroPoints[0]);
+  std::vector<float> Real(size_t(T.numElements()));
+  for (size_t I = 0; I < Real.size(); ++I)
+    Real[I] = float((T.asDouble(int64_t(I)) - Zero) * double(Q->Scales[0]));
+  return Tensor::fromValues<float>(ElementType::F32, T.type().Dims, Real);
+}
+
 struct LayerError {
   std::string Name, Op, AName;
   ErrorMetrics M;
   size_t Order = 0; // position of the B node in B
+  /// Max error in quanta of B's int8 output (an int8 layer of a .kiln,
+  /// or the dequantize that ends one); nullopt for a float layer.
+  std::optional<double> MaxQuanta;
+
+  void mergeWorst(const LayerError &O) {
+    M.mergeWorst(O.M);
+    if (O.MaxQuanta)
+      MaxQuanta = std::max(MaxQuanta.value_or(0), *O.MaxQuanta);
+  }
 };
 
 /// Runs A and B on one sample; compares outputs and, with PerLayer, every
@@ -129,8 +165,10 @@ struct LayerError {
 /// carry one source (a .kiln's layout transposes, quantize/dequantize): a
 /// source of A keeps all its values, a layer of B is compared with the last
 /// one of the same size, and for each A source the last B layer wins.
+/// Isolated: that last B layer's output is then replaced by the A value it
+/// was compared with, so the layers after it run on A's values.
 llvm::Error runSample(DiffModel &A, DiffModel &B,
-                      llvm::ArrayRef<Tensor> In, bool PerLayer,
+                      llvm::ArrayRef<Tensor> In, bool PerLayer, bool Isolated,
                       std::vector<ErrorMetrics> &Outputs,
                       std::map<std::string, LayerError> &Layers) {
   llvm::StringMap<std::vector<Tensor>> AValues; // A source name -> values
@@ -142,32 +180,90 @@ llvm::Error runSample(DiffModel &A, DiffModel &B,
       AOrder.try_emplace(Src, Index++);
       AByName.try_emplace(Src, N.Op);
     }
+  // The source of A a B layer stands for: the latest in A's order.
+  auto BestSource = [&](const std::vector<std::string> &Sources) {
+    const std::string *Best = nullptr;
+    for (const std::string &Src : Sources) {
+      auto It = AOrder.find(Src);
+      if (It != AOrder.end() && (!Best || It->second > AOrder[*Best]))
+        Best = &Src;
+    }
+    return Best;
+  };
+  // Isolated: the last B operator that stands for each source.
+  llvm::StringMap<size_t> LastOperator;
+  if (Isolated) {
+    std::vector<std::vector<std::string>> Ops = B.operatorSources();
+    for (size_t Op = 0; Op < Ops.size(); ++Op)
+      if (const std::string *Best = BestSource(Ops[Op]))
+        LastOperator[*Best] = Op;
+  }
+  // The A value a B layer is compared with: the last of its source's values
+  // of the same size.
+  auto Reference = [&](const DiffModel::LayerValue &L,
+                       const std::string *&Best) -> const Tensor * {
+    Best = BestSource(L.Sources);
+    if (!Best || !AValues.count(*Best))
+      return nullptr;
+    const std::vector<Tensor> &Candidates = AValues[*Best];
+    for (auto It = Candidates.rbegin(); It != Candidates.rend(); ++It)
+      if (It->numElements() == L.Value.numElements())
+        return &*It;
+    return nullptr;
+  };
+  // Isolated: A's values in real units by value name. A .kiln tensor keeps
+  // the name of the IR value it was lowered from, which pins a B layer to
+  // its A value more closely than provenance: an unfused activation and
+  // the conv before it share their sources, not their names.
+  llvm::StringMap<Tensor> ANamed;
+  auto Named = [&](const DiffModel::LayerValue &L) -> const Tensor * {
+    auto It = ANamed.find(L.ValueName);
+    return It != ANamed.end() && It->second.numElements() == L.Value.numElements()
+               ? &It->second
+               : nullptr;
+  };
   DiffModel::LayerObserver AObserver, BObserver;
+  DiffModel::LayerSubstitute BSubstitute;
   if (PerLayer)
     AObserver = [&](const DiffModel::LayerValue &L) {
       for (const std::string &Src : L.Sources)
         AValues[Src].push_back(L.Value);
+      if (Isolated)
+        if (std::optional<Tensor> Real = realValues(L.Value, L.IrType))
+          ANamed.insert_or_assign(L.ValueName, std::move(*Real));
     };
   auto RA = A.run(In, AObserver);
   if (!RA)
     return addContext(RA.takeError(), "running A");
   std::map<std::string, LayerError> Current; // by A name: last B layer wins
+  // A source's int8 quantum, from the last int8 B layer that stands for it:
+  // the dequantize that ends an int8 layer keeps its errors exactly.
+  llvm::StringMap<double> Quantum;
   if (PerLayer)
     BObserver = [&](const DiffModel::LayerValue &L) {
-      const std::string *Best = nullptr;
-      for (const std::string &Src : L.Sources) {
-        auto It = AOrder.find(Src);
-        if (It != AOrder.end() && (!Best || It->second > AOrder[*Best]))
-          Best = &Src;
-      }
-      if (!Best || !AValues.count(*Best))
+      if (const Tensor *Ref = Isolated ? Named(L) : nullptr) {
+        // Its own row, named by the value, with B's operator kind.
+        if (std::optional<ErrorMetrics> M = compareTensors(L.Value, *Ref)) {
+          std::optional<double> MaxQuanta;
+          if (L.Quantum)
+            MaxQuanta = M->MaxAbs / *L.Quantum;
+          Current["%" + L.ValueName] = {"%" + L.ValueName, L.Op, L.ValueName,
+                                        *M, L.Order, MaxQuanta};
+        }
         return;
-      const std::vector<Tensor> &Candidates = AValues[*Best];
-      std::optional<ErrorMetrics> M;
-      for (auto It = Candidates.rbegin(); It != Candidates.rend() && !M; ++It)
-        M = compareTensors(L.Value, *It);
+      }
+      const std::string *Best = nullptr;
+      const Tensor *Ref = Reference(L, Best);
+      if (!Ref)
+        return;
+      std::optional<ErrorMetrics> M = compareTensors(L.Value, *Ref);
       if (!M)
         return;
+      if (L.Quantum)
+        Quantum[*Best] = *L.Quantum;
+      std::optional<double> MaxQuanta;
+      if (Quantum.count(*Best))
+        MaxQuanta = M->MaxAbs / Quantum[*Best];
       // Named by the ops of A it stands for ("conv+relu"); B's node there
       // may be the dequantize that ends a quantized layer.
       // (A .kiln names a fused group once: "conv_2d", not "conv_2d+conv_2d".)
@@ -181,9 +277,17 @@ llvm::Error runSample(DiffModel &A, DiffModel &B,
       }
       if (Op.empty())
         Op = L.Op;
-      Current[*Best] = {L.Name, Op, *Best, *M, L.Order};
+      Current[*Best] = {L.Name, Op, *Best, *M, L.Order, MaxQuanta};
     };
-  auto RB = B.run(In, BObserver);
+  if (Isolated)
+    BSubstitute = [&](const DiffModel::LayerValue &L) -> const Tensor * {
+      if (const Tensor *Ref = Named(L))
+        return Ref;
+      const std::string *Best = nullptr;
+      const Tensor *Ref = Reference(L, Best);
+      return Ref && LastOperator.lookup(*Best) == L.Order ? Ref : nullptr;
+    };
+  auto RB = B.run(In, BObserver, BSubstitute);
   if (!RB)
     return addContext(RB.takeError(), "running B");
   if (RA->size() != RB->size())
@@ -203,7 +307,7 @@ llvm::Error runSample(DiffModel &A, DiffModel &B,
     if (It == Layers.end())
       Layers[Name] = L;
     else
-      It->second.M.mergeWorst(L.M);
+      It->second.mergeWorst(L);
   }
   return llvm::Error::success();
 }
@@ -237,6 +341,14 @@ std::string violatedGate(const DiffOptions &O, const ErrorMetrics &M) {
   return "";
 }
 
+/// The first gate layer L violates, as text, or "".
+std::string violatedGate(const DiffOptions &O, const LayerError &L) {
+  // Both sides are dequantized in f32: a whole quantum reads as 1 +- 1e-5.
+  if (O.MaxQuanta && L.MaxQuanta && *L.MaxQuanta > *O.MaxQuanta + 1e-3)
+    return llvm::formatv("{0:f2} quanta > {1}", *L.MaxQuanta, *O.MaxQuanta).str();
+  return violatedGate(O, L.M);
+}
+
 llvm::Error runDiff(const DiffOptions &O) {
   auto LoadOpts = makeLoadOptions(O.InputShapes);
   if (!LoadOpts)
@@ -249,6 +361,11 @@ llvm::Error runDiff(const DiffOptions &O) {
     return B.takeError();
   A->setSessionSettings(O.Session);
   B->setSessionSettings(O.Session);
+  if (O.Isolated && !B->isCompiled())
+    return usageError("--isolated runs B's layers on A's values: B must be a "
+                      ".kiln file (CPU target), not {0}",
+                      O.B);
+  bool PerLayer = O.PerLayer || O.Isolated;
   int Sources = !O.Inputs.empty() + !O.Calib.Path.empty();
   if (Sources > 1)
     return usageError("give either --inputs or --calib, not both");
@@ -262,7 +379,8 @@ llvm::Error runDiff(const DiffOptions &O) {
   std::vector<ErrorMetrics> Outputs;
   std::map<std::string, LayerError> LayerMap;
   for (const auto &In : *Samples)
-    if (llvm::Error E = runSample(*A, *B, In, O.PerLayer, Outputs, LayerMap))
+    if (llvm::Error E =
+            runSample(*A, *B, In, PerLayer, O.Isolated, Outputs, LayerMap))
       return E;
   std::vector<LayerError> Layers;
   for (auto &[Name, L] : LayerMap)
@@ -285,7 +403,7 @@ llvm::Error runDiff(const DiffOptions &O) {
   std::stable_sort(InOrder.begin(), InOrder.end(),
                    [](const auto *X, const auto *Y) { return X->Order < Y->Order; });
   for (const LayerError *L : InOrder) {
-    std::string G = violatedGate(O, L->M);
+    std::string G = violatedGate(O, *L);
     if (!G.empty())
       Failures.push_back("layer '" + L->Name + "' (" + L->Op + "): " + G);
   }
@@ -343,6 +461,8 @@ llvm::Error runDiff(const DiffOptions &O) {
       M["name"] = L.Name;
       M["op"] = L.Op;
       M["matches"] = L.AName;
+      if (L.MaxQuanta)
+        M["max_quanta"] = *L.MaxQuanta;
       LayerArr.push_back(std::move(M));
     }
     for (const std::string &F : Failures)
@@ -354,12 +474,15 @@ llvm::Error runDiff(const DiffOptions &O) {
                          {"fusions", std::move(Fusions)},
                          {"outputs", std::move(Outs)},
                          {"gate_failures", std::move(Fail)}};
-    if (O.PerLayer) {
+    if (PerLayer) {
       R["layers"] = std::move(LayerArr);
       llvm::json::Array Unread;
       for (const std::string &Name : B->unreadLayers())
         Unread.push_back(Name);
       R["unread_layers"] = std::move(Unread);
+      R["isolated"] = O.Isolated;
+      if (O.Isolated)
+        R["substituted_layers"] = int64_t(B->substitutedLayers());
     }
     printJson(std::move(R));
   } else {
@@ -404,18 +527,42 @@ llvm::Error runDiff(const DiffOptions &O) {
                           B->outputNames()[I], Outputs[I].MaxAbs,
                           Outputs[I].MaxRel, Outputs[I].Cosine,
                           fmtDb(Outputs[I].SqnrDb));
-    if (O.PerLayer) {
+    if (PerLayer) {
       OS << "per layer, worst SQNR first (" << Layers.size()
-         << " layers matched through provenance):\n";
-      OS << llvm::formatv("  {0,-40} {1,-16} {2,10} {3,10} {4,9}\n", "layer (B)",
-                          "op", "max_abs", "cosine", "SQNR dB");
+         << " layers matched through provenance"
+         << (O.Isolated ? llvm::formatv("; isolated: {0} layers of B ran on A's "
+                                        "values",
+                                        B->substitutedLayers())
+                              .str()
+                        : "")
+         << "):\n";
+      OS << llvm::formatv("  {0,-40} {1,-16} {2,10} {3,10} {4,9} {5,7}\n",
+                          "layer (B)", "op", "max_abs", "cosine", "SQNR dB",
+                          "quanta");
+      auto Quanta = [](const LayerError &L) {
+        return L.MaxQuanta ? llvm::formatv("{0:f2}", *L.MaxQuanta).str() : "-";
+      };
       for (size_t I = 0; I < Layers.size() && I < O.Top; ++I)
-        OS << llvm::formatv("  {0,-40} {1,-16} {2,10:e2} {3,10:f6} {4,9}\n",
+        OS << llvm::formatv("  {0,-40} {1,-16} {2,10:e2} {3,10:f6} {4,9} {5,7}\n",
                             Layers[I].Name, Layers[I].Op, Layers[I].M.MaxAbs,
-                            Layers[I].M.Cosine, fmtDb(Layers[I].M.SqnrDb));
+                            Layers[I].M.Cosine, fmtDb(Layers[I].M.SqnrDb),
+                            Quanta(Layers[I]));
       if (!Layers.empty())
         OS << "worst layer: '" << Layers[0].Name << "' (" << Layers[0].Op
            << "), SQNR " << fmtDb(Layers[0].M.SqnrDb) << " dB\n";
+      const LayerError *MostQuanta = nullptr;
+      size_t Int8Layers = 0;
+      for (const LayerError &L : Layers)
+        if (L.MaxQuanta) {
+          ++Int8Layers;
+          if (!MostQuanta || *L.MaxQuanta > *MostQuanta->MaxQuanta)
+            MostQuanta = &L;
+        }
+      if (MostQuanta)
+        OS << llvm::formatv("int8 layers: {0}, worst {1:f2} quanta at '{2}' "
+                            "({3})\n",
+                            Int8Layers, *MostQuanta->MaxQuanta,
+                            MostQuanta->Name, MostQuanta->Op);
       else if (!S.BHasProvenance)
         OS << "  none: B carries no provenance (written with "
               "--strip-provenance, or a .kiln older than schema 1.2)\n";
@@ -454,15 +601,26 @@ Command addDiffCommand(CLI::App &App) {
                   "else run on N seeded uniform [-1, 1] samples (default 1)")
       ->check(CLI::Range(1u, 10000u));
   Sub->add_option("--seed", O->Seed, "seed of the random samples (default 0)");
-  addCalibrationFlags(*Sub, O->Calib); // --calib PATH: run on these samples
+  addCalibrationFlags(*Sub, O->Calib, /*Threads=*/false); // --calib PATH: samples
   Sub->add_flag("--per-layer", O->PerLayer,
                 "compare every intermediate tensor matched through provenance");
+  Sub->add_flag("--isolated", O->Isolated,
+                "per layer, each layer of B (a CPU .kiln) runs on A's values "
+                "instead of its predecessors': its own error, not the one it "
+                "inherits (implies --per-layer)");
   Sub->add_option("--top", O->Top, "layers listed with --per-layer (default 20)");
   Sub->add_option("--max-abs-err", O->MaxAbsErr, "gate: max absolute error");
   Sub->add_option("--min-cosine", O->MinCosine, "gate: minimum cosine similarity");
   Sub->add_option("--min-sqnr", O->MinSqnr, "gate: minimum SQNR in dB");
+  Sub->add_option("--max-quanta", O->MaxQuanta,
+                  "gate: max error of each int8 layer of B, in quanta of its "
+                  "output scale (with --per-layer or --isolated)");
   Sub->add_flag("--json", O->Json, "print the full report as JSON");
-  addVulkanSessionFlags(*Sub, O->Session, ".kiln: ");
+  O->Session.Threads = 0;
+  Sub->add_option("--threads", O->Session.Threads,
+                  ".kiln: worker threads (0: all cores; oneDNN runs "
+                  "single-threaded sessions only)");
+  addSessionFlags(*Sub, O->Session, ".kiln: ");
   return {Sub, [O]() { return runDiff(*O); }};
 }
 

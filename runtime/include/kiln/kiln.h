@@ -478,6 +478,25 @@ KILN_API kiln_status kiln_session_tensor(const kiln_session *session,
                                          size_t index,
                                          kiln_tensor_value *out_value);
 
+/* Stepping through a model, for tools that compare it layer by layer with
+ * a reference (`kiln diff --isolated`). Both need a session created with
+ * keep_intermediates, on the CPU target.
+ *
+ * kiln_session_run_operators runs operators [first, first + count) once,
+ * in order, on the tensors as they are (every input must be set); running
+ * 0 .. num_operators in steps computes what kiln_session_run computes.
+ *
+ * kiln_session_set_tensor copies exactly the tensor's byte_size bytes into
+ * tensor index, in its kiln_session_tensor layout and type (quantized
+ * values for an int8 tensor): a graph input, or an activation, which the
+ * operators that read it then see in place of what its producer wrote.
+ * Constants cannot be set. */
+KILN_API kiln_status kiln_session_run_operators(kiln_session *session,
+                                                size_t first, size_t count);
+KILN_API kiln_status kiln_session_set_tensor(kiln_session *session,
+                                             size_t index, const void *data,
+                                             size_t byte_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -477,6 +477,26 @@ kiln_status kiln_session_run(kiln_session *Session) {
   });
 }
 
+kiln_status kiln_session_run_operators(kiln_session *Session, size_t First,
+                                       size_t Count) {
+  if (!Session)
+    return failArgument("kiln_session_run_operators: null session");
+  return guarded([&] {
+    if (Status S = Session->S->runOperators(First, Count))
+      return fail(S);
+    return KILN_OK;
+  });
+}
+
+kiln_status kiln_session_set_tensor(kiln_session *Session, size_t Index,
+                                    const void *Data, size_t Bytes) {
+  if (!Session)
+    return failArgument("kiln_session_set_tensor: null session");
+  if (Status S = Session->S->setTensor(Index, Data, Bytes))
+    return fail(S);
+  return KILN_OK;
+}
+
 kiln_status kiln_session_get_output(kiln_session *Session, size_t Index,
                                     const void **Data, size_t *ByteSize) {
   if (!Session)

@@ -271,19 +271,41 @@ Status CpuExecutor::run(std::vector<uint64_t> *OpTimes) {
   for (size_t I = 0; I < Kernels.size(); ++I) {
     auto Start = Profiling ? std::chrono::steady_clock::now()
                            : std::chrono::steady_clock::time_point();
-    if (Status S = Kernels[I]->run(Pool)) {
-      const fb::Operator &Op = Model->op(I);
-      return S.withContext(concat("operator ", I, " (",
-                                  fb::EnumNameOpKind(Op.kind()),
-                                  Op.name() ? " '" + Op.name()->str() + "'" : "",
-                                  ")"));
-    }
+    if (Status S = runKernel(I))
+      return S;
     if (Profiling)
       (*OpTimes)[I] = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                 std::chrono::steady_clock::now() - Start)
                                 .count());
   }
   return Status::ok();
+}
+
+Status CpuExecutor::runOperators(size_t Begin, size_t End) {
+  if (Weights.layoutOnly())
+    return invalidArgument("a layout-only session cannot run: its kernels "
+                           "have no weights");
+  // A fused pair (session fusions, never made when intermediates are kept)
+  // runs as one kernel: the range may not split it.
+  for (const ConvAddFusion &F : Fusions)
+    if ((Begin > F.Conv && Begin <= F.Add) || (End > F.Conv && End <= F.Add))
+      return invalidArgument("operators ", F.Conv, " and ", F.Add,
+                             " run as one fused kernel: a range cannot split "
+                             "them");
+  for (size_t I = Begin; I < End; ++I)
+    if (Status S = runKernel(I))
+      return S;
+  return Status::ok();
+}
+
+Status CpuExecutor::runKernel(size_t I) {
+  Status S = Kernels[I]->run(Pool);
+  if (!S)
+    return S;
+  const fb::Operator &Op = Model->op(I);
+  return S.withContext(concat("operator ", I, " (", fb::EnumNameOpKind(Op.kind()),
+                              Op.name() ? " '" + Op.name()->str() + "'" : "",
+                              ")"));
 }
 
 } // namespace kiln::rt

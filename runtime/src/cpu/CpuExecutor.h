@@ -27,6 +27,7 @@ public:
   /// A constant, or an activation's arena slot.
   uint8_t *hostTensor(size_t T) const override { return TensorData[T]; }
   Status run(std::vector<uint64_t> *OpTimes) override;
+  Status runOperators(size_t Begin, size_t End) override;
   const char *engine(size_t Op) const override { return Kernels[Op]->engine(); }
   uint64_t arenaBytes() const override { return ArenaBytes; }
   /// Bytes of the working memory its kernels share (Kernel::scratchBytes).
@@ -38,6 +39,8 @@ public:
 private:
   CpuExecutor() = default;
   Status planArena(const SessionOptions &Opts);
+  /// Runs Kernels[I]; a failure names operator I.
+  Status runKernel(size_t I);
   /// Where kernels read constant T: in place, or a padded copy when it ends
   /// too close to the end of the model's bytes.
   uint8_t *constantData(size_t T);

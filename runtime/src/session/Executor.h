@@ -121,6 +121,17 @@ public:
   /// Runs every operator once. With OpTimes, also records each operator's
   /// time in nanoseconds (OpTimes holds one slot per operator).
   virtual Status run(std::vector<uint64_t> *OpTimes) = 0;
+  /// Runs operators [Begin, End) once, in order, on the tensors as they
+  /// are: for tools that step through a model whose session keeps
+  /// intermediates (Session::runOperators checks that). Executors that run
+  /// the model as one program (the GPU's) refuse it.
+  virtual Status runOperators(size_t Begin, size_t End) {
+    (void)Begin;
+    (void)End;
+    return {KILN_ERROR_UNSUPPORTED,
+            "this target runs the model as one program: it cannot run "
+            "operators one at a time"};
+  }
   /// The library that runs operator Op ("xnnpack", "onednn", "kiln",
   /// "reference", later "vulkan", ...), a static string.
   virtual const char *engine(size_t Op) const = 0;

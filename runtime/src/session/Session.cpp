@@ -1,5 +1,7 @@
 #include "session/Session.h"
 
+#include "loader/Targets.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -131,6 +133,55 @@ Status Session::run() {
                              "' was not set");
   OpTimes.assign(Profiling ? numOperators() : 0, 0);
   return Exec->run(Profiling ? &OpTimes : nullptr);
+}
+
+Status Session::runOperators(size_t First, size_t Count) {
+  if (!KeepIntermediates)
+    return invalidArgument("running operators one at a time needs a session "
+                           "created with keep_intermediates (else "
+                           "activations share their bytes)");
+  size_t N = numOperators();
+  if (First > N || Count > N - First)
+    return invalidArgument("operators ", First, " to ", First + Count,
+                           " are out of range (the model has ", N,
+                           " operators)");
+  for (size_t I = 0; I < InputSet.size(); ++I)
+    if (!InputSet[I])
+      return invalidArgument("input ", I, " '",
+                             Model->Tensors[size_t(Model->Inputs[I])].Name,
+                             "' was not set");
+  return Exec->runOperators(First, First + Count);
+}
+
+Status Session::setTensor(size_t T, const void *Data, size_t Bytes) {
+  if (T >= Model->Tensors.size())
+    return invalidArgument("tensor index ", T, " out of range (the model has ",
+                           Model->Tensors.size(), " tensors)");
+  for (size_t I = 0; I < Model->Inputs.size(); ++I)
+    if (size_t(Model->Inputs[I]) == T)
+      return setInput(I, Data, Bytes);
+  const TensorDesc &D = Model->Tensors[T];
+  if (D.isConstant())
+    return invalidArgument("tensor ", T, " '", D.Name,
+                           "' is a constant: the model's bytes are read-only");
+  if (!KeepIntermediates)
+    return invalidArgument("tensor ", T, " '", D.Name,
+                           "' is an activation: setting one needs a session "
+                           "created with keep_intermediates");
+  if (Model->Target != fb::Target::CPU)
+    return {KILN_ERROR_UNSUPPORTED,
+            concat("tensor ", T, " '", D.Name, "' is an activation of a ",
+                   targetName(Model->Target),
+                   " file: only the CPU target's activations can be set")};
+  if (Bytes != D.Bytes)
+    return invalidArgument("tensor ", T, " '", D.Name, "' (", dtypeName(D.DType),
+                           shapeString(D.Shape), ") takes ", D.Bytes,
+                           " bytes, got ", Bytes);
+  if (!Data && Bytes)
+    return invalidArgument("tensor ", T, ": null data");
+  if (Bytes)
+    std::memcpy(Exec->hostTensor(T), Data, Bytes);
+  return Status::ok();
 }
 
 Status Session::output(size_t Index, const void **Data, size_t *Bytes) const {

@@ -30,6 +30,15 @@ public:
 
   Status setInput(size_t Index, const void *Data, size_t Bytes);
   Status run();
+  /// Runs operators [First, First + Count) on the tensors as they are, for
+  /// tools that step through a model (`kiln diff --isolated`): the session
+  /// must keep intermediates, every input must be set, and the target must
+  /// run operators one at a time (the CPU's).
+  Status runOperators(size_t First, size_t Count);
+  /// Overwrites tensor T's bytes: a graph input (as setInput), or, in a
+  /// session that keeps intermediates, any activation, so that the
+  /// operators after its producer read these values instead.
+  Status setTensor(size_t T, const void *Data, size_t Bytes);
   Status output(size_t Index, const void **Data, size_t *Bytes) const;
 
   const LoadedModel &model() const { return *Model; }

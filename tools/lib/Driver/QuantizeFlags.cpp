@@ -7,7 +7,7 @@
 
 namespace kiln {
 
-void addCalibrationFlags(CLI::App &Sub, CalibrationFlags &F) {
+void addCalibrationFlags(CLI::App &Sub, CalibrationFlags &F, bool Threads) {
   Sub.add_option("--calib", F.Path,
                  "calibration data: a folder of images (.jpg/.png) or "
                  ".npy/.npz files, one such file, or a text file listing them");
@@ -31,8 +31,9 @@ void addCalibrationFlags(CLI::App &Sub, CalibrationFlags &F) {
                  "use only the first N calibration samples");
   Sub.add_option("--calib-bins", F.Bins,
                  "histogram bins per tensor (a power of two, default 2048)");
-  Sub.add_option("--threads", F.Threads,
-                 "calibration threads (default: all cores)");
+  if (Threads)
+    Sub.add_option("--threads", F.Threads,
+                   "calibration threads (default: all cores)");
   Sub.add_option("--calib-engine", F.Engine,
                  "what runs the float graph over the samples: runtime (the "
                  "kiln runtime's CPU kernels, default; the interpreter where "

@@ -43,7 +43,9 @@ struct QuantizeFlags {
 };
 
 /// --calib and the preprocessing, limit, bins and threads options.
-void addCalibrationFlags(CLI::App &Sub, CalibrationFlags &F);
+/// Without Threads, --threads is left to the command (`kiln diff` reads
+/// samples only: its --threads is the session's).
+void addCalibrationFlags(CLI::App &Sub, CalibrationFlags &F, bool Threads = true);
 /// Everything quantization takes (includes addCalibrationFlags).
 void addQuantizeFlags(CLI::App &Sub, QuantizeFlags &F);
 

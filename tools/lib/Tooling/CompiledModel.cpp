@@ -110,6 +110,14 @@ llvm::Error CompiledModel::createSession(const SessionSettings &S) {
 
 llvm::Expected<std::vector<Tensor>>
 CompiledModel::run(llvm::ArrayRef<Tensor> In) {
+  if (llvm::Error E = setInputs(In))
+    return E;
+  if (llvm::Error E = rerun())
+    return E;
+  return outputValues();
+}
+
+llvm::Error CompiledModel::setInputs(llvm::ArrayRef<Tensor> In) {
   if (!Session) {
     SessionSettings EveryCore;
     EveryCore.Threads = 0;
@@ -123,8 +131,16 @@ CompiledModel::run(llvm::ArrayRef<Tensor> In) {
     if (kiln_session_set_input(Session.get(), I, In[I].buffer().data(),
                                In[I].buffer().size()) != KILN_OK)
       return fail("setting an input");
-  if (llvm::Error E = rerun())
-    return E;
+  return llvm::Error::success();
+}
+
+llvm::Error CompiledModel::runOperators(size_t First, size_t Count) {
+  if (!Session || kiln_session_run_operators(Session.get(), First, Count) != KILN_OK)
+    return fail("running operators one at a time");
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<Tensor>> CompiledModel::outputValues() {
   std::vector<Tensor> Out;
   for (size_t I = 0; I < Outputs.size(); ++I) {
     const void *Data = nullptr;
@@ -158,13 +174,35 @@ std::vector<CompiledModel::OperatorInfo> CompiledModel::operators() const {
   return Ops;
 }
 
-std::optional<Tensor> CompiledModel::operatorOutput(size_t Op) const {
+std::optional<CompiledModel::OperatorOutput>
+CompiledModel::operatorOutput(size_t Op) const {
   size_t T = 0;
   kiln_tensor_value V;
   if (!Session || kiln_session_operator_output(Session.get(), Op, 0, &T) != KILN_OK ||
       kiln_session_tensor(Session.get(), T, &V) != KILN_OK)
     return std::nullopt;
-  return toIrView(V);
+  std::optional<Tensor> Ir = toIrView(V);
+  if (!Ir)
+    return std::nullopt;
+  OperatorOutput Out{std::move(*Ir), V.info.name ? V.info.name : "", std::nullopt};
+  bool Int8 = V.info.dtype == KILN_DTYPE_I8 || V.info.dtype == KILN_DTYPE_U8;
+  if (Int8 && V.num_scales == 1)
+    Out.Quantum = double(V.scales[0]);
+  return Out;
+}
+
+bool CompiledModel::setOperatorOutput(size_t Op, const Tensor &Ir) {
+  size_t T = 0;
+  kiln_tensor_value V;
+  if (!Session || kiln_session_operator_output(Session.get(), Op, 0, &T) != KILN_OK ||
+      kiln_session_tensor(Session.get(), T, &V) != KILN_OK)
+    return false;
+  for (const CompiledIo &Out : Outputs)
+    if (Out.Name == V.info.name)
+      return false; // the caller reads it as the model's result
+  std::optional<std::vector<uint8_t>> Bytes = fromIrView(Ir, V);
+  return Bytes && kiln_session_set_tensor(Session.get(), T, Bytes->data(),
+                                          Bytes->size()) == KILN_OK;
 }
 
 std::string CompiledModel::target() const {

@@ -70,6 +70,12 @@ public:
   /// a polymorphic file's session is resized for them first) and returns
   /// copies of the outputs.
   llvm::Expected<std::vector<Tensor>> run(llvm::ArrayRef<Tensor> Inputs);
+  /// Stepping through the model instead (a session that keeps
+  /// intermediates): setInputs as run() does, then runOperators over every
+  /// operator in as many steps as wanted, then outputValues().
+  llvm::Error setInputs(llvm::ArrayRef<Tensor> Inputs);
+  llvm::Error runOperators(size_t First, size_t Count);
+  llvm::Expected<std::vector<Tensor>> outputValues(); // copies
   /// Runs again on the inputs set last (benchmarks).
   llvm::Error rerun();
 
@@ -82,9 +88,21 @@ public:
   };
   std::vector<OperatorInfo> operators() const;
   /// Output 0 of operator Op after the last run, as the IR sees it (f32,
-  /// NCHW, dequantized: KilnTensorView.h); nullopt when the session does not
-  /// keep intermediates or the tensor has no float view.
-  std::optional<Tensor> operatorOutput(size_t Op) const;
+  /// NCHW, dequantized: KilnTensorView.h), with its tensor's name and, for
+  /// an int8/uint8 tensor quantized per tensor, one quantum (its scale);
+  /// nullopt when the session does not keep intermediates or the tensor
+  /// has no float view.
+  struct OperatorOutput {
+    Tensor Value;
+    std::string Name;
+    std::optional<double> Quantum;
+  };
+  std::optional<OperatorOutput> operatorOutput(size_t Op) const;
+  /// Writes Ir (f32, in operatorOutput's view) into operator Op's output 0,
+  /// quantized where the tensor is int8 (KilnTensorView.h), so that the
+  /// operators after Op read it; false when the tensor is a graph output,
+  /// has no such view, or Ir's shape is not the view's.
+  bool setOperatorOutput(size_t Op, const Tensor &Ir);
   void setProfiling(bool On);
   /// What the session runs on (kiln_session_engine_info); empty strings and
   /// zeros without a session.

@@ -83,8 +83,20 @@ llvm::Expected<DiffModel> DiffModel::load(llvm::StringRef Path,
   return M;
 }
 
+std::vector<std::vector<std::string>> DiffModel::operatorSources() const {
+  std::vector<std::vector<std::string>> Sources;
+  for (const CompiledOperator &C : Operators)
+    Sources.push_back(C.Sources);
+  return Sources;
+}
+
 llvm::Expected<std::vector<Tensor>> DiffModel::run(llvm::ArrayRef<Tensor> In,
-                                                   LayerObserver Observe) {
+                                                   LayerObserver Observe,
+                                                   LayerSubstitute Substitute) {
+  if (Substitute && !Compiled)
+    return usageError("{0}: only a .kiln file's layers can run on another "
+                      "model's values",
+                      Path);
   if (Compiled) {
     if (In.size() != Inputs.size())
       return inputError("{0}: takes {1} inputs, given {2}", Path, Inputs.size(),
@@ -103,31 +115,51 @@ llvm::Expected<std::vector<Tensor>> DiffModel::run(llvm::ArrayRef<Tensor> In,
                           toString(In[I].type()));
     if (!SessionCreated) {
       CompiledModel::SessionSettings S = Settings;
-      S.Threads = 0;
-      S.KeepIntermediates = bool(Observe);
+      S.KeepIntermediates = Observe || Substitute;
       for (const Tensor &T : In)
         S.InputShapes.push_back(staticSizes(T.type().Dims));
       if (llvm::Error E = Compiled->createSession(S))
         return E;
       SessionCreated = true;
     }
-    auto Out = Compiled->run(In);
-    if (!Out || !Observe)
-      return Out;
     // Layout-only and quantize/dequantize operators carry the sources of
     // the layer they serve; the caller keeps, per source, the last value
     // whose size matches.
-    Unread.clear();
-    for (size_t Op = 0; Op < Operators.size(); ++Op) {
+    auto Visit = [&](size_t Op) {
       const CompiledOperator &C = Operators[Op];
-      if (C.Sources.empty())
-        continue;
-      if (std::optional<Tensor> V = Compiled->operatorOutput(Op))
-        Observe({C.Sources, C.Name, C.Kind, Op, *V});
-      else
+      if (C.Sources.empty() && !Substitute)
+        return; // nothing to match it with but its tensor's name
+      std::optional<CompiledModel::OperatorOutput> V =
+          Compiled->operatorOutput(Op);
+      if (!V) {
         Unread.push_back(C.Name);
+        return;
+      }
+      LayerValue L{C.Sources, C.Name,  C.Kind,    Op,
+                   V->Value,  V->Name, nullptr, V->Quantum};
+      if (Observe)
+        Observe(L);
+      if (const Tensor *R = Substitute ? Substitute(L) : nullptr)
+        Substituted += Compiled->setOperatorOutput(Op, *R);
+    };
+    Unread.clear();
+    Substituted = 0;
+    if (!Substitute) {
+      auto Out = Compiled->run(In);
+      if (!Out || !Observe)
+        return Out;
+      for (size_t Op = 0; Op < Operators.size(); ++Op)
+        Visit(Op);
+      return Out;
     }
-    return Out;
+    if (llvm::Error E = Compiled->setInputs(In))
+      return E;
+    for (size_t Op = 0; Op < Operators.size(); ++Op) {
+      if (llvm::Error E = Compiled->runOperators(Op, 1))
+        return E;
+      Visit(Op);
+    }
+    return Compiled->outputValues();
   }
   InterpreterOptions O;
   size_t Order = 0;
@@ -136,7 +168,8 @@ llvm::Expected<std::vector<Tensor>> DiffModel::run(llvm::ArrayRef<Tensor> In,
       if (R.empty())
         return;
       std::string Name = N.displayName(), Op = N.opName().str();
-      Observe({N.sources(), Name, Op, Order++, R[0]});
+      Observe({N.sources(), Name, Op, Order++, R[0], N.result(0)->name(),
+               &N.result(0)->type(), std::nullopt});
     };
   Interpreter I(*G, O);
   return I.run(In);

@@ -35,8 +35,8 @@ public:
                                         const InputShapeMap &Shapes);
 
   bool isCompiled() const { return Compiled.has_value(); }
-  /// How a .kiln side's session is created (its Vulkan options); run()
-  /// sets the threads and keep_intermediates itself.
+  /// How a .kiln side's session is created (threads, kernels, Vulkan
+  /// options); run() sets keep_intermediates itself.
   void setSessionSettings(const CompiledModel::SessionSettings &S) {
     Settings = S;
   }
@@ -60,12 +60,36 @@ public:
     const std::string &Op;   // IR op, or lowercased runtime kind
     size_t Order;            // execution order within this model
     const Tensor &Value;
+    /// The value's own name: the IR result's, or the .kiln tensor's (which
+    /// keeps the IR value's name it was lowered from).
+    const std::string &ValueName;
+    /// IR models: the result's declared type (its quantization for a
+    /// quantize node's int8 levels); null for a .kiln.
+    const TensorType *IrType;
+    /// .kiln: one quantum of the operator's int8 output (its per-tensor
+    /// scale); nullopt for a float one, and in IR models.
+    std::optional<double> Quantum;
   };
   using LayerObserver = std::function<void(const LayerValue &)>;
+  /// What the layers after L read in place of L's result: a value in L's
+  /// view (f32, channels-first), or null to keep L's own.
+  using LayerSubstitute = std::function<const Tensor *(const LayerValue &)>;
   /// Runs the model; Observe (optional) sees every layer's result, in
   /// execution order. For a .kiln the session then keeps intermediates.
+  /// With Substitute (.kiln on the CPU only), the session steps through the
+  /// operators and, after each one Observe saw, writes the value Substitute
+  /// gives into its output (quantized to the tensor's grid where it is
+  /// int8), so that each layer runs on those values, not on its
+  /// predecessors' own; graph outputs are not replaced.
   llvm::Expected<std::vector<Tensor>> run(llvm::ArrayRef<Tensor> In,
-                                          LayerObserver Observe = nullptr);
+                                          LayerObserver Observe = nullptr,
+                                          LayerSubstitute Substitute = nullptr);
+  /// .kiln: the sources of each operator, in execution order (LayerValue's
+  /// Order indexes it); empty for IR models.
+  std::vector<std::vector<std::string>> operatorSources() const;
+  /// .kiln, after a run with Substitute: how many layers had their output
+  /// replaced.
+  size_t substitutedLayers() const { return Substituted; }
   /// .kiln: the operators (names) whose output the last observed run could
   /// not read back from the session, so that a per-layer report says which
   /// layers it lacks instead of silently having fewer.
@@ -88,6 +112,7 @@ private:
   bool SessionCreated = false;
   CompiledModel::SessionSettings Settings;
   std::vector<std::string> Unread;
+  size_t Substituted = 0;
 };
 
 } // namespace kiln
