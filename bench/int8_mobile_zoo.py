@@ -13,9 +13,15 @@ Each model is exported to ONNX (opset 14), converted to fp32 and to int8
 - file sizes and the int8/fp32 ratio;
 - latency at 1 thread: `kiln bench --runs N` on the fp32 and the int8 file,
   alternating, R rounds, the median of the rounds' medians, and the ratio;
-- the int8 file's logits against the reference interpreter on the same QDQ
-  graph (`kiln opt`, then `kiln run` on the .kir), in quanta of the output's
-  int8 scale, on the default kernels and with `--no-onednn` (XNNPACK only).
+- fidelity to kiln's own QDQ graph (`kiln opt`, run by the reference
+  interpreter), in quanta of each int8 tensor's scale:
+  - per layer, isolated (`kiln diff --isolated`): each int8 operator of the
+    .kiln given the QDQ graph's values, the worst layer, on every core
+    (XNNPACK), on one thread (oneDNN's convolutions on x86) and XNNPACK alone;
+  - end to end: the logits of `kiln run` on the same three;
+  - the QDQ graph against itself when the input moves by 1e-6 (noise far
+    below one input quantum): how far any two int8 implementations that
+    differ in a single rounding can drift apart at the logits of this model.
 It opens with the CPU model and ISA flags.
 """
 import argparse
@@ -80,6 +86,18 @@ def quanta(got, ref, report):
     return max(np.abs(g[n].astype(np.float64) - r[n]).max() / scales[n] for n in r.files)
 
 
+# The three ways the CPU target runs an int8 file: every core (XNNPACK),
+# one thread (oneDNN's convolutions on x86), and XNNPACK alone.
+KERNELS = {"every core": [], "1 thread": ["--threads", "1"],
+           "XNNPACK only": ["--threads", "1", "--no-onednn"]}
+
+
+def isolated_quanta(kiln, kir, kiln_file, inputs, flags):
+    out = json.loads(run(kiln, "diff", kir, kiln_file, "--inputs", inputs,
+                         "--isolated", "--json", *flags))
+    return max(l["max_quanta"] for l in out["layers"] if "max_quanta" in l)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -93,33 +111,51 @@ def main():
     print(f"CPU: {cpu()}")
     r = np.random.default_rng(0)
     np.save(w("calib.npy"), r.standard_normal((4, 3, 224, 224)).astype(np.float32))
-    np.savez(w("in.npz"), input=r.standard_normal((1, 3, 224, 224)).astype(np.float32))
-    print("| model | int8 nodes | float layers | fp32 KB | int8 KB | size int8/fp32 "
-          "| fp32 ms | int8 ms | latency int8/fp32 | quanta (default) | quanta (XNNPACK) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    x = r.standard_normal((1, 3, 224, 224)).astype(np.float32)
+    np.savez(w("in.npz"), input=x)
+    np.savez(w("in-moved.npz"),
+             input=x + (1e-6 * r.standard_normal(x.shape)).astype(np.float32))
+    speed, fidelity = [], []
     for name in MODELS:
         onnx = w(f"{name}.onnx")
         if not os.path.exists(onnx):
             export(name, onnx)
-        f32, i8 = w(f"{name}.fp32.kiln"), w(f"{name}.int8.kiln")
+        f32, i8, kir = w(f"{name}.fp32.kiln"), w(f"{name}.int8.kiln"), w(f"{name}.int8.kir")
         run(a.kiln, "convert", onnx, "-o", f32)
         calib = ["--quantize", "int8", "--calib", w("calib.npy")]
         rep = json.loads(run(a.kiln, "convert", onnx, "-o", i8, "--json", *calib))
         q = rep["quantize"]
-        run(a.kiln, "opt", onnx, "-o", w(f"{name}.int8.kir"), *calib)
-        run(a.kiln, "run", w(f"{name}.int8.kir"), "--input", w("in.npz"), "-o", w("kir.npz"))
-        run(a.kiln, "run", i8, "--input", w("in.npz"), "-o", w("kiln.npz"))
-        run(a.kiln, "run", i8, "--no-onednn", "--input", w("in.npz"), "-o", w("xnn.npz"))
+        run(a.kiln, "opt", onnx, "-o", kir, *calib)
+        run(a.kiln, "run", kir, "--input", w("in.npz"), "-o", w("kir.npz"))
+        run(a.kiln, "run", kir, "--input", w("in-moved.npz"), "-o", w("kir-moved.npz"))
+        iso, e2e = [], []
+        for flags in KERNELS.values():
+            iso.append(isolated_quanta(a.kiln, kir, i8, w("in.npz"), flags))
+            run(a.kiln, "run", i8, *flags, "--input", w("in.npz"), "-o", w("kiln.npz"))
+            e2e.append(quanta(w("kiln.npz"), w("kir.npz"), rep))
+        spread = quanta(w("kir-moved.npz"), w("kir.npz"), rep)
         t32, t8 = [], []
         for _ in range(a.rounds):
             t32.append(median_latency(a.kiln, f32, a.runs))
             t8.append(median_latency(a.kiln, i8, a.runs))
         m32, m8 = statistics.median(t32), statistics.median(t8)
         s32, s8 = os.path.getsize(f32), os.path.getsize(i8)
-        print(f"| {name} | {len(q['cpu_int8_nodes'])} | {len(q['cpu_float_layers'])} "
-              f"| {s32 // 1024} | {s8 // 1024} | {s8 / s32:.3f} | {m32:.2f} | {m8:.2f} "
-              f"| {m8 / m32:.2f} | {quanta(w('kiln.npz'), w('kir.npz'), rep):.1f} "
-              f"| {quanta(w('xnn.npz'), w('kir.npz'), rep):.1f} |", flush=True)
+        speed.append(f"| {name} | {len(q['cpu_int8_nodes'])} | {len(q['cpu_float_layers'])} "
+                     f"| {s32 // 1024} | {s8 // 1024} | {s8 / s32:.3f} | {m32:.2f} | {m8:.2f} "
+                     f"| {m8 / m32:.2f} |")
+        fidelity.append(f"| {name} | " + " / ".join(f"{v:.0f}" for v in iso) + " | "
+                        + " / ".join(f"{v:.1f}" for v in e2e) + f" | {spread:.1f} |")
+        print(f"{name}: done", file=sys.stderr, flush=True)
+    print("| model | int8 nodes | float layers | fp32 KB | int8 KB | size int8/fp32 "
+          "| fp32 ms | int8 ms | latency int8/fp32 |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n".join(speed))
+    print()
+    order = " / ".join(KERNELS)
+    print(f"| model | worst int8 layer, isolated, quanta ({order}) "
+          f"| logits end to end, quanta ({order}) | QDQ graph vs itself, input moved 1e-6 |")
+    print("|---|---|---|---|")
+    print("\n".join(fidelity))
 
 
 if __name__ == "__main__":
