@@ -167,6 +167,29 @@ TEST_CASE("a resize over max_arena_bytes is refused and changes nothing",
   requireConvAt(T, 2, 3.0f);
 }
 
+TEST_CASE("a resize past the loader's tensor size limit is refused by "
+          "tensor, and changes nothing",
+          "[resize]") {
+  TestSession T(polymorphicConv());
+  REQUIRE(resize(T.Session, 2) == KILN_OK);
+  std::vector<float> X = samples(2, 5.0f);
+  T.run(X.data(), X.size() * sizeof(float));
+  // 2^36 samples of 128 bytes: 2^43 bytes, past the 2^40 of
+  // limits::MaxTensorBytes; and a size whose bytes overflow int64.
+  for (int64_t N : {int64_t(1) << 36, int64_t(1) << 62}) {
+    kiln_status St = resize(T.Session, N);
+    INFO(kiln_last_error());
+    REQUIRE(St == KILN_ERROR_INVALID_ARGUMENT); // the shapes asked for
+    std::string Error = kiln_last_error();
+    INFO(Error);
+    REQUIRE(Error.find("'x'") != std::string::npos);
+    REQUIRE(Error.find("too large") != std::string::npos);
+  }
+  REQUIRE(inputBytes(T.Session) == X.size() * sizeof(float));
+  REQUIRE(kiln_session_run(T.Session) == KILN_OK);
+  requireConvAt(T, 2, 5.0f);
+}
+
 TEST_CASE("shapes that do not fit are refused by input and dim", "[resize]") {
   TestSession T(polymorphicConv());
   int64_t Wrong[4] = {2, 4, 5, 2};
