@@ -58,6 +58,9 @@ uint64_t graphFingerprint(const Graph &G) {
 
 llvm::Error mergeStats(CalibrationStats &Into, const CalibrationStats &From,
                        llvm::StringRef FromName) {
+  std::string Stale = staleStatsReason(From);
+  if (!Stale.empty())
+    return inputError("{0}: statistics {1}", FromName, Stale);
   if (From.GraphHash != Into.GraphHash)
     return inputError("{0}: statistics of a different graph (fingerprint {1}, "
                       "expected {2}); calibrate every shard with the same "

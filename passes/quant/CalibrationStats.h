@@ -28,6 +28,9 @@ struct ObservedValue {
   TensorObserver Observer;
 };
 
+/// The .kcal version this kiln writes (StatsFile.cpp).
+constexpr uint32_t StatsFileVersionCurrent = 3;
+
 struct CalibrationStats {
   uint64_t GraphHash = 0;
   uint32_t Bins = TensorObserver::DefaultBins;
@@ -45,6 +48,10 @@ struct CalibrationStats {
   std::string Engine = "reference interpreter";
   /// Sorted by ordinal.
   std::vector<ObservedValue> Values;
+  /// The .kcal version it was read from (StatsFileVersion when made here).
+  /// Before version 3 the graph fingerprint included activation dims, so an
+  /// older file's fingerprint never matches: it must be computed again.
+  uint32_t FileVersion = StatsFileVersionCurrent;
 
   const ObservedValue *find(uint32_t Ordinal) const;
   bool complete() const { return Shards.size() == ShardCount; }
@@ -72,7 +79,10 @@ llvm::Error mergeStats(CalibrationStats &Into, const CalibrationStats &From,
 
 /// The .kcal file: a small, versioned, checksummed binary form (see
 /// StatsFile.cpp). Serialization is deterministic.
-constexpr uint32_t StatsFileVersion = 2;
+constexpr uint32_t StatsFileVersion = StatsFileVersionCurrent;
+/// Why statistics read from a file of an earlier version cannot fit this
+/// kiln's graphs (their fingerprint scheme changed), or "".
+std::string staleStatsReason(const CalibrationStats &S);
 std::string serializeStats(const CalibrationStats &S);
 llvm::Expected<CalibrationStats> parseStats(llvm::StringRef Bytes,
                                             llvm::StringRef Name);

@@ -110,6 +110,9 @@ llvm::Expected<CalibrationStats> statsFor(const Graph &G, const QuantizeOptions 
     if (!S)
       return S.takeError();
     uint64_t Want = graphFingerprint(G);
+    std::string Stale = staleStatsReason(*S);
+    if (!Stale.empty())
+      return inputError("{0}: calibration statistics {1}", O.StatsPath, Stale);
     if (S->GraphHash != Want)
       return inputError("{0}: calibration statistics of a different model or "
                         "pipeline (fingerprint {1}, this graph {2}); run "

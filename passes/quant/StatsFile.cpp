@@ -1,8 +1,11 @@
-// The .kcal file, version 2. Little-endian; every count is bounded and every
+// The .kcal file, version 3. Little-endian; every count is bounded and every
 // list sorted, so a reader can check it completely before trusting it:
 //   "KCAL"  u32 version  u64 graph-fingerprint  u32 bins
 //   u32 engine-length  engine-bytes      (version 2; version 1 files were
 //                                         all made by the interpreter)
+// Version 3 has version 2's layout; its graph fingerprint leaves out
+// activation dims (graphFingerprint), so a version 1 or 2 file is read but
+// fits no graph (staleStatsReason says so).
 //   u32 shard-count  u64 dataset-samples  u64 samples
 //   u32 n-shards  { u32 shard }            strictly increasing, < shard-count
 //   u32 n-values  { u32 ordinal           strictly increasing
@@ -158,6 +161,15 @@ std::string serializeStats(const CalibrationStats &S) {
   return std::move(W.Out);
 }
 
+std::string staleStatsReason(const CalibrationStats &S) {
+  if (S.FileVersion >= 3)
+    return "";
+  return "written by an earlier kiln (.kcal version " +
+         std::to_string(S.FileVersion) +
+         "), whose graph fingerprint this kiln computes differently; run "
+         "`kiln calibrate` again with this kiln";
+}
+
 llvm::Expected<CalibrationStats> parseStats(llvm::StringRef Bytes,
                                             llvm::StringRef Name) {
   if (Bytes.size() < 12 || !Bytes.startswith(llvm::StringRef(Magic, 4)))
@@ -173,15 +185,16 @@ llvm::Expected<CalibrationStats> parseStats(llvm::StringRef Bytes,
     return E;
   uint32_t Version = 0;
   KILN_READ(Version);
-  if (Version != StatsFileVersion && Version != 1)
+  if (Version < 1 || Version > StatsFileVersion)
     return inputError("{0}: calibration file version {1}; this kiln reads "
-                      "versions 1 and {2} (recalibrate with this kiln)",
+                      "versions 1 to {2} (recalibrate with this kiln)",
                       Name, Version, StatsFileVersion);
   if (contentHash(Body) != Stored)
     return inputError("{0}: calibration file checksum mismatch (the file is "
                       "damaged or truncated)",
                       Name);
   CalibrationStats S;
+  S.FileVersion = Version;
   uint32_t NShards = 0, NValues = 0;
   KILN_READ(S.GraphHash);
   KILN_READ(S.Bins);

@@ -181,7 +181,6 @@ TEST_CASE("a resize past the loader's tensor size limit is refused by "
     INFO(kiln_last_error());
     REQUIRE(St == KILN_ERROR_INVALID_ARGUMENT); // the shapes asked for
     std::string Error = kiln_last_error();
-    INFO(Error);
     REQUIRE(Error.find("'x'") != std::string::npos);
     REQUIRE(Error.find("too large") != std::string::npos);
   }

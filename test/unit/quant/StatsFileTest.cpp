@@ -79,7 +79,7 @@ TEST_CASE("every truncation and a flipped byte are clear errors",
   Version[4] = 9;
   CHECK(errorOf(parseStats(Version, "t.kcal")) ==
         "t.kcal: calibration file version 9; this kiln reads versions 1 "
-        "and 2 (recalibrate with this kiln)");
+        "to 3 (recalibrate with this kiln)");
   CHECK(errorOf(parseStats("PK\x03\x04 not a kcal", "t.kcal")) ==
         "t.kcal: not a kiln calibration file (no KCAL header); make one with "
         "'kiln calibrate'");
@@ -105,6 +105,21 @@ TEST_CASE("the engine that ran the samples is recorded; version 1 files "
   CHECK(R.Engine == "reference interpreter");
   CHECK(R.Values.size() == S.Values.size());
   CHECK(R.Values[0].Observer == S.Values[0].Observer);
+  // Read, but its fingerprint is of the old scheme: it fits no graph, and
+  // a merge says why rather than "a different graph".
+  CHECK(R.FileVersion == 1);
+  CHECK(staleStatsReason(R) ==
+        "written by an earlier kiln (.kcal version 1), whose graph "
+        "fingerprint this kiln computes differently; run `kiln calibrate` "
+        "again with this kiln");
+  CalibrationStats Into = requireValue(parseStats(V2, "a.kcal"));
+  CHECK(staleStatsReason(Into).empty());
+  llvm::Error E = mergeStats(Into, R, "old.kcal");
+  REQUIRE(bool(E));
+  CHECK(llvm::toString(std::move(E)) ==
+        "old.kcal: statistics written by an earlier kiln (.kcal version 1), "
+        "whose graph fingerprint this kiln computes differently; run `kiln "
+        "calibrate` again with this kiln");
 }
 
 TEST_CASE("merges check graph, bins, split and overlap", "[quant][kcal]") {
