@@ -73,15 +73,7 @@ llvm::Error fixInputShapes(Graph &G, const InputShapeMap &Shapes) {
     New.Dims = makeShape(KV.getValue());
     Target->setType(New);
   }
-  for (Node &N : G.nodes()) {
-    auto Types = inferTypes(N);
-    if (!Types)
-      return addContext(Types.takeError(), "node '" + N.displayName() + "' (" +
-                                               N.opName().str() + ")");
-    for (unsigned I = 0; I < N.numResults(); ++I)
-      N.result(I)->setType((*Types)[I]);
-  }
-  return llvm::Error::success();
+  return reinferTypes(G, /*DimsOnly=*/false);
 }
 
 } // namespace kiln

@@ -125,6 +125,21 @@ llvm::Expected<std::vector<TensorType>> inferTypes(const Node &N) {
   return Types;
 }
 
+llvm::Error reinferTypes(Graph &G, bool DimsOnly) {
+  for (Node &N : G.nodes()) {
+    auto Types = inferTypes(N);
+    if (!Types)
+      return addContext(Types.takeError(), "node '" + N.displayName() + "' (" +
+                                               N.opName().str() + ")");
+    for (unsigned I = 0; I < N.numResults(); ++I) {
+      TensorType T = DimsOnly ? N.result(I)->type() : (*Types)[I];
+      T.Dims = (*Types)[I].Dims;
+      N.result(I)->setType(std::move(T));
+    }
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<Node *> createInferred(Graph &G, llvm::StringRef Name,
                                       llvm::ArrayRef<Value *> Operands,
                                       AttrMap Attrs, unsigned NumResults,

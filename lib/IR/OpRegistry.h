@@ -88,6 +88,13 @@ llvm::Expected<Node *> createInferred(Graph &G, llvm::StringRef Name,
 /// Runs the op's inference for N (schema and arity must already hold).
 llvm::Expected<std::vector<TensorType>> inferTypes(const Node &N);
 
+/// Infers every node's result types again, in graph order, after an input's
+/// type changed (--input-shape, a symbol bound to a size). With DimsOnly a
+/// result keeps its element type and quantization, which inference does not
+/// recover for a quantize node, and takes only the inferred dims. A failure
+/// names the node.
+llvm::Error reinferTypes(Graph &G, bool DimsOnly);
+
 /// Schema checks: operand count and presence, result count, attribute names
 /// and kinds. Plain messages; callers add the node context.
 llvm::Error checkSchema(const Node &N);

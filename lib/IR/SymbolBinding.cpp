@@ -104,20 +104,8 @@ llvm::Error bindSymbols(Graph &G, const std::map<std::string, int64_t> &Sizes) {
       }
     In->setType(T);
   }
-  for (Node &N : G.nodes()) {
-    auto Types = inferTypes(N);
-    if (!Types)
-      return addContext(Types.takeError(), "node '" + N.displayName() + "' (" +
-                                               N.opName().str() + ")");
-    // Only dims change: element types and quantization parameters (which
-    // inference does not recover for a quantize node) stay.
-    for (unsigned I = 0; I < N.numResults(); ++I) {
-      TensorType T = N.result(I)->type();
-      T.Dims = (*Types)[I].Dims;
-      N.result(I)->setType(std::move(T));
-    }
-  }
-  return llvm::Error::success();
+  // Only dims change: element types and quantization parameters stay.
+  return reinferTypes(G, /*DimsOnly=*/true);
 }
 
 } // namespace kiln
