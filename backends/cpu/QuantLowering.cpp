@@ -203,10 +203,12 @@ bool isNarrowingNode(const Node &N) {
   return N.numResults() == 1 && narrowingNode(N.result()) == &N;
 }
 
-FoldedConstantScope::FoldedConstantScope() { ActiveFolds = new FoldedMap(); }
+FoldedConstantScope::FoldedConstantScope() : Saved(ActiveFolds) {
+  ActiveFolds = new FoldedMap();
+}
 FoldedConstantScope::~FoldedConstantScope() {
   delete ActiveFolds;
-  ActiveFolds = nullptr;
+  ActiveFolds = static_cast<FoldedMap *>(Saved);
 }
 
 const Tensor *foldedConstantOf(const Value *V) {
@@ -235,7 +237,9 @@ QuantParams int8ParamsOf(const Value *V) { return *V->type().Quant; }
 
 namespace {
 /// Whether schema 1.8's int8 extensions may be used (Int8ExtensionsScope).
-bool Int8ExtensionsEnabled = true;
+/// Per thread, as the folded constants are: a conversion for NNAPI on one
+/// thread does not change what a CPU conversion on another lowers.
+thread_local bool Int8ExtensionsEnabled = true;
 } // namespace
 
 Int8ExtensionsScope::Int8ExtensionsScope(bool Enabled)

@@ -25,13 +25,17 @@
 namespace kiln {
 
 /// While alive (one compileForCpu), constantOf sees cast/dequantize of
-/// constants as the folded f32 constant.
+/// constants as the folded f32 constant. Per thread; a nested scope has its
+/// own folds and gives the outer ones back when it ends.
 class FoldedConstantScope {
 public:
   FoldedConstantScope();
   ~FoldedConstantScope();
   FoldedConstantScope(const FoldedConstantScope &) = delete;
   FoldedConstantScope &operator=(const FoldedConstantScope &) = delete;
+
+private:
+  void *Saved; // the enclosing scope's folds
 };
 /// True for cast/dequantize of a constant (no operator: its users read the
 /// narrow or the folded constant).
@@ -73,7 +77,7 @@ bool isAbsorbedSigmoid(const Node &N);
 /// and int8 biases without stored scales (the loader derives them: input
 /// scale x weight scale). The NNAPI target lowers the CPU module with them
 /// off: NNAPI's quantized LOGISTIC and TANH take fixed output scales, and
-/// its bias operands carry their scale.
+/// its bias operands carry their scale. Per thread, like the folds.
 class Int8ExtensionsScope {
 public:
   explicit Int8ExtensionsScope(bool Enabled);

@@ -3,12 +3,16 @@
 // bounds (or an extra operator), depthwise detection, and one error listing
 // every unsupported node.
 #include "backends/cpu/CpuTarget.h"
+#include "backends/cpu/QuantLowering.h"
 
 #include "IR/Parser.h"
 #include "LlvmErrorChecks.h"
 #include "Support/Error.h"
 
 #include <catch2/catch.hpp>
+
+#include <future>
+#include <thread>
 
 using namespace kiln;
 
@@ -197,4 +201,37 @@ TEST_CASE("a dim the file cannot keep names the node", "[cpu]") {
                        "that depends on the symbolic dim(s) 'N'") !=
           std::string::npos);
   REQUIRE(Message.find("--input-shape") != std::string::npos);
+}
+
+TEST_CASE("the int8 extensions are switched off per thread",
+          "[cpu][lowering]") {
+  // The NNAPI target lowers with them off; a CPU conversion on another
+  // thread at the same time still gets its int8 tables.
+  auto G = requireValue(parseGraph(R"(graph @g(%x: f32[4]) -> (%y: f32[4]) {
+  %y = sigmoid(%x) : f32[4]
+  return %y
+})",
+                                   "test.kir"));
+  const Node &Sigmoid = *G->nodes().begin();
+  REQUIRE(isInt8Table(Sigmoid));
+  std::promise<void> Off, Checked;
+  std::thread Nnapi([&] {
+    Int8ExtensionsScope NoExtensions(false);
+    CHECK(!isInt8Table(Sigmoid));
+    Off.set_value();
+    Checked.get_future().wait();
+  });
+  Off.get_future().wait();
+  CHECK(isInt8Table(Sigmoid)); // this thread's setting, while the other's holds
+  Checked.set_value();
+  Nnapi.join();
+  {
+    Int8ExtensionsScope Outer(false);
+    {
+      Int8ExtensionsScope Inner(true);
+      CHECK(isInt8Table(Sigmoid));
+    }
+    CHECK(!isInt8Table(Sigmoid));
+  }
+  CHECK(isInt8Table(Sigmoid));
 }
