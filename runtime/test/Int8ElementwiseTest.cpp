@@ -54,13 +54,14 @@ KilnModule int8GateModule() {
   return M;
 }
 
-// x i8 [259] holding every int8 value, then three more past a multiple of
-// eight (the kernel's tail) (scale 0.05, zp 3) -> UNARY -> y i8.
-KilnModule int8UnaryModule(const fb::UnaryOptionsT &O, float YS, int64_t YZ) {
+// x i8 [N] (259 by default: every int8 value, then three more past a
+// multiple of eight, the kernel's tail) (scale 0.05, zp 3) -> UNARY -> y i8.
+KilnModule int8UnaryModule(const fb::UnaryOptionsT &O, float YS, int64_t YZ,
+                           int64_t N = 259) {
   KilnModule M;
-  int32_t X = addTensor(M, "x", fb::DType::I8, {259});
+  int32_t X = addTensor(M, "x", fb::DType::I8, {N});
   setQuant(M, X, 0.05f, 3);
-  int32_t Y = addTensor(M, "y", fb::DType::I8, {259});
+  int32_t Y = addTensor(M, "y", fb::DType::I8, {N});
   setQuant(M, Y, YS, YZ);
   addOp(M, fb::OpKind::UNARY, {X}, {Y}, O);
   M.Model.inputs = {X};
@@ -148,6 +149,36 @@ TEST_CASE("int8 UNARY tables match the textbook activations on every input",
       CHECK(Worst <= 1);
       CHECK(Exact >= 253);
       CHECK(Distinct.size() >= 60); // the table spans the output range
+    }
+  }
+}
+
+TEST_CASE("int8 UNARY tables split over the session's threads give every "
+          "element once",
+          "[int8]") {
+  // 100,005 elements: six tasks of the threaded lookup, the last one short
+  // and not a multiple of eight. Any thread count must give the one-thread
+  // result (itself checked against the textbook above) at every position.
+  const int64_t N = 100005;
+  fb::UnaryOptionsT O;
+  O.op = fb::UnaryOp::HARD_SWISH;
+  std::string Bytes = bytesOf(int8UnaryModule(O, 0.04f, -60, N));
+  std::vector<int8_t> X(static_cast<size_t>(N));
+  for (size_t I = 0; I < X.size(); ++I)
+    X[I] = int8_t((I * 7919) % 256 - 128);
+  for (Kernels K : {Kernels::Default, Kernels::ReferenceOnly}) {
+    TestSession One(Bytes, K);
+    One.run(X.data(), X.size());
+    std::vector<int8_t> Want = One.output<int8_t>();
+    REQUIRE(Want.size() == X.size());
+    for (uint32_t Threads : {2u, 3u, 0u}) {
+      INFO("threads " << Threads);
+      kiln_session_options Opts = TestSession::options(K);
+      Opts.num_threads = Threads;
+      TestSession Many;
+      Many.open(Bytes, Opts);
+      Many.run(X.data(), X.size());
+      REQUIRE(Many.output<int8_t>() == Want);
     }
   }
 }

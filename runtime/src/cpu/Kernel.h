@@ -85,6 +85,17 @@ private:
   std::function<Status()> Fn;
 };
 
+/// A reference kernel that splits its work over the session's threads.
+class PooledFunctionKernel : public Kernel {
+public:
+  explicit PooledFunctionKernel(std::function<Status(pthreadpool_t)> Fn)
+      : Fn(std::move(Fn)) {}
+  Status run(pthreadpool_t Pool) override { return Fn(Pool); }
+
+private:
+  std::function<Status(pthreadpool_t)> Fn;
+};
+
 /// The portable kernel for any validated operator.
 std::unique_ptr<Kernel> createReferenceKernel(const KernelArgs &A);
 

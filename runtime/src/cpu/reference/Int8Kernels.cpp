@@ -189,7 +189,50 @@ RunFn int8Binary(const KernelArgs &A) {
   };
 }
 
-RunFn int8Unary(const KernelArgs &A) {
+namespace {
+
+/// Y[I] = Table[X[I] + 128] over [Begin, End).
+void lookUp(const int8_t *Table, const int8_t *X, int8_t *Y, uint64_t Begin,
+            uint64_t End) {
+  // Locals: a store through int8_t* may alias anything, so a table or a
+  // bound read through memory would be reloaded after every store.
+  int8_t Local[256];
+  std::copy(Table, Table + 256, Local);
+  const uint8_t *In = reinterpret_cast<const uint8_t *>(X);
+  uint64_t I = Begin;
+  // Eight at a time: one 8-byte load and store around eight lookups
+  // (byte order does not matter: each byte maps to the same position).
+  for (; I + 8 <= End; I += 8) {
+    uint64_t Word, Mapped = 0;
+    std::memcpy(&Word, In + I, 8);
+    Word ^= 0x8080808080808080ULL;
+    for (int B = 0; B < 64; B += 8)
+      Mapped |= uint64_t(uint8_t(Local[(Word >> B) & 0xFF])) << B;
+    std::memcpy(Y + I, &Mapped, 8);
+  }
+  for (; I < End; ++I)
+    Y[I] = Local[uint8_t(In[I] ^ 0x80)];
+}
+
+/// Elements per task of a threaded lookup (a multiple of 8): large enough
+/// that a task costs more than handing it out.
+constexpr uint64_t LookUpChunk = 16384;
+
+struct LookUpTask {
+  const int8_t *Table, *X;
+  int8_t *Y;
+  uint64_t Count;
+};
+
+void lookUpChunk(void *Context, size_t Chunk) {
+  const auto &T = *static_cast<const LookUpTask *>(Context);
+  uint64_t Begin = uint64_t(Chunk) * LookUpChunk;
+  lookUp(T.Table, T.X, T.Y, Begin, std::min(T.Count, Begin + LookUpChunk));
+}
+
+} // namespace
+
+PooledRunFn int8Unary(const KernelArgs &A) {
   const auto &O = *A.Op.options_as_UnaryOptions();
   const TensorDesc &XD = *A.In[0].Desc, &YD = *A.Out[0].Desc;
   float SX = XD.Scales[0], SY = YD.Scales[0];
@@ -206,27 +249,15 @@ RunFn int8Unary(const KernelArgs &A) {
   const int8_t *X = A.In[0].as<const int8_t>();
   int8_t *Y = A.Out[0].as<int8_t>();
   uint64_t Count = A.In[0].elements();
-  return [=]() {
-    // Locals: a store through int8_t* may alias anything, so a table or a
-    // count read through the closure would be reloaded after every store.
-    int8_t Local[256];
-    std::copy(Table.begin(), Table.end(), Local);
-    const uint8_t *In = reinterpret_cast<const uint8_t *>(X);
-    int8_t *Out = Y;
-    const uint64_t N = Count;
-    uint64_t I = 0;
-    // Eight at a time: one 8-byte load and store around eight lookups
-    // (byte order does not matter: each byte maps to the same position).
-    for (; I + 8 <= N; I += 8) {
-      uint64_t Word, Mapped = 0;
-      std::memcpy(&Word, In + I, 8);
-      Word ^= 0x8080808080808080ULL;
-      for (int B = 0; B < 64; B += 8)
-        Mapped |= uint64_t(uint8_t(Local[(Word >> B) & 0xFF])) << B;
-      std::memcpy(Out + I, &Mapped, 8);
+  return [=](pthreadpool_t Pool) {
+    uint64_t Chunks = (Count + LookUpChunk - 1) / LookUpChunk;
+    if (Chunks <= 1 || pthreadpool_get_threads_count(Pool) <= 1) {
+      lookUp(Table.data(), X, Y, 0, Count);
+      return Status::ok();
     }
-    for (; I < N; ++I)
-      Out[I] = Local[uint8_t(In[I] ^ 0x80)];
+    LookUpTask Task{Table.data(), X, Y, Count};
+    pthreadpool_parallelize_1d(Pool, lookUpChunk, &Task, size_t(Chunks),
+                               /*flags=*/0);
     return Status::ok();
   };
 }

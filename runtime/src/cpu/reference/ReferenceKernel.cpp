@@ -12,7 +12,8 @@ std::unique_ptr<Kernel> createReferenceKernel(const KernelArgs &A) {
     case K::CONV_2D: Fn = ref::int8Conv2D(A); break;
     case K::FULLY_CONNECTED: Fn = ref::int8FullyConnected(A); break;
     case K::BINARY: Fn = ref::int8Binary(A); break;
-    case K::UNARY: Fn = ref::int8Unary(A); break;
+    case K::UNARY:
+      return std::make_unique<PooledFunctionKernel>(ref::int8Unary(A));
     case K::MAX_POOL_2D: Fn = ref::int8MaxPool2D(A); break;
     case K::GLOBAL_AVERAGE_POOL_2D: Fn = ref::int8GlobalAveragePool2D(A); break;
     default: break;

@@ -8,6 +8,9 @@
 namespace kiln::rt::ref {
 
 using RunFn = std::function<Status()>;
+/// A closure that splits its work over the session's threads (null pool:
+/// the calling thread).
+using PooledRunFn = std::function<Status(pthreadpool_t)>;
 
 RunFn conv2D(const KernelArgs &A);
 RunFn deconv2D(const KernelArgs &A);
@@ -36,7 +39,7 @@ RunFn resize(const KernelArgs &A);
 RunFn int8Conv2D(const KernelArgs &A);
 RunFn int8FullyConnected(const KernelArgs &A);
 RunFn int8Binary(const KernelArgs &A); // ADD and MUL, broadcasting
-RunFn int8Unary(const KernelArgs &A);  // any UnaryOp, as a 256-entry table
+PooledRunFn int8Unary(const KernelArgs &A);  // any UnaryOp, as a 256-entry table
 RunFn int8MaxPool2D(const KernelArgs &A);
 RunFn int8GlobalAveragePool2D(const KernelArgs &A);
 RunFn quantizeOrDequantize(const KernelArgs &A);
