@@ -11,70 +11,85 @@
 
 namespace kiln::nnapi {
 
+/// The operand types kiln uses: X(name, OperandCode, the feature level that
+/// added it). The enum and OperandTypes below are both made from this list.
+#define KILN_NNAPI_OPERAND_TYPES(X)          \
+  X(FLOAT32, 0, 27)                          \
+  X(INT32, 1, 27)                            \
+  X(UINT32, 2, 27)                           \
+  X(TENSOR_FLOAT32, 3, 27)                   \
+  X(TENSOR_INT32, 4, 27)                     \
+  X(TENSOR_QUANT8_ASYMM, 5, 27)              \
+  X(BOOL, 6, 29)                             \
+  X(TENSOR_FLOAT16, 8, 29)                   \
+  X(TENSOR_BOOL8, 9, 29)                     \
+  X(FLOAT16, 10, 29)                         \
+  X(TENSOR_QUANT8_SYMM_PER_CHANNEL, 11, 29)  \
+  X(TENSOR_QUANT8_ASYMM_SIGNED, 14, 30)
+
 /// Operand types (OperandCode).
 enum OperandCode : int32_t {
-  FLOAT32 = 0,
-  INT32 = 1,
-  UINT32 = 2,
-  TENSOR_FLOAT32 = 3,
-  TENSOR_INT32 = 4,
-  TENSOR_QUANT8_ASYMM = 5,
-  BOOL = 6,
-  TENSOR_FLOAT16 = 8,
-  TENSOR_BOOL8 = 9,
-  FLOAT16 = 10,
-  TENSOR_QUANT8_SYMM_PER_CHANNEL = 11,
-  TENSOR_QUANT8_ASYMM_SIGNED = 14,
+#define KILN_NNAPI_ENUMERATOR(Name, Code, Level) Name = Code,
+  KILN_NNAPI_OPERAND_TYPES(KILN_NNAPI_ENUMERATOR)
+#undef KILN_NNAPI_ENUMERATOR
 };
 
-/// Operation types (OperationCode): the ones kiln emits.
+/// The operations kiln emits: X(name, OperationCode, the feature level that
+/// added it, 27 for the original set). The enum and Operations below are
+/// both made from this list.
+#define KILN_NNAPI_OPERATIONS(X)      \
+  X(ADD, 0, 27)                       \
+  X(AVERAGE_POOL_2D, 1, 27)           \
+  X(CONCATENATION, 2, 27)             \
+  X(CONV_2D, 3, 27)                   \
+  X(DEPTHWISE_CONV_2D, 4, 27)         \
+  X(DEQUANTIZE, 6, 27)                \
+  X(FLOOR, 8, 27)                     \
+  X(FULLY_CONNECTED, 9, 27)           \
+  X(LOGISTIC, 14, 27)                 \
+  X(MAX_POOL_2D, 17, 27)              \
+  X(MUL, 18, 27)                      \
+  X(RELU, 19, 27)                     \
+  X(RELU1, 20, 27)                    \
+  X(RELU6, 21, 27)                    \
+  X(RESHAPE, 22, 27)                  \
+  X(RESIZE_BILINEAR, 23, 27)          \
+  X(SOFTMAX, 25, 27)                  \
+  X(TANH, 28, 27)                     \
+  X(DIV, 30, 28)                      \
+  X(MEAN, 31, 28)                     \
+  X(PAD, 32, 28)                      \
+  X(STRIDED_SLICE, 35, 28)            \
+  X(SUB, 36, 28)                      \
+  X(TRANSPOSE, 37, 28)                \
+  X(ABS, 38, 29)                      \
+  X(EXP, 49, 29)                      \
+  X(GATHER, 51, 29)                   \
+  X(GROUPED_CONV_2D, 55, 29)          \
+  X(LOG, 60, 29)                      \
+  X(LOG_SOFTMAX, 64, 29)              \
+  X(MAXIMUM, 65, 29)                  \
+  X(MINIMUM, 66, 29)                  \
+  X(NEG, 67, 29)                      \
+  X(PAD_V2, 69, 29)                   \
+  X(POW, 70, 29)                      \
+  X(PRELU, 71, 29)                    \
+  X(QUANTIZE, 72, 29)                 \
+  X(REDUCE_MAX, 77, 29)               \
+  X(REDUCE_MIN, 78, 29)               \
+  X(REDUCE_SUM, 80, 29)               \
+  X(RSQRT, 83, 29)                    \
+  X(SQRT, 88, 29)                     \
+  X(TRANSPOSE_CONV_2D, 91, 29)        \
+  X(RESIZE_NEAREST_NEIGHBOR, 94, 29)  \
+  X(ELU, 98, 30)                      \
+  X(HARD_SWISH, 99, 30)
+
+/// Operation types (OperationCode).
 enum OperationCode : int32_t {
-  ADD = 0,
-  AVERAGE_POOL_2D = 1,
-  CONCATENATION = 2,
-  CONV_2D = 3,
-  DEPTHWISE_CONV_2D = 4,
-  DEQUANTIZE = 6,
-  FLOOR = 8,
-  FULLY_CONNECTED = 9,
-  LOGISTIC = 14,
-  MAX_POOL_2D = 17,
-  MUL = 18,
-  RELU = 19,
-  RELU1 = 20,
-  RELU6 = 21,
-  RESHAPE = 22,
-  RESIZE_BILINEAR = 23,
-  SOFTMAX = 25,
-  TANH = 28,
-  DIV = 30,
-  MEAN = 31,
-  PAD = 32,
-  STRIDED_SLICE = 35,
-  SUB = 36,
-  TRANSPOSE = 37,
-  ABS = 38,
-  EXP = 49,
-  GATHER = 51,
-  GROUPED_CONV_2D = 55,
-  LOG = 60,
-  LOG_SOFTMAX = 64,
-  MAXIMUM = 65,
-  MINIMUM = 66,
-  NEG = 67,
-  PAD_V2 = 69,
-  POW = 70,
-  PRELU = 71,
-  QUANTIZE = 72,
-  REDUCE_MAX = 77,
-  REDUCE_MIN = 78,
-  REDUCE_SUM = 80,
-  RSQRT = 83,
-  SQRT = 88,
-  TRANSPOSE_CONV_2D = 91,
-  RESIZE_NEAREST_NEIGHBOR = 94,
-  ELU = 98,
-  HARD_SWISH = 99,
+#define KILN_NNAPI_ENUMERATOR(Name, Code, Level) Name = Code,
+  KILN_NNAPI_OPERATIONS(KILN_NNAPI_ENUMERATOR)
+#undef KILN_NNAPI_ENUMERATOR
 };
 
 /// Fused activation codes (FuseCode).
@@ -126,76 +141,22 @@ constexpr int32_t FeatureLevelMax = 30;
 /// mmap protections for ANeuralNetworksMemory_createFromFd.
 constexpr int ProtRead = 1;
 
-/// The operations kiln emits: spelling and the feature level that added
-/// each (27 for the original set).
+/// An operation's or operand type's code, spelling and feature level.
 struct OperationInfo {
   int32_t Code;
   const char *Name;
   int32_t Level;
 };
 inline constexpr OperationInfo Operations[] = {
-    {ADD, "ADD", 27},
-    {AVERAGE_POOL_2D, "AVERAGE_POOL_2D", 27},
-    {CONCATENATION, "CONCATENATION", 27},
-    {CONV_2D, "CONV_2D", 27},
-    {DEPTHWISE_CONV_2D, "DEPTHWISE_CONV_2D", 27},
-    {DEQUANTIZE, "DEQUANTIZE", 27},
-    {FLOOR, "FLOOR", 27},
-    {FULLY_CONNECTED, "FULLY_CONNECTED", 27},
-    {LOGISTIC, "LOGISTIC", 27},
-    {MAX_POOL_2D, "MAX_POOL_2D", 27},
-    {MUL, "MUL", 27},
-    {RELU, "RELU", 27},
-    {RELU1, "RELU1", 27},
-    {RELU6, "RELU6", 27},
-    {RESHAPE, "RESHAPE", 27},
-    {RESIZE_BILINEAR, "RESIZE_BILINEAR", 27},
-    {SOFTMAX, "SOFTMAX", 27},
-    {TANH, "TANH", 27},
-    {DIV, "DIV", 28},
-    {MEAN, "MEAN", 28},
-    {PAD, "PAD", 28},
-    {STRIDED_SLICE, "STRIDED_SLICE", 28},
-    {SUB, "SUB", 28},
-    {TRANSPOSE, "TRANSPOSE", 28},
-    {ABS, "ABS", 29},
-    {EXP, "EXP", 29},
-    {GATHER, "GATHER", 29},
-    {GROUPED_CONV_2D, "GROUPED_CONV_2D", 29},
-    {LOG, "LOG", 29},
-    {LOG_SOFTMAX, "LOG_SOFTMAX", 29},
-    {MAXIMUM, "MAXIMUM", 29},
-    {MINIMUM, "MINIMUM", 29},
-    {NEG, "NEG", 29},
-    {PAD_V2, "PAD_V2", 29},
-    {POW, "POW", 29},
-    {PRELU, "PRELU", 29},
-    {QUANTIZE, "QUANTIZE", 29},
-    {REDUCE_MAX, "REDUCE_MAX", 29},
-    {REDUCE_MIN, "REDUCE_MIN", 29},
-    {REDUCE_SUM, "REDUCE_SUM", 29},
-    {RSQRT, "RSQRT", 29},
-    {SQRT, "SQRT", 29},
-    {TRANSPOSE_CONV_2D, "TRANSPOSE_CONV_2D", 29},
-    {RESIZE_NEAREST_NEIGHBOR, "RESIZE_NEAREST_NEIGHBOR", 29},
-    {ELU, "ELU", 30},
-    {HARD_SWISH, "HARD_SWISH", 30},
+#define KILN_NNAPI_INFO(Name, Code, Level) {Name, #Name, Level},
+    KILN_NNAPI_OPERATIONS(KILN_NNAPI_INFO)
+#undef KILN_NNAPI_INFO
 };
 
-/// The operand types kiln uses, likewise.
 inline constexpr OperationInfo OperandTypes[] = {
-    {FLOAT32, "FLOAT32", 27},
-    {INT32, "INT32", 27},
-    {UINT32, "UINT32", 27},
-    {TENSOR_FLOAT32, "TENSOR_FLOAT32", 27},
-    {TENSOR_INT32, "TENSOR_INT32", 27},
-    {TENSOR_QUANT8_ASYMM, "TENSOR_QUANT8_ASYMM", 27},
-    {BOOL, "BOOL", 29},
-    {TENSOR_FLOAT16, "TENSOR_FLOAT16", 29},
-    {TENSOR_BOOL8, "TENSOR_BOOL8", 29},
-    {FLOAT16, "FLOAT16", 29},
-    {TENSOR_QUANT8_SYMM_PER_CHANNEL, "TENSOR_QUANT8_SYMM_PER_CHANNEL", 29},
-    {TENSOR_QUANT8_ASYMM_SIGNED, "TENSOR_QUANT8_ASYMM_SIGNED", 30},
+#define KILN_NNAPI_INFO(Name, Code, Level) {Name, #Name, Level},
+    KILN_NNAPI_OPERAND_TYPES(KILN_NNAPI_INFO)
+#undef KILN_NNAPI_INFO
 };
 
 /// The entry of Code in Operations or OperandTypes, or null.
