@@ -4,6 +4,10 @@
 // the session unchanged.
 #include "RuntimeTestModels.h"
 #include "TestSession.h"
+#include "cpu/CpuExecutor.h"
+#include "loader/LoadedModel.h"
+#include "loader/ModelBytes.h"
+#include "session/Session.h"
 
 #include <catch2/catch.hpp>
 
@@ -257,4 +261,58 @@ TEST_CASE("malformed symbolic dims are refused at load", "[resize]") {
                 std::make_unique<fb::SymbolicDimT>());
             M.Model.tensors[2]->shape[0] = -1;
           }) == "tensor 2 'b': a constant with symbolic dims");
+}
+
+TEST_CASE("a resized session keeps its XNNPACK convolution, packed weights "
+          "and all, and sets it up for the new batch",
+          "[resize]") {
+  std::string Bytes = polymorphicConv();
+  std::shared_ptr<const rt::LoadedModel> Model;
+  rt::Status Loaded = rt::loadVerifiedModel(
+      rt::ModelBytes::borrow(Bytes.data(), Bytes.size()), Model);
+  REQUIRE(Loaded.isOk());
+  rt::SessionOptions Opts;
+  Opts.Threads = 2; // XNNPACK (oneDNN takes single-threaded sessions only)
+  std::unique_ptr<rt::Session> S;
+  REQUIRE(rt::Session::create(Model, Opts, S).isOk());
+  auto Kept = [&] {
+    return static_cast<const rt::CpuExecutor &>(S->executor()).keptKernels();
+  };
+  auto RunAt = [&](int64_t N, float Seed) {
+    INFO("batch " << N);
+    rt::Status Resized = S->resizeInputs({{N, 4, 4, 2}});
+    INFO(Resized.message());
+    REQUIRE(Resized.isOk());
+    std::vector<float> X = samples(N, Seed);
+    REQUIRE(S->setInput(0, X.data(), X.size() * sizeof(float)).isOk());
+    REQUIRE(S->run().isOk());
+    const void *Data = nullptr;
+    size_t OutBytes = 0;
+    REQUIRE(S->output(0, &Data, &OutBytes).isOk());
+    std::vector<float> Want = naiveConv(X, N);
+    REQUIRE(OutBytes == Want.size() * sizeof(float));
+    const float *Got = static_cast<const float *>(Data);
+    for (size_t I = 0; I < Want.size(); ++I)
+      REQUIRE(std::fabs(Got[I] - Want[I]) <= 1e-5f);
+  };
+  REQUIRE(std::string(S->engine(0)) == "xnnpack");
+  REQUIRE(Kept() == 0);
+  RunAt(5, 1.0f);
+  REQUIRE(std::string(S->engine(0)) == "xnnpack");
+  REQUIRE(Kept() == 1); // the convolution, taken from the batch-1 executor
+  RunAt(2, 2.0f);
+  REQUIRE(Kept() == 1);
+  RunAt(9, 3.0f);
+  RunAt(1, 4.0f);
+  REQUIRE(Kept() == 1);
+  // A resize refused after the kernels were planned (over max_arena_bytes)
+  // takes nothing from the running executor: it still runs at batch 1.
+  REQUIRE(S->arenaBytes() > 0);
+  S.reset();
+  rt::SessionOptions Capped = Opts;
+  Capped.MaxArenaBytes = 4096;
+  REQUIRE(rt::Session::create(Model, Capped, S).isOk());
+  REQUIRE(S->resizeInputs({{1000, 4, 4, 2}}).code() == KILN_ERROR_OUT_OF_MEMORY);
+  REQUIRE(Kept() == 0);
+  RunAt(1, 6.0f);
 }

@@ -30,7 +30,8 @@ CpuExecutor::AlignedBytes CpuExecutor::alignedBytes(uint64_t Bytes) {
 
 Status CpuExecutor::create(std::shared_ptr<const LoadedModel> Model,
                        const SessionOptions &Opts,
-                       std::unique_ptr<CpuExecutor> &Out) {
+                       std::unique_ptr<CpuExecutor> &Out,
+                       CpuExecutor *Previous) {
   std::unique_ptr<CpuExecutor> S(new CpuExecutor());
   S->Model = std::move(Model);
   if (Opts.Threads != 1) {
@@ -49,10 +50,12 @@ Status CpuExecutor::create(std::shared_ptr<const LoadedModel> Model,
     S->Fusions = findConvAddFusions(*S->Model);
   if (Status St = S->planArena(Opts))
     return St;
-  if (Status St = S->createKernels(Opts))
+  if (Status St = S->createKernels(Opts, Previous))
     return St;
   if (Status St = S->allocateScratch(Opts))
     return St;
+  if (Previous)
+    S->keepKernels(*Previous);
   Out = std::move(S);
   return Status::ok();
 }
@@ -141,7 +144,8 @@ uint8_t *CpuExecutor::constantData(size_t T) {
   return PaddedConstants.back().data();
 }
 
-Status CpuExecutor::createKernels(const SessionOptions &Opts) {
+Status CpuExecutor::createKernels(const SessionOptions &Opts,
+                                  const CpuExecutor *Previous) {
   const LoadedModel &M = *Model;
   for (size_t I = 0; I < M.numOperators(); ++I) {
     const fb::Operator &Op = M.op(I);
@@ -179,15 +183,32 @@ Status CpuExecutor::createKernels(const SessionOptions &Opts) {
       K = createOnednnKernel(A, Weights);
     if (!K)
       unblockWeights(A);
-    if (Native && !K)
+    bool Keep = Native && !K && Previous && I < Previous->Kernels.size() &&
+                Previous->Kernels[I] && Previous->Kernels[I]->canRebind(A);
+    if (Native && !K && !Keep)
       K = createXnnpackKernel(A, Pool);
     if (!K)
       K = createReferenceKernel(A);
     if (!K)
       return unsupported("operator ", I, ": no kernel");
+    if (Keep)
+      ToKeep.emplace_back(I, A);
     Kernels.push_back(std::move(K));
   }
   return Status::ok();
+}
+
+void CpuExecutor::keepKernels(CpuExecutor &Previous) {
+  for (auto &[I, A] : ToKeep) {
+    std::unique_ptr<Kernel> K = std::move(Previous.Kernels[I]);
+    if (K->rebind(A, Pool)) {
+      Kernels[I] = std::move(K);
+      ++KeptKernels;
+    } else if (std::unique_ptr<Kernel> New = createXnnpackKernel(A, Pool)) {
+      Kernels[I] = std::move(New);
+    }
+  }
+  ToKeep.clear();
 }
 
 Status CpuExecutor::allocateScratch(const SessionOptions &Opts) {

@@ -20,9 +20,16 @@ public:
   CpuExecutor(const CpuExecutor &) = delete;
   CpuExecutor &operator=(const CpuExecutor &) = delete;
 
+  /// Previous (optional): the executor of the same session before a
+  /// resize (Session::resizeInputs). Kernels whose creation did not depend
+  /// on the batch (XNNPACK convolutions and fully connected operators, with
+  /// their packed weights) are taken from it and set up again instead of
+  /// created anew, once nothing else can fail: on failure Previous is
+  /// untouched.
   static Status create(std::shared_ptr<const LoadedModel> Model,
                        const SessionOptions &Opts,
-                       std::unique_ptr<CpuExecutor> &Out);
+                       std::unique_ptr<CpuExecutor> &Out,
+                       CpuExecutor *Previous = nullptr);
 
   /// A constant, or an activation's arena slot.
   uint8_t *hostTensor(size_t T) const override { return TensorData[T]; }
@@ -35,6 +42,8 @@ public:
   /// The weights its kernels converted to a layout of their own, by tensor
   /// index (Kernel::packedWeights), in operator order.
   std::vector<std::pair<int32_t, PackedWeights>> packedWeights() const;
+  /// Kernels it took from the executor before a resize (create's Previous).
+  size_t keptKernels() const { return KeptKernels; }
 
 private:
   CpuExecutor() = default;
@@ -44,7 +53,11 @@ private:
   /// Where kernels read constant T: in place, or a padded copy when it ends
   /// too close to the end of the model's bytes.
   uint8_t *constantData(size_t T);
-  Status createKernels(const SessionOptions &Opts);
+  Status createKernels(const SessionOptions &Opts, const CpuExecutor *Previous);
+  /// Takes the kernels createKernels chose to keep from Previous and sets
+  /// them up for this executor's tensors; one that cannot be set up is
+  /// created anew (or keeps its reference kernel).
+  void keepKernels(CpuExecutor &Previous);
   /// Allocates the kernels' shared working memory and binds it to them.
   Status allocateScratch(const SessionOptions &Opts);
   /// Creates the kernel of operator I with A; true when it was a fused
@@ -72,6 +85,10 @@ private:
   /// after Kernels, which point into it.
   WeightArena Weights;
   std::vector<std::unique_ptr<Kernel>> Kernels;
+  /// Operators whose kernel is to be taken from the previous executor, with
+  /// their arguments here; each holds its reference kernel until then.
+  std::vector<std::pair<size_t, KernelArgs>> ToKeep;
+  size_t KeptKernels = 0;
   std::vector<std::vector<uint8_t>> PaddedConstants;
   /// F16/int8 weights of float operators widened to f32 at load, by tensor
   /// index (WeightWidening.h), with their f32 descriptions.

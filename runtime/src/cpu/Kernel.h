@@ -73,6 +73,20 @@ public:
   /// the session's other kernels. Called once, before the first run, when
   /// some kernel of the session needs scratch.
   virtual void bindScratch(uint8_t *) {}
+  /// Whether the kernel can serve A, the same operator in a session resized
+  /// to another batch (Session::resizeInputs), by rebind alone: what it
+  /// made at creation (packed weights) depends on nothing that differs.
+  virtual bool canRebind(const KernelArgs &A) const {
+    (void)A;
+    return false;
+  }
+  /// Points the kernel at A's tensors and sizes (canRebind(A) held). On
+  /// false the kernel is unusable and is dropped.
+  virtual bool rebind(const KernelArgs &A, pthreadpool_t Pool) {
+    (void)A;
+    (void)Pool;
+    return false;
+  }
 };
 
 /// A reference kernel: a closure over the operator's parameters.

@@ -145,7 +145,10 @@ public:
 
 /// The executor for Model's target, or KILN_ERROR_UNSUPPORTED naming the
 /// targets this runtime runs.
+/// Previous (optional): the session's executor before a resize, whose
+/// batch-independent kernels the new one may take (CpuExecutor::create).
 Status createExecutor(std::shared_ptr<const LoadedModel> Model,
-                      const SessionOptions &Opts, std::unique_ptr<Executor> &Out);
+                      const SessionOptions &Opts, std::unique_ptr<Executor> &Out,
+                      Executor *Previous = nullptr);
 
 } // namespace kiln::rt

@@ -17,11 +17,12 @@ namespace kiln::rt {
 
 Status createExecutor(std::shared_ptr<const LoadedModel> Model,
                       const SessionOptions &Opts,
-                      std::unique_ptr<Executor> &Out) {
+                      std::unique_ptr<Executor> &Out, Executor *Previous) {
   switch (Model->Target) {
   case fb::Target::CPU: {
     std::unique_ptr<CpuExecutor> Cpu;
-    if (Status S = CpuExecutor::create(std::move(Model), Opts, Cpu))
+    if (Status S = CpuExecutor::create(std::move(Model), Opts, Cpu,
+                                       dynamic_cast<CpuExecutor *>(Previous)))
       return S;
     Out = std::move(Cpu);
     return Status::ok();

@@ -99,7 +99,7 @@ Status Session::resizeInputs(const std::vector<std::vector<int64_t>> &Shapes) {
   if (Status S = specializeModel(*Generic, Sizes, Next))
     return S;
   std::unique_ptr<Executor> NextExec;
-  if (Status S = createExecutor(Next, Options, NextExec))
+  if (Status S = createExecutor(Next, Options, NextExec, Exec.get()))
     return S;
   Model = std::move(Next);
   Exec = std::move(NextExec);

@@ -23,7 +23,9 @@ public:
   /// Sizes the session for inputs of these shapes (one per graph input;
   /// an empty one keeps that input's dims). A batch-polymorphic model is
   /// checked again at the new sizes and gets a new executor (memory plan
-  /// and kernels); the same sizes cost nothing. On failure, including a
+  /// and kernels; on the CPU it keeps the XNNPACK convolutions and fully
+  /// connected operators, packed weights and all, and sets them up again);
+  /// the same sizes cost nothing. On failure, including a
   /// plan over max_arena_bytes, the session is unchanged. A static model
   /// takes only its own shapes. Inputs must be set again after a change.
   Status resizeInputs(const std::vector<std::vector<int64_t>> &Shapes);

@@ -28,11 +28,30 @@ const int32_t *bias(const KernelArgs &A) {
                                               : nullptr;
 }
 
+// Setups of the kernels a resized session keeps (XnnpackSetupFn).
+xnn_status setupConv2D(xnn_operator_t Op, const KernelArgs &A,
+                       pthreadpool_t Pool) {
+  const KernelTensor &X = A.In[0];
+  return xnn_setup_convolution2d_nhwc_qc8(
+      Op, dim(X, 0), dim(X, 1), dim(X, 2), X.as<const int8_t>(),
+      A.Out[0].as<int8_t>(), Pool);
+}
+
+xnn_status setupFullyConnected(xnn_operator_t Op, const KernelArgs &A,
+                               pthreadpool_t Pool) {
+  const KernelTensor &X = A.In[0];
+  size_t K = dim(A.In[1], 1);
+  size_t Rows = K ? size_t(X.elements()) / K : 0;
+  return xnn_setup_convolution2d_nhwc_qc8(Op, Rows, 1, 1,
+                                          X.as<const int8_t>(),
+                                          A.Out[0].as<int8_t>(), Pool);
+}
+
 std::unique_ptr<Kernel> conv2D(const KernelArgs &A, pthreadpool_t Pool) {
   const auto &O = *A.Op.options_as_Conv2DOptions();
   const KernelTensor &X = A.In[0], &Y = A.Out[0];
   const TensorDesc &XD = *X.Desc, &WD = *A.In[1].Desc, &YD = *Y.Desc;
-  return makeXnnpackKernel(
+  return makeRebindableXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_convolution2d_nhwc_qc8(
             O.padding_top(), O.padding_right(), O.padding_bottom(),
@@ -45,11 +64,7 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, pthreadpool_t Pool) {
             quantizedUpper(O.output_max(), YD),
             O.depthwise() ? XNN_FLAG_DEPTHWISE_CONVOLUTION : 0, Op);
       },
-      [&](xnn_operator_t Op) {
-        return xnn_setup_convolution2d_nhwc_qc8(
-            Op, dim(X, 0), dim(X, 1), dim(X, 2), X.as<const int8_t>(),
-            Y.as<int8_t>(), Pool);
-      });
+      setupConv2D, A, Pool);
 }
 
 std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A, pthreadpool_t Pool) {
@@ -57,8 +72,7 @@ std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A, pthreadpool_t Pool) 
   const KernelTensor &X = A.In[0], &W = A.In[1], &Y = A.Out[0];
   const TensorDesc &XD = *X.Desc, &YD = *Y.Desc;
   size_t K = dim(W, 1), OC = dim(W, 0);
-  size_t Rows = K ? size_t(X.elements()) / K : 0;
-  return makeXnnpackKernel(
+  return makeRebindableXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_convolution2d_nhwc_qc8(
             0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, K, OC, K, OC, zero(XD),
@@ -66,11 +80,7 @@ std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A, pthreadpool_t Pool) 
             zero(YD), YD.Scales[0], quantizedLower(O.output_min(), YD),
             quantizedUpper(O.output_max(), YD), 0, Op);
       },
-      [&](xnn_operator_t Op) {
-        return xnn_setup_convolution2d_nhwc_qc8(Op, Rows, 1, 1,
-                                                X.as<const int8_t>(),
-                                                Y.as<int8_t>(), Pool);
-      });
+      setupFullyConnected, A, Pool);
 }
 
 std::unique_ptr<Kernel> addOrMultiply(const KernelArgs &A, pthreadpool_t Pool) {

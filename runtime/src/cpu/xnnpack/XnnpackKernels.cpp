@@ -26,10 +26,37 @@ bool isFullRange(float Min, float Max) {
          Max == std::numeric_limits<float>::infinity();
 }
 
+// Setups of the kernels a resized session keeps (XnnpackSetupFn).
+xnn_status setupConv2D(xnn_operator_t Op, const KernelArgs &A,
+                       pthreadpool_t Pool) {
+  const KernelTensor &X = A.In[0];
+  return xnn_setup_convolution2d_nhwc_f32(Op, dim(X, 0), dim(X, 1),
+                                          dim(X, 2), in(A, 0), out(A),
+                                          Pool);
+}
+
+xnn_status setupDeconv2D(xnn_operator_t Op, const KernelArgs &A,
+                         pthreadpool_t Pool) {
+  const auto &O = *A.Op.options_as_Deconv2DOptions();
+  const KernelTensor &X = A.In[0];
+  return xnn_setup_deconvolution2d_nhwc_f32(
+      Op, dim(X, 0), dim(X, 1), dim(X, 2), O.adjustment_height(),
+      O.adjustment_width(), in(A, 0), out(A), Pool);
+}
+
+xnn_status setupFullyConnected(xnn_operator_t Op, const KernelArgs &A,
+                               pthreadpool_t Pool) {
+  size_t Rows = 1;
+  for (int64_t I = 0; I + 1 < A.In[0].rank(); ++I)
+    Rows *= dim(A.In[0], I);
+  return xnn_setup_fully_connected_nc_f32(Op, Rows, in(A, 0), out(A),
+                                          Pool);
+}
+
 std::unique_ptr<Kernel> conv2D(const KernelArgs &A, pthreadpool_t Pool) {
   const auto &O = *A.Op.options_as_Conv2DOptions();
   const KernelTensor &X = A.In[0], &Y = A.Out[0];
-  return makeXnnpackKernel(
+  return makeRebindableXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_convolution2d_nhwc_f32(
             O.padding_top(), O.padding_right(), O.padding_bottom(),
@@ -40,17 +67,13 @@ std::unique_ptr<Kernel> conv2D(const KernelArgs &A, pthreadpool_t Pool) {
             in(A, 2), O.output_min(), O.output_max(),
             O.depthwise() ? XNN_FLAG_DEPTHWISE_CONVOLUTION : 0, Op);
       },
-      [&](xnn_operator_t Op) {
-        return xnn_setup_convolution2d_nhwc_f32(Op, dim(X, 0), dim(X, 1),
-                                                dim(X, 2), in(A, 0), out(A),
-                                                Pool);
-      });
+      setupConv2D, A, Pool);
 }
 
 std::unique_ptr<Kernel> deconv2D(const KernelArgs &A, pthreadpool_t Pool) {
   const auto &O = *A.Op.options_as_Deconv2DOptions();
   const KernelTensor &X = A.In[0], &Y = A.Out[0];
-  return makeXnnpackKernel(
+  return makeRebindableXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_deconvolution2d_nhwc_f32(
             O.padding_top(), O.padding_right(), O.padding_bottom(),
@@ -60,30 +83,20 @@ std::unique_ptr<Kernel> deconv2D(const KernelArgs &A, pthreadpool_t Pool) {
             O.group_output_channels(), dim(X, 3), dim(Y, 3), in(A, 1),
             in(A, 2), O.output_min(), O.output_max(), 0, Op);
       },
-      [&](xnn_operator_t Op) {
-        return xnn_setup_deconvolution2d_nhwc_f32(
-            Op, dim(X, 0), dim(X, 1), dim(X, 2), O.adjustment_height(),
-            O.adjustment_width(), in(A, 0), out(A), Pool);
-      });
+      setupDeconv2D, A, Pool);
 }
 
 std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A,
                                        pthreadpool_t Pool) {
   const auto &O = *A.Op.options_as_FullyConnectedOptions();
   size_t K = dim(A.In[1], 1), OC = dim(A.In[1], 0);
-  size_t Rows = 1;
-  for (int64_t I = 0; I + 1 < A.In[0].rank(); ++I)
-    Rows *= dim(A.In[0], I);
-  return makeXnnpackKernel(
+  return makeRebindableXnnpackKernel(
       [&](xnn_operator_t *Op) {
         return xnn_create_fully_connected_nc_f32(K, OC, K, OC, in(A, 1),
                                                  in(A, 2), O.output_min(),
                                                  O.output_max(), 0, Op);
       },
-      [&](xnn_operator_t Op) {
-        return xnn_setup_fully_connected_nc_f32(Op, Rows, in(A, 0), out(A),
-                                                Pool);
-      });
+      setupFullyConnected, A, Pool);
 }
 
 std::unique_ptr<Kernel> pool2D(const KernelArgs &A, pthreadpool_t Pool) {
@@ -281,6 +294,16 @@ std::unique_ptr<Kernel> prelu(const KernelArgs &A, pthreadpool_t Pool) {
 }
 
 } // namespace
+
+std::vector<int64_t> xnnpackCreationShape(const KernelArgs &A) {
+  std::vector<int64_t> Shape;
+  for (const KernelTensor *T : {&A.In[0], &A.Out[0]}) {
+    Shape.push_back(T->rank());
+    for (int64_t D = 1; D < T->rank(); ++D)
+      Shape.push_back(T->dim(D));
+  }
+  return Shape;
+}
 
 bool xnnpackAvailable() {
   static bool Available = xnn_initialize(nullptr) == xnn_status_success;
