@@ -343,9 +343,11 @@ KILN_API void kiln_session_destroy(kiln_session *session);
  * kiln_session_resize_inputs sizes the session for new input shapes (as
  * kiln_session_options.input_shapes: num_inputs pointers, null for an input
  * the others determine). Every operator is checked again at the new sizes,
- * the activation memory is planned again and the kernels are set up again
- * (weights included: a resize costs about what session creation costs);
- * shapes that give the current sizes cost nothing. A plan over
+ * the activation memory is planned again and the kernels are set up again.
+ * On the CPU the XNNPACK convolutions and fully connected operators keep
+ * their packed weights and are only set up for the new sizes; oneDNN's
+ * (single-threaded sessions) and the other kernels are created again.
+ * Shapes that give the current sizes cost nothing. A plan over
  * max_arena_bytes fails with KILN_ERROR_OUT_OF_MEMORY, and shapes that do
  * not fit the model with KILN_ERROR_INVALID_ARGUMENT; either way the
  * session is unchanged. After a change, every input must be set again, and
