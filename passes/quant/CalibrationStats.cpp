@@ -58,9 +58,13 @@ uint64_t graphFingerprint(const Graph &G) {
 
 llvm::Error mergeStats(CalibrationStats &Into, const CalibrationStats &From,
                        llvm::StringRef FromName) {
-  std::string Stale = staleStatsReason(From);
-  if (!Stale.empty())
-    return inputError("{0}: statistics {1}", FromName, Stale);
+  if (From.GraphHash != Into.GraphHash) {
+    std::string Stale = staleStatsReason(From);
+    if (Stale.empty())
+      Stale = staleStatsReason(Into);
+    if (!Stale.empty())
+      return inputError("{0}: statistics {1}", FromName, Stale);
+  }
   if (From.GraphHash != Into.GraphHash)
     return inputError("{0}: statistics of a different graph (fingerprint {1}, "
                       "expected {2}); calibrate every shard with the same "

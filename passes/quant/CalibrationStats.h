@@ -49,8 +49,9 @@ struct CalibrationStats {
   /// Sorted by ordinal.
   std::vector<ObservedValue> Values;
   /// The .kcal version it was read from (StatsFileVersion when made here).
-  /// Before version 3 the graph fingerprint included activation dims, so an
-  /// older file's fingerprint never matches: it must be computed again.
+  /// Before version 3 the graph fingerprint included activation dims (but
+  /// for the last builds that wrote version 2): an older file whose
+  /// fingerprint does not match must be computed again.
   uint32_t FileVersion = StatsFileVersionCurrent;
 
   const ObservedValue *find(uint32_t Ordinal) const;
@@ -80,8 +81,9 @@ llvm::Error mergeStats(CalibrationStats &Into, const CalibrationStats &From,
 /// The .kcal file: a small, versioned, checksummed binary form (see
 /// StatsFile.cpp). Serialization is deterministic.
 constexpr uint32_t StatsFileVersion = StatsFileVersionCurrent;
-/// Why statistics read from a file of an earlier version cannot fit this
-/// kiln's graphs (their fingerprint scheme changed), or "".
+/// Why statistics read from a file of an earlier version may not match
+/// this kiln's fingerprint of the same graph (the scheme changed), or "".
+/// Said where the fingerprints differ, in place of "a different graph".
 std::string staleStatsReason(const CalibrationStats &S);
 std::string serializeStats(const CalibrationStats &S);
 llvm::Expected<CalibrationStats> parseStats(llvm::StringRef Bytes,

@@ -111,7 +111,7 @@ llvm::Expected<CalibrationStats> statsFor(const Graph &G, const QuantizeOptions 
       return S.takeError();
     uint64_t Want = graphFingerprint(G);
     std::string Stale = staleStatsReason(*S);
-    if (!Stale.empty())
+    if (S->GraphHash != Want && !Stale.empty())
       return inputError("{0}: calibration statistics {1}", O.StatsPath, Stale);
     if (S->GraphHash != Want)
       return inputError("{0}: calibration statistics of a different model or "

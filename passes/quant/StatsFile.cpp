@@ -4,8 +4,9 @@
 //   u32 engine-length  engine-bytes      (version 2; version 1 files were
 //                                         all made by the interpreter)
 // Version 3 has version 2's layout; its graph fingerprint leaves out
-// activation dims (graphFingerprint), so a version 1 or 2 file is read but
-// fits no graph (staleStatsReason says so).
+// activation dims (graphFingerprint). A version 1 or 2 file is read and
+// used where its fingerprint matches; where it does not, staleStatsReason
+// says it may be the scheme rather than the model.
 //   u32 shard-count  u64 dataset-samples  u64 samples
 //   u32 n-shards  { u32 shard }            strictly increasing, < shard-count
 //   u32 n-values  { u32 ordinal           strictly increasing
@@ -166,7 +167,7 @@ std::string staleStatsReason(const CalibrationStats &S) {
     return "";
   return "written by an earlier kiln (.kcal version " +
          std::to_string(S.FileVersion) +
-         "), whose graph fingerprint this kiln computes differently; run "
+         "), which may compute the graph fingerprint differently; run "
          "`kiln calibrate` again with this kiln";
 }
 

@@ -156,7 +156,7 @@ TEST_CASE("int8 UNARY tables match the textbook activations on every input",
 TEST_CASE("int8 UNARY tables split over the session's threads give every "
           "element once",
           "[int8]") {
-  // 100,005 elements: six tasks of the threaded lookup, the last one short
+  // 100,005 elements: seven tasks of the threaded lookup, the last one short
   // and not a multiple of eight. Any thread count must give the one-thread
   // result (itself checked against the textbook above) at every position.
   const int64_t N = 100005;

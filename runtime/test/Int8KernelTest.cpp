@@ -6,6 +6,10 @@
 // of it. The loader rejects bad quantization parameters.
 #include "RuntimeTestModels.h"
 #include "TestSession.h"
+#include "cpu/CpuExecutor.h"
+#include "loader/LoadedModel.h"
+#include "loader/ModelBytes.h"
+#include "session/Session.h"
 
 #include <catch2/catch.hpp>
 
@@ -468,5 +472,52 @@ TEST_CASE("bad quantization parameters are rejected", "[int8][loader]") {
     KilnModule M = convModule(); // quantization on an f32 tensor
     setQuant(M, 0, {1.0f}, {0}, -1);
     requireRejected(std::move(M), "quantization parameters on a f32 tensor");
+  }
+}
+
+TEST_CASE("a resized session keeps its qc8 convolution and computes every "
+          "sample of the new batch",
+          "[int8][resize]") {
+  // int8ConvModule with its batch open; XNNPACK (2 threads) runs it.
+  KilnModule M = int8ConvModule();
+  for (int32_t T : {M.Model.inputs[0], M.Model.outputs[0]}) {
+    fb::TensorT &Tensor = *M.Model.tensors[size_t(T)];
+    Tensor.shape[0] = -1;
+    auto D = std::make_unique<fb::SymbolicDimT>();
+    D->axis = 0;
+    D->symbol = 0;
+    D->factor = 1;
+    Tensor.symbolic_dims.push_back(std::move(D));
+  }
+  M.Model.symbols = {"N"};
+  std::string Bytes = bytesOf(std::move(M));
+  std::shared_ptr<const rt::LoadedModel> Model;
+  REQUIRE(rt::loadVerifiedModel(rt::ModelBytes::borrow(Bytes.data(), Bytes.size()),
+                                Model)
+              .isOk());
+  rt::SessionOptions Opts;
+  Opts.Threads = 2;
+  std::unique_ptr<rt::Session> S;
+  REQUIRE(rt::Session::create(Model, Opts, S).isOk());
+  REQUIRE(std::string(S->engine(0)) == "xnnpack");
+  std::vector<int> Want = expectedConv();
+  for (int64_t N : {3, 1, 4}) {
+    INFO("batch " << N);
+    REQUIRE(S->resizeInputs({{N, 4, 4, 2}}).isOk());
+    REQUIRE(static_cast<const rt::CpuExecutor &>(S->executor()).keptKernels() == 1);
+    std::vector<int8_t> X;
+    for (int64_t B = 0; B < N; ++B) {
+      std::vector<int8_t> One = inputValues();
+      X.insert(X.end(), One.begin(), One.end());
+    }
+    REQUIRE(S->setInput(0, X.data(), X.size()).isOk());
+    REQUIRE(S->run().isOk());
+    const void *Data = nullptr;
+    size_t OutBytes = 0;
+    REQUIRE(S->output(0, &Data, &OutBytes).isOk());
+    REQUIRE(OutBytes == size_t(N) * Want.size());
+    const int8_t *Y = static_cast<const int8_t *>(Data);
+    for (size_t I = 0; I < OutBytes; ++I)
+      REQUIRE(std::abs(Y[I] - Want[I % Want.size()]) <= 1);
   }
 }

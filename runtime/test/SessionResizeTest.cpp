@@ -305,8 +305,8 @@ TEST_CASE("a resized session keeps its XNNPACK convolution, packed weights "
   RunAt(9, 3.0f);
   RunAt(1, 4.0f);
   REQUIRE(Kept() == 1);
-  // A resize refused after the kernels were planned (over max_arena_bytes)
-  // takes nothing from the running executor: it still runs at batch 1.
+  // A resize refused (its activations over max_arena_bytes) takes nothing
+  // from the running executor: it still runs at batch 1.
   REQUIRE(S->arenaBytes() > 0);
   S.reset();
   rt::SessionOptions Capped = Opts;

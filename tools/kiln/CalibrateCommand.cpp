@@ -104,9 +104,6 @@ llvm::Error runMerge(const CalibrateOptions &O, CalibrationStats &Out) {
   auto First = readStatsFile(O.Merge[0]);
   if (!First)
     return First.takeError();
-  std::string Stale = staleStatsReason(*First);
-  if (!Stale.empty())
-    return inputError("{0}: statistics {1}", O.Merge[0], Stale);
   Out = std::move(*First);
   for (size_t I = 1; I < O.Merge.size(); ++I) {
     auto Next = readStatsFile(O.Merge[I]);

@@ -481,8 +481,13 @@ llvm::Error runDiff(const DiffOptions &O) {
         Unread.push_back(Name);
       R["unread_layers"] = std::move(Unread);
       R["isolated"] = O.Isolated;
-      if (O.Isolated)
+      if (O.Isolated) {
         R["substituted_layers"] = int64_t(B->substitutedLayers());
+        llvm::json::Array Refused;
+        for (const std::string &Name : B->unsubstitutedLayers())
+          Refused.push_back(Name);
+        R["unsubstituted_layers"] = std::move(Refused);
+      }
     }
     printJson(std::move(R));
   } else {
@@ -566,6 +571,15 @@ llvm::Error runDiff(const DiffOptions &O) {
       else if (!S.BHasProvenance)
         OS << "  none: B carries no provenance (written with "
               "--strip-provenance, or a .kiln older than schema 1.2)\n";
+      const std::vector<std::string> &Refused = B->unsubstitutedLayers();
+      if (!Refused.empty()) {
+        OS << Refused.size() << " layer" << (Refused.size() == 1 ? "" : "s")
+           << " of B could not take A's values (shape or type), so the layers "
+              "after them are not isolated from them:";
+        for (const std::string &Name : Refused)
+          OS << " '" << Name << "'";
+        OS << "\n";
+      }
       const std::vector<std::string> &Unread = B->unreadLayers();
       if (!Unread.empty()) {
         OS << Unread.size() << " layer" << (Unread.size() == 1 ? "" : "s")

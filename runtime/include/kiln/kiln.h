@@ -344,8 +344,9 @@ KILN_API void kiln_session_destroy(kiln_session *session);
  * kiln_session_options.input_shapes: num_inputs pointers, null for an input
  * the others determine). Every operator is checked again at the new sizes,
  * the activation memory is planned again and the kernels are set up again.
- * On the CPU the XNNPACK convolutions and fully connected operators keep
- * their packed weights and are only set up for the new sizes; oneDNN's
+ * On the CPU the XNNPACK convolutions, deconvolutions and fully connected
+ * operators whose input and output differ only in the batch keep their
+ * packed weights and are only set up for the new sizes; oneDNN's
  * (single-threaded sessions) and the other kernels are created again.
  * Shapes that give the current sizes cost nothing. A plan over
  * max_arena_bytes fails with KILN_ERROR_OUT_OF_MEMORY, and shapes that do
@@ -481,8 +482,8 @@ KILN_API kiln_status kiln_session_tensor(const kiln_session *session,
                                          kiln_tensor_value *out_value);
 
 /* Stepping through a model, for tools that compare it layer by layer with
- * a reference (`kiln diff --isolated`). Both need a session created with
- * keep_intermediates, on the CPU target.
+ * a reference (`kiln diff --isolated`), in a session created with
+ * keep_intermediates on the CPU target.
  *
  * kiln_session_run_operators runs operators [first, first + count) once,
  * in order, on the tensors as they are (every input must be set); running
@@ -490,9 +491,13 @@ KILN_API kiln_status kiln_session_tensor(const kiln_session *session,
  *
  * kiln_session_set_tensor copies exactly the tensor's byte_size bytes into
  * tensor index, in its kiln_session_tensor layout and type (quantized
- * values for an int8 tensor): a graph input, or an activation, which the
- * operators that read it then see in place of what its producer wrote.
- * Constants cannot be set. */
+ * values for an int8 tensor): a graph input (as kiln_session_set_input, in
+ * any session), or an activation, which the operators that read it then
+ * see in place of what its producer wrote. Constants cannot be set.
+ * Stepping, or setting an activation, fails with
+ * KILN_ERROR_INVALID_ARGUMENT without keep_intermediates, and with
+ * KILN_ERROR_UNSUPPORTED on another target's file (its program runs as a
+ * whole). */
 KILN_API kiln_status kiln_session_run_operators(kiln_session *session,
                                                 size_t first, size_t count);
 KILN_API kiln_status kiln_session_set_tensor(kiln_session *session,

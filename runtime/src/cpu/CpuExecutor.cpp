@@ -158,62 +158,86 @@ Status CpuExecutor::createKernels(const SessionOptions &Opts,
     if (Op.outputs())
       for (int32_t T : *Op.outputs())
         A.Out.push_back({&M.Tensors[size_t(T)], TensorData[size_t(T)]});
-    for (size_t In = 1; In < A.In.size(); ++In)
-      if (needsWidening(A, In)) {
-        size_t T = size_t(Op.inputs()->Get(unsigned(In)));
-        auto &W = Widened[T];
-        if (!W.first) {
-          W.second = widenToF32(*A.In[In].Desc, A.In[In].Data, XNN_EXTRA_BYTES);
-          W.first = std::make_unique<TensorDesc>(*A.In[In].Desc);
-          W.first->DType = fb::DType::F32;
-          W.first->Bytes = W.first->Elements * sizeof(float);
-          W.first->Scales.clear();
-          W.first->ZeroPoints.clear();
-          W.first->QuantAxis = -1;
-        }
-        A.In[In] = {W.first.get(), reinterpret_cast<uint8_t *>(W.second.data())};
-      }
+    bool Native = !Opts.Cpu.ForceReference && Op.engine() != fb::Engine::REFERENCE;
+    bool Fused = std::any_of(Fusions.begin(), Fusions.end(), [&](const auto &F) {
+      return F.Conv == I || F.Add == I;
+    });
+    // Kept from the executor before a resize (keepKernels): no weight is
+    // widened or unblocked for it, since its library packed them already.
+    if (Native && !Fused && Previous && I < Previous->Kernels.size() &&
+        Previous->Kernels[I] && Previous->Kernels[I]->canRebind(A)) {
+      ToKeep.emplace_back(I, A);
+      Kernels.push_back(nullptr);
+      continue;
+    }
+    widenWeights(A);
     if (!Fusions.empty() && createFusedKernels(I, A)) {
       ++I; // the add's kernel is pushed too
       continue;
     }
-    std::unique_ptr<Kernel> K;
-    bool Native = !Opts.Cpu.ForceReference && Op.engine() != fb::Engine::REFERENCE;
-    if (Native && UseOnednn)
-      K = createOnednnKernel(A, Weights);
-    if (!K)
-      unblockWeights(A);
-    bool Keep = Native && !K && Previous && I < Previous->Kernels.size() &&
-                Previous->Kernels[I] && Previous->Kernels[I]->canRebind(A);
-    if (Native && !K && !Keep)
-      K = createXnnpackKernel(A, Pool);
-    if (!K)
-      K = createReferenceKernel(A);
+    std::unique_ptr<Kernel> K = createKernel(A, Native);
     if (!K)
       return unsupported("operator ", I, ": no kernel");
-    if (Keep)
-      ToKeep.emplace_back(I, A);
     Kernels.push_back(std::move(K));
   }
   return Status::ok();
 }
 
+void CpuExecutor::widenWeights(KernelArgs &A) {
+  for (size_t In = 1; In < A.In.size(); ++In)
+    if (needsWidening(A, In)) {
+      size_t T = size_t(A.Op.inputs()->Get(unsigned(In)));
+      auto &W = Widened[T];
+      if (!W.first) {
+        W.second = widenToF32(*A.In[In].Desc, A.In[In].Data, XNN_EXTRA_BYTES);
+        W.first = std::make_unique<TensorDesc>(*A.In[In].Desc);
+        W.first->DType = fb::DType::F32;
+        W.first->Bytes = W.first->Elements * sizeof(float);
+        W.first->Scales.clear();
+        W.first->ZeroPoints.clear();
+        W.first->QuantAxis = -1;
+      }
+      A.In[In] = {W.first.get(), reinterpret_cast<uint8_t *>(W.second.data())};
+    }
+}
+
+std::unique_ptr<Kernel> CpuExecutor::createKernel(KernelArgs &A, bool Native) {
+  std::unique_ptr<Kernel> K;
+  if (Native && UseOnednn)
+    K = createOnednnKernel(A, Weights);
+  if (!K)
+    unblockWeights(A);
+  if (Native && !K)
+    K = createXnnpackKernel(A, Pool);
+  if (!K)
+    K = createReferenceKernel(A);
+  return K;
+}
+
 void CpuExecutor::keepKernels(CpuExecutor &Previous) {
+  // Previous is still alive here, so this executor's arena cannot reuse its
+  // addresses: XNNPACK compares a new setup's pointers with the last ones.
   for (auto &[I, A] : ToKeep) {
     std::unique_ptr<Kernel> K = std::move(Previous.Kernels[I]);
-    if (K->rebind(A, Pool)) {
+    if (K && K->rebind(A, Pool)) {
       Kernels[I] = std::move(K);
       ++KeptKernels;
-    } else if (std::unique_ptr<Kernel> New = createXnnpackKernel(A, Pool)) {
-      Kernels[I] = std::move(New);
+      continue;
     }
+    // Set-up failed (not seen in practice): made anew, as create would
+    // have. Previous has lost this kernel either way; it is being replaced.
+    widenWeights(A);
+    Kernels[I] = createKernel(A, /*Native=*/true);
+    if (Kernels[I] && Scratch && Kernels[I]->scratchBytes() <= ScratchBytes)
+      Kernels[I]->bindScratch(Scratch.get());
   }
   ToKeep.clear();
 }
 
 Status CpuExecutor::allocateScratch(const SessionOptions &Opts) {
-  for (const auto &K : Kernels)
-    ScratchBytes = std::max<uint64_t>(ScratchBytes, K->scratchBytes());
+  for (const auto &K : Kernels) // null: kept from before a resize (XNNPACK)
+    if (K)
+      ScratchBytes = std::max<uint64_t>(ScratchBytes, K->scratchBytes());
   if (!ScratchBytes)
     return Status::ok();
   if (Opts.MaxArenaBytes && ArenaBytes + ScratchBytes > Opts.MaxArenaBytes)
@@ -225,7 +249,8 @@ Status CpuExecutor::allocateScratch(const SessionOptions &Opts) {
     return {KILN_ERROR_OUT_OF_MEMORY,
             concat("cannot allocate ", ScratchBytes, " bytes of kernel scratch")};
   for (const auto &K : Kernels)
-    K->bindScratch(Scratch.get()); // a kernel without scratch ignores it
+    if (K)
+      K->bindScratch(Scratch.get()); // a kernel without scratch ignores it
   return Status::ok();
 }
 
@@ -256,7 +281,8 @@ std::vector<std::pair<int32_t, PackedWeights>> CpuExecutor::packedWeights() cons
     // not the bytes the file holds (f16, int8, or BLOCKED already).
     if (Widened.count(size_t(W)) || Unblocked.count(size_t(W)))
       continue;
-    if (std::optional<PackedWeights> P = Kernels[I]->packedWeights())
+    if (std::optional<PackedWeights> P =
+            Kernels[I] ? Kernels[I]->packedWeights() : std::nullopt)
       Out.emplace_back(W, std::move(*P));
   }
   return Out;
@@ -320,6 +346,9 @@ Status CpuExecutor::runOperators(size_t Begin, size_t End) {
 }
 
 Status CpuExecutor::runKernel(size_t I) {
+  if (!Kernels[I]) // lost to a resize that failed after taking it
+    return runtimeError("operator ", I, " has no kernel: a resize failed "
+                                        "part way; resize the session again");
   Status S = Kernels[I]->run(Pool);
   if (!S)
     return S;

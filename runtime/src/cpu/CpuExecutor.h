@@ -35,7 +35,9 @@ public:
   uint8_t *hostTensor(size_t T) const override { return TensorData[T]; }
   Status run(std::vector<uint64_t> *OpTimes) override;
   Status runOperators(size_t Begin, size_t End) override;
-  const char *engine(size_t Op) const override { return Kernels[Op]->engine(); }
+  const char *engine(size_t Op) const override {
+    return Kernels[Op] ? Kernels[Op]->engine() : "none";
+  }
   uint64_t arenaBytes() const override { return ArenaBytes; }
   /// Bytes of the working memory its kernels share (Kernel::scratchBytes).
   uint64_t scratchBytes() const override { return ScratchBytes; }
@@ -56,8 +58,14 @@ private:
   Status createKernels(const SessionOptions &Opts, const CpuExecutor *Previous);
   /// Takes the kernels createKernels chose to keep from Previous and sets
   /// them up for this executor's tensors; one that cannot be set up is
-  /// created anew (or keeps its reference kernel).
+  /// created anew.
   void keepKernels(CpuExecutor &Previous);
+  /// Points A's narrow weights of a float operator at their f32 copies
+  /// (made once per tensor).
+  void widenWeights(KernelArgs &A);
+  /// The first engine of the chain that takes A (oneDNN, XNNPACK, the
+  /// reference kernels); null when none does.
+  std::unique_ptr<Kernel> createKernel(KernelArgs &A, bool Native);
   /// Allocates the kernels' shared working memory and binds it to them.
   Status allocateScratch(const SessionOptions &Opts);
   /// Creates the kernel of operator I with A; true when it was a fused
@@ -86,7 +94,7 @@ private:
   WeightArena Weights;
   std::vector<std::unique_ptr<Kernel>> Kernels;
   /// Operators whose kernel is to be taken from the previous executor, with
-  /// their arguments here; each holds its reference kernel until then.
+  /// their arguments here (null in Kernels until then).
   std::vector<std::pair<size_t, KernelArgs>> ToKeep;
   size_t KeptKernels = 0;
   std::vector<std::vector<uint8_t>> PaddedConstants;

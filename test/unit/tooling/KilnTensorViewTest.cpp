@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 
 using namespace kiln;
@@ -80,6 +81,14 @@ TEST_CASE("int8 values are quantized with the tensor's scale and zero point, "
   for (int64_t I = 0; I < R->numElements(); ++I)
     Real.push_back(R->asDouble(I));
   REQUIRE(Real == std::vector<double>{0, 0, 1, -1, 62, -65.5});
+  // NaN takes the zero point; infinities saturate.
+  Tensor Odd = Tensor::fromValues<float>(
+      ElementType::F32, {Dim(2), Dim(3)},
+      {std::nanf(""), INFINITY, -INFINITY, 0, 0, 0});
+  Q = fromIrView(Odd, V);
+  REQUIRE(Q);
+  Got.assign(Q->begin(), Q->end());
+  REQUIRE(Got == std::vector<int8_t>{3, 127, -128, 3, 3, 3});
   // A type the view cannot write (i32) is refused.
   V.info.dtype = KILN_DTYPE_I32;
   REQUIRE(!fromIrView(Ir, V));

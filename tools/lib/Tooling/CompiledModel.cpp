@@ -191,18 +191,28 @@ CompiledModel::operatorOutput(size_t Op) const {
   return Out;
 }
 
-bool CompiledModel::setOperatorOutput(size_t Op, const Tensor &Ir) {
+CompiledModel::SetOutcome CompiledModel::setOperatorOutput(size_t Op,
+                                                          const Tensor &Ir) {
   size_t T = 0;
   kiln_tensor_value V;
   if (!Session || kiln_session_operator_output(Session.get(), Op, 0, &T) != KILN_OK ||
       kiln_session_tensor(Session.get(), T, &V) != KILN_OK)
-    return false;
-  for (const CompiledIo &Out : Outputs)
-    if (Out.Name == V.info.name)
-      return false; // the caller reads it as the model's result
+    return SetOutcome::Refused;
+  // A graph output is the caller's to read as the model's result. With
+  // intermediates kept, no two tensors share bytes, so the output's bytes
+  // identify it (names do not: a layout copy may carry the output's name).
+  for (size_t I = 0; I < Outputs.size(); ++I) {
+    const void *Data = nullptr;
+    size_t Bytes = 0;
+    if (kiln_session_get_output(Session.get(), I, &Data, &Bytes) == KILN_OK &&
+        Data == V.data)
+      return SetOutcome::GraphOutput;
+  }
   std::optional<std::vector<uint8_t>> Bytes = fromIrView(Ir, V);
-  return Bytes && kiln_session_set_tensor(Session.get(), T, Bytes->data(),
-                                          Bytes->size()) == KILN_OK;
+  if (!Bytes || kiln_session_set_tensor(Session.get(), T, Bytes->data(),
+                                        Bytes->size()) != KILN_OK)
+    return SetOutcome::Refused;
+  return SetOutcome::Set;
 }
 
 std::string CompiledModel::target() const {

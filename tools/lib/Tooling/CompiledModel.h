@@ -100,9 +100,10 @@ public:
   std::optional<OperatorOutput> operatorOutput(size_t Op) const;
   /// Writes Ir (f32, in operatorOutput's view) into operator Op's output 0,
   /// quantized where the tensor is int8 (KilnTensorView.h), so that the
-  /// operators after Op read it; false when the tensor is a graph output,
-  /// has no such view, or Ir's shape is not the view's.
-  bool setOperatorOutput(size_t Op, const Tensor &Ir);
+  /// operators after Op read it. A graph output is left as it is; Refused
+  /// when the tensor has no such view or Ir's shape is not the view's.
+  enum class SetOutcome { Set, GraphOutput, Refused };
+  SetOutcome setOperatorOutput(size_t Op, const Tensor &Ir);
   void setProfiling(bool On);
   /// What the session runs on (kiln_session_engine_info); empty strings and
   /// zeros without a session.

@@ -140,9 +140,16 @@ llvm::Expected<std::vector<Tensor>> DiffModel::run(llvm::ArrayRef<Tensor> In,
       if (Observe)
         Observe(L);
       if (const Tensor *R = Substitute ? Substitute(L) : nullptr)
-        Substituted += Compiled->setOperatorOutput(Op, *R);
+        switch (Compiled->setOperatorOutput(Op, *R)) {
+        case CompiledModel::SetOutcome::Set: ++Substituted; break;
+        case CompiledModel::SetOutcome::GraphOutput: break;
+        case CompiledModel::SetOutcome::Refused:
+          Unsubstituted.push_back(C.Name);
+          break;
+        }
     };
     Unread.clear();
+    Unsubstituted.clear();
     Substituted = 0;
     if (!Substitute) {
       auto Out = Compiled->run(In);

@@ -90,6 +90,12 @@ public:
   /// .kiln, after a run with Substitute: how many layers had their output
   /// replaced.
   size_t substitutedLayers() const { return Substituted; }
+  /// .kiln, after a run with Substitute: the layers (operator names) that
+  /// had a value to take and could not (its shape or type does not fit the
+  /// tensor): the layers after them run on what they computed.
+  const std::vector<std::string> &unsubstitutedLayers() const {
+    return Unsubstituted;
+  }
   /// .kiln: the operators (names) whose output the last observed run could
   /// not read back from the session, so that a per-layer report says which
   /// layers it lacks instead of silently having fewer.
@@ -113,6 +119,7 @@ private:
   CompiledModel::SessionSettings Settings;
   std::vector<std::string> Unread;
   size_t Substituted = 0;
+  std::vector<std::string> Unsubstituted;
 };
 
 } // namespace kiln

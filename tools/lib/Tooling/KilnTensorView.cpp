@@ -114,7 +114,8 @@ std::optional<std::vector<uint8_t>> fromIrView(const Tensor &Ir,
     }
     size_t Q = quantSlice(V, Map.Stored, S);
     double Zero = V.zero_points ? double(V.zero_points[Q]) : 0.0;
-    double Level = std::clamp(std::nearbyint(X / double(V.scales[Q])) + Zero, Lo, Hi);
+    double Level = std::nearbyint(X / double(V.scales[Q])) + Zero;
+    Level = std::isnan(Level) ? Zero : std::clamp(Level, Lo, Hi);
     if (I.dtype == KILN_DTYPE_I8)
       Out[size_t(S)] = uint8_t(int8_t(Level));
     else
