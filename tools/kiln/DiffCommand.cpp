@@ -365,6 +365,10 @@ llvm::Error runDiff(const DiffOptions &O) {
     return usageError("--isolated runs B's layers on A's values: B must be a "
                       ".kiln file (CPU target), not {0}",
                       O.B);
+  if (O.Isolated && B->target() != "cpu")
+    return usageError("--isolated steps through B's operators one at a time, "
+                      "which only the CPU target does; {0} is a {1} file",
+                      O.B, B->target());
   bool PerLayer = O.PerLayer || O.Isolated;
   int Sources = !O.Inputs.empty() + !O.Calib.Path.empty();
   if (Sources > 1)

@@ -129,8 +129,8 @@ public:
     (void)Begin;
     (void)End;
     return {KILN_ERROR_UNSUPPORTED,
-            "this target runs the model as one program: it cannot run "
-            "operators one at a time"};
+            "this target runs the model as one program, not operator by "
+            "operator"};
   }
   /// The library that runs operator Op ("xnnpack", "onednn", "kiln",
   /// "reference", later "vulkan", ...), a static string.

@@ -35,6 +35,8 @@ public:
                                         const InputShapeMap &Shapes);
 
   bool isCompiled() const { return Compiled.has_value(); }
+  /// A .kiln file's target ("cpu", "vulkan", ...); "" for IR models.
+  std::string target() const { return Compiled ? Compiled->target() : ""; }
   /// How a .kiln side's session is created (threads, kernels, Vulkan
   /// options); run() sets keep_intermediates itself.
   void setSessionSettings(const CompiledModel::SessionSettings &S) {
