@@ -218,6 +218,26 @@ void lookUp(const int8_t *Table, const int8_t *X, int8_t *Y, uint64_t Begin,
 /// that a task costs more than handing it out.
 constexpr uint64_t LookUpChunk = 16384;
 
+// pthreadpool is not built with ThreadSanitizer, so the hand-off of a task
+// to its workers and back is invisible to it; a TSan build states those two
+// happens-before edges itself (on the task's address).
+#if defined(__SANITIZE_THREAD__)
+#define KILN_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define KILN_TSAN 1
+#endif
+#endif
+#ifdef KILN_TSAN
+extern "C" void __tsan_acquire(void *Addr);
+extern "C" void __tsan_release(void *Addr);
+void handOff(void *Task) { __tsan_release(Task); }
+void takeOver(void *Task) { __tsan_acquire(Task); }
+#else
+void handOff(void *) {}
+void takeOver(void *) {}
+#endif
+
 struct LookUpTask {
   const int8_t *Table, *X;
   int8_t *Y;
@@ -225,9 +245,11 @@ struct LookUpTask {
 };
 
 void lookUpChunk(void *Context, size_t Chunk) {
+  takeOver(Context);
   const auto &T = *static_cast<const LookUpTask *>(Context);
   uint64_t Begin = uint64_t(Chunk) * LookUpChunk;
   lookUp(T.Table, T.X, T.Y, Begin, std::min(T.Count, Begin + LookUpChunk));
+  handOff(Context);
 }
 
 } // namespace
@@ -256,8 +278,10 @@ PooledRunFn int8Unary(const KernelArgs &A) {
       return Status::ok();
     }
     LookUpTask Task{Table.data(), X, Y, Count};
+    handOff(&Task);
     pthreadpool_parallelize_1d(Pool, lookUpChunk, &Task, size_t(Chunks),
                                /*flags=*/0);
+    takeOver(&Task);
     return Status::ok();
   };
 }
