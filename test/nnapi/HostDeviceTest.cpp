@@ -1,7 +1,7 @@
 // The host NNAPI device (libkiln_nnapi_host.so), dlopened by path as the
 // executor does: its kernels against naive loops and hand-computed values,
 // the checks a driver makes, the compilation cache and execution reuse.
-#include "runtime/src/nnapi/NeuralNetworksApi.h"
+#include "HostDeviceTestApi.h"
 
 #include <catch2/catch.hpp>
 
@@ -19,130 +19,9 @@
 #include <vector>
 
 using namespace kiln::nnapi;
+using namespace kiln::nnapi::test;
 
 namespace {
-
-/// The library's functions, loaded with dlsym from the same list the
-/// executor uses.
-struct Api {
-  void *Handle = nullptr;
-#define KILN_API_MEMBER(Name, Ret, Params) Ret(*Name) Params = nullptr;
-  KILN_NNAPI_FUNCTIONS(KILN_API_MEMBER)
-#undef KILN_API_MEMBER
-
-  Api() {
-    Handle = dlopen(KILN_NNAPI_HOST_PATH, RTLD_NOW | RTLD_LOCAL);
-    if (!Handle)
-      FAIL("dlopen " KILN_NNAPI_HOST_PATH ": " << dlerror());
-#define KILN_API_LOAD(Name, Ret, Params)                                      \
-  Name = reinterpret_cast<decltype(Name)>(dlsym(Handle, #Name));               \
-  if (!Name)                                                                   \
-    FAIL("missing " #Name);
-    KILN_NNAPI_FUNCTIONS(KILN_API_LOAD)
-#undef KILN_API_LOAD
-  }
-};
-
-Api &api() {
-  static Api A;
-  return A;
-}
-
-/// Sets an environment variable for one scope.
-struct ScopedEnv {
-  std::string Name;
-  ScopedEnv(const char *N, const std::string &Value) : Name(N) {
-    setenv(N, Value.c_str(), 1);
-  }
-  ~ScopedEnv() { unsetenv(Name.c_str()); }
-};
-
-/// Builds a model operand by operand.
-struct Builder {
-  ANeuralNetworksModel *M = nullptr;
-  uint32_t Count = 0;
-  std::vector<std::vector<uint8_t>> Keep; // values over 128 bytes are referenced
-  int Error = NO_ERROR; // the first failing call's result
-
-  Builder() { REQUIRE(api().ANeuralNetworksModel_create(&M) == NO_ERROR); }
-  ~Builder() { api().ANeuralNetworksModel_free(M); }
-
-  void check(int R) {
-    if (Error == NO_ERROR)
-      Error = R;
-  }
-  uint32_t operand(int32_t Type, std::vector<uint32_t> Dims = {}, float Scale = 0,
-                   int32_t Zp = 0) {
-    ANeuralNetworksOperandType T{Type, uint32_t(Dims.size()),
-                                 Dims.empty() ? nullptr : Dims.data(), Scale, Zp};
-    check(api().ANeuralNetworksModel_addOperand(M, &T));
-    return Count++;
-  }
-  template <typename T>
-  uint32_t constant(int32_t Type, std::vector<uint32_t> Dims,
-                    const std::vector<T> &Values, float Scale = 0, int32_t Zp = 0) {
-    uint32_t I = operand(Type, Dims, Scale, Zp);
-    Keep.emplace_back(reinterpret_cast<const uint8_t *>(Values.data()),
-                      reinterpret_cast<const uint8_t *>(Values.data() + Values.size()));
-    check(api().ANeuralNetworksModel_setOperandValue(M, int32_t(I), Keep.back().data(),
-                                                     Keep.back().size()));
-    return I;
-  }
-  uint32_t i32(int32_t V) { return constant(INT32, {}, std::vector<int32_t>{V}); }
-  uint32_t f32(float V) { return constant(FLOAT32, {}, std::vector<float>{V}); }
-  uint32_t boolean(bool V) { return constant(BOOL, {}, std::vector<uint8_t>{V}); }
-  void op(int32_t Type, std::vector<uint32_t> In, std::vector<uint32_t> Out) {
-    check(api().ANeuralNetworksModel_addOperation(M, Type, uint32_t(In.size()),
-                                                  In.data(), uint32_t(Out.size()),
-                                                  Out.data()));
-  }
-  /// identifyInputsAndOutputs + finish; the first failure's result.
-  int finish(std::vector<uint32_t> In, std::vector<uint32_t> Out) {
-    check(api().ANeuralNetworksModel_identifyInputsAndOutputs(
-        M, uint32_t(In.size()), In.data(), uint32_t(Out.size()), Out.data()));
-    if (Error == NO_ERROR)
-      check(api().ANeuralNetworksModel_finish(M));
-    return Error;
-  }
-};
-
-ANeuralNetworksCompilation *compile(ANeuralNetworksModel *M) {
-  ANeuralNetworksCompilation *C = nullptr;
-  REQUIRE(api().ANeuralNetworksCompilation_create(M, &C) == NO_ERROR);
-  REQUIRE(api().ANeuralNetworksCompilation_finish(C) == NO_ERROR);
-  return C;
-}
-
-/// Compiles and runs a one-input one-output model.
-template <typename In, typename Out>
-void run(ANeuralNetworksModel *M, const std::vector<In> &Input,
-         std::vector<Out> &Output) {
-  ANeuralNetworksCompilation *C = compile(M);
-  ANeuralNetworksExecution *E = nullptr;
-  REQUIRE(api().ANeuralNetworksExecution_create(C, &E) == NO_ERROR);
-  REQUIRE(api().ANeuralNetworksExecution_setInput(E, 0, nullptr, Input.data(),
-                                                  Input.size() * sizeof(In)) == NO_ERROR);
-  REQUIRE(api().ANeuralNetworksExecution_setOutput(E, 0, nullptr, Output.data(),
-                                                   Output.size() * sizeof(Out)) ==
-          NO_ERROR);
-  ANeuralNetworksEvent *Ev = nullptr;
-  REQUIRE(api().ANeuralNetworksExecution_startCompute(E, &Ev) == NO_ERROR);
-  REQUIRE(api().ANeuralNetworksEvent_wait(Ev) == NO_ERROR);
-  api().ANeuralNetworksEvent_free(Ev);
-  api().ANeuralNetworksExecution_free(E);
-  api().ANeuralNetworksCompilation_free(C);
-}
-
-/// Deterministic pseudo-random values in [Lo, Hi).
-std::vector<float> values(size_t N, float Lo, float Hi, uint32_t Seed) {
-  std::vector<float> V(N);
-  uint32_t S = Seed;
-  for (float &X : V) {
-    S = S * 1664525u + 1013904223u;
-    X = Lo + (Hi - Lo) * float(S >> 8) / float(1 << 24);
-  }
-  return V;
-}
 
 std::string tempDir() {
   char Template[] = "/tmp/kiln-nnapi-host-XXXXXX";
@@ -618,19 +497,6 @@ TEST_CASE("host NNAPI device: movement operations") {
   }
 }
 
-TEST_CASE("host NNAPI device: relaxed float32 rounds to float16") {
-  Builder B;
-  uint32_t X = B.operand(TENSOR_FLOAT32, {2});
-  uint32_t Y = B.operand(TENSOR_FLOAT32, {2});
-  B.op(RELU, {X}, {Y});
-  B.check(api().ANeuralNetworksModel_relaxComputationFloat32toFloat16(B.M, true));
-  REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
-  std::vector<float> In = {1.0f + 1.0f / 4096, 1000.3f}, Out(2);
-  run(B.M, In, Out);
-  CHECK(Out[0] == 1.0f);     // below half an fp16 ulp (2^-11) of 1
-  CHECK(Out[1] == 1000.5f);  // fp16 steps of 0.5 in [512, 1024)
-}
-
 namespace {
 
 /// Real value of a uint8 / int8 quantized element.
@@ -646,6 +512,7 @@ template <typename Q> double quant(double X, float Scale, int32_t Zp) {
 }
 
 } // namespace
+
 
 TEST_CASE("host NNAPI device: quantized MUL and SUB") {
   SECTION("MUL uint8") {
@@ -1042,7 +909,7 @@ TEST_CASE("host NNAPI device: RESIZE_BILINEAR 2x2 to 4x4") {
     checkApprox(Out, {1, 1.25f, 1.75f, 2, 1.5f, 1.75f, 2.25f, 2.5f, 2.5f, 2.75f,
                       3.25f, 3.5f, 3, 3.25f, 3.75f, 4});
   }
-  SECTION("uint8, two channels, rounding half away from zero") {
+  SECTION("uint8, two channels, + 0.5 then truncation") {
     Builder B;
     REQUIRE(buildResize(B, RESIZE_BILINEAR, TENSOR_QUANT8_ASYMM, {1, 2, 2, 2},
                         {1, 4, 4, 2}, {false}, 0.5f, 3) == NO_ERROR);
@@ -1062,13 +929,14 @@ TEST_CASE("host NNAPI device: RESIZE_BILINEAR 2x2 to 4x4") {
       CHECK(int(QOut[2 * I + 1]) == int(C1[I]));
     }
   }
-  SECTION("int8 rounds -2.5 to -3") {
+  SECTION("int8 adds 0.5 and truncates toward zero (TFLite 2.9)") {
     Builder B;
     REQUIRE(buildResize(B, RESIZE_BILINEAR, TENSOR_QUANT8_ASYMM_SIGNED, {1, 1, 2, 1},
                         {1, 1, 4, 1}, {false}, 0.25f, -1) == NO_ERROR);
     std::vector<int8_t> Q = {-5, 0}, QOut(4);
     run(B.M, Q, QOut);
-    CHECK(QOut == std::vector<int8_t>{-5, -3, 0, 0});
+    // -5 + 0.5 -> -4, -2.5 + 0.5 -> -2, 0 + 0.5 -> 0.
+    CHECK(QOut == std::vector<int8_t>{-4, -2, 0, 0});
   }
 }
 

@@ -153,6 +153,24 @@ int compute(ANeuralNetworksExecution *E) {
     for (size_t I = 0; I < M.Inputs.size(); ++I)
       Buffers[M.Inputs[I]] =
           const_cast<uint8_t *>(static_cast<const uint8_t *>(E->Inputs[I]));
+    // A strict fp16 driver holds every float value in fp16: the weights
+    // and the inputs too, not only what the operations write.
+    const bool Fp16 = M.Relaxed && relaxedMode() == RelaxedMode::StrictFp16;
+    auto ToHalf = [&](size_t I) {
+      const Operand &O = M.Operands[I];
+      if (O.Type != TENSOR_FLOAT32 || !Buffers[I])
+        return;
+      const float *Src = reinterpret_cast<const float *>(Buffers[I]);
+      std::vector<uint8_t> Copy(O.byteSize());
+      float *Dst = reinterpret_cast<float *>(Copy.data());
+      for (size_t K = 0, N = O.elementCount(); K < N; ++K)
+        Dst[K] = roundToHalf(Src[K]);
+      Storage[I] = std::move(Copy);
+      Buffers[I] = Storage[I].data();
+    };
+    if (Fp16)
+      for (size_t I = 0; I < M.Operands.size(); ++I)
+        ToHalf(I);
     for (size_t I = 0; I < M.Operations.size(); ++I) {
       const Operation &Op = M.Operations[I];
       for (uint32_t Out : Op.Outputs) {
@@ -160,19 +178,15 @@ int compute(ANeuralNetworksExecution *E) {
         Buffers[Out] = Storage[Out].data();
       }
       try {
-        runOperation(OpContext{M, Op, Buffers});
+        runOperation(OpContext{M, Op, Buffers, Fp16});
       } catch (const ComputeFailure &F) {
         report("operation " + std::to_string(I) + " (" +
                operationName(Op.Type) + "): " + F.what());
         return OP_FAILED;
       }
-      if (M.Relaxed)
+      if (Fp16)
         for (uint32_t Out : Op.Outputs)
-          if (M.Operands[Out].Type == TENSOR_FLOAT32) {
-            float *P = reinterpret_cast<float *>(Buffers[Out]);
-            for (size_t K = 0, N = M.Operands[Out].elementCount(); K < N; ++K)
-              P[K] = roundToHalf(P[K]);
-          }
+          ToHalf(Out);
     }
     for (size_t I = 0; I < M.Outputs.size(); ++I)
       std::memcpy(E->Outputs[I], Buffers[M.Outputs[I]],
@@ -344,7 +358,10 @@ int ANeuralNetworksCompilation_finish(ANeuralNetworksCompilation *compilation) {
   for (const ANeuralNetworksDevice *D : C.Devices)
     Names += (Names.empty() ? "" : ",") + std::string(D->Name);
   logEvent("compile devices=" + Names + " preference=" +
-           std::to_string(C.Preference) + " cache=" + Cache);
+           std::to_string(C.Preference) + " cache=" + Cache +
+           (C.Model->Relaxed
+                ? std::string(" relaxed=") + relaxedModeName(relaxedMode())
+                : std::string()));
   C.Finished = true;
   return NO_ERROR;
 }

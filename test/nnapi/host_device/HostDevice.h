@@ -3,6 +3,7 @@
 // the opaque handles, the validation and the kernels.
 #pragma once
 
+#include "QuantMath.h"
 #include "runtime/src/nnapi/NeuralNetworksApi.h"
 
 #include <cstdint>
@@ -64,6 +65,22 @@ struct ComputeFailure : std::runtime_error {
 /// The device's feature level: KILN_NNAPI_HOST_FEATURE_LEVEL (27..30),
 /// default 30.
 int deviceLevel();
+
+/// What a model with relaxComputationFloat32toFloat16 computes in
+/// (KILN_NNAPI_HOST_RELAXED). The flag only permits fp16: AOSP's reference
+/// CPU implementation ignores it (Reference, the default), while a driver
+/// that takes it stores and accumulates in fp16 (StrictFp16, "fp16").
+enum class RelaxedMode { Reference, StrictFp16 };
+RelaxedMode relaxedMode();
+/// "reference" or "fp16".
+const char *relaxedModeName(RelaxedMode Mode);
+
+/// How quantized RESIZE_BILINEAR rounds the interpolated raw value
+/// (KILN_NNAPI_HOST_RESIZE_ROUNDING): TFLite 2.9 onwards, which AOSP
+/// builds against since 2022, adds 0.5 and truncates toward zero (Offset,
+/// the default, "offset"); older TFLite truncates (Truncate, "truncate").
+enum class ResizeRounding { Offset, Truncate };
+ResizeRounding resizeRounding();
 /// One line to stderr, "kiln-nnapi-host: " + Message.
 void report(const std::string &Message);
 /// Appends Line to the file named by KILN_NNAPI_HOST_LOG, if set.
@@ -104,6 +121,15 @@ struct OpContext {
   const ANeuralNetworksModel &M;
   const Operation &Op;
   const std::vector<uint8_t *> &Buffers;
+  /// A relaxed model on a strict fp16 driver: float kernels accumulate in
+  /// fp16 (their inputs and weights are fp16 values already).
+  bool Fp16 = false;
+
+  /// Acc + X * Y, rounded to fp16 in Fp16 mode (one rounding, as an fp16
+  /// fused multiply-add: X * Y of two fp16 values is exact in fp32).
+  float mac(float Acc, float X, float Y) const {
+    return Fp16 ? roundToHalf(Acc + X * Y) : Acc + X * Y;
+  }
 
   const Operand &in(size_t I) const { return M.Operands[Op.Inputs[I]]; }
   const Operand &out(size_t I = 0) const { return M.Operands[Op.Outputs[I]]; }

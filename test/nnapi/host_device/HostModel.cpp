@@ -28,6 +28,32 @@ int deviceLevel() {
   return Level;
 }
 
+RelaxedMode relaxedMode() {
+  const char *Env = std::getenv("KILN_NNAPI_HOST_RELAXED");
+  if (!Env || !*Env || std::string(Env) == "reference")
+    return RelaxedMode::Reference;
+  if (std::string(Env) == "fp16")
+    return RelaxedMode::StrictFp16;
+  report(std::string("KILN_NNAPI_HOST_RELAXED=") + Env +
+         " is neither 'reference' nor 'fp16'; computing as the reference");
+  return RelaxedMode::Reference;
+}
+
+const char *relaxedModeName(RelaxedMode Mode) {
+  return Mode == RelaxedMode::StrictFp16 ? "fp16" : "reference";
+}
+
+ResizeRounding resizeRounding() {
+  const char *Env = std::getenv("KILN_NNAPI_HOST_RESIZE_ROUNDING");
+  if (!Env || !*Env || std::string(Env) == "offset")
+    return ResizeRounding::Offset;
+  if (std::string(Env) == "truncate")
+    return ResizeRounding::Truncate;
+  report(std::string("KILN_NNAPI_HOST_RESIZE_ROUNDING=") + Env +
+         " is neither 'offset' nor 'truncate'; rounding with the offset");
+  return ResizeRounding::Offset;
+}
+
 void report(const std::string &Message) {
   std::fprintf(stderr, "kiln-nnapi-host: %s\n", Message.c_str());
 }

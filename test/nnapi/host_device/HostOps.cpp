@@ -314,8 +314,10 @@ float resizeScale(uint32_t In, uint32_t Out, bool Align) {
                           : float(In) / float(Out);
 }
 
-/// TFLite's reference ResizeBilinear, NHWC: float arithmetic, also on the
-/// raw values of a quantized tensor (rounded half away from zero, clamped).
+/// TFLite's reference ResizeBilinear, NHWC, which AOSP's ResizeImageOps.cpp
+/// calls for every type: float arithmetic, also on the raw values of a
+/// quantized tensor, which it then converts with static_cast (truncation
+/// toward zero), after adding 0.5 from TFLite 2.9 on (resizeRounding()).
 void resizeBilinearOp(const OpContext &C) {
   const Operand &In = C.in(0), &Out = C.out();
   const ResizeModes Mode = resizeModes(C);
@@ -336,6 +338,8 @@ void resizeBilinearOp(const OpContext &C) {
                Src - Floor};
   };
   const bool Float = In.Type == TENSOR_FLOAT32;
+  const float RoundingOffset =
+      resizeRounding() == ResizeRounding::Offset ? 0.5f : 0.0f;
   auto Get = [&](size_t I) {
     return Float ? C.fin(0)[I] : float(qget(In, C.inData(0), I));
   };
@@ -356,7 +360,7 @@ void resizeBilinearOp(const OpContext &C) {
           if (Float)
             C.fout()[K] = V;
           else
-            qset(Out, C.outData(), K, int32_t(std::round(V)));
+            qset(Out, C.outData(), K, int32_t(V + RoundingOffset));
         }
       }
     }

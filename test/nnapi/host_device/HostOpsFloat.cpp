@@ -51,7 +51,7 @@ void convOp(const OpContext &C) {
         for (int64_t Oc = 0; Oc < P.OC; ++Oc) {
           float Acc = Bias[Oc];
           forConvTaps(P, Nb, Oy, Ox, Oc,
-                      [&](size_t I, size_t J) { Acc += In[I] * W[J]; });
+                      [&](size_t I, size_t J) { Acc = C.mac(Acc, In[I], W[J]); });
           O[K++] = clampf(Acc, Lo, Hi);
         }
 }
@@ -67,7 +67,7 @@ void fullyConnectedOp(const OpContext &C) {
     for (size_t Oc = 0; Oc < OC; ++Oc) {
       float Acc = Bias[Oc];
       for (size_t I = 0; I < Kd; ++I)
-        Acc += In[B * Kd + I] * W[Oc * Kd + I];
+        Acc = C.mac(Acc, In[B * Kd + I], W[Oc * Kd + I]);
       O[B * OC + Oc] = clampf(Acc, Lo, Hi);
     }
 }
@@ -82,7 +82,7 @@ void poolOp(const OpContext &C) {
   forPoolWindows(P, [&](size_t K, const std::vector<size_t> &Offsets) {
     float R = Max ? -INFINITY : 0.0f;
     for (size_t I : Offsets)
-      R = Max ? std::max(R, In[I]) : R + In[I];
+      R = Max ? std::max(R, In[I]) : C.mac(R, In[I], 1.0f);
     if (!Max)
       R = Offsets.empty() ? 0.0f : R / float(Offsets.size());
     O[K] = clampf(R, Lo, Hi);

@@ -158,8 +158,9 @@ template <typename Fn> void throughFloat(const OpContext &C, Fn F) {
 void unaryOp(const OpContext &C) {
   const int32_t T = C.Op.Type;
   const Operand &In = C.in(0), &Out = C.out();
-  if ((T == RELU || T == RELU1 || T == RELU6) && In.Scale == Out.Scale &&
-      In.ZeroPoint == Out.ZeroPoint) {
+  if (T == RELU || T == RELU1 || T == RELU6) {
+    // The output has the input's parameters (validation): a clamp of the
+    // raw values, as AOSP's Activation.cpp.
     int32_t Lo, Hi;
     quantActivationRange(T == RELU ? FUSED_RELU : T == RELU1 ? FUSED_RELU1 : FUSED_RELU6,
                          Out, Lo, Hi);
@@ -205,10 +206,14 @@ void reduceOp(const OpContext &C) {
   for (size_t K = 0; K < Groups.size(); ++K) {
     const auto &G = Groups[K];
     if (C.Op.Type == MEAN) {
-      double S = 0;
+      // AOSP (SimpleMath.cpp -> TFLite reference_ops::Mean<T, int32_t>):
+      // the raw values, zero point included, summed in integers and divided
+      // by the count with C++ truncation; the output keeps the input's
+      // parameters (validation refuses others).
+      int64_t S = 0;
       for (size_t I : G)
-        S += dequant(In, C.inData(0), I);
-      qset(Out, C.outData(), K, quantizeValue(Out, float(S / double(G.size()))));
+        S += qget(In, C.inData(0), I);
+      qset(Out, C.outData(), K, int32_t(S / int64_t(G.size())));
       continue;
     }
     int32_t R = qget(In, C.inData(0), G[0]);

@@ -174,6 +174,10 @@ struct Checker {
   void quantize();
   void dequantize();
   void resize();
+  void quantMultiplierBelowOne() const;
+  void outputScaleAboveProduct(const Operand &Input, const Operand &Filter) const;
+  void padsBelowFilter(int32_t PadL, int32_t PadR, int32_t PadT, int32_t PadB,
+                       int64_t FW, int64_t FH) const;
   void convQuant(const Operand &Input, const Operand &Filter,
                  const Operand &Bias, int32_t ChannelDim, bool AllowPerChannel);
 };
@@ -195,7 +199,30 @@ void Checker::binary() {
          dimsString(in(1).Dims) + " do not broadcast");
   if (in(0).Dims.size() > 4 || in(1).Dims.size() > 4)
     fail("inputs of rank above 4");
+  if (in(0).isQuant())
+    quantMultiplierBelowOne();
   dims(D);
+}
+
+/// AOSP's quantized ADD, SUB and MUL take their output multiplier with
+/// QuantizeMultiplierSmallerThanOneExp, which fails at 1 or above: ADD/SUB
+/// 2 max(s1, s2) / (2^20 s_out), MUL s1 s2 / s_out (so s_out > s1 s2).
+void Checker::quantMultiplierBelowOne() const {
+  const Operand &A = in(0), &B = in(1), &Y = out();
+  if (Op.Type == ADD || Op.Type == SUB) {
+    const double M = 2.0 * std::max(double(A.Scale), double(B.Scale)) /
+                     (double(1 << 20) * double(Y.Scale));
+    if (M >= 1)
+      fail("the output scale " + std::to_string(Y.Scale) +
+           " gives an output multiplier of " + std::to_string(M) +
+           " (must be below 1)");
+  } else if (Op.Type == MUL) {
+    const double Product = double(A.Scale) * double(B.Scale);
+    if (!(double(Y.Scale) > Product))
+      fail("the output scale " + std::to_string(Y.Scale) +
+           " must exceed input 0's scale times input 1's (" +
+           std::to_string(Product) + ")");
+  }
 }
 
 void Checker::convQuant(const Operand &Input, const Operand &Filter,
@@ -228,6 +255,35 @@ void Checker::convQuant(const Operand &Input, const Operand &Filter,
   if (Bias.ZeroPoint != 0)
     fail("the bias zero point is " + std::to_string(Bias.ZeroPoint) +
          " (must be 0)");
+  outputScaleAboveProduct(Input, Filter);
+}
+
+/// Before feature level 29, NNAPI's quantized convolutions and fully
+/// connected layers require output scale > input scale * filter scale
+/// (their multiplier had to be below 1). AOSP's FullyConnected.cpp checks
+/// this; its Conv2D.cpp and DepthwiseConv2D.cpp read input 0's scale where
+/// they mean the output's, so this device holds them to the spec's rule.
+void Checker::outputScaleAboveProduct(const Operand &Input,
+                                      const Operand &Filter) const {
+  if (Level >= 29 || Filter.Type == TENSOR_QUANT8_SYMM_PER_CHANNEL)
+    return;
+  const double Product = double(Input.Scale) * double(Filter.Scale);
+  if (!(double(out().Scale) > Product))
+    fail("the output scale " + std::to_string(out().Scale) +
+         " must exceed input scale * filter scale (" + std::to_string(Product) +
+         ") below feature level 29; the device is at " + std::to_string(Level));
+}
+
+/// AOSP refuses a convolution or pool whose padding on a side is at least
+/// the filter's extent on that axis (Conv2D.cpp, DepthwiseConv2D.cpp: the
+/// dilated extent; Pooling.cpp: the window).
+void Checker::padsBelowFilter(int32_t PadL, int32_t PadR, int32_t PadT,
+                              int32_t PadB, int64_t FW, int64_t FH) const {
+  if (PadL >= FW || PadR >= FW || PadT >= FH || PadB >= FH)
+    fail("padding (left " + std::to_string(PadL) + ", right " +
+         std::to_string(PadR) + ", top " + std::to_string(PadT) +
+         ", bottom " + std::to_string(PadB) + ") must be below the filter's " +
+         std::to_string(FW) + "x" + std::to_string(FH) + " (width x height)");
 }
 
 void Checker::conv() {
@@ -339,6 +395,7 @@ void Checker::conv() {
   } else {
     const int64_t EffH = int64_t(KH - 1) * DilH + 1;
     const int64_t EffW = int64_t(KW - 1) * DilW + 1;
+    padsBelowFilter(PadL, PadR, PadT, PadB, EffW, EffH);
     const int64_t PaddedH = int64_t(H) + PadT + PadB;
     const int64_t PaddedW = int64_t(W) + PadL + PadR;
     if (PaddedH < EffH || PaddedW < EffW)
@@ -394,6 +451,7 @@ void Checker::pool() {
   fuse(9);
   if (numIn() == 11)
     layout(10, true);
+  padsBelowFilter(PadL, PadR, PadT, PadB, FW, FH);
   const int64_t PaddedH = int64_t(Input.Dims[1]) + PadT + PadB;
   const int64_t PaddedW = int64_t(Input.Dims[2]) + PadL + PadR;
   if (PaddedH < FH || PaddedW < FW)
@@ -594,7 +652,9 @@ void Checker::reduce() {
   const Operand &Input = in(0);
   activationType(Input, "the input", Op.Type != REDUCE_SUM);
   sameType(Input, out(), "the output");
-  if (Op.Type == REDUCE_MAX || Op.Type == REDUCE_MIN)
+  // MEAN too: AOSP computes it on the raw values and sets the output's
+  // parameters to the input's (the spec requires them equal).
+  if (Op.Type == REDUCE_MAX || Op.Type == REDUCE_MIN || Op.Type == MEAN)
     sameQuant(Input, out(), "the output");
   rankBetween(Input, "the input", 1, 4);
   std::vector<int32_t> Axes = ints(1, "the axes");
@@ -659,6 +719,11 @@ void Checker::unary() {
   rankBetween(Input, "the input", 1, 4);
   if (T == ELU)
     f32(1, "alpha");
+  if (T == RELU || T == RELU1 || T == RELU6)
+    sameQuant(Input, out(), "the output");
+  if (T == TANH && Input.isQuant() && Level < 29)
+    fail("a quantized input needs feature level 29; the device is at " +
+         std::to_string(Level));
   if (Input.isQuant() && (T == LOGISTIC || T == TANH)) {
     const bool U = Input.Type == TENSOR_QUANT8_ASYMM;
     const float Scale = T == LOGISTIC ? 1.0f / 256 : 1.0f / 128;
