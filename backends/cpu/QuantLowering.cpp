@@ -240,14 +240,17 @@ namespace {
 /// Per thread, as the folded constants are: a conversion for NNAPI on one
 /// thread does not change what a CPU conversion on another lowers.
 thread_local bool Int8ExtensionsEnabled = true;
+thread_local bool Int8BiasScalesOmitted = true;
 } // namespace
 
-Int8ExtensionsScope::Int8ExtensionsScope(bool Enabled)
-    : Saved(Int8ExtensionsEnabled) {
-  Int8ExtensionsEnabled = Enabled;
+Int8ExtensionsScope::Int8ExtensionsScope(bool Elementwise, bool OmitBiasScales)
+    : Saved(Int8ExtensionsEnabled), SavedOmit(Int8BiasScalesOmitted) {
+  Int8ExtensionsEnabled = Elementwise;
+  Int8BiasScalesOmitted = OmitBiasScales;
 }
 Int8ExtensionsScope::~Int8ExtensionsScope() {
   Int8ExtensionsEnabled = Saved;
+  Int8BiasScalesOmitted = SavedOmit;
 }
 
 bool isInt8Table(const Node &N) {
@@ -433,7 +436,7 @@ int32_t narrowConstant(LoweringContext &Ctx, const Value *V,
 }
 
 int32_t int8Bias(LoweringContext &Ctx, const Value *V, const NarrowWeight &NW) {
-  if (!Int8ExtensionsEnabled)
+  if (!Int8BiasScalesOmitted)
     return narrowConstant(Ctx, V, NW, fb::Layout::PLAIN);
   NarrowWeight Unscaled{NW.Stored, llvm::None};
   return narrowConstant(Ctx, V, Unscaled, fb::Layout::PLAIN);

@@ -73,20 +73,23 @@ const Node *siluSigmoidOf(const Node &N);
 bool isAbsorbedSigmoid(const Node &N);
 
 /// While alive, whether the CPU module may use schema 1.8's int8
-/// extensions (on by default): MUL and the unary tables as int8 operators,
-/// and int8 biases without stored scales (the loader derives them: input
-/// scale x weight scale). The NNAPI target lowers the CPU module with them
-/// off: NNAPI's quantized LOGISTIC and TANH take fixed output scales, and
-/// its bias operands carry their scale. Per thread, like the folds.
+/// extensions (both on by default): Elementwise, MUL and the unary tables
+/// as int8 operators; OmitBiasScales, int8 biases without stored scales
+/// (the loader derives them: input scale x weight scale). The NNAPI target
+/// lowers the CPU module with the elementwise operators on (it maps each
+/// table to NNAPI's int8 operations) and the bias scales stored (its bias
+/// operands carry them). Per thread, like the folds.
 class Int8ExtensionsScope {
 public:
-  explicit Int8ExtensionsScope(bool Enabled);
+  Int8ExtensionsScope(bool Elementwise, bool OmitBiasScales);
+  explicit Int8ExtensionsScope(bool Enabled)
+      : Int8ExtensionsScope(Enabled, Enabled) {}
   ~Int8ExtensionsScope();
   Int8ExtensionsScope(const Int8ExtensionsScope &) = delete;
   Int8ExtensionsScope &operator=(const Int8ExtensionsScope &) = delete;
 
 private:
-  bool Saved;
+  bool Saved, SavedOmit;
 };
 /// The per-tensor parameters of an i8 activation value.
 QuantParams int8ParamsOf(const Value *V);

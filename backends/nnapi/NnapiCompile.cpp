@@ -30,10 +30,12 @@ compileForNnapi(const Graph &G, int32_t FeatureLevel, bool RelaxFp16) {
   int32_t First = FeatureLevel ? FeatureLevel : nnapi::FeatureLevelMin;
   int32_t Last = FeatureLevel ? FeatureLevel : nnapi::FeatureLevelMax;
   llvm::Error Failure = llvm::Error::success();
-  // NNAPI's quantized LOGISTIC and TANH take fixed output scales, and its
-  // quantized MUL constrains the scales: the CPU module keeps those ops
-  // float between DEQUANTIZE and QUANTIZE, as NNAPI lowers them.
-  Int8ExtensionsScope NoInt8Elementwise(false);
+  // The CPU module's int8 tables and MUL stay int8 operators, which the
+  // NNAPI lowering maps to NNAPI's int8 operations (LOGISTIC and TANH into
+  // their fixed parameters, then requantized); its biases keep their
+  // scales, which NNAPI's bias operands carry.
+  Int8ExtensionsScope Int8Elementwise(/*Elementwise=*/true,
+                                      /*OmitBiasScales=*/false);
   for (int32_t Level = First; Level <= Last; ++Level) {
     auto Cpu = compileForCpu(G);
     if (!Cpu) {
@@ -60,6 +62,7 @@ compileForNnapi(const Graph &G, int32_t FeatureLevel, bool RelaxFp16) {
     R.HostOperators = P->host_before.size() + P->host_after.size();
     for (const auto &Op : P->operations)
       R.OperationCounts[nnapi::findOperation(Op->type)->Name] += 1;
+    R.FloatIslands = L.floatIslands();
     R.Module.Model.target = fb::Target::NNAPI;
     if (R.Module.Model.metadata)
       R.Module.Model.metadata->target = "nnapi";

@@ -2,6 +2,8 @@
 #include "backends/nnapi/NnapiLowering.h"
 #include "runtime/src/nnapi/NeuralNetworksApi.h"
 
+#include <string>
+
 namespace kiln::nnapi {
 
 namespace {
@@ -18,6 +20,34 @@ uint32_t zeroBias(Lowering &L, uint32_t In, uint32_t Filter, uint32_t OC) {
   return L.constant(TENSOR_INT32, {OC}, Scale, 0, std::move(Zeros));
 }
 
+/// Pads (left, right, top, bottom) as a PAD of NHWC X (a quantized tensor
+/// pads with its zero point: the real 0 a convolution pads with); returns
+/// the padded operand and zeroes Pads. Needs level 28.
+bool padFirst(Lowering &L, uint32_t &X, uint32_t Pads[4], const std::string &Why,
+              int32_t Op) {
+  if (!L.need(28, Why + " (PAD)", Op))
+    return false;
+  std::vector<uint32_t> Dims = L.operand(X).dimensions;
+  Dims[1] += Pads[2] + Pads[3];
+  Dims[2] += Pads[0] + Pads[1];
+  uint32_t Padded = L.activationLike(X, Dims);
+  L.emit(PAD,
+         {X, L.tensorI32({0, 0, int32_t(Pads[2]), int32_t(Pads[3]),
+                          int32_t(Pads[0]), int32_t(Pads[1]), 0, 0},
+                         {4, 2})},
+         {Padded}, Op);
+  X = Padded;
+  for (int I = 0; I < 4; ++I)
+    Pads[I] = 0;
+  return true;
+}
+
+/// Whether a side's padding reaches the filter's extent (KW x KH), which
+/// NNAPI refuses (AOSP's convolution and pooling preparation).
+bool padReachesFilter(const uint32_t Pads[4], uint32_t KW, uint32_t KH) {
+  return Pads[0] >= KW || Pads[1] >= KW || Pads[2] >= KH || Pads[3] >= KH;
+}
+
 /// A quantized average pool as a depthwise convolution with weights of
 /// 1/(KH*KW): one rounding, from the exact integer sum into the output's
 /// own scale, where AVERAGE_POOL_2D (whose output must keep the input's
@@ -28,16 +58,20 @@ void averageAsDepthwise(Lowering &L, int32_t Op, uint32_t X,
   const fb::OperatorT &O = L.op(Op);
   uint32_t Channels = L.operand(X).dimensions.back();
   uint32_t KH = C.kernel_height, KW = C.kernel_width;
+  uint32_t Pads[4] = {C.padding_left, C.padding_right, C.padding_top,
+                      C.padding_bottom};
+  if (padReachesFilter(Pads, KW, KH) &&
+      !padFirst(L, X, Pads, "padding at least the pool's window", Op))
+    return;
   uint32_t W = L.constant(TENSOR_QUANT8_SYMM_PER_CHANNEL, {1, KH, KW, Channels},
                           0, 0, std::vector<uint8_t>(size_t(KH) * KW * Channels, 1));
   L.setChannelScales(W, 3, std::vector<float>(Channels, 1.f / float(KH * KW)));
   uint32_t B = L.constant(TENSOR_INT32, {Channels}, 0, 0,
                           std::vector<uint8_t>(size_t(Channels) * 4, 0));
   L.emitWithClamp(DEPTHWISE_CONV_2D,
-                  {X, W, B, L.scalarI32(int32_t(C.padding_left)),
-                   L.scalarI32(int32_t(C.padding_right)),
-                   L.scalarI32(int32_t(C.padding_top)),
-                   L.scalarI32(int32_t(C.padding_bottom)),
+                  {X, W, B, L.scalarI32(int32_t(Pads[0])),
+                   L.scalarI32(int32_t(Pads[1])), L.scalarI32(int32_t(Pads[2])),
+                   L.scalarI32(int32_t(Pads[3])),
                    L.scalarI32(int32_t(C.stride_width)),
                    L.scalarI32(int32_t(C.stride_height)), L.scalarI32(1)},
                   {}, L.operandOf(O.outputs[0]), C.output_min, C.output_max,
@@ -55,13 +89,23 @@ void lowerConv(Lowering &L, int32_t Op) {
   uint32_t B = O.inputs.size() > 2 && O.inputs[2] >= 0
                    ? L.weightFor(X, O.inputs[2])
                    : zeroBias(L, X, W, OC);
+  // NNAPI filters are [OC, KH, KW, IC] and [1, KH, KW, OC] (depthwise);
+  // the padding is held against the dilated extent.
+  const std::vector<uint32_t> &FD = L.operand(W).dimensions;
+  const uint32_t EffW = (FD[2] - 1) * C.dilation_width + 1;
+  const uint32_t EffH = (FD[1] - 1) * C.dilation_height + 1;
+  uint32_t Pads[4] = {C.padding_left, C.padding_right, C.padding_top,
+                      C.padding_bottom};
+  if (padReachesFilter(Pads, EffW, EffH) &&
+      !padFirst(L, X, Pads, "padding at least the filter's size", Op))
+    return;
   std::vector<uint32_t> In = {X,
                               W,
                               B,
-                              L.scalarI32(int32_t(C.padding_left)),
-                              L.scalarI32(int32_t(C.padding_right)),
-                              L.scalarI32(int32_t(C.padding_top)),
-                              L.scalarI32(int32_t(C.padding_bottom)),
+                              L.scalarI32(int32_t(Pads[0])),
+                              L.scalarI32(int32_t(Pads[1])),
+                              L.scalarI32(int32_t(Pads[2])),
+                              L.scalarI32(int32_t(Pads[3])),
                               L.scalarI32(int32_t(C.stride_width)),
                               L.scalarI32(int32_t(C.stride_height))};
   int32_t Code = CONV_2D;
@@ -179,26 +223,19 @@ void lowerPool(Lowering &L, int32_t Op) {
   uint32_t Pads[4] = {C.padding_left, C.padding_right, C.padding_top,
                       C.padding_bottom};
   bool Padded = Pads[0] || Pads[1] || Pads[2] || Pads[3];
-  if (!Max && C.count_include_pad && Padded) {
-    // NNAPI averages real pixels only: pad with zeros first (PAD writes
-    // the zero point of a quantized tensor), then pool without padding.
-    if (!L.need(28, "an average pool that counts padding (PAD)", Op))
-      return;
-    std::vector<uint32_t> Dims = L.operand(X).dimensions;
-    Dims[1] += Pads[2] + Pads[3];
-    Dims[2] += Pads[0] + Pads[1];
-    uint32_t Padded4 = L.activationLike(X, Dims);
-    L.emit(PAD,
-           {X, L.tensorI32({0, 0, int32_t(Pads[2]), int32_t(Pads[3]),
-                            int32_t(Pads[0]), int32_t(Pads[1]), 0, 0},
-                           {4, 2})},
-           {Padded4}, Op);
-    X = Padded4;
-    for (uint32_t &P : Pads)
-      P = 0;
-  }
+  // A quantized average whose padding counts is a depthwise convolution,
+  // which pads with real zeros itself.
   if (!Max && L.quantized(O.outputs[0]) && (!Padded || C.count_include_pad))
     return averageAsDepthwise(L, Op, X, C);
+  // NNAPI averages real pixels only: pad with zeros first (PAD writes the
+  // zero point of a quantized tensor), then pool without padding.
+  if (!Max && C.count_include_pad && Padded &&
+      !padFirst(L, X, Pads, "an average pool that counts padding", Op))
+    return;
+  if (padReachesFilter(Pads, C.kernel_width, C.kernel_height))
+    return L.fail(Op, "NNAPI refuses a pool whose padding is at least its " +
+                          std::to_string(C.kernel_width) + "x" +
+                          std::to_string(C.kernel_height) + " window");
   uint32_t Out = L.outputLike(X, O.outputs[0]);
   if (!L.emitWithClamp(
           Max ? MAX_POOL_2D : AVERAGE_POOL_2D,

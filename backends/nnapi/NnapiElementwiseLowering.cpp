@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <limits>
+#include <string>
 
 namespace kiln::nnapi {
 
@@ -25,6 +26,20 @@ void lowerBinary(Lowering &L, int32_t Op) {
     return L.fail(Op, "integer arithmetic is not lowered to NNAPI");
   uint32_t Out = L.operandOf(O.outputs[0]);
   bool Quant = L.quantized(O.outputs[0]);
+  if (Quant && C.op == fb::BinaryOp::MUL) {
+    // NNAPI's quantized MUL needs its multiplier s_a s_b / s_out below 1.
+    const double Product =
+        double(L.operand(A).scale) * double(L.operand(B).scale);
+    if (!(double(L.operand(Out).scale) > Product)) {
+      const std::string Why = "NNAPI's quantized MUL needs an output scale "
+                              "above " + std::to_string(Product) +
+                              " (the input scales' product); the output's is " +
+                              std::to_string(L.operand(Out).scale);
+      if (Lowering::fuseCode(C.output_min, C.output_max) != FUSED_NONE)
+        return L.fail(Op, Why);
+      return lowerInt8MulViaFloat(L, Op, A, B, Out, Why);
+    }
+  }
   switch (C.op) {
   case fb::BinaryOp::ADD:
   case fb::BinaryOp::MUL:
@@ -64,6 +79,26 @@ void lowerUnary(Lowering &L, int32_t Op) {
     return L.fail(Op, "integer arithmetic is not lowered to NNAPI");
   uint32_t X = L.operandOf(O.inputs[0]);
   uint32_t Out = L.operandOf(O.outputs[0]);
+  if (!L.quantized(O.outputs[0]))
+    return emitUnaryFloat(L, Op, X, Out);
+  int32_t Fuse = C.op == fb::UnaryOp::CLAMP ? Lowering::fuseCode(C.min, C.max)
+                                             : -1;
+  if (Fuse <= FUSED_NONE)
+    return lowerInt8Unary(L, Op, X, Out);
+  // NNAPI's RELU family keeps the input's scale and zero point; where the
+  // output has its own, an ADD of zero with the same fused clamp
+  // requantizes and clamps in one operation.
+  const fb::NnapiOperandT &A = L.operand(X), &B = L.operand(Out);
+  if (A.scale != B.scale || A.zero_point != B.zero_point)
+    return L.emit(ADD, {X, L.zeroLike(X), L.scalarI32(Fuse)}, {Out}, Op);
+  L.emit(Fuse == FUSED_RELU    ? RELU
+         : Fuse == FUSED_RELU1 ? RELU1
+                               : RELU6,
+         {X}, {Out}, Op);
+}
+
+void emitUnaryFloat(Lowering &L, int32_t Op, uint32_t X, uint32_t Out) {
+  const fb::UnaryOptionsT &C = *L.op(Op).options.AsUnaryOptions();
   switch (C.op) {
   case fb::UnaryOp::CLAMP: {
     int32_t Fuse = Lowering::fuseCode(C.min, C.max);
@@ -73,8 +108,6 @@ void lowerUnary(Lowering &L, int32_t Op) {
       return L.emit(RELU1, {X}, {Out}, Op);
     if (Fuse == FUSED_RELU6)
       return L.emit(RELU6, {X}, {Out}, Op);
-    if (L.quantized(O.outputs[0]))
-      return L.fail(Op, "a quantized clamp other than ReLU, ReLU1 or ReLU6");
     if (!L.need(29, "a clamp (MAXIMUM, MINIMUM)", Op))
       return;
     const float Inf = std::numeric_limits<float>::infinity();
@@ -102,8 +135,13 @@ void lowerUnary(Lowering &L, int32_t Op) {
     return L.emit(TANH, {X}, {Out}, Op);
   case fb::UnaryOp::SIGMOID:
     return L.emit(LOGISTIC, {X}, {Out}, Op);
+  case fb::UnaryOp::SILU: {
+    uint32_t Gate = L.activationLike(Out, L.operand(Out).dimensions);
+    L.emit(LOGISTIC, {X}, {Gate}, Op);
+    return L.emit(MUL, {X, Gate, L.scalarI32(FUSED_NONE)}, {Out}, Op);
+  }
   case fb::UnaryOp::HARD_SWISH: {
-    if (L.level() >= 30 || L.quantized(O.outputs[0]))
+    if (L.level() >= 30)
       return L.emit(HARD_SWISH, {X}, {Out}, Op);
     // Below level 30: x * (relu6(x + 3) / 6).
     std::vector<uint32_t> Dims = L.operand(Out).dimensions;

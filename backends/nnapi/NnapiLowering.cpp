@@ -410,10 +410,29 @@ void Lowering::finishOutput(uint32_t Written, int32_t T, int32_t Op) {
   if (Written == Out)
     return;
   // Requantize: an ADD of a zero in Written's own parameters.
-  const fb::NnapiOperandT &W = operand(Written);
+  emit(ADD, {Written, zeroLike(Written), scalarI32(FUSED_NONE)}, {Out}, Op);
+}
+
+uint32_t Lowering::activation(int32_t Type, std::vector<uint32_t> Dims,
+                              float Scale, int32_t ZeroPoint) {
+  auto Operand = std::make_unique<fb::NnapiOperandT>();
+  Operand->type = Type;
+  Operand->scale = Scale;
+  Operand->zero_point = ZeroPoint;
+  Operand->dimensions = std::move(Dims);
+  return addOperand(std::move(Operand));
+}
+
+void Lowering::noteFloatIsland(int32_t Op, const std::string &Why) {
+  const fb::OperatorT &Oper = *M.Model.operators[size_t(Op)];
+  Islands.push_back("node '" + Oper.name + "' (" +
+                    fb::EnumNameOpKind(Oper.kind) + "): " + Why);
+}
+
+uint32_t Lowering::zeroLike(uint32_t Like) {
+  const fb::NnapiOperandT &W = operand(Like);
   uint8_t Zero = uint8_t(W.zero_point);
-  uint32_t Z = constant(W.type, {1}, W.scale, W.zero_point, {Zero});
-  emit(ADD, {Written, Z, scalarI32(FUSED_NONE)}, {Out}, Op);
+  return constant(W.type, {1}, W.scale, W.zero_point, {Zero});
 }
 
 void Lowering::lowerOperator(int32_t Op) {

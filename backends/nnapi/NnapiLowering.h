@@ -95,6 +95,17 @@ public:
   /// finishOutput then requantizes a temporary into T (an ADD of zero).
   uint32_t outputLike(uint32_t In, int32_t T);
   void finishOutput(uint32_t Written, int32_t T, int32_t Op);
+  /// A new activation operand standing for no kiln tensor.
+  uint32_t activation(int32_t Type, std::vector<uint32_t> Dims, float Scale,
+                      int32_t ZeroPoint);
+  /// Records that kiln operator Op left int8 for float inside the NNAPI
+  /// model (a DEQUANTIZE/QUANTIZE pair), and why.
+  void noteFloatIsland(int32_t Op, const std::string &Why);
+  /// "node 'name' (KIND): why", one per operator that left int8.
+  const std::vector<std::string> &floatIslands() const { return Islands; }
+  /// A one-element constant holding quantized operand Like's zero point
+  /// (the real 0) in Like's type and parameters: an ADD of it requantizes.
+  uint32_t zeroLike(uint32_t Like);
   bool quantized(int32_t T) const;
   /// Whether T is F32 or int8 (quantized): what NNAPI arithmetic takes.
   bool floatOrInt8(int32_t T) const {
@@ -119,7 +130,7 @@ private:
   fb::NnapiPayloadT &P;
   int32_t Needed = 27;
   int32_t CurrentOp = -1;
-  std::vector<std::string> Errors;
+  std::vector<std::string> Errors, Islands;
   std::map<int32_t, uint32_t> TensorOperands, FloatConstants;
   std::map<std::pair<int32_t, uint32_t>, uint32_t> Scalars;
   std::set<int32_t> HostOperators;
@@ -132,6 +143,14 @@ void lowerFullyConnected(Lowering &L, int32_t Op);
 void lowerPool(Lowering &L, int32_t Op);
 void lowerBinary(Lowering &L, int32_t Op);
 void lowerUnary(Lowering &L, int32_t Op);
+/// The float operations of unary operator Op from float operand X to Out.
+void emitUnaryFloat(Lowering &L, int32_t Op, uint32_t X, uint32_t Out);
+/// Unary operator Op between int8 operands X and Out, in int8 where NNAPI
+/// can (NnapiInt8ActivationLowering.cpp).
+void lowerInt8Unary(Lowering &L, int32_t Op, uint32_t X, uint32_t Out);
+/// A quantized MUL NNAPI cannot take, through float.
+void lowerInt8MulViaFloat(Lowering &L, int32_t Op, uint32_t A, uint32_t B,
+                          uint32_t Out, const std::string &Why);
 void lowerSoftmax(Lowering &L, int32_t Op);
 void lowerPrelu(Lowering &L, int32_t Op);
 void lowerMovement(Lowering &L, int32_t Op);

@@ -3,6 +3,7 @@
 #include "backends/nnapi/NnapiLowering.h"
 #include "runtime/src/nnapi/NeuralNetworksApi.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -143,8 +144,13 @@ void lowerReduce(Lowering &L, int32_t Op) {
               L.tensor(O.inputs[0]).shape.size();
   uint32_t Axes = L.tensorI32(C.axes);
   switch (C.op) {
-  case fb::ReduceOp::MEAN:
-    return L.emit(MEAN, {X, Axes, L.scalarI32(Keep)}, {Out}, Op);
+  case fb::ReduceOp::MEAN: {
+    // A quantized MEAN keeps its input's scale and zero point (AOSP sets
+    // them on the output); other output parameters are an ADD away.
+    uint32_t Written = L.outputLike(X, O.outputs[0]);
+    L.emit(MEAN, {X, Axes, L.scalarI32(Keep)}, {Written}, Op);
+    return L.finishOutput(Written, O.outputs[0], Op);
+  }
   case fb::ReduceOp::SUM:
     return L.emit(REDUCE_SUM, {X, Axes, L.scalarBool(Keep)}, {Out}, Op);
   case fb::ReduceOp::MAXIMUM:
@@ -158,8 +164,20 @@ void lowerReduce(Lowering &L, int32_t Op) {
 
 void lowerQuantize(Lowering &L, int32_t Op) {
   const fb::OperatorT &O = L.op(Op);
-  L.emit(O.kind == fb::OpKind::QUANTIZE ? QUANTIZE : DEQUANTIZE,
-         {L.operandOf(O.inputs[0])}, {L.operandOf(O.outputs[0])}, Op);
+  const bool Quantize = O.kind == fb::OpKind::QUANTIZE;
+  L.emit(Quantize ? QUANTIZE : DEQUANTIZE, {L.operandOf(O.inputs[0])},
+         {L.operandOf(O.outputs[0])}, Op);
+  // Inside the model, a conversion serves a float operator: name it.
+  const int32_t T = Quantize ? O.inputs[0] : O.outputs[0];
+  const auto &Ops = L.model().operators;
+  for (size_t I = 0; I < Ops.size(); ++I) {
+    const auto &Side = Quantize ? Ops[I]->outputs : Ops[I]->inputs;
+    if (int32_t(I) != Op && std::find(Side.begin(), Side.end(), T) != Side.end())
+      return L.noteFloatIsland(
+          Op, std::string(Quantize ? "after" : "before") + " node '" +
+                  Ops[I]->name + "' (" + fb::EnumNameOpKind(Ops[I]->kind) +
+                  "), which the CPU module runs in float");
+  }
 }
 
 } // namespace kiln::nnapi

@@ -24,6 +24,9 @@ struct NnapiCompileResult {
   size_t Operands = 0, Operations = 0, HostOperators = 0;
   /// NNAPI operation name -> count.
   std::map<std::string, int64_t> OperationCounts;
+  /// Why each operator between QUANTIZE/DEQUANTIZE operations inside the
+  /// NNAPI model left int8 ("node 'name' (KIND): why").
+  std::vector<std::string> FloatIslands;
 };
 
 /// Lowers G for NNAPI at FeatureLevel (27..30), or, with 0, at the lowest

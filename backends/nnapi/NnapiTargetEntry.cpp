@@ -23,7 +23,8 @@ public:
                      uint64_t FileBytes, std::string Precision)
       : Input(R.Input), Output(R.Output), Pipeline(R.Pipeline),
         C(std::move(C)), FileBytes(FileBytes),
-        Precision(std::move(Precision)) {}
+        Precision(std::move(Precision)),
+        Int8(R.Quantize && R.Quantize->Mode == QuantizeMode::Int8) {}
 
   void print(llvm::raw_ostream &OS, bool Stats) const override {
     OS << Input << " -> " << Output << " (target nnapi, " << Pipeline << ")\n"
@@ -38,10 +39,19 @@ public:
     OS << ")\n  operands:      " << C.Operands << "\n"
        << "  on the host:   " << C.HostOperators
        << " layout/quantize conversions of the graph inputs and outputs\n"
-       << "  precision:     " << Precision << "\n"
-       << "  file:          " << FileBytes << " bytes\n";
+       << "  precision:     " << Precision << "\n";
+    if (Int8)
+      OS << "  int8 -> float: " << conversions()
+         << " QUANTIZE/DEQUANTIZE inside the NNAPI model"
+         << (C.FloatIslands.empty() ? "" : " (--stats says why)") << "\n";
+    OS << "  file:          " << FileBytes << " bytes\n";
     if (!Stats)
       return;
+    if (!C.FloatIslands.empty()) {
+      OS << "left int8 for float:\n";
+      for (const std::string &Why : C.FloatIslands)
+        OS << "  " << Why << "\n";
+    }
     const auto *P = C.Module.Model.payload.AsNnapiPayload();
     OS << "NNAPI operations:\n";
     for (size_t I = 0; I < P->operations.size(); ++I) {
@@ -69,14 +79,29 @@ public:
                               {"operands", int64_t(C.Operands)},
                               {"host_operators", int64_t(C.HostOperators)},
                               {"precision", Precision},
+                              {"quantize_conversions", conversions()},
+                              {"float_islands",
+                               llvm::json::Array(C.FloatIslands)},
                               {"file_bytes", int64_t(FileBytes)}};
   }
 
 private:
+  /// QUANTIZE and DEQUANTIZE operations inside the NNAPI model (the
+  /// graph's own input and output conversions run on the host).
+  int64_t conversions() const {
+    int64_t N = 0;
+    for (const char *Name : {"QUANTIZE", "DEQUANTIZE"}) {
+      auto It = C.OperationCounts.find(Name);
+      N += It == C.OperationCounts.end() ? 0 : It->second;
+    }
+    return N;
+  }
+
   std::string Input, Output, Pipeline;
   NnapiCompileResult C;
   uint64_t FileBytes;
   std::string Precision;
+  bool Int8;
 };
 
 llvm::Expected<int32_t> featureLevelOption(const EmitRequest &R) {

@@ -27,9 +27,12 @@ bool isInt8Activation(const fb::TensorT &T) {
 }
 
 /// The kinds checked: those whose int8 result NNAPI requantizes (or, for
-/// the pools, reshape, transpose and concat, keeps or requantizes) itself.
+/// the pools, reshape, transpose and concat, keeps or requantizes) itself,
+/// and the int8 activation tables, which NNAPI computes with its own int8
+/// operations (NnapiInt8ActivationLowering.cpp).
 bool isCheckedKind(fb::OpKind K) {
   switch (K) {
+  case fb::OpKind::UNARY:
   case fb::OpKind::CONV_2D:
   case fb::OpKind::FULLY_CONNECTED:
   case fb::OpKind::BINARY:
