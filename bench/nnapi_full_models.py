@@ -13,10 +13,14 @@ statistics randomized, nothing downloaded), which also shares them. For each:
   fp32   `kiln convert --target nnapi` (the lowest feature level that works),
          `kiln run` through the host device, against `kiln run` of the .onnx
          (the reference interpreter): max|a-b| <= 1e-4 * max|b| passes
+  fp16   `kiln convert --target nnapi --quantize fp16` (relaxed), run as
+         AOSP's reference (fp32) and as a strict fp16 driver (the host
+         device's KILN_NNAPI_HOST_RELAXED=fp16): SQNR against fp32
   int8   `kiln convert --quantize int8 --calib NAME.input.npz` for the CPU
-         and for NNAPI at levels 29 and 30; the NNAPI output against the CPU
-         int8 file's, in quanta of the output's scale, and the SQNR of both
-         against the fp32 reference
+         and for NNAPI at levels 29 and 30; the QUANTIZE/DEQUANTIZE
+         operations left inside the NNAPI model, the NNAPI output against
+         the CPU int8 file's, in quanta of the output's scale, and the SQNR
+         of both against the fp32 reference
 
 A row is appended to WORKDIR/nnapi_full_models.md as soon as it is done.
 """
@@ -69,6 +73,20 @@ def one(kiln, env, workdir, name, timeout):
     d = float(np.max(np.abs(a - b)))
     row.update(run_s=round(dt, 1), rel=d / float(np.max(np.abs(b))))
     row["fp32"] = "pass" if d <= 1e-4 * float(np.max(np.abs(b))) else "FAIL"
+    # fp16 (relaxed): the reference and a strict fp16 driver.
+    h = base + ".nnapi-fp16.kiln"
+    _, err, _ = run([kiln, "convert", "--target", "nnapi", "--quantize", "fp16",
+                     base + ".onnx", "-o", h], timeout)
+    if err:
+        row["fp16"] = "convert: " + err.splitlines()[-1].strip()
+    else:
+        for mode in ("reference", "fp16"):
+            _, err, _ = env_run(dict(env, KILN_NNAPI_HOST_RELAXED=mode),
+                                [kiln, "run", h, "--input", base + ".input.npz",
+                                 "-o", h + "." + mode + ".out.npz"], timeout)
+            key = "fp16_sqnr_" + ("strict" if mode == "fp16" else mode)
+            row[key] = ("run: " + err.splitlines()[0]) if err else \
+                round(sqnr(first(h + "." + mode + ".out.npz"), b), 1)
     # int8: the CPU file, then NNAPI at 29 and 30.
     cpu8 = base + ".cpu-int8.kiln"
     calib = ["--quantize", "int8", "--calib", base + ".input.npz"]
@@ -85,11 +103,13 @@ def one(kiln, env, workdir, name, timeout):
     row["cpu_int8_sqnr"] = round(sqnr(c, b), 1)
     for level in (29, 30):
         q = base + ".nnapi-int8-%d.kiln" % level
-        _, err, _ = run([kiln, "convert", "--target", "nnapi", "--nnapi-feature-level",
-                         str(level), base + ".onnx", "-o", q] + calib, timeout)
+        stdout, err, _ = run([kiln, "convert", "--target", "nnapi",
+                              "--nnapi-feature-level", str(level), base + ".onnx",
+                              "-o", q, "--json"] + calib, timeout)
         if err:
             row["int8_%d" % level] = "convert: " + err.splitlines()[-1].strip()
             continue
+        conv = json.loads(stdout)
         _, err, _ = env_run(env, [kiln, "run", q, "--input", base + ".input.npz",
                                   "-o", q + ".out.npz"], timeout)
         if err:
@@ -101,7 +121,9 @@ def one(kiln, env, workdir, name, timeout):
         steps = np.diff(np.unique(c))
         quantum = float(steps[steps > 0].min()) if steps.size else 0.0
         row["int8_%d" % level] = {
+            "q_dq_inside": conv.get("quantize_conversions"),
             "sqnr": round(sqnr(n, b), 1),
+            "sqnr_minus_cpu": round(sqnr(n, b) - sqnr(c, b), 2),
             "quanta_vs_cpu": round(float(np.max(np.abs(n - c))) / quantum, 2)
             if quantum else None,
             "top1_same_as_cpu": bool(np.argmax(n) == np.argmax(c))}

@@ -232,6 +232,8 @@ void lowerPool(Lowering &L, int32_t Op) {
   if (!Max && C.count_include_pad && Padded &&
       !padFirst(L, X, Pads, "an average pool that counts padding", Op))
     return;
+  // A window wholly in the padding has no value (NNAPI refuses it; kiln's
+  // max pool would give -inf there).
   if (padReachesFilter(Pads, C.kernel_width, C.kernel_height))
     return L.fail(Op, "NNAPI refuses a pool whose padding is at least its " +
                           std::to_string(C.kernel_width) + "x" +

@@ -281,9 +281,9 @@ std::string checkInt8(const std::string &Path,
         checkInt8PerLayer(Cpu->Module, CpuTensors, Level, Layers);
     std::string Figures =
         llvm::formatv("int8@{0} {1} layers (+{2} host-only) worst {3} "
-                      "quanta ({4} one off)",
+                      "quanta ({4} one off; by kind, worst/layers: {5})",
                       Level, Layers.Checked, Layers.Skipped, Layers.Worst,
-                      Layers.OffByOne)
+                      Layers.OffByOne, Layers.byKind())
             .str();
     if (!LayerWhy.empty())
       return Figures + ": " + LayerWhy;

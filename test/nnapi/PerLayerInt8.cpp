@@ -49,6 +49,16 @@ bool isCheckedKind(fb::OpKind K) {
   }
 }
 
+/// "CONV_2D", or with the operation of a BINARY or UNARY: "BINARY.MUL".
+std::string kindName(const fb::OperatorT &Op) {
+  std::string Name = fb::EnumNameOpKind(Op.kind);
+  if (const auto *B = Op.options.AsBinaryOptions())
+    Name += std::string(".") + fb::EnumNameBinaryOp(B->op);
+  if (const auto *U = Op.options.AsUnaryOptions())
+    Name += std::string(".") + fb::EnumNameUnaryOp(U->op);
+  return Name;
+}
+
 /// A layer all of whose non-constant inputs and outputs are int8
 /// activations.
 bool isInt8Layer(const fb::ModelT &M, const fb::OperatorT &Op) {
@@ -227,8 +237,20 @@ std::string checkInt8PerLayer(const KilnModule &Cpu,
       }
     }
     Figures.OffByOne += LayerWorst == 1;
+    std::pair<int, unsigned> &Kind = Figures.ByKind[kindName(Op)];
+    Kind.first = std::max(Kind.first, LayerWorst);
+    ++Kind.second;
   }
   return "";
+}
+
+std::string PerLayerFigures::byKind() const {
+  std::string S;
+  for (const auto &[Kind, WorstAndCount] : ByKind)
+    S += (S.empty() ? "" : ", ") + Kind + " " +
+         std::to_string(WorstAndCount.first) + "/" +
+         std::to_string(WorstAndCount.second);
+  return S;
 }
 
 } // namespace kiln::testing

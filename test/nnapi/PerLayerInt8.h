@@ -15,6 +15,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,11 @@ struct PerLayerFigures {
   int Worst = 0;
   /// Layers with some element one quantum off.
   unsigned OffByOne = 0;
+  /// Per kind ("CONV_2D", "UNARY.SIGMOID", "BINARY.MUL"): the largest
+  /// difference in quanta and the number of layers checked.
+  std::map<std::string, std::pair<int, unsigned>> ByKind;
+  /// "CONV_2D 1/12, UNARY.SIGMOID 0/3" (worst quanta / layers).
+  std::string byKind() const;
 };
 
 /// Checks every int8 layer of Cpu (CONV_2D, FULLY_CONNECTED, BINARY, the
