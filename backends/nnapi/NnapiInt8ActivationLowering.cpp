@@ -148,10 +148,7 @@ void lowerInt8Unary(Lowering &L, int32_t Op, uint32_t X, uint32_t Out) {
   case fb::UnaryOp::CLAMP: {
     // A clamp to [min, max] is the type's own saturation when the output
     // holds no value outside it: an ADD of zero requantizes and clamps.
-    double Lo, Hi;
-    realRange(L.operand(Out), Lo, Hi);
-    const double HalfQ = 0.5 * double(L.operand(Out).scale);
-    if (Lo >= double(C.min) - HalfQ && Hi <= double(C.max) + HalfQ)
+    if (L.saturatesWithin(Out, C.min, C.max))
       return L.emit(ADD, {X, L.zeroLike(X), L.scalarI32(FUSED_NONE)}, {Out},
                     Op);
     return viaFloat(L, Op, X, Out, "NNAPI has no int8 clamp to this range");

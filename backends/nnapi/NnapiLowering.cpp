@@ -370,6 +370,10 @@ bool Lowering::emitWithClamp(int32_t Code, std::vector<uint32_t> Before,
     emit(Code, Inputs(Fuse), {Out}, Op);
     return true;
   }
+  if (operand(Out).type != TENSOR_FLOAT32 && saturatesWithin(Out, Min, Max)) {
+    emit(Code, Inputs(FUSED_NONE), {Out}, Op);
+    return true;
+  }
   if (operand(Out).type != TENSOR_FLOAT32) {
     fail(Op, "the clamp to [" + std::to_string(Min) + ", " +
                  std::to_string(Max) + "] is no NNAPI fused activation");
@@ -411,6 +415,15 @@ void Lowering::finishOutput(uint32_t Written, int32_t T, int32_t Op) {
     return;
   // Requantize: an ADD of a zero in Written's own parameters.
   emit(ADD, {Written, zeroLike(Written), scalarI32(FUSED_NONE)}, {Out}, Op);
+}
+
+bool Lowering::saturatesWithin(uint32_t Out, double Min, double Max) const {
+  const fb::NnapiOperandT &O = operand(Out);
+  const int32_t QLo = O.type == TENSOR_QUANT8_ASYMM ? 0 : -128;
+  const int32_t QHi = O.type == TENSOR_QUANT8_ASYMM ? 255 : 127;
+  const double Half = 0.5 * double(O.scale);
+  return double(O.scale) * double(QLo - O.zero_point) >= Min - Half &&
+         double(O.scale) * double(QHi - O.zero_point) <= Max + Half;
 }
 
 uint32_t Lowering::activation(int32_t Type, std::vector<uint32_t> Dims,

@@ -95,6 +95,9 @@ public:
   /// finishOutput then requantizes a temporary into T (an ADD of zero).
   uint32_t outputLike(uint32_t In, int32_t T);
   void finishOutput(uint32_t Written, int32_t T, int32_t Op);
+  /// Whether quantized operand Out holds no real value outside [Min, Max]
+  /// (by more than half a quantum): its own saturation is that clamp.
+  bool saturatesWithin(uint32_t Out, double Min, double Max) const;
   /// A new activation operand standing for no kiln tensor.
   uint32_t activation(int32_t Type, std::vector<uint32_t> Dims, float Scale,
                       int32_t ZeroPoint);
