@@ -295,3 +295,199 @@ TEST_CASE("AOSP: quantized RESIZE_BILINEAR rounds as TFLite") {
           std::vector<int>{-10, -12, -15, -15});
   }
 }
+
+TEST_CASE("AOSP: scale arithmetic in float, where AOSP uses float") {
+  SECTION("QUANTIZE: 0.25f / 0.1f is 2.5 in float (-> 3), 2.49999996 in double") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {2});
+    uint32_t Q = B.operand(TENSOR_QUANT8_ASYMM, {2}, 0.1f, 0);
+    B.op(QUANTIZE, {X}, {Q});
+    REQUIRE(B.finish({X}, {Q}) == NO_ERROR);
+    std::vector<float> In = {0.25f, 0.35f};
+    std::vector<uint8_t> Out(2);
+    run(B.M, In, Out);
+    CHECK(Out == std::vector<uint8_t>{3, 4}); // 0.35f / 0.1f = 3.5f -> 4
+  }
+  SECTION("RELU6 bound: 6 / 2.4f is 2.5 in float (-> 3), 2.4999999 in double") {
+    // ADD of 8 and 0 (scale 1) into scale 2.4f: 8 / 2.4 = 3.33 -> 3, which
+    // the float bound 3 keeps and a double bound 2 would clamp.
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {1}, 1.0f, 0);
+    uint32_t Zero = B.constant(TENSOR_QUANT8_ASYMM, {1}, std::vector<uint8_t>{0},
+                               1.0f, 0);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {1}, 2.4f, 0);
+    B.op(ADD, {X, Zero, B.i32(FUSED_RELU6)}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<uint8_t> In = {8}, Out(1);
+    run(B.M, In, Out);
+    CHECK(int(Out[0]) == 3);
+  }
+  // s_in 0.0644f, s_w 0.0478f, s_out 0.2718f: the multiplier from the
+  // float product 0.0644f * 0.0478f (AOSP's GetQuantizedConvolutionMultipler
+  // and mulQuant8) is 1556589662 * 2^-37, from the double product
+  // 1556589712 * 2^-37; an accumulator of 7990 = 94 * 85 gives 90.4922...
+  // -> 90 with the first and 91 with the second (TFLite's rounding).
+  SECTION("CONV_2D, per-tensor and per-channel: the float product") {
+    for (bool PerChannel : {false, true}) {
+      INFO("per-channel " << PerChannel);
+      Builder B;
+      uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {1, 1, 1, 1}, 0.0644f, 0);
+      uint32_t F;
+      if (PerChannel) {
+        F = B.operand(TENSOR_QUANT8_SYMM_PER_CHANNEL, {1, 1, 1, 1});
+        const float Scales[1] = {0.0478f};
+        ANeuralNetworksSymmPerChannelQuantParams P{0, 1, Scales};
+        B.check(api().ANeuralNetworksModel_setOperandSymmPerChannelQuantParams(
+            B.M, int32_t(F), &P));
+        B.Keep.push_back({85});
+        B.check(api().ANeuralNetworksModel_setOperandValue(
+            B.M, int32_t(F), B.Keep.back().data(), 1));
+      } else {
+        F = B.constant(TENSOR_QUANT8_ASYMM, {1, 1, 1, 1},
+                       std::vector<uint8_t>{128 + 85}, 0.0478f, 128);
+      }
+      uint32_t Bias = B.constant(TENSOR_INT32, {1}, std::vector<int32_t>{0},
+                                 PerChannel ? 0.0f : 0.0644f * 0.0478f);
+      uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {1, 1, 1, 1}, 0.2718f, 0);
+      B.op(CONV_2D,
+           {X, F, Bias, B.i32(0), B.i32(0), B.i32(0), B.i32(0), B.i32(1),
+            B.i32(1), B.i32(FUSED_NONE)},
+           {Y});
+      REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+      std::vector<uint8_t> In = {94}, Out(1);
+      run(B.M, In, Out);
+      CHECK(int(Out[0]) == 90);
+    }
+  }
+  SECTION("MUL: the float product") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {1}, 0.0644f, 0);
+    uint32_t W = B.constant(TENSOR_QUANT8_ASYMM, {1}, std::vector<uint8_t>{85},
+                            0.0478f, 0);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {1}, 0.2718f, 0);
+    B.op(MUL, {X, W, B.i32(FUSED_NONE)}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<uint8_t> In = {94}, Out(1);
+    run(B.M, In, Out);
+    CHECK(int(Out[0]) == 90);
+  }
+}
+
+namespace {
+
+/// A one-operation quantized model, [1, N] in and out, with the operation's
+/// extra inputs Extra (built by the caller's lambda); runs In through it.
+template <typename T>
+std::vector<int> runQuant(int32_t Code, int32_t Type, float InScale, int32_t InZp,
+                          float OutScale, int32_t OutZp, const std::vector<T> &In,
+                          std::vector<uint32_t> Extra = {}) {
+  Builder B;
+  const uint32_t N = uint32_t(In.size());
+  uint32_t X = B.operand(Type, {1, N}, InScale, InZp);
+  uint32_t Y = B.operand(Type, {1, N}, OutScale, OutZp);
+  std::vector<uint32_t> Inputs = {X};
+  Inputs.insert(Inputs.end(), Extra.begin(), Extra.end());
+  B.op(Code, Inputs, {Y});
+  REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+  std::vector<T> Out(N);
+  run(B.M, In, Out);
+  return std::vector<int>(Out.begin(), Out.end());
+}
+
+} // namespace
+
+// Expected values: AOSP's own NNAPI test specs (runtime/test/specs: exact
+// vectors), and the fixed-point arithmetic of TFLite's kernels and gemmlowp
+// worked out by an independent implementation checked against gemmlowp's
+// fixedpoint.h (the cases where it differs from float arithmetic rounded).
+TEST_CASE("AOSP: quantized LOGISTIC, TANH, SOFTMAX, HARD_SWISH in fixed point") {
+  SECTION("LOGISTIC: AOSP's logistic_quant8_1 and logistic_quant8_signed") {
+    CHECK(runQuant<uint8_t>(LOGISTIC, TENSOR_QUANT8_ASYMM, 0.5f, 0, 1.0f / 256, 0,
+                            {0, 1, 2, 127}) == std::vector<int>{128, 159, 187, 255});
+    CHECK(runQuant<int8_t>(LOGISTIC, TENSOR_QUANT8_ASYMM_SIGNED, 0.5f, -128,
+                           1.0f / 256, -128, {-128, -127, -126, -1}) ==
+          std::vector<int>{0, 31, 59, 127});
+  }
+  SECTION("LOGISTIC saturates at the input radius: inclusive for int8") {
+    // Scale 4: the multiplier 4 * 2^27 = 2^29 has left shift 30, so the
+    // radius is floor(15 * 2^27 / 2^30) = 1. int8 (reference integer
+    // kernel) saturates at |x| >= 1: logistic(-4) gives -128, not
+    // round(256 * 0.018) - 128 = -123. uint8 (optimized kernel) saturates
+    // only beyond it and computes logistic(-4) = 5 and logistic(4) = 251.
+    CHECK(runQuant<int8_t>(LOGISTIC, TENSOR_QUANT8_ASYMM_SIGNED, 4.0f, 0,
+                           1.0f / 256, -128, {-1, 0, 1}) ==
+          std::vector<int>{-128, 0, 127});
+    CHECK(runQuant<uint8_t>(LOGISTIC, TENSOR_QUANT8_ASYMM, 4.0f, 128, 1.0f / 256,
+                            0, {126, 127, 128, 129, 130}) ==
+          std::vector<int>{0, 5, 128, 251, 255});
+  }
+  SECTION("TANH: AOSP's tanh_v1_2 and tanh_quant8_signed points") {
+    // round(128 tanh(0.05 (x - zp))) + 128 (uint8) and without + 128 (int8).
+    CHECK(runQuant<uint8_t>(TANH, TENSOR_QUANT8_ASYMM, 0.05f, 100, 1.0f / 128, 128,
+                            {0, 90, 100, 110, 255}) ==
+          std::vector<int>{0, 69, 128, 187, 255});
+    CHECK(runQuant<int8_t>(TANH, TENSOR_QUANT8_ASYMM_SIGNED, 0.05f, -28,
+                           1.0f / 128, 0, {-128, -38, -28, -18, 127}) ==
+          std::vector<int>{-128, -59, 0, 59, 127});
+  }
+  SECTION("SOFTMAX: AOSP's softmax_quant8_2 and softmax_quant8_signed") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {2, 5}, 0.5f, 0);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {2, 5}, 1.0f / 256, 0);
+    B.op(SOFTMAX, {X, B.f32(1.0f)}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<uint8_t> In = {1, 2, 3, 4, 5, 255, 254, 253, 252, 251}, Out(10);
+    run(B.M, In, Out);
+    CHECK(std::vector<int>(Out.begin(), Out.end()) ==
+          std::vector<int>{15, 24, 40, 67, 110, 110, 67, 40, 24, 15});
+    Builder S;
+    uint32_t SX = S.operand(TENSOR_QUANT8_ASYMM_SIGNED, {2, 5}, 0.5f, -128);
+    uint32_t SY = S.operand(TENSOR_QUANT8_ASYMM_SIGNED, {2, 5}, 1.0f / 256, -128);
+    S.op(SOFTMAX, {SX, S.f32(1.0f)}, {SY});
+    REQUIRE(S.finish({SX}, {SY}) == NO_ERROR);
+    std::vector<int8_t> SIn = {-127, -126, -125, -124, -123, 127, 126, 125, 124, 123},
+                        SOut(10);
+    run(S.M, SIn, SOut);
+    CHECK(std::vector<int>(SOut.begin(), SOut.end()) ==
+          std::vector<int>{-113, -104, -88, -61, -18, -18, -61, -88, -104, -113});
+  }
+  SECTION("HARD_SWISH: AOSP's hard_swish spec, uint8 and int8") {
+    const std::vector<uint8_t> U = {186, 178, 167, 18, 111, 145, 128, 19, 13, 125,
+                                    139, 254, 126, 19, 239, 187, 246, 105, 143, 248};
+    CHECK(runQuant<uint8_t>(HARD_SWISH, TENSOR_QUANT8_ASYMM, 0.078125f, 128,
+                            0.078125f, 128, U) ==
+          std::vector<int>{186, 178, 167, 128, 123, 140, 128, 128, 128, 127,
+                           135, 254, 127, 128, 239, 187, 246, 123, 138, 248});
+    const std::vector<int8_t> S = {58, 50, 39, -110, -17, 17, 0, -109, -115, -3,
+                                   11, 126, -2, -109, 111, 59, 118, -23, 15, 120};
+    CHECK(runQuant<int8_t>(HARD_SWISH, TENSOR_QUANT8_ASYMM_SIGNED, 0.078125f, 0,
+                           0.078125f, 0, S) ==
+          std::vector<int>{58, 50, 39, 0, -5, 12, 0, 0, 0, -1,
+                           7, 126, -1, 0, 111, 59, 118, -5, 10, 120});
+  }
+  SECTION("HARD_SWISH: where int16 fixed point and float rounding part") {
+    // In 0.27438486f zp 86, out 0.11378625f zp 39: 131 is x = 12.3473,
+    // whose hardswish is 108.513 output quanta: 148 in float arithmetic,
+    // 147 in TFLite's int16 fixed point (likewise 149.507 and 190.501).
+    CHECK(runQuant<uint8_t>(HARD_SWISH, TENSOR_QUANT8_ASYMM, 0.27438486f, 86,
+                            0.11378625f, 39, {131, 148, 165}) ==
+          std::vector<int>{147, 188, 229});
+  }
+}
+
+TEST_CASE("AOSP: quantized CONCATENATION rescales as TFLite, in float") {
+  // 21 at scale 0.066f, zero point 60, into 0.156f, 22: TFLite multiplies
+  // by 1 / 0.156f: 0.066f * (1 / 0.156f) = 0.42307693f, bias -25.384615f,
+  // 21 * 0.42307693f - 25.384615f = -16.5 exactly -> -17, + 22 = 5; the
+  // quotient 0.066f / 0.156f = 0.42307690f gives -16.499998 -> -16 -> 6.
+  Builder B;
+  uint32_t X = B.operand(TENSOR_QUANT8_ASYMM, {1, 1}, 0.066f, 60);
+  uint32_t Same = B.constant(TENSOR_QUANT8_ASYMM, {1, 1}, std::vector<uint8_t>{40},
+                             0.156f, 22);
+  uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM, {1, 2}, 0.156f, 22);
+  B.op(CONCATENATION, {X, Same, B.i32(1)}, {Y});
+  REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+  std::vector<uint8_t> In = {21}, Out(2);
+  run(B.M, In, Out);
+  CHECK(std::vector<int>(Out.begin(), Out.end()) == std::vector<int>{5, 40});
+}

@@ -154,6 +154,9 @@ void runOperation(const OpContext &C);
 bool runFloatOperation(const OpContext &C);
 /// The quantized kernels; false when the operation is not one of them.
 bool runQuantOperation(const OpContext &C);
+/// Quantized LOGISTIC, TANH, SOFTMAX and HARD_SWISH in fixed point; false
+/// for other operations.
+bool runQuantActivation(const OpContext &C);
 /// The float function of a unary operation (Alpha: ELU's).
 float unaryFloat(int32_t Type, float X, float Alpha);
 
@@ -185,7 +188,8 @@ inline void qset(const Operand &O, uint8_t *D, size_t I, int32_t V) {
     D[I] = uint8_t(int8_t(V < -128 ? -128 : V > 127 ? 127 : V));
   }
 }
-/// round_half_away(X / Scale) + ZeroPoint, clamped to the type.
+/// round_half_away(X / Scale) + ZeroPoint in float (AOSP), clamped to the
+/// type.
 int32_t quantizeValue(const Operand &O, float X);
 
 } // namespace kiln::nnapi::host

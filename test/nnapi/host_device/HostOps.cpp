@@ -102,15 +102,17 @@ void quantTypeRange(int32_t Type, int32_t &Lo, int32_t &Hi) {
 int32_t quantizeValue(const Operand &O, float X) {
   int32_t Lo, Hi;
   quantTypeRange(O.Type, Lo, Hi);
-  double Q = std::round(double(X) / double(O.Scale)) + O.ZeroPoint;
-  return int32_t(std::clamp(Q, double(Lo), double(Hi)));
+  // AOSP's Quantize.cpp: in float.
+  const float Q = std::round(X / O.Scale) + float(O.ZeroPoint);
+  return int32_t(std::clamp(Q, float(Lo), float(Hi)));
 }
 
 void quantActivationRange(int32_t Fuse, const Operand &Out, int32_t &Lo,
                           int32_t &Hi) {
   quantTypeRange(Out.Type, Lo, Hi);
+  // AOSP's CalculateActivationRangeUint8: the bounds quantized in float.
   auto Q = [&](float X) {
-    return Out.ZeroPoint + int32_t(std::round(double(X) / double(Out.Scale)));
+    return Out.ZeroPoint + int32_t(std::round(X / Out.Scale));
   };
   if (Fuse == FUSED_RELU) {
     Lo = std::max(Lo, Q(0));
@@ -283,13 +285,16 @@ void concatenationOp(const OpContext &C) {
           (In.Scale == Out.Scale && In.ZeroPoint == Out.ZeroPoint)) {
         std::memcpy(Dst, Src, E * Chunk);
       } else {
-        // TFLite's ConcatenationWithScaling.
-        const float Scale = In.Scale / Out.Scale;
-        const float Bias = -float(In.ZeroPoint) * Scale;
-        for (size_t K = 0; K < Chunk; ++K)
-          qset(Out, Dst, K,
-               int32_t(std::round(float(qget(In, Src, K)) * Scale + Bias)) +
-                   Out.ZeroPoint);
+        // TFLite's ConcatenationWithScaling, in float, on uint8 values:
+        // AOSP shifts int8 values and zero points by 128 first.
+        const int32_t Shift = In.Type == TENSOR_QUANT8_ASYMM_SIGNED ? 128 : 0;
+        const float Scale = In.Scale * (1.0f / Out.Scale);
+        const float Bias = -float(In.ZeroPoint + Shift) * Scale;
+        for (size_t K = 0; K < Chunk; ++K) {
+          const float V = float(qget(In, Src, K) + Shift) * Scale + Bias;
+          const int32_t U8 = int32_t(std::round(V)) + Out.ZeroPoint + Shift;
+          qset(Out, Dst, K, std::clamp(U8, 0, 255) - Shift);
+        }
       }
       Dst += E * Chunk;
     }

@@ -1,6 +1,7 @@
 // The host NNAPI device: the quantized kernels (TENSOR_QUANT8_ASYMM and
 // TENSOR_QUANT8_ASYMM_SIGNED activations), with the fixed-point arithmetic
-// of TFLite's reference kernels where NNAPI's reference driver uses it.
+// of TFLite's reference kernels where NNAPI's reference driver uses it
+// (LOGISTIC, TANH, SOFTMAX and HARD_SWISH: HostOpsQuantActivations.cpp).
 #include "ConvCommon.h"
 #include "QuantMath.h"
 
@@ -40,9 +41,16 @@ void addSubOp(const OpContext &C) {
   }
 }
 
+/// AOSP's multiplier of a product of scales (GetQuantizedConvolutionMultipler,
+/// mulQuant8): the product in float, widened, then divided in double.
+double productMultiplier(float A, float B, float Out) {
+  const float Product = A * B;
+  return double(Product) / double(Out);
+}
+
 void mulOp(const OpContext &C) {
   const Operand &A = C.in(0), &B = C.in(1), &Out = C.out();
-  const Requantizer M(double(A.Scale) * double(B.Scale) / double(Out.Scale));
+  const Requantizer M(productMultiplier(A.Scale, B.Scale, Out.Scale));
   int32_t Lo, Hi;
   quantActivationRange(C.i32(2), Out, Lo, Hi);
   std::vector<size_t> IA = broadcastIndices(A.Dims, Out.Dims);
@@ -72,10 +80,10 @@ std::vector<Requantizer> channelMultipliers(const Operand &In, const Operand &W,
   std::vector<Requantizer> M;
   M.reserve(OC);
   for (size_t Oc = 0; Oc < OC; ++Oc) {
-    const double WS = W.Type == TENSOR_QUANT8_SYMM_PER_CHANNEL
-                          ? double(W.ChannelScales[Oc])
-                          : double(W.Scale);
-    M.emplace_back(double(In.Scale) * WS / double(Out.Scale));
+    const float WS = W.Type == TENSOR_QUANT8_SYMM_PER_CHANNEL
+                         ? W.ChannelScales[Oc]
+                         : W.Scale;
+    M.emplace_back(productMultiplier(In.Scale, WS, Out.Scale));
   }
   return M;
 }
@@ -109,7 +117,7 @@ void fullyConnectedOp(const OpContext &C) {
   const size_t OC = W.Dims[0], Kd = W.Dims[1];
   const size_t Batch = In.elementCount() / Kd;
   const int32_t *Bias = reinterpret_cast<const int32_t *>(C.inData(2));
-  const Requantizer M(double(In.Scale) * double(W.Scale) / double(Out.Scale));
+  const Requantizer M(productMultiplier(In.Scale, W.Scale, Out.Scale));
   int32_t Lo, Hi;
   quantActivationRange(C.i32(3), Out, Lo, Hi);
   for (size_t B = 0; B < Batch; ++B)
@@ -155,49 +163,16 @@ template <typename Fn> void throughFloat(const OpContext &C, Fn F) {
     qset(Out, C.outData(), K, quantizeValue(Out, F(dequant(In, C.inData(0), K), K)));
 }
 
+/// The RELU family: the output has the input's parameters (validation), so
+/// a clamp of the raw values, as AOSP's Activation.cpp.
 void unaryOp(const OpContext &C) {
   const int32_t T = C.Op.Type;
   const Operand &In = C.in(0), &Out = C.out();
-  if (T == RELU || T == RELU1 || T == RELU6) {
-    // The output has the input's parameters (validation): a clamp of the
-    // raw values, as AOSP's Activation.cpp.
-    int32_t Lo, Hi;
-    quantActivationRange(T == RELU ? FUSED_RELU : T == RELU1 ? FUSED_RELU1 : FUSED_RELU6,
-                         Out, Lo, Hi);
-    for (size_t K = 0, N = Out.elementCount(); K < N; ++K)
-      qset(Out, C.outData(), K, std::clamp(qget(In, C.inData(0), K), Lo, Hi));
-    return;
-  }
-  throughFloat(C, [&](float X, size_t) { return unaryFloat(T, X, 0.0f); });
-}
-
-void softmaxOp(const OpContext &C) {
-  const Operand &In = C.in(0);
-  const float Beta = C.f32(1);
-  int32_t Axis = C.inputCount() == 3 ? C.i32(2) : -1;
-  if (Axis < 0)
-    Axis += int32_t(In.Dims.size());
-  size_t Outer = 1, Inner = 1;
-  for (size_t I = 0; I < size_t(Axis); ++I)
-    Outer *= In.Dims[I];
-  for (size_t I = size_t(Axis) + 1; I < In.Dims.size(); ++I)
-    Inner *= In.Dims[I];
-  const size_t N = In.Dims[size_t(Axis)];
-  std::vector<float> Result(In.elementCount());
-  for (size_t A = 0; A < Outer; ++A)
-    for (size_t B = 0; B < Inner; ++B) {
-      auto At = [&](size_t I) { return (A * N + I) * Inner + B; };
-      float Max = -INFINITY;
-      for (size_t I = 0; I < N; ++I)
-        Max = std::max(Max, dequant(In, C.inData(0), At(I)));
-      double Sum = 0;
-      for (size_t I = 0; I < N; ++I)
-        Sum += std::exp(double(Beta) * (dequant(In, C.inData(0), At(I)) - Max));
-      for (size_t I = 0; I < N; ++I)
-        Result[At(I)] = float(
-            std::exp(double(Beta) * (dequant(In, C.inData(0), At(I)) - Max)) / Sum);
-    }
-  throughFloat(C, [&](float, size_t K) { return Result[K]; });
+  int32_t Lo, Hi;
+  quantActivationRange(T == RELU ? FUSED_RELU : T == RELU1 ? FUSED_RELU1 : FUSED_RELU6,
+                       Out, Lo, Hi);
+  for (size_t K = 0, N = Out.elementCount(); K < N; ++K)
+    qset(Out, C.outData(), K, std::clamp(qget(In, C.inData(0), K), Lo, Hi));
 }
 
 void reduceOp(const OpContext &C) {
@@ -237,6 +212,8 @@ void preluOp(const OpContext &C) {
 namespace kiln::nnapi::host {
 
 bool runQuantOperation(const OpContext &C) {
+  if (runQuantActivation(C))
+    return true;
   switch (C.Op.Type) {
   case ADD: case SUB:
     addSubOp(C);
@@ -257,11 +234,8 @@ bool runQuantOperation(const OpContext &C) {
   case AVERAGE_POOL_2D: case MAX_POOL_2D:
     poolOp(C);
     return true;
-  case RELU: case RELU1: case RELU6: case LOGISTIC: case TANH: case HARD_SWISH:
+  case RELU: case RELU1: case RELU6:
     unaryOp(C);
-    return true;
-  case SOFTMAX:
-    softmaxOp(C);
     return true;
   case MEAN: case REDUCE_MAX: case REDUCE_MIN:
     reduceOp(C);
