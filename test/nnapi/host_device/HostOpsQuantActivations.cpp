@@ -121,8 +121,10 @@ void softmaxOp(const OpContext &C) {
       int32_t Sum = 0;
       for (size_t I = 0; I < Depth; ++I) {
         const int32_t Diff = qget(In, X, At(I)) - Max;
-        if (Diff >= DiffMin)
-          Sum += roundingDivideByPOT(Exp(Diff), AccumulationIntegerBits);
+        if (Diff >= DiffMin) // int32 addition that wraps, as AOSP's
+          Sum = int32_t(uint32_t(Sum) +
+                        uint32_t(roundingDivideByPOT(Exp(Diff),
+                                                     AccumulationIntegerBits)));
       }
       // The sum as 1 + x with x in [0, 1), and its bits above one.
       const int Headroom = __builtin_clz(uint32_t(Sum));
