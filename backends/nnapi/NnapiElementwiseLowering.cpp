@@ -28,16 +28,17 @@ void lowerBinary(Lowering &L, int32_t Op) {
   bool Quant = L.quantized(O.outputs[0]);
   if (Quant && C.op == fb::BinaryOp::MUL) {
     // NNAPI's quantized MUL needs its multiplier s_a s_b / s_out below 1.
-    const double Product =
-        double(L.operand(A).scale) * double(L.operand(B).scale);
-    if (!(double(L.operand(Out).scale) > Product)) {
+    // (AOSP compares with the float product.)
+    const float Product = L.operand(A).scale * L.operand(B).scale;
+    if (!(L.operand(Out).scale > Product)) {
       const std::string Why = "NNAPI's quantized MUL needs an output scale "
                               "above " + std::to_string(Product) +
                               " (the input scales' product); the output's is " +
                               std::to_string(L.operand(Out).scale);
-      if (Lowering::fuseCode(C.output_min, C.output_max) != FUSED_NONE)
-        return L.fail(Op, Why);
-      return lowerInt8MulViaFloat(L, Op, A, B, Out, Why);
+      const int32_t Fuse = Lowering::fuseCode(C.output_min, C.output_max);
+      if (Fuse < 0)
+        return L.fail(Op, Why + ", and its clamp is no NNAPI fused activation");
+      return lowerInt8MulViaFloat(L, Op, A, B, Out, Fuse, Why);
     }
   }
   switch (C.op) {

@@ -5,7 +5,8 @@
 // input's parameters. Each becomes those operations, with an ADD of zero
 // to requantize where the model's calibrated parameters differ (TFLite's
 // converter does the same). What has no int8 form at the file's feature
-// level goes through float (DEQUANTIZE, the float operations, QUANTIZE),
+// level (HARD_SWISH below 30, ELU and the other unaries NNAPI has only in
+// float) goes through float (DEQUANTIZE, the float operations, QUANTIZE),
 // and the lowering records why (Lowering::floatIslands).
 #include "backends/nnapi/NnapiLowering.h"
 #include "runtime/src/nnapi/NeuralNetworksApi.h"
@@ -48,15 +49,6 @@ void requantizeInto(Lowering &L, uint32_t Written, uint32_t Out, int32_t Op,
     L.emit(ADD, {Written, L.zeroLike(Written), L.scalarI32(Fuse)}, {Out}, Op);
 }
 
-/// A quantized one-element constant holding V exactly: 127 quanta of
-/// |V| / 127, zero point 0 (or 128 for TENSOR_QUANT8_ASYMM).
-uint32_t quantScalar(Lowering &L, int32_t Type, float V) {
-  const float Scale = V == 0 ? 1.0f : std::fabs(V) / 127;
-  const int32_t Zp = Type == TENSOR_QUANT8_ASYMM ? 128 : 0;
-  const int32_t Q = int32_t(std::lround(V / Scale)) + Zp;
-  return L.constant(Type, {1}, Scale, Zp, {uint8_t(Q)});
-}
-
 /// The fixed output zero point of LOGISTIC (Tanh false) or TANH.
 int32_t fixedZeroPoint(int32_t Type, bool Tanh) {
   const bool U = Type == TENSOR_QUANT8_ASYMM;
@@ -91,7 +83,7 @@ void hardSigmoid(Lowering &L, int32_t Op, uint32_t X, uint32_t Out,
   const int32_t Zp =
       std::clamp(QLo - int32_t(std::lround(Min / double(Scale))), QLo, QHi);
   uint32_t Scaled = L.activation(XO.type, XO.dimensions, Scale, Zp);
-  L.emit(MUL, {X, quantScalar(L, XO.type, Alpha), L.scalarI32(FUSED_NONE)},
+  L.emit(MUL, {X, L.quantScalar(XO.type, Alpha), L.scalarI32(FUSED_NONE)},
          {Scaled}, Op);
   double OutLo, OutHi;
   realRange(L.operand(Out), OutLo, OutHi);
@@ -102,7 +94,7 @@ void hardSigmoid(Lowering &L, int32_t Op, uint32_t X, uint32_t Out,
                                           L.operand(Out).scale,
                                           L.operand(Out).zero_point);
   L.emit(ADD,
-         {Scaled, quantScalar(L, XO.type, Beta), L.scalarI32(FUSED_RELU1)},
+         {Scaled, L.quantScalar(XO.type, Beta), L.scalarI32(FUSED_RELU1)},
          {Sum}, Op);
   if (!Saturates)
     L.emit(RELU, {Sum}, {Out}, Op);
@@ -116,10 +108,8 @@ void lowerInt8Unary(Lowering &L, int32_t Op, uint32_t X, uint32_t Out) {
   switch (C.op) {
   case fb::UnaryOp::SIGMOID:
   case fb::UnaryOp::TANH: {
+    // int8 files are level 29 or more, where both take int8.
     const bool Tanh = C.op == fb::UnaryOp::TANH;
-    if (Tanh && L.level() < 29)
-      return viaFloat(L, Op, X, Out, "NNAPI's quantized TANH needs feature "
-                                     "level 29");
     uint32_t Fixed = withParams(L, Out, Tanh ? 1.0f / 128 : 1.0f / 256,
                                 fixedZeroPoint(Type, Tanh));
     L.emit(Tanh ? TANH : LOGISTIC, {X}, {Fixed}, Op);
@@ -144,14 +134,15 @@ void lowerInt8Unary(Lowering &L, int32_t Op, uint32_t X, uint32_t Out) {
     return L.emit(MUL, {X, Gate, L.scalarI32(FUSED_NONE)}, {Out}, Op);
   }
   case fb::UnaryOp::LEAKY_RELU:
-    return L.emit(PRELU, {X, quantScalar(L, Type, C.alpha)}, {Out}, Op);
+    return L.emit(PRELU, {X, L.quantScalar(Type, C.alpha)}, {Out}, Op);
   case fb::UnaryOp::CLAMP: {
     // A clamp to [min, max] is the type's own saturation when the output
     // holds no value outside it: an ADD of zero requantizes and clamps.
     if (L.saturatesWithin(Out, C.min, C.max))
       return L.emit(ADD, {X, L.zeroLike(X), L.scalarI32(FUSED_NONE)}, {Out},
                     Op);
-    return viaFloat(L, Op, X, Out, "NNAPI has no int8 clamp to this range");
+    // Else MAXIMUM and MINIMUM with the bounds, in int8.
+    return L.clampQuantized(X, Out, C.min, C.max, Op);
   }
   default:
     return viaFloat(L, Op, X, Out,
@@ -161,13 +152,13 @@ void lowerInt8Unary(Lowering &L, int32_t Op, uint32_t X, uint32_t Out) {
 }
 
 void lowerInt8MulViaFloat(Lowering &L, int32_t Op, uint32_t A, uint32_t B,
-                          uint32_t Out, const std::string &Why) {
+                          uint32_t Out, int32_t Fuse, const std::string &Why) {
   uint32_t FA = L.activation(TENSOR_FLOAT32, L.operand(A).dimensions, 0, 0);
   uint32_t FB = L.activation(TENSOR_FLOAT32, L.operand(B).dimensions, 0, 0);
   uint32_t FY = L.activation(TENSOR_FLOAT32, L.operand(Out).dimensions, 0, 0);
   L.emit(DEQUANTIZE, {A}, {FA}, Op);
   L.emit(DEQUANTIZE, {B}, {FB}, Op);
-  L.emit(MUL, {FA, FB, L.scalarI32(FUSED_NONE)}, {FY}, Op);
+  L.emit(MUL, {FA, FB, L.scalarI32(Fuse)}, {FY}, Op);
   L.emit(QUANTIZE, {FY}, {Out}, Op);
   L.noteFloatIsland(Op, Why);
 }

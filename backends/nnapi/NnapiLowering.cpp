@@ -375,9 +375,12 @@ bool Lowering::emitWithClamp(int32_t Code, std::vector<uint32_t> Before,
     return true;
   }
   if (operand(Out).type != TENSOR_FLOAT32) {
-    fail(Op, "the clamp to [" + std::to_string(Min) + ", " +
-                 std::to_string(Max) + "] is no NNAPI fused activation");
-    return false;
+    // int8 (level 29 already): the operation into Out's parameters, then
+    // MAXIMUM and MINIMUM with quantized bounds.
+    uint32_t Raw = activationLike(Out, operand(Out).dimensions);
+    emit(Code, Inputs(FUSED_NONE), {Raw}, Op);
+    clampQuantized(Raw, Out, Min, Max, Op);
+    return true;
   }
   if (!need(29, "a clamp to [" + std::to_string(Min) + ", " +
                     std::to_string(Max) + "] (MAXIMUM, MINIMUM)",
@@ -424,6 +427,27 @@ bool Lowering::saturatesWithin(uint32_t Out, double Min, double Max) const {
   const double Half = 0.5 * double(O.scale);
   return double(O.scale) * double(QLo - O.zero_point) >= Min - Half &&
          double(O.scale) * double(QHi - O.zero_point) <= Max + Half;
+}
+
+uint32_t Lowering::quantScalar(int32_t Type, float V) {
+  const float Scale = V == 0 ? 1.0f : std::fabs(V) / 127;
+  const int32_t Zp = Type == TENSOR_QUANT8_ASYMM ? 128 : 0;
+  const int32_t Q = int32_t(std::lround(V / Scale)) + Zp;
+  return constant(Type, {1}, Scale, Zp, {uint8_t(Q)});
+}
+
+void Lowering::clampQuantized(uint32_t X, uint32_t Out, float Min, float Max,
+                              int32_t Op) {
+  const float Inf = std::numeric_limits<float>::infinity();
+  const int32_t Type = operand(X).type;
+  uint32_t From = X;
+  if (Min != -Inf) {
+    uint32_t To = Max == Inf ? Out : activationLike(Out, operand(Out).dimensions);
+    emit(MAXIMUM, {From, quantScalar(Type, Min)}, {To}, Op);
+    From = To;
+  }
+  if (Max != Inf)
+    emit(MINIMUM, {From, quantScalar(Type, Max)}, {Out}, Op);
 }
 
 uint32_t Lowering::activation(int32_t Type, std::vector<uint32_t> Dims,

@@ -98,6 +98,14 @@ public:
   /// Whether quantized operand Out holds no real value outside [Min, Max]
   /// (by more than half a quantum): its own saturation is that clamp.
   bool saturatesWithin(uint32_t Out, double Min, double Max) const;
+  /// A quantized one-element constant of Type holding V exactly: 127
+  /// quanta of |V| / 127, zero point 0 (128 for TENSOR_QUANT8_ASYMM).
+  uint32_t quantScalar(int32_t Type, float V);
+  /// Clamps quantized operand X to [Min, Max] into Out (Out's parameters):
+  /// MAXIMUM and MINIMUM with quantized bounds (level 29); an infinite
+  /// bound is left out.
+  void clampQuantized(uint32_t X, uint32_t Out, float Min, float Max,
+                      int32_t Op);
   /// A new activation operand standing for no kiln tensor.
   uint32_t activation(int32_t Type, std::vector<uint32_t> Dims, float Scale,
                       int32_t ZeroPoint);
@@ -151,9 +159,10 @@ void emitUnaryFloat(Lowering &L, int32_t Op, uint32_t X, uint32_t Out);
 /// Unary operator Op between int8 operands X and Out, in int8 where NNAPI
 /// can (NnapiInt8ActivationLowering.cpp).
 void lowerInt8Unary(Lowering &L, int32_t Op, uint32_t X, uint32_t Out);
-/// A quantized MUL NNAPI cannot take, through float.
+/// A quantized MUL NNAPI cannot take, through float (Fuse: its fused
+/// activation code).
 void lowerInt8MulViaFloat(Lowering &L, int32_t Op, uint32_t A, uint32_t B,
-                          uint32_t Out, const std::string &Why);
+                          uint32_t Out, int32_t Fuse, const std::string &Why);
 void lowerSoftmax(Lowering &L, int32_t Op);
 void lowerPrelu(Lowering &L, int32_t Op);
 void lowerMovement(Lowering &L, int32_t Op);

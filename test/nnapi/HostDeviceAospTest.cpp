@@ -28,8 +28,8 @@ int buildMean(Builder &B, int32_t Type, uint32_t C, float InScale, int32_t InZp,
 
 TEST_CASE("AOSP: quantized MEAN sums raw values and truncates") {
   SECTION("uint8: 10 11 11 11 -> 43 / 4 = 10.75 -> 10") {
-    // Rounding the dequantized mean, (7+8+8+8)/4 * 0.5 = 1.9375 -> 3.875
-    // quanta -> 4 + 3 = 11, is what a phone does not compute.
+    // Rounding the dequantized mean, (7+8+8+8)/4 * 0.5 = 3.875 (real) ->
+    // 7.75 quanta -> 8 + 3 = 11, is what a phone does not compute.
     Builder B;
     REQUIRE(buildMean(B, TENSOR_QUANT8_ASYMM, 2, 0.5f, 3, 0.5f, 3) == NO_ERROR);
     std::vector<uint8_t> In = {10, 200, 11, 201, 11, 201, 11, 202}, Out(2);
@@ -213,8 +213,8 @@ TEST_CASE("AOSP: relaxed float32, as the reference and as a strict fp16 driver")
   // FULLY_CONNECTED of x = [2048, 1, 1, 1 + 2^-12] with weights
   // [1, 1, 1, 1 + 2^-12]: 2051 + 2^-11 + 2^-24 in fp32 arithmetic. An fp16
   // driver holds the weight and input 1 + 2^-12 as 1 (below half an fp16
-  // ulp), and its accumulator steps by 2 above 2048: 2048 + 1 ties to the
-  // even 2048, three times, then + 1 * 1 gives 2048 again.
+  // ulp), and its accumulator steps by 2 above 2048: each of the three
+  // additions of 1 after the 2048 ties back to the even 2048.
   auto Build = [](Builder &B) {
     uint32_t X = B.operand(TENSOR_FLOAT32, {1, 4});
     const float Tiny = 1.0f + 1.0f / 4096;

@@ -42,13 +42,23 @@ inline Api &api() {
   return A;
 }
 
-/// Sets an environment variable for one scope.
+/// Sets an environment variable for one scope, then restores it.
 struct ScopedEnv {
-  std::string Name;
+  std::string Name, Saved;
+  bool Had = false;
   ScopedEnv(const char *N, const std::string &Value) : Name(N) {
+    if (const char *Old = getenv(N)) {
+      Had = true;
+      Saved = Old;
+    }
     setenv(N, Value.c_str(), 1);
   }
-  ~ScopedEnv() { unsetenv(Name.c_str()); }
+  ~ScopedEnv() {
+    if (Had)
+      setenv(Name.c_str(), Saved.c_str(), 1);
+    else
+      unsetenv(Name.c_str());
+  }
 };
 
 /// Builds a model operand by operand.

@@ -152,13 +152,17 @@ std::string checkFp16(const GraphSource &Fresh,
   // (fp32, fp16 weights) and a strict fp16 driver (the host device's
   // KILN_NNAPI_HOST_RELAXED=fp16: values and sums in fp16).
   double Worst[2] = {200, 200};
+  const char *Env = std::getenv("KILN_NNAPI_HOST_RELAXED");
+  const std::string Saved = Env ? Env : "";
   for (int Strict = 0; Strict < 2; ++Strict) {
     const char *Mode = Strict ? "strict fp16" : "reference";
-    if (Strict)
-      setenv("KILN_NNAPI_HOST_RELAXED", "fp16", 1);
+    setenv("KILN_NNAPI_HOST_RELAXED", Strict ? "fp16" : "reference", 1);
     std::vector<Tensor> Got;
     std::string Why = runCompiled(*Bytes, Inputs, sessionOptions(), Got);
-    unsetenv("KILN_NNAPI_HOST_RELAXED");
+    if (Env)
+      setenv("KILN_NNAPI_HOST_RELAXED", Saved.c_str(), 1);
+    else
+      unsetenv("KILN_NNAPI_HOST_RELAXED");
     if (!Why.empty())
       return std::string("fp16 (") + Mode + "): " + Why;
     if (Got.size() != Ref.size())

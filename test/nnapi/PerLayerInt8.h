@@ -44,8 +44,8 @@ struct PerLayerFigures {
   std::string byKind() const;
 };
 
-/// Checks every int8 layer of Cpu (CONV_2D, FULLY_CONNECTED, BINARY, the
-/// pools, CONCAT, RESHAPE, TRANSPOSE with I8 activations in and out) at
+/// Checks every int8 layer of Cpu (CONV_2D, FULLY_CONNECTED, BINARY, UNARY,
+/// the pools, CONCAT, RESHAPE, TRANSPOSE with I8 activations in and out) at
 /// NNAPI feature level Level against Tensors (runKeepingTensors of Cpu's
 /// file). "" or the first layer more than one quantum off, or what failed.
 std::string checkInt8PerLayer(const KilnModule &Cpu,

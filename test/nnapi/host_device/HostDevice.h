@@ -125,10 +125,11 @@ struct OpContext {
   /// fp16 (their inputs and weights are fp16 values already).
   bool Fp16 = false;
 
-  /// Acc + X * Y, rounded to fp16 in Fp16 mode (one rounding, as an fp16
-  /// fused multiply-add: X * Y of two fp16 values is exact in fp32).
+  /// Acc + X * Y, rounded to fp16 in Fp16 mode: once, as an fp16 fused
+  /// multiply-add (for fp16 values the sum is exact in double).
   float mac(float Acc, float X, float Y) const {
-    return Fp16 ? roundToHalf(Acc + X * Y) : Acc + X * Y;
+    return Fp16 ? roundToHalf(double(Acc) + double(X) * double(Y))
+                : Acc + X * Y;
   }
 
   const Operand &in(size_t I) const { return M.Operands[Op.Inputs[I]]; }

@@ -47,8 +47,12 @@ int32_t inputRadius(int IB, int LeftShift) {
   return int32_t(std::floor(Max));
 }
 
-/// X * Multiplier * 2^LeftShift as a raw fixed-point value.
+/// X * Multiplier * 2^LeftShift as a raw fixed-point value. A left shift
+/// of 32 or more (an input scale of 16 or more) leaves a radius of 0: only
+/// X = 0 gets here then.
 int32_t rescale(int32_t X, const MultiplierAboveOne &M) {
+  if (M.LeftShift >= 32)
+    return 0;
   return fp::mul(int32_t(uint32_t(X) << M.LeftShift), M.Multiplier);
 }
 
@@ -126,7 +130,11 @@ void softmaxOp(const OpContext &C) {
                         uint32_t(roundingDivideByPOT(Exp(Diff),
                                                      AccumulationIntegerBits)));
       }
-      // The sum as 1 + x with x in [0, 1), and its bits above one.
+      // The sum as 1 + x with x in [0, 1), and its bits above one. A sum
+      // that wrapped to 0 (8192 maxima in a row) has no answer in AOSP.
+      if (Sum == 0)
+        throw ComputeFailure("the softmax sum overflows int32 (a row of " +
+                             std::to_string(Depth) + ")");
       const int Headroom = __builtin_clz(uint32_t(Sum));
       const int BitsOverUnit = AccumulationIntegerBits - Headroom;
       const int32_t SumMinusOne =

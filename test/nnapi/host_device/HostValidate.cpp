@@ -217,8 +217,8 @@ void Checker::quantMultiplierBelowOne() const {
            " gives an output multiplier of " + std::to_string(M) +
            " (must be below 1)");
   } else if (Op.Type == MUL) {
-    const double Product = double(A.Scale) * double(B.Scale);
-    if (!(double(Y.Scale) > Product))
+    const float Product = A.Scale * B.Scale; // in float, as AOSP
+    if (!(Y.Scale > Product))
       fail("the output scale " + std::to_string(Y.Scale) +
            " must exceed input 0's scale times input 1's (" +
            std::to_string(Product) + ")");
@@ -267,8 +267,8 @@ void Checker::outputScaleAboveProduct(const Operand &Input,
                                       const Operand &Filter) const {
   if (Level >= 29 || Filter.Type == TENSOR_QUANT8_SYMM_PER_CHANNEL)
     return;
-  const double Product = double(Input.Scale) * double(Filter.Scale);
-  if (!(double(out().Scale) > Product))
+  const float Product = Input.Scale * Filter.Scale; // in float, as AOSP
+  if (!(out().Scale > Product))
     fail("the output scale " + std::to_string(out().Scale) +
          " must exceed input scale * filter scale (" + std::to_string(Product) +
          ") below feature level 29; the device is at " + std::to_string(Level));

@@ -71,23 +71,25 @@ struct Requantizer {
   }
 };
 
-/// Rounds a float to the nearest float16 value (ties to even), as an fp16
-/// driver would store it; overflow goes to infinity.
-inline float roundToHalf(float X) {
+/// Rounds X to the nearest float16 value (ties to even), as an fp16 driver
+/// would store it; overflow goes to infinity. Exact for any double X: a
+/// sum of fp16 values and fp16 products rounds once, as an fp16 fused
+/// multiply-add.
+inline float roundToHalf(double X) {
   if (!std::isfinite(X) || X == 0)
-    return X;
-  const float A = std::fabs(X);
-  if (A >= 65520.0f)
-    return std::copysign(std::numeric_limits<float>::infinity(), X);
-  float Quantum;
-  if (A < 6.103515625e-05f) { // float16 subnormals: steps of 2^-24
-    Quantum = 5.9604644775390625e-08f;
+    return float(X);
+  const double A = std::fabs(X);
+  if (A >= 65520.0)
+    return std::copysign(std::numeric_limits<float>::infinity(), float(X));
+  double Quantum;
+  if (A < 6.103515625e-05) { // float16 subnormals: steps of 2^-24
+    Quantum = 5.9604644775390625e-08;
   } else {
     int Exp;
     std::frexp(A, &Exp); // A = m * 2^Exp, m in [0.5, 1): 11 significant bits
-    Quantum = std::ldexp(1.0f, Exp - 11);
+    Quantum = std::ldexp(1.0, Exp - 11);
   }
-  return std::copysign(std::nearbyint(A / Quantum) * Quantum, X);
+  return float(std::copysign(std::nearbyint(A / Quantum) * Quantum, X));
 }
 
 } // namespace kiln::nnapi::host

@@ -3,7 +3,9 @@
 small seeded CNN whose int8 form has one layer of each activation the
 NNAPI lowering maps to int8 operations of its own (sigmoid -> LOGISTIC,
 tanh -> TANH, SiLU -> LOGISTIC + MUL, leaky ReLU -> PRELU, a clamp to
-[-1.5, 2.5] -> the output's saturation, hard sigmoid -> MUL + ADD,
+[-1.5, 2.5] fused into a convolution -> the output's saturation, a clamp
+to [0.2, 0.8] whose calibrated range reaches 0 -> MAXIMUM and MINIMUM,
+hard sigmoid -> MUL + ADD,
 hardswish -> HARD_SWISH at level 30 and through float at 29), for
 kiln-nnapi-e2e's per-layer bar.
 
@@ -23,7 +25,7 @@ class Activations(nn.Module):
 
     def forward(self, x):
         c = self.convs
-        x = torch.sigmoid(c[0](x))
+        x = torch.clamp(torch.sigmoid(c[0](x)), 0.2, 0.8)
         x = torch.tanh(c[1](x))
         y = c[2](x)
         x = y * torch.sigmoid(y)
