@@ -8,6 +8,7 @@
 #include "schema/kiln_generated.h"
 
 #include <cassert>
+#include <memory>
 #include <vector>
 
 namespace kiln {
@@ -62,5 +63,15 @@ struct KilnModule {
     return int32_t(Segments.size() - 1);
   }
 };
+
+/// The metadata entry (TensorInfo) of a graph input or output tensor.
+inline std::unique_ptr<fb::TensorInfoT> tensorInfoOf(const fb::TensorT &T) {
+  auto I = std::make_unique<fb::TensorInfoT>();
+  I->name = T.name;
+  I->dtype = T.dtype;
+  I->shape = T.shape;
+  I->layout = T.layout;
+  return I;
+}
 
 } // namespace kiln

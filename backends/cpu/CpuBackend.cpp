@@ -43,15 +43,6 @@ llvm::Error checkCpuGraph(const Graph &G) {
 
 namespace {
 
-std::unique_ptr<fb::TensorInfoT> infoOf(const fb::TensorT &T) {
-  auto I = std::make_unique<fb::TensorInfoT>();
-  I->name = T.name;
-  I->dtype = T.dtype;
-  I->shape = T.shape;
-  I->layout = T.layout;
-  return I;
-}
-
 llvm::Expected<CpuCompileResult> compileStaticGraph(const Graph &G) {
   FoldedConstantScope Folds;
   if (llvm::Error E = checkCpuGraph(G))
@@ -104,9 +95,9 @@ llvm::Expected<CpuCompileResult> compileStaticGraph(const Graph &G) {
   auto MD = std::make_unique<fb::MetadataT>();
   MD->target = "cpu";
   for (int32_t T : R.Module.Model.inputs)
-    MD->inputs.push_back(infoOf(Ctx.tensor(T)));
+    MD->inputs.push_back(tensorInfoOf(Ctx.tensor(T)));
   for (int32_t T : R.Module.Model.outputs)
-    MD->outputs.push_back(infoOf(Ctx.tensor(T)));
+    MD->outputs.push_back(tensorInfoOf(Ctx.tensor(T)));
   R.Module.Model.metadata = std::move(MD);
   R.Module.Model.target = fb::Target::CPU;
   R.Module.Model.payload.Set(fb::CpuPayloadT());

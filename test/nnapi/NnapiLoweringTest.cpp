@@ -28,15 +28,6 @@ std::unique_ptr<fb::TensorT> int8Tensor(const char *Name,
   return T;
 }
 
-std::unique_ptr<fb::TensorInfoT> infoOf(const fb::TensorT &T) {
-  auto I = std::make_unique<fb::TensorInfoT>();
-  I->name = T.name;
-  I->dtype = T.dtype;
-  I->shape = T.shape;
-  I->layout = T.layout;
-  return I;
-}
-
 /// x: i8[1, 2, 2, 3] (scale 0.5, zero point 3) -> mean over channels,
 /// kept -> m: i8[1, 2, 2, 1] (scale 0.25, zero point -1).
 KilnModule meanModule() {
@@ -57,8 +48,8 @@ KilnModule meanModule() {
   M.Model.outputs = {1};
   auto MD = std::make_unique<fb::MetadataT>();
   MD->target = "nnapi";
-  MD->inputs.push_back(infoOf(*M.Model.tensors[0]));
-  MD->outputs.push_back(infoOf(*M.Model.tensors[1]));
+  MD->inputs.push_back(tensorInfoOf(*M.Model.tensors[0]));
+  MD->outputs.push_back(tensorInfoOf(*M.Model.tensors[1]));
   M.Model.metadata = std::move(MD);
   M.Model.target = fb::Target::NNAPI;
   return M;

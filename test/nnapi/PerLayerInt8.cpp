@@ -74,15 +74,6 @@ bool isInt8Layer(const fb::ModelT &M, const fb::OperatorT &Op) {
   return true;
 }
 
-std::unique_ptr<fb::TensorInfoT> infoOf(const fb::TensorT &T) {
-  auto I = std::make_unique<fb::TensorInfoT>();
-  I->name = T.name;
-  I->dtype = T.dtype;
-  I->shape = T.shape;
-  I->layout = T.layout;
-  return I;
-}
-
 /// Operator Op of Cpu alone: its tensors (renumbered) and their segments;
 /// its activation inputs are the graph inputs (Sources: their indices in
 /// Cpu), its outputs the graph's.
@@ -117,12 +108,12 @@ KilnModule oneLayer(const KilnModule &Cpu, size_t Op,
             M.Model.inputs.end()) {
       M.Model.inputs.push_back(T);
       Sources.push_back(From);
-      MD->inputs.push_back(infoOf(*M.Model.tensors[size_t(T)]));
+      MD->inputs.push_back(tensorInfoOf(*M.Model.tensors[size_t(T)]));
     }
   }
   for (int32_t T : Layer->outputs) {
     M.Model.outputs.push_back(T);
-    MD->outputs.push_back(infoOf(*M.Model.tensors[size_t(T)]));
+    MD->outputs.push_back(tensorInfoOf(*M.Model.tensors[size_t(T)]));
   }
   M.Model.operators.push_back(std::move(Layer));
   M.Model.metadata = std::move(MD);

@@ -169,6 +169,26 @@ bool broadcastDims(const std::vector<uint32_t> &A,
 /// For each element of Out, the flat index into In (broadcast to Out).
 std::vector<size_t> broadcastIndices(const std::vector<uint32_t> &In,
                                      const std::vector<uint32_t> &Out);
+/// A tensor seen around one axis: Outer slices of Depth elements along it,
+/// each element Inner apart.
+struct AxisSplit {
+  size_t Outer = 1, Depth = 1, Inner = 1;
+};
+/// Dims split at Axis (negative counts from the end).
+inline AxisSplit splitAtAxis(const std::vector<uint32_t> &Dims, int32_t Axis) {
+  if (Axis < 0)
+    Axis += int32_t(Dims.size());
+  AxisSplit S;
+  for (size_t I = 0; I < Dims.size(); ++I) {
+    if (I < size_t(Axis))
+      S.Outer *= Dims[I];
+    else if (I == size_t(Axis))
+      S.Depth = Dims[I];
+    else
+      S.Inner *= Dims[I];
+  }
+  return S;
+}
 /// The clamp range of a fuse code for float outputs.
 void floatActivationRange(int32_t Fuse, float &Lo, float &Hi);
 /// The clamp range of a fuse code for a quantized output.

@@ -28,15 +28,23 @@ int deviceLevel() {
   return Level;
 }
 
+/// Whether environment variable Name says Alternative (true) or, unset,
+/// empty or Default, not; any other value is reported and taken as Default.
+static bool envSays(const char *Name, const char *Default, const char *Alternative) {
+  const char *Env = std::getenv(Name);
+  if (!Env || !*Env || std::string(Env) == Default)
+    return false;
+  if (std::string(Env) == Alternative)
+    return true;
+  report(std::string(Name) + "=" + Env + " is neither '" + Default +
+         "' nor '" + Alternative + "'; taking '" + Default + "'");
+  return false;
+}
+
 RelaxedMode relaxedMode() {
-  const char *Env = std::getenv("KILN_NNAPI_HOST_RELAXED");
-  if (!Env || !*Env || std::string(Env) == "reference")
-    return RelaxedMode::Reference;
-  if (std::string(Env) == "fp16")
-    return RelaxedMode::StrictFp16;
-  report(std::string("KILN_NNAPI_HOST_RELAXED=") + Env +
-         " is neither 'reference' nor 'fp16'; computing as the reference");
-  return RelaxedMode::Reference;
+  return envSays("KILN_NNAPI_HOST_RELAXED", "reference", "fp16")
+             ? RelaxedMode::StrictFp16
+             : RelaxedMode::Reference;
 }
 
 const char *relaxedModeName(RelaxedMode Mode) {
@@ -44,14 +52,9 @@ const char *relaxedModeName(RelaxedMode Mode) {
 }
 
 ResizeRounding resizeRounding() {
-  const char *Env = std::getenv("KILN_NNAPI_HOST_RESIZE_ROUNDING");
-  if (!Env || !*Env || std::string(Env) == "offset")
-    return ResizeRounding::Offset;
-  if (std::string(Env) == "truncate")
-    return ResizeRounding::Truncate;
-  report(std::string("KILN_NNAPI_HOST_RESIZE_ROUNDING=") + Env +
-         " is neither 'offset' nor 'truncate'; rounding with the offset");
-  return ResizeRounding::Offset;
+  return envSays("KILN_NNAPI_HOST_RESIZE_ROUNDING", "offset", "truncate")
+             ? ResizeRounding::Truncate
+             : ResizeRounding::Offset;
 }
 
 void report(const std::string &Message) {

@@ -241,24 +241,17 @@ void stridedSliceOp(const OpContext &C) {
 void gatherOp(const OpContext &C) {
   const Operand &In = C.in(0);
   const size_t E = elementBytes(In.Type);
-  int32_t Axis = C.i32(1);
-  if (Axis < 0)
-    Axis += int32_t(In.Dims.size());
-  const size_t A = size_t(Axis);
-  size_t Outer = 1, Inner = 1;
-  for (size_t I = 0; I < A; ++I)
-    Outer *= In.Dims[I];
-  for (size_t I = A + 1; I < In.Dims.size(); ++I)
-    Inner *= In.Dims[I];
+  const AxisSplit S = splitAtAxis(In.Dims, C.i32(1));
+  const size_t Outer = S.Outer, Inner = S.Inner;
   std::vector<int32_t> Idx = C.ints(2);
   const uint8_t *Src = C.inData(0);
   uint8_t *Dst = C.outData();
   for (size_t O = 0; O < Outer; ++O)
     for (int32_t X : Idx) {
-      if (X < 0 || uint32_t(X) >= In.Dims[A])
+      if (X < 0 || size_t(X) >= S.Depth)
         throw ComputeFailure("GATHER index " + std::to_string(X) +
                              " out of range");
-      std::memcpy(Dst, Src + E * (O * In.Dims[A] + size_t(X)) * Inner, E * Inner);
+      std::memcpy(Dst, Src + E * (O * S.Depth + size_t(X)) * Inner, E * Inner);
       Dst += E * Inner;
     }
 }
@@ -270,11 +263,8 @@ void concatenationOp(const OpContext &C) {
   int32_t Axis = C.i32(N);
   if (Axis < 0)
     Axis += int32_t(Out.Dims.size());
-  size_t Outer = 1, Inner = 1;
-  for (size_t I = 0; I < size_t(Axis); ++I)
-    Outer *= Out.Dims[I];
-  for (size_t I = size_t(Axis) + 1; I < Out.Dims.size(); ++I)
-    Inner *= Out.Dims[I];
+  const AxisSplit S = splitAtAxis(Out.Dims, Axis);
+  const size_t Outer = S.Outer, Inner = S.Inner;
   uint8_t *Dst = C.outData();
   for (size_t O = 0; O < Outer; ++O)
     for (size_t I = 0; I < N; ++I) {

@@ -92,15 +92,8 @@ void poolOp(const OpContext &C) {
 void softmaxOp(const OpContext &C) {
   const Operand &In = C.in(0);
   const float Beta = C.f32(1);
-  int32_t Axis = C.inputCount() == 3 ? C.i32(2) : -1;
-  if (Axis < 0)
-    Axis += int32_t(In.Dims.size());
-  size_t Outer = 1, Inner = 1;
-  for (size_t I = 0; I < size_t(Axis); ++I)
-    Outer *= In.Dims[I];
-  for (size_t I = size_t(Axis) + 1; I < In.Dims.size(); ++I)
-    Inner *= In.Dims[I];
-  const size_t N = In.Dims[size_t(Axis)];
+  const AxisSplit S = splitAtAxis(In.Dims, C.inputCount() == 3 ? C.i32(2) : -1);
+  const size_t Outer = S.Outer, Inner = S.Inner, N = S.Depth;
   const float *X = C.fin(0);
   float *O = C.fout();
   const bool Log = C.Op.Type == LOG_SOFTMAX;

@@ -93,15 +93,8 @@ void logisticTanhOp(const OpContext &C) {
 void softmaxOp(const OpContext &C) {
   const Operand &In = C.in(0), &Out = C.out();
   const float Beta = C.f32(1);
-  int32_t Axis = C.inputCount() == 3 ? C.i32(2) : -1;
-  if (Axis < 0)
-    Axis += int32_t(In.Dims.size());
-  size_t Outer = 1, Inner = 1;
-  for (size_t I = 0; I < size_t(Axis); ++I)
-    Outer *= In.Dims[I];
-  for (size_t I = size_t(Axis) + 1; I < In.Dims.size(); ++I)
-    Inner *= In.Dims[I];
-  const size_t Depth = In.Dims[size_t(Axis)];
+  const AxisSplit S = splitAtAxis(In.Dims, C.inputCount() == 3 ? C.i32(2) : -1);
+  const size_t Outer = S.Outer, Inner = S.Inner, Depth = S.Depth;
   const int ScaledDiffIntegerBits = 5, AccumulationIntegerBits = 12;
   const double Real =
       std::min(double(Beta) * double(In.Scale) *
