@@ -1,7 +1,8 @@
 // canonicalize: rewrites ops into the forms fusion and backends handle.
 // conv1d becomes conv2d over a unit height (x, w unsqueezed at axis 2, result
 // squeezed back), as PyTorch does for XNNPACK. matmul with a constant 2-D RHS
-// and gemm with a constant B, alpha = beta = 1 (e.g. after flatten) become
+// and gemm with a constant B (or a dequantized integer one, as pre-quantized
+// models hold), alpha = beta = 1 (e.g. after flatten) become
 // linear with an [out, in] weight made at compile time; fused activations move.
 // A mean over the spatial axes of an NCHW tensor (x.mean([2, 3]) in PyTorch)
 // becomes global_avg_pool, squeezed when keepdims=0: the op backends run
@@ -24,8 +25,19 @@ namespace {
 
 bool isPlain(const Value *V) { return V && !V->type().Quant; }
 
+/// The dequantize reading a 2-D integer constant (a pre-quantized model's
+/// weight) that V is, or null.
+const Node *dequantizedMatrix(const Value *V) {
+  const Node *D = V ? V->producer() : nullptr;
+  if (!D || !D->isOp("dequantize") || !D->operand(0)->constant() ||
+      V->type().rank() != 2)
+    return nullptr;
+  return D;
+}
+
 bool isConstMatrix(const Value *V) {
-  return isPlain(V) && V->constant() && V->type().rank() == 2;
+  return isPlain(V) && V->type().rank() == 2 &&
+         (V->constant() || dequantizedMatrix(V));
 }
 
 /// [R, C] -> [C, R], element by element whatever the element type.
@@ -206,6 +218,28 @@ private:
     return finish(N);
   }
 
+  /// dequantize(C) transposed: dequantize(C^T), a per-axis scale's axis
+  /// swapped with it, before N.
+  static Value *transposedDequantize(Graph &G, const Node &D, Node &N) {
+    const Tensor &C = *D.operand(0)->constant();
+    Tensor T = transposed(C);
+    TensorType TT = T.type();
+    TT.Quant = C.type().Quant;
+    if (TT.Quant && TT.Quant->isPerAxis())
+      TT.Quant->Axis = 1 - TT.Quant->Axis;
+    Value *TC = G.createConstant(Tensor(TT, T.buffer()), "", &N);
+    AttrMap Attrs = D.attrs();
+    if (D.operand(1)->type().rank() == 1) {
+      int64_t Axis = D.getInt("axis");
+      Attrs["axis"] = int64_t(1 - (Axis < 0 ? Axis + 2 : Axis));
+    }
+    std::vector<Value *> Operands(D.operands().begin(), D.operands().end());
+    Operands[0] = TC;
+    TensorType R = D.result()->type();
+    std::swap(R.Dims[0], R.Dims[1]);
+    return G.createNode(D.def(), Operands, {R}, std::move(Attrs), &N)->result();
+  }
+
   bool toLinear(Graph &G, Node &N) {
     Value *B = N.operand(1);
     Value *W = B; // gemm with trans_b already holds [out, in]
@@ -213,7 +247,8 @@ private:
       Value *&Cached = TransposedWeights[B];
       if (!Cached) {
         // Before the first user: matches are rewritten in graph order.
-        Cached = G.createConstant(transposed(*B->constant()), "", &N);
+        Cached = B->constant() ? G.createConstant(transposed(*B->constant()), "", &N)
+                               : transposedDequantize(G, *B->producer(), N);
         Cached->producer()->setSources(B->producer()->sources());
         Transposed.push_back(Cached);
       }

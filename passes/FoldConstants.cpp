@@ -60,6 +60,10 @@ private:
     // Dropout is remove-dropout's business (training mode must not fold).
     if (N.isOp("const") || N.isOp("dropout"))
       return false;
+    // An integer weight read through dequantize is the int8 weight a backend
+    // keeps narrow; folding it to float would lose it.
+    if (N.isOp("dequantize") && isIntegerType(N.operand(0)->type().Elem))
+      return false;
     bool ShapeQuery = N.isOp("shape") || N.isOp("size");
     for (const Value *V : N.operands())
       if (V && !V->constant() && !(ShapeQuery && V->type().isStatic()))

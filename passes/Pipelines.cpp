@@ -12,7 +12,13 @@ std::vector<std::string> pipelineForLevel(int OptLevel) {
   // the constants that folding made identical.
   std::vector<std::string> Cleanup = {"remove-dropout", "eliminate-noops",
                                       "fold-constants", "cse"};
+  // A model that arrived quantized has its quantize/dequantize pairs made
+  // kiln's int8 form once folding has made its zero points constants (the
+  // exporters compute some of them) and, at -O2, once canonicalize has made
+  // its gemm/matmul layers linear. fold-constants keeps dequantized integer
+  // weights, so the int8 weights survive to the backends.
   if (OptLevel == 1) {
+    Cleanup.push_back("adopt-imported-qdq");
     Cleanup.push_back("dce"); // last: removes every rewrite's leftovers
     return Cleanup;
   }
@@ -20,6 +26,7 @@ std::vector<std::string> pipelineForLevel(int OptLevel) {
   // canonicalize before fusion: matmul/gemm -> linear and conv1d -> conv2d
   // give the fusion passes (and a fused activation) the forms they match.
   O2.push_back("canonicalize");
+  O2.push_back("adopt-imported-qdq");
   O2.insert(O2.end(), {
       // BatchNorm and per-channel scales fold into the conv weights before
       // any activation is fused: once conv carries a fused relu, a BN after

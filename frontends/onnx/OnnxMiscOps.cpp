@@ -145,13 +145,25 @@ llvm::Error convertReduceLogSumExp(NodeImporter &N) {
   return sumBased(N, "exp", "log");
 }
 
+/// A 1-element 1-D constant as the rank-0 constant of the same value: ONNX
+/// Runtime reads a 1-element scale or zero point as per tensor whatever
+/// `axis` says, and torch.onnx.export writes per-tensor parameters so.
+Value *perTensorScalar(NodeImporter &N, Value *V) {
+  if (!V || !V->constant() || V->type().rank() != 1 ||
+      V->constant()->numElements() != 1)
+    return V;
+  const Tensor &T = *V->constant();
+  return N.constant(Tensor(TensorType(T.type().Elem, {}), T.buffer()));
+}
+
 llvm::Error quant(NodeImporter &N, llvm::StringRef Op) {
   auto X = N.required(0), S = N.required(1);
   if (!X)
     return X.takeError();
   if (!S)
     return S.takeError();
-  return finish(N, N.emitNode(Op, {*X, *S, N.input(2)},
+  Value *Scale = perTensorScalar(N, *S), *Zp = perTensorScalar(N, N.input(2));
+  return finish(N, N.emitNode(Op, {*X, Scale, Zp},
                               {{"axis", N.attrInt("axis", 1)}}));
 }
 llvm::Error convertQuantize(NodeImporter &N) { return quant(N, "quantize"); }

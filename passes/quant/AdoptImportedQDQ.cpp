@@ -1,0 +1,299 @@
+// adopt-imported-qdq: makes the quantization a model arrived with (QDQ ONNX,
+// quantized TorchScript) kiln's own int8 form, keeping the author's scales:
+//  - u8 values become i8: q' = q - 128, zp' = zp - 128, exact;
+//  - an int8 weight with zero point z whose q - z all fit in int8 gets zero
+//    point 0, exact; any other asymmetric weight keeps its layer in float,
+//    and a warning names each such layer;
+//  - an int32 bias whose scale is not s_in * s_w[c], or a float bias, is
+//    requantized to it as PyTorch's kernels do at run time:
+//    b' = round((b - zp) * s_b / (s_in * s_w[c]));
+//  - the parameters go into the integer values' types, as insert-qdq writes.
+#include "passes/Pass.h"
+#include "passes/quant/ImportedQDQ.h"
+#include "passes/quant/QDQBuilder.h"
+#include "passes/quant/QuantizableOps.h"
+#include "passes/quant/WeightQuantization.h"
+
+#include "Support/Logging.h"
+
+#include <cmath>
+
+namespace kiln {
+
+namespace {
+
+/// A constant of the scale operand's shape holding Values (i8 or i32).
+Value *zeroPoints(Graph &G, const Node &QDQ, ElementType E,
+                  const std::vector<int64_t> &Values, Node *Before) {
+  Shape Dims = QDQ.operand(1)->type().Dims;
+  if (E == ElementType::I8) {
+    std::vector<int8_t> V(Values.begin(), Values.end());
+    return G.createConstant(Tensor::fromValues<int8_t>(E, Dims, V), "", Before);
+  }
+  std::vector<int32_t> V(Values.begin(), Values.end());
+  return G.createConstant(Tensor::fromValues<int32_t>(E, Dims, V), "", Before);
+}
+
+void setZeroPoint(Node &QDQ, Value *Z) {
+  if (QDQ.numOperands() > 2)
+    QDQ.setOperand(2, Z);
+  else
+    QDQ.addOperand(Z);
+}
+
+std::vector<int64_t> shifted(std::vector<int64_t> Zp, int64_t By) {
+  for (int64_t &Z : Zp)
+    Z += By;
+  return Zp;
+}
+
+/// quantize to u8 whose every user is a dequantize: both sides move to i8.
+bool shiftQuantizeToI8(Graph &G, Node &Q) {
+  Value *R = Q.result();
+  auto P = qdqParams(Q);
+  if (R->type().Elem != ElementType::U8 || !P || G.isOutput(R) || !R->hasUses())
+    return false;
+  std::vector<Node *> Users;
+  for (const Use &U : R->uses()) {
+    if (!U.User->isOp("dequantize") || U.Index != 0 || !qdqParams(*U.User))
+      return false;
+    Users.push_back(U.User);
+  }
+  setZeroPoint(Q, zeroPoints(G, Q, ElementType::I8, shifted(P->ZeroPoints, -128), &Q));
+  R->setType(TensorType(ElementType::I8, R->type().Dims));
+  for (Node *D : Users)
+    setZeroPoint(*D, zeroPoints(G, *D, ElementType::I8,
+                                shifted(qdqParams(*D)->ZeroPoints, -128), D));
+  return true;
+}
+
+/// dequantize of a u8 constant: the i8 constant q - 128 with zp - 128.
+bool shiftConstantToI8(Graph &G, Node &D) {
+  const Tensor *C = D.operand(0)->constant();
+  auto P = qdqParams(D);
+  if (!C || C->type().Elem != ElementType::U8 || !P)
+    return false;
+  std::vector<int8_t> V(size_t(C->numElements()));
+  for (size_t I = 0; I < V.size(); ++I)
+    V[I] = int8_t(int(C->at<uint8_t>(int64_t(I))) - 128);
+  D.setOperand(0, G.createConstant(
+                      Tensor::fromValues<int8_t>(ElementType::I8, C->type().Dims, V),
+                      D.operand(0)->name() + ".i8", &D));
+  setZeroPoint(D, zeroPoints(G, D, ElementType::I8, shifted(P->ZeroPoints, -128), &D));
+  return true;
+}
+
+/// The parameters go into the integer value's type: a quantize's result, or
+/// the constant a dequantize reads (copied when others read it too).
+bool annotate(Graph &G, Node &N) {
+  auto P = qdqParams(N);
+  Value *V = N.isOp("quantize") ? N.result() : N.operand(0);
+  if (!P || V->type().Quant || !isIntegerType(V->type().Elem))
+    return false;
+  TensorType T = V->type();
+  T.Quant = P;
+  if (N.isOp("quantize")) {
+    V->setType(T);
+    return true;
+  }
+  if (!isConstantValue(V))
+    return false;
+  if (V->numUses() == 1) {
+    setConstantType(V, T);
+    return true;
+  }
+  N.setOperand(0, G.createConstant(Tensor(T, V->constant()->buffer()),
+                                   V->name() + ".q", &N));
+  return true;
+}
+
+/// The int8 weight of a weighted op in kiln's form: one scale per output
+/// channel (a per-tensor scale repeated), zero points 0 (removed where
+/// q - z fits int8). False (layer kept float) when that is not exact.
+bool symmetricWeight(Graph &G, Node &Dq, int64_t Axis, std::string &Why) {
+  const QuantParams &P = *Dq.operand(0)->type().Quant;
+  const Tensor &C = *Dq.operand(0)->constant();
+  if (C.type().Elem != ElementType::I8) {
+    Why = "its weight is " + elementTypeName(C.type().Elem).str() + ", not int8";
+    return false;
+  }
+  std::vector<int64_t> Sizes = staticSizes(C.type().Dims);
+  if (Axis < 0 || Axis >= int64_t(Sizes.size()) ||
+      (P.isPerAxis() && P.Axis != Axis)) {
+    Why = "its weight's scales are not per tensor or per output channel";
+    return false;
+  }
+  int64_t Channels = Sizes[size_t(Axis)], Inner = 1;
+  for (size_t I = size_t(Axis + 1); I < Sizes.size(); ++I)
+    Inner *= Sizes[I];
+  bool Zero = true;
+  for (int64_t Z : P.ZeroPoints)
+    Zero &= Z == 0;
+  if (Zero && P.isPerAxis())
+    return true; // already kiln's form
+  QuantParams Sym;
+  Sym.Axis = Axis;
+  std::vector<int8_t> V(size_t(C.numElements()));
+  for (size_t I = 0; I < V.size(); ++I) {
+    size_t Ch = (I / size_t(Inner)) % size_t(Channels);
+    int64_t Z = P.ZeroPoints[P.isPerAxis() ? Ch : 0];
+    int64_t Q = C.at<int8_t>(int64_t(I)) - Z;
+    if (Q < -128 || Q > 127) {
+      Why = "its asymmetric weight (zero point " + std::to_string(Z) +
+            ") has no exact symmetric int8 form";
+      return false;
+    }
+    V[I] = int8_t(Q);
+  }
+  for (int64_t Ch = 0; Ch < Channels; ++Ch)
+    Sym.Scales.push_back(P.Scales[P.isPerAxis() ? size_t(Ch) : 0]);
+  Sym.ZeroPoints.assign(Sym.Scales.size(), 0);
+  std::string Name = Dq.operand(0)->name();
+  Value *W = insertDequantizedConstant(
+      G, Tensor::fromValues<int8_t>(ElementType::I8, C.type().Dims, V), Sym,
+      Dq.result()->type().Elem, &Dq, Name.empty() ? "" : Name + ".per_channel");
+  W->producer()->setSources(Dq.sources());
+  G.replaceAllUsesWith(Dq.result(), W);
+  return true;
+}
+
+/// The float values of bias B (a float constant or a dequantized integer
+/// constant), or an empty vector.
+std::vector<float> floatBias(const Value *B) {
+  std::vector<float> F;
+  const Node *D = B->producer();
+  if (const Tensor *T = B->constant(); T && T->type().Elem == ElementType::F32) {
+    for (int64_t I = 0; I < T->numElements(); ++I)
+      F.push_back(T->at<float>(I));
+  } else if (D && D->isOp("dequantize") && D->operand(0)->constant()) {
+    const Tensor &Q = *D->operand(0)->constant();
+    auto P = qdqParams(*D);
+    if (!P || Q.type().rank() != 1)
+      return {};
+    for (int64_t I = 0; I < Q.numElements(); ++I) {
+      size_t C = P->isPerAxis() ? size_t(I) : 0;
+      F.push_back(float(double(Q.asInt(I) - P->ZeroPoints[C]) * P->Scales[C]));
+    }
+  }
+  return F;
+}
+
+/// True when bias B is already int32 with scale s_in * s_w[c] and zero point 0.
+bool biasFits(const Value *B, float InScale, llvm::ArrayRef<float> WScales) {
+  const Node *D = B->producer();
+  if (!D || !D->isOp("dequantize") || !D->operand(0)->constant() ||
+      D->operand(0)->type().Elem != ElementType::I32)
+    return false;
+  auto P = qdqParams(*D);
+  if (!P || P->Scales.size() != WScales.size())
+    return false;
+  for (size_t C = 0; C < WScales.size(); ++C)
+    if (P->ZeroPoints[C] != 0 || P->Scales[C] != InScale * WScales[C])
+      return false;
+  return true;
+}
+
+/// True when bias B is int32 with one scale, zero point 0, that every
+/// channel's s_in * s_w[c] equals: its per-channel form has the same values.
+bool biasSameScale(const Value *B, float InScale, llvm::ArrayRef<float> WScales) {
+  const Node *D = B->producer();
+  auto P = D && D->isOp("dequantize") ? qdqParams(*D) : llvm::None;
+  if (!P || P->isPerAxis() || P->ZeroPoints[0] != 0 ||
+      D->operand(0)->type().Elem != ElementType::I32)
+    return false;
+  for (float S : WScales)
+    if (P->Scales[0] != InScale * S)
+      return false;
+  return true;
+}
+
+class AdoptImportedQDQ : public Pass {
+public:
+  llvm::Expected<bool> run(Graph &G, PassStats &Stats) override {
+    std::vector<Node *> Nodes;
+    for (Node &N : G.nodes())
+      Nodes.push_back(&N);
+    bool Changed = false;
+    for (Node *N : Nodes)
+      if (N->isOp("quantize") && shiftQuantizeToI8(G, *N)) {
+        Stats.add("u8-activations-to-i8");
+        Changed = true;
+      } else if (N->isOp("dequantize") && shiftConstantToI8(G, *N)) {
+        Stats.add("u8-weights-to-i8");
+        Changed = true;
+      }
+    for (Node *N : Nodes)
+      if ((N->isOp("quantize") || N->isOp("dequantize")) && annotate(G, *N)) {
+        Stats.add("annotated");
+        Changed = true;
+      }
+    std::vector<std::string> KeptFloat;
+    for (Node *N : Nodes)
+      Changed |= adoptWeighted(G, *N, Stats, KeptFloat);
+    if (!KeptFloat.empty()) {
+      std::string List;
+      for (const std::string &K : KeptFloat)
+        List += "\n  " + K;
+      log().warn("{} layer(s) of this pre-quantized model stay float, since "
+                 "kiln's int8 kernels cannot keep their scheme exactly:{}",
+                 KeptFloat.size(), List);
+    }
+    return Changed;
+  }
+
+private:
+  /// Weight and bias of a weighted op between int8 activations.
+  static bool adoptWeighted(Graph &G, Node &N, PassStats &Stats,
+                            std::vector<std::string> &KeptFloat) {
+    Int8OpInfo Info = int8OpInfo(N);
+    if (Info.Role != Int8Role::Weighted || N.numOperands() < 2)
+      return false;
+    Node *In = N.operand(0)->producer();
+    Node *W = N.operand(unsigned(Info.Weight))->producer();
+    if (!In || !In->isOp("dequantize") || !W || !W->isOp("dequantize") ||
+        !W->operand(0)->constant() || !W->operand(0)->type().Quant)
+      return false;
+    const auto &InQ = In->operand(0)->type().Quant;
+    if (!InQ || InQ->isPerAxis() || In->operand(0)->type().Elem != ElementType::I8)
+      return false;
+    std::string Why;
+    Value *Before = N.operand(unsigned(Info.Weight));
+    if (!symmetricWeight(G, *W, Info.WeightAxis, Why)) {
+      KeptFloat.push_back("node " + N.displayName() + " (" + N.opName().str() +
+                          "): " + Why);
+      Stats.add("layers-kept-float");
+      return false;
+    }
+    Stats.add("layers-kept-scales");
+    bool Changed = N.operand(unsigned(Info.Weight)) != Before;
+    W = N.operand(unsigned(Info.Weight))->producer();
+    int B = Info.Bias;
+    if (B < 0 || unsigned(B) >= N.numOperands() || !N.operand(unsigned(B)))
+      return Changed;
+    const std::vector<float> &WScales = W->operand(0)->type().Quant->Scales;
+    Value *Bias = N.operand(unsigned(B));
+    if (biasFits(Bias, InQ->Scales[0], WScales))
+      return Changed;
+    std::vector<float> F = floatBias(Bias);
+    if (F.empty())
+      return Changed;
+    Value *FB = G.createConstant(
+        Tensor::fromValues<float>(ElementType::F32, makeShape({int64_t(F.size())}), F),
+        Bias->name(), &N);
+    if (Value *QB = quantizeBias(G, FB, InQ->Scales[0], WScales, &N)) {
+      N.setOperand(unsigned(B), QB);
+      Stats.add(biasSameScale(Bias, InQ->Scales[0], WScales) ? "biases-per-channel"
+                                                              : "biases-requantized");
+      Changed = true;
+    }
+    return Changed;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createAdoptImportedQDQ() {
+  return std::make_unique<AdoptImportedQDQ>();
+}
+
+} // namespace kiln
