@@ -26,6 +26,9 @@ std::vector<std::string> pipelineForLevel(int OptLevel) {
   // canonicalize before fusion: matmul/gemm -> linear and conv1d -> conv2d
   // give the fusion passes (and a fused activation) the forms they match.
   O2.push_back("canonicalize");
+  // hard_swish as one op before the model's own quantization is adopted:
+  // between dequantize and quantize it is then one int8 table.
+  O2.push_back("fuse-hard-swish");
   O2.push_back("adopt-imported-qdq");
   O2.insert(O2.end(), {
       // BatchNorm and per-channel scales fold into the conv weights before

@@ -83,6 +83,19 @@ bool shiftConstantToI8(Graph &G, Node &D) {
   return true;
 }
 
+/// A zero point computed by a fill (constant_of_shape) becomes the constant
+/// it computes, so backends read the dequantize as a narrow constant.
+bool materializeZeroPoint(Graph &G, Node &N) {
+  Value *Z = N.numOperands() > 2 ? N.operand(2) : nullptr;
+  auto P = qdqParams(N);
+  // (a u8 fill is the u8 shift's, which reads it)
+  if (!Z || Z->constant() || !P ||
+      (Z->type().Elem != ElementType::I8 && Z->type().Elem != ElementType::I32))
+    return false;
+  N.setOperand(2, zeroPoints(G, N, Z->type().Elem, P->ZeroPoints, &N));
+  return true;
+}
+
 /// The parameters go into the integer value's type: a quantize's result, or
 /// the constant a dequantize reads (copied when others read it too).
 bool annotate(Graph &G, Node &N) {
@@ -220,6 +233,12 @@ public:
         Changed = true;
       } else if (N->isOp("dequantize") && shiftConstantToI8(G, *N)) {
         Stats.add("u8-weights-to-i8");
+        Changed = true;
+      }
+    for (Node *N : Nodes)
+      if ((N->isOp("quantize") || N->isOp("dequantize")) &&
+          materializeZeroPoint(G, *N)) {
+        Stats.add("fills-folded");
         Changed = true;
       }
     for (Node *N : Nodes)

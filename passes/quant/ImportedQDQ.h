@@ -12,9 +12,9 @@ namespace kiln {
 
 /// The parameters of quantize/dequantize N: per tensor (a rank-0 scale) or
 /// per axis (a 1-D scale along N's axis, one per element of it), zero points
-/// from the optional constant zero point (0 when absent). None unless the
-/// scale and zero point are constants of matching sizes and every scale is
-/// positive and finite.
+/// from the optional constant zero point (0 when absent; a constant_of_shape
+/// fill counts as constant). None unless the scale and zero point are
+/// constants of matching sizes and every scale is positive and finite.
 llvm::Optional<QuantParams> qdqParams(const Node &N);
 
 } // namespace kiln

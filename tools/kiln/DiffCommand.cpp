@@ -226,11 +226,13 @@ llvm::Error runSample(DiffModel &A, DiffModel &B,
   DiffModel::LayerSubstitute BSubstitute;
   if (PerLayer)
     AObserver = [&](const DiffModel::LayerValue &L) {
+      // B's layers are dequantized: A's int8/uint8 levels too, so that a
+      // uint8 model compares with the int8 file kiln made of it.
+      std::optional<Tensor> Real = realValues(L.Value, L.IrType);
       for (const std::string &Src : L.Sources)
-        AValues[Src].push_back(L.Value);
-      if (Isolated)
-        if (std::optional<Tensor> Real = realValues(L.Value, L.IrType))
-          ANamed.insert_or_assign(L.ValueName, std::move(*Real));
+        AValues[Src].push_back(Real ? *Real : L.Value);
+      if (Isolated && Real)
+        ANamed.insert_or_assign(L.ValueName, std::move(*Real));
     };
   auto RA = A.run(In, AObserver);
   if (!RA)

@@ -4,6 +4,7 @@
 #include "Driver/ModelLoader.h"
 
 #include "Interpreter/Interpreter.h"
+#include "passes/quant/ImportedQDQ.h"
 #include "Support/Error.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -175,8 +176,14 @@ llvm::Expected<std::vector<Tensor>> DiffModel::run(llvm::ArrayRef<Tensor> In,
       if (R.empty())
         return;
       std::string Name = N.displayName(), Op = N.opName().str();
+      // A quantize the model arrived with declares its parameters in its
+      // operands only: its levels read in real units through them.
+      TensorType Declared = N.result(0)->type();
+      if (N.isOp("quantize") && !Declared.Quant)
+        if (auto P = qdqParams(N))
+          Declared.Quant = *P;
       Observe({N.sources(), Name, Op, Order++, R[0], N.result(0)->name(),
-               &N.result(0)->type(), std::nullopt});
+               &Declared, std::nullopt});
     };
   Interpreter I(*G, O);
   return I.run(In);
