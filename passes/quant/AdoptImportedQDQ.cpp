@@ -9,6 +9,7 @@
 //    b' = round((b - zp) * s_b / (s_in * s_w[c]));
 //  - the parameters go into the integer values' types, as insert-qdq writes.
 #include "passes/Pass.h"
+#include "passes/ValueReplacement.h"
 #include "passes/quant/ImportedQDQ.h"
 #include "passes/quant/QDQBuilder.h"
 #include "passes/quant/QuantizableOps.h"
@@ -299,7 +300,9 @@ private:
     Value *FB = G.createConstant(
         Tensor::fromValues<float>(ElementType::F32, makeShape({int64_t(F.size())}), F),
         Bias->name(), &N);
-    if (Value *QB = quantizeBias(G, FB, InQ->Scales[0], WScales, &N)) {
+    Value *QB = quantizeBias(G, FB, InQ->Scales[0], WScales, &N);
+    eraseIfDeadConstant(G, FB); // quantizeBias read it
+    if (QB) {
       N.setOperand(unsigned(B), QB);
       Stats.add(biasSameScale(Bias, InQ->Scales[0], WScales) ? "biases-per-channel"
                                                               : "biases-requantized");

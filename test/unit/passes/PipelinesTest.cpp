@@ -24,7 +24,8 @@ TEST_CASE("every pipeline names registered passes", "[passes][pipelines]") {
     }
   CHECK(pipelineForLevel(1) ==
         std::vector<std::string>{"remove-dropout", "eliminate-noops",
-                                 "fold-constants", "cse", "dce"});
+                                 "fold-constants", "cse",
+                                 "adopt-imported-qdq", "dce"});
 }
 
 TEST_CASE("-O2 orders the passes as documented", "[passes][pipelines]") {
@@ -37,6 +38,11 @@ TEST_CASE("-O2 orders the passes as documented", "[passes][pipelines]") {
   CHECK(position(P, "fuse-conv-scale") < position(P, "fuse-activation"));
   CHECK(position(P, "fold-pad-into-conv") < position(P, "fuse-activation"));
   CHECK(position(P, "fuse-conv-bn") < position(P, "fuse-add-activation"));
+  // A pre-quantized model is adopted once its zero points are folded, its
+  // gemm/matmul layers are linear and its hardswish is one op.
+  CHECK(position(P, "fold-constants") < position(P, "adopt-imported-qdq"));
+  CHECK(position(P, "canonicalize") < position(P, "adopt-imported-qdq"));
+  CHECK(position(P, "fuse-hard-swish") < position(P, "adopt-imported-qdq"));
   // Every pass of -O1 is in -O2 too.
   for (const std::string &N : pipelineForLevel(1))
     CHECK(std::count(P.begin(), P.end(), N) >= 1);
