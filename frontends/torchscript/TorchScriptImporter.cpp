@@ -546,8 +546,24 @@ void GraphImporter::convert(const jit::Node *N, std::vector<TsValue> In) {
     return;
   }
   NodeConverter NC(S, N, std::move(In));
-  if (llvm::Error E = C->Convert(NC)) {
-    report(std::move(E));
+  // A float op on quantized tensors (relu, pooling, flatten... as PyTorch
+  // runs them on quint8) converts on their dequantized values and quantizes
+  // its results again.
+  const Value *QuantizedIn = nullptr;
+  if (!isQuantizedOpKind(Kind)) {
+    auto Q = dequantizeOperands(NC);
+    if (!Q) {
+      report(Q.takeError());
+      poison(N);
+      return;
+    }
+    QuantizedIn = *Q;
+  }
+  llvm::Error Converted = C->Convert(NC);
+  if (!Converted && QuantizedIn)
+    Converted = requantizeOutputs(NC, QuantizedIn);
+  if (Converted) {
+    report(std::move(Converted));
     poison(N);
     return;
   }

@@ -138,7 +138,12 @@ public:
   /// The static dims of V, or an error naming the op.
   llvm::Expected<std::vector<int64_t>> staticDims(const Value *V);
 
+  /// Replaces operand I (a quantized tensor by its dequantized value).
+  void replaceInput(unsigned I, TsValue V) { Inputs[I] = std::move(V); }
+
   // Results.
+  const TsValue &output(unsigned I) const { return Outputs[I]; }
+  unsigned numOutputs() const { return unsigned(Outputs.size()); }
   void setOutput(unsigned I, TsValue V);
   void setTensorOutput(unsigned I, Value *V) { setOutput(I, TsValue::tensor(V)); }
   std::vector<TsValue> takeOutputs() { return std::move(Outputs); }
@@ -173,7 +178,35 @@ struct OpConverter {
   ConvertFn Convert;
 };
 
+/// A convolution's operands and PyTorch arguments (per spatial axis, or
+/// one value for all).
+struct ConvArgs {
+  Value *X = nullptr, *W = nullptr, *B = nullptr;
+  std::vector<int64_t> Stride, Padding, Dilation, OutputPadding;
+  std::string PaddingMode; // "same"/"valid" for conv2d.padding
+  bool Transposed = false;
+  int64_t Groups = 1;
+};
+/// Emits conv or conv_transpose for A as C's output 0.
+llvm::Error emitConv(NodeConverter &C, ConvArgs A);
+
 llvm::ArrayRef<OpConverter> nnConverters();
+llvm::ArrayRef<OpConverter> quantizedConverters();
+/// True for the ops quantizedConverters() converts (they read and write
+/// quantized tensors themselves).
+bool isQuantizedOpKind(llvm::StringRef Kind);
+
+/// A quantized tensor operand: an IR value of u8 (quint8) or i8 (qint8)
+/// whose type carries its scale and zero point.
+bool isQuantizedValue(const Value *V);
+/// Before a float converter runs on a node that reads quantized tensors
+/// (aten::relu, max_pool2d, flatten... on them): those operands become
+/// their dequantized values. Returns the first one, or null.
+llvm::Expected<const Value *> dequantizeOperands(NodeConverter &C);
+/// After it: its float tensor results quantized again with the parameters
+/// PyTorch's quantized kernel gives them (sigmoid and hardsigmoid 1/256,
+/// tanh 2/256 at the middle zero point, the others In's).
+llvm::Error requantizeOutputs(NodeConverter &C, const Value *In);
 llvm::ArrayRef<OpConverter> elementwiseConverters();
 llvm::ArrayRef<OpConverter> shapeConverters();
 

@@ -36,13 +36,7 @@ std::vector<int64_t> perAxis(std::vector<int64_t> V, size_t NS,
   return V;
 }
 
-struct ConvArgs {
-  Value *X = nullptr, *W = nullptr, *B = nullptr;
-  std::vector<int64_t> Stride, Padding, Dilation, OutputPadding;
-  std::string PaddingMode; // "same"/"valid" for conv2d.padding
-  bool Transposed = false;
-  int64_t Groups = 1;
-};
+} // namespace
 
 llvm::Error emitConv(NodeConverter &C, ConvArgs A) {
   if (!A.X || !A.W)
@@ -81,6 +75,8 @@ llvm::Error emitConv(NodeConverter &C, ConvArgs A) {
   }
   return finish(C, C.emit("conv", {A.X, A.W, A.B}, std::move(Attrs)));
 }
+
+namespace {
 
 // aten::_convolution(input, weight, bias, stride, padding, dilation,
 //                    transposed, output_padding, groups, ...)

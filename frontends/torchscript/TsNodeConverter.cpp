@@ -253,7 +253,8 @@ void NodeConverter::setOutput(unsigned I, TsValue V) {
 }
 
 const OpConverter *findConverter(llvm::StringRef Kind) {
-  for (auto Table : {nnConverters(), elementwiseConverters(), shapeConverters()})
+  for (auto Table : {nnConverters(), elementwiseConverters(), shapeConverters(),
+                     quantizedConverters()})
     for (const OpConverter &C : Table)
       if (Kind == C.Kind)
         return &C;

@@ -7,7 +7,8 @@
 //  - an int32 bias whose scale is not s_in * s_w[c], or a float bias, is
 //    requantized to it as PyTorch's kernels do at run time:
 //    b' = round((b - zp) * s_b / (s_in * s_w[c]));
-//  - the parameters go into the integer values' types, as insert-qdq writes.
+//  - the parameters go into the integer values' types, as insert-qdq writes;
+//  - quantize(dequantize(q)) with q's own parameters is q.
 #include "passes/Pass.h"
 #include "passes/ValueReplacement.h"
 #include "passes/quant/ImportedQDQ.h"
@@ -221,6 +222,22 @@ bool biasSameScale(const Value *B, float InScale, llvm::ArrayRef<float> WScales)
   return true;
 }
 
+/// quantize(dequantize(q)) with the same parameters and element type is q
+/// (round((q - z) s / s) + z = q): a data-movement op PyTorch ran on the
+/// quantized tensor (contiguous, a no-op view) left such a pair.
+bool removeRoundTrip(Graph &G, Node &Q) {
+  Node *D = Q.operand(0)->producer();
+  if (!D || !D->isOp("dequantize"))
+    return false;
+  auto PQ = qdqParams(Q), PD = qdqParams(*D);
+  Value *In = D->operand(0);
+  if (!PQ || !PD || !(*PQ == *PD) || In->type().Elem != Q.result()->type().Elem ||
+      !canReplaceValue(G, Q.result(), In))
+    return false;
+  replaceValue(G, Q.result(), In);
+  return true;
+}
+
 class AdoptImportedQDQ : public Pass {
 public:
   llvm::Expected<bool> run(Graph &G, PassStats &Stats) override {
@@ -245,6 +262,11 @@ public:
     for (Node *N : Nodes)
       if ((N->isOp("quantize") || N->isOp("dequantize")) && annotate(G, *N)) {
         Stats.add("annotated");
+        Changed = true;
+      }
+    for (Node *N : Nodes)
+      if (N->isOp("quantize") && removeRoundTrip(G, *N)) {
+        Stats.add("round-trips-removed");
         Changed = true;
       }
     std::vector<std::string> KeptFloat;
@@ -304,8 +326,9 @@ private:
     eraseIfDeadConstant(G, FB); // quantizeBias read it
     if (QB) {
       N.setOperand(unsigned(B), QB);
-      Stats.add(biasSameScale(Bias, InQ->Scales[0], WScales) ? "biases-per-channel"
-                                                              : "biases-requantized");
+      Stats.add(Bias->constant()                               ? "biases-quantized"
+                : biasSameScale(Bias, InQ->Scales[0], WScales) ? "biases-per-channel"
+                                                               : "biases-requantized");
       Changed = true;
     }
     return Changed;

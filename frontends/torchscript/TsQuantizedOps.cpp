@@ -1,0 +1,349 @@
+// Quantized TorchScript (eager-mode and FX post-training quantization, QAT
+// after convert) -> the QDQ form QDQ ONNX has. A quantized tensor is an IR
+// value of u8 (quint8) or i8 (qint8) whose type carries its scale and zero
+// point; each quantized:: op becomes dequantize -> float op -> quantize with
+// the op's output parameters, its weight unpacked from the packed
+// parameters (libtorch's own quantized::*_unpack ops) as an integer
+// constant read through dequantize, its bias float. adopt-imported-qdq then
+// makes that kiln's int8 form, keeping the model's scales.
+#include "frontends/torchscript/TsConverter.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+
+namespace kiln::ts_import {
+
+bool isQuantizedValue(const Value *V) {
+  return V && V->type().Quant && !V->type().Quant->isPerAxis() &&
+         (V->type().Elem == ElementType::U8 || V->type().Elem == ElementType::I8);
+}
+
+namespace {
+
+llvm::Error finish(NodeConverter &C, llvm::Expected<Value *> V) {
+  if (!V)
+    return V.takeError();
+  C.setTensorOutput(0, *V);
+  return C.takeError();
+}
+
+/// quantize(X) to E with one scale and zero point, carried by its type.
+llvm::Expected<Value *> quantizeTo(NodeConverter &C, Value *X, double Scale,
+                                   int64_t Zp, ElementType E) {
+  auto Q = C.emit("quantize", {X, C.constScalar(ElementType::F32, Scale),
+                               C.constScalar(E, double(Zp))});
+  if (!Q)
+    return Q;
+  TensorType T = (*Q)->type();
+  QuantParams P;
+  P.Scales = {float(Scale)};
+  P.ZeroPoints = {Zp};
+  T.Quant = P;
+  (*Q)->setType(T);
+  return Q;
+}
+
+llvm::Expected<Value *> dequantized(NodeConverter &C, Value *Q) {
+  if (!isQuantizedValue(Q))
+    return C.fail("expects a quantized tensor (quint8 or qint8, per tensor), "
+                  "got {0}",
+                  Q ? toString(Q->type()) : std::string("nothing"));
+  const QuantParams &P = *Q->type().Quant;
+  return C.emit("dequantize",
+                {Q, C.constScalar(ElementType::F32, P.Scales[0]),
+                 C.constScalar(Q->type().Elem, double(P.ZeroPoints[0]))});
+}
+
+/// The quantized operand I, dequantized.
+llvm::Expected<Value *> dequantizedOperand(NodeConverter &C, unsigned I) {
+  Value *V = C.tensor(I);
+  if (!V)
+    return C.takeError();
+  return dequantized(C, V);
+}
+
+/// The result in C's output 0 (float), with an optional fused ReLU, then
+/// quantized to the scale and zero point of operands ScaleAt, ScaleAt + 1,
+/// in the element type of Like.
+llvm::Error quantizeResult(NodeConverter &C, bool Relu, unsigned ScaleAt,
+                           const Value *Like) {
+  Value *Y = C.output(0).T;
+  if (Relu) {
+    auto R = C.emit("relu", {Y});
+    if (!R)
+      return R.takeError();
+    Y = *R;
+  }
+  double Scale = C.getDouble(ScaleAt);
+  int64_t Zp = int64_t(C.getDouble(ScaleAt + 1));
+  return finish(C, quantizeTo(C, Y, Scale, Zp, Like->type().Elem));
+}
+
+/// Runs libtorch's op Name (one overload-less schema) on Args, boxed.
+llvm::Expected<torch::jit::Stack> callTorchOp(NodeConverter &C, const char *Name,
+                                              torch::jit::Stack Args) {
+  try {
+    auto Op = c10::Dispatcher::singleton().findSchemaOrThrow(Name, "");
+    Op.callBoxed(&Args);
+  } catch (const std::exception &E) {
+    return C.fail("libtorch's {0} failed on the packed parameters: {1}", Name,
+                  E.what());
+  }
+  return Args;
+}
+
+/// The integer weight W (qint8/quint8, per tensor or per channel) as a
+/// constant read through dequantize.
+llvm::Expected<Value *> weightValue(NodeConverter &C, const at::Tensor &W) {
+  if (!W.is_quantized())
+    return C.fail("the packed weight is not quantized");
+  auto Levels = toKilnTensor(W.int_repr().contiguous());
+  if (!Levels)
+    return Levels.takeError();
+  ElementType E = Levels->type().Elem;
+  Value *Q = C.constant(std::move(*Levels));
+  if (W.qscheme() == at::kPerTensorAffine)
+    return C.emit("dequantize", {Q, C.constScalar(ElementType::F32, W.q_scale()),
+                                 C.constScalar(E, double(W.q_zero_point()))});
+  if (W.qscheme() != at::kPerChannelAffine &&
+      W.qscheme() != at::kPerChannelAffineFloatQParams)
+    return C.fail("weights quantized with {0} are not supported",
+                  c10::toString(W.qscheme()));
+  auto Scales = toKilnTensor(W.q_per_channel_scales().to(at::kFloat).contiguous());
+  auto Zps = toKilnTensor(
+      W.q_per_channel_zero_points().to(toScalarType(E)).contiguous());
+  if (!Scales)
+    return Scales.takeError();
+  if (!Zps)
+    return Zps.takeError();
+  return C.emit("dequantize",
+                {Q, C.constant(std::move(*Scales)), C.constant(std::move(*Zps))},
+                {{"axis", int64_t(W.q_per_channel_axis())}});
+}
+
+/// The float bias (or None) a packed-parameter unpack returned.
+llvm::Expected<Value *> biasValue(NodeConverter &C, const c10::IValue &B) {
+  if (B.isNone())
+    return nullptr;
+  auto T = toKilnTensor(B.toTensor().to(at::kFloat).contiguous());
+  if (!T)
+    return T.takeError();
+  return C.constant(std::move(*T));
+}
+
+std::vector<int64_t> intsOf(const c10::IValue &V) {
+  std::vector<int64_t> R;
+  for (const c10::IValue &E : V.toListRef())
+    R.push_back(E.toInt());
+  return R;
+}
+
+// quantized::conv2d[_relu] / conv_transpose2d(input, packed, scale, zp)
+llvm::Error convertQuantizedConv(NodeConverter &C, bool Relu) {
+  Value *XQ = C.tensor(0);
+  auto X = dequantizedOperand(C, 0);
+  if (!X)
+    return X.takeError();
+  c10::IValue Packed = C.in(1).C;
+  auto Unpacked = callTorchOp(C, "quantized::conv2d_unpack", {Packed});
+  if (!Unpacked)
+    return Unpacked.takeError();
+  ConvArgs A;
+  A.X = *X;
+  auto W = weightValue(C, (*Unpacked)[0].toTensor());
+  auto B = biasValue(C, (*Unpacked)[1]);
+  if (!W)
+    return W.takeError();
+  if (!B)
+    return B.takeError();
+  A.W = *W;
+  A.B = *B;
+  const std::pair<const char *, std::vector<int64_t> *> Lists[] = {
+      {"quantized::conv2d_stride", &A.Stride},
+      {"quantized::conv2d_padding", &A.Padding},
+      {"quantized::conv2d_dilation", &A.Dilation},
+      {"quantized::conv2d_output_padding", &A.OutputPadding}};
+  for (const auto &[Op, Into] : Lists) {
+    auto R = callTorchOp(C, Op, {Packed});
+    if (!R)
+      return R.takeError();
+    *Into = intsOf((*R)[0]);
+  }
+  auto Groups = callTorchOp(C, "quantized::conv2d_groups", {Packed});
+  auto Transposed = callTorchOp(C, "quantized::conv2d_transpose", {Packed});
+  if (!Groups)
+    return Groups.takeError();
+  if (!Transposed)
+    return Transposed.takeError();
+  A.Groups = (*Groups)[0].toInt();
+  A.Transposed = (*Transposed)[0].toInt() != 0;
+  if (llvm::Error E = emitConv(C, std::move(A)))
+    return E;
+  return quantizeResult(C, Relu, 2, XQ);
+}
+llvm::Error convertConv(NodeConverter &C) { return convertQuantizedConv(C, false); }
+llvm::Error convertConvRelu(NodeConverter &C) { return convertQuantizedConv(C, true); }
+
+// quantized::linear[_relu](input, packed, scale, zp)
+llvm::Error convertQuantizedLinear(NodeConverter &C, bool Relu) {
+  Value *XQ = C.tensor(0);
+  auto X = dequantizedOperand(C, 0);
+  if (!X)
+    return X.takeError();
+  auto Unpacked = callTorchOp(C, "quantized::linear_unpack", {C.in(1).C});
+  if (!Unpacked)
+    return Unpacked.takeError();
+  auto W = weightValue(C, (*Unpacked)[0].toTensor());
+  auto B = biasValue(C, (*Unpacked)[1]);
+  if (!W)
+    return W.takeError();
+  if (!B)
+    return B.takeError();
+  if (llvm::Error E = finish(C, C.emit("linear", {*X, *W, *B})))
+    return E;
+  return quantizeResult(C, Relu, 2, XQ);
+}
+llvm::Error convertLinear(NodeConverter &C) { return convertQuantizedLinear(C, false); }
+llvm::Error convertLinearRelu(NodeConverter &C) { return convertQuantizedLinear(C, true); }
+
+// quantized::add/mul[_relu](a, b, scale, zp)
+llvm::Error convertBinary(NodeConverter &C, llvm::StringRef Op, bool Relu) {
+  Value *AQ = C.tensor(0);
+  auto A = dequantizedOperand(C, 0), B = dequantizedOperand(C, 1);
+  if (!A)
+    return A.takeError();
+  if (!B)
+    return B.takeError();
+  if (llvm::Error E = finish(C, C.emit(Op, {*A, *B})))
+    return E;
+  return quantizeResult(C, Relu, 2, AQ);
+}
+llvm::Error convertAdd(NodeConverter &C) { return convertBinary(C, "add", false); }
+llvm::Error convertAddRelu(NodeConverter &C) { return convertBinary(C, "add", true); }
+llvm::Error convertMul(NodeConverter &C) { return convertBinary(C, "mul", false); }
+llvm::Error convertMulRelu(NodeConverter &C) { return convertBinary(C, "mul", true); }
+
+// quantized::hardswish(input, scale, zp)
+llvm::Error convertHardswish(NodeConverter &C) {
+  Value *XQ = C.tensor(0);
+  auto X = dequantizedOperand(C, 0);
+  if (!X)
+    return X.takeError();
+  if (llvm::Error E = finish(C, C.emit("hard_swish", {*X})))
+    return E;
+  return quantizeResult(C, false, 1, XQ);
+}
+
+// quantized::cat(tensors, dim, scale, zp)
+llvm::Error convertCat(NodeConverter &C) {
+  std::vector<Value *> Parts;
+  const Value *Like = nullptr;
+  for (const TsValue &V : C.getList(0)) {
+    if (!V.isTensor())
+      return C.fail("quantized::cat of a tensor known at compile time");
+    Like = Like ? Like : V.T;
+    auto D = dequantized(C, V.T);
+    if (!D)
+      return D.takeError();
+    Parts.push_back(*D);
+  }
+  if (!Like)
+    return C.fail("quantized::cat of no tensors");
+  if (llvm::Error E = finish(C, C.emit("concat", Parts, {{"axis", C.getInt(1)}})))
+    return E;
+  return quantizeResult(C, false, 2, Like);
+}
+
+// aten::quantize_per_tensor(input, scale, zero_point, dtype)
+llvm::Error convertQuantizePerTensor(NodeConverter &C) {
+  Value *X = C.tensor(0);
+  double Scale = C.getDouble(1);
+  int64_t Zp = int64_t(C.getDouble(2));
+  auto Type = c10::ScalarType(C.getInt(3));
+  if (llvm::Error E = C.takeError())
+    return E;
+  if (Type != c10::ScalarType::QUInt8 && Type != c10::ScalarType::QInt8)
+    return C.fail("quantizing to {0} is not supported (quint8 and qint8 are)",
+                  c10::toString(Type));
+  return finish(C, quantizeTo(C, X, Scale, Zp,
+                              Type == c10::ScalarType::QUInt8 ? ElementType::U8
+                                                              : ElementType::I8));
+}
+
+// aten::dequantize(quantized)
+llvm::Error convertDequantize(NodeConverter &C) {
+  return finish(C, dequantizedOperand(C, 0));
+}
+
+const OpConverter Table[] = {
+    {"aten::quantize_per_tensor", convertQuantizePerTensor},
+    {"aten::dequantize", convertDequantize},
+    {"quantized::conv2d", convertConv},
+    {"quantized::conv2d_relu", convertConvRelu},
+    {"quantized::conv_transpose2d", convertConv},
+    {"quantized::linear", convertLinear},
+    {"quantized::linear_relu", convertLinearRelu},
+    {"quantized::add", convertAdd},
+    {"quantized::add_relu", convertAddRelu},
+    {"quantized::mul", convertMul},
+    {"quantized::mul_relu", convertMulRelu},
+    {"quantized::hardswish", convertHardswish},
+    {"quantized::cat", convertCat},
+};
+
+} // namespace
+
+llvm::ArrayRef<OpConverter> quantizedConverters() { return Table; }
+
+bool isQuantizedOpKind(llvm::StringRef Kind) {
+  for (const OpConverter &C : Table)
+    if (Kind == C.Kind)
+      return true;
+  return false;
+}
+
+llvm::Expected<const Value *> dequantizeOperands(NodeConverter &C) {
+  const Value *First = nullptr;
+  for (unsigned I = 0; I < C.numInputs(); ++I) {
+    const TsValue &V = C.in(I);
+    if (!V.isTensor() || !isQuantizedValue(V.T))
+      continue;
+    First = First ? First : V.T;
+    auto D = dequantized(C, V.T);
+    if (!D)
+      return D.takeError();
+    C.replaceInput(I, TsValue::tensor(*D));
+  }
+  return First;
+}
+
+llvm::Error requantizeOutputs(NodeConverter &C, const Value *In) {
+  const QuantParams &P = *In->type().Quant;
+  ElementType E = In->type().Elem;
+  double Scale = P.Scales[0];
+  int64_t Zp = P.ZeroPoints[0];
+  std::string Kind = C.kind();
+  if (!Kind.empty() && Kind.back() == '_')
+    Kind.pop_back();
+  // PyTorch's quantized sigmoid, hardsigmoid and tanh fix their output
+  // range: [0, 1) and [-1, 1) in 256 levels.
+  int64_t Low = E == ElementType::U8 ? 0 : -128;
+  if (Kind == "aten::sigmoid" || Kind == "aten::hardsigmoid") {
+    Scale = 1.0 / 256;
+    Zp = Low;
+  } else if (Kind == "aten::tanh") {
+    Scale = 2.0 / 256;
+    Zp = Low + 128;
+  }
+  for (unsigned I = 0; I < C.numOutputs(); ++I) {
+    const TsValue &V = C.output(I);
+    if (!V.isTensor() || !isFloatType(V.T->type().Elem))
+      continue;
+    auto Q = quantizeTo(C, V.T, Scale, Zp, E);
+    if (!Q)
+      return Q.takeError();
+    C.setTensorOutput(I, *Q);
+  }
+  return llvm::Error::success();
+}
+
+} // namespace kiln::ts_import
