@@ -10,6 +10,7 @@
 #include "IR/Graph.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/Optional.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -39,6 +40,29 @@ struct PassSummary {
   bool Changed = false;
   std::map<std::string, int64_t> Counts;
 };
+
+/// When the model arrived quantized, what adopt-imported-qdq found: the
+/// weighted layers that keep the model's own scales, and those kept float
+/// (its warning names each one and why).
+struct ArrivedQuantized {
+  int64_t KeptScales = 0, KeptFloat = 0;
+};
+inline llvm::Optional<ArrivedQuantized>
+arrivedQuantized(const std::vector<PassSummary> &Passes) {
+  llvm::Optional<ArrivedQuantized> A;
+  for (const PassSummary &S : Passes) {
+    if (S.Name != "adopt-imported-qdq")
+      continue;
+    auto Count = [&](const char *K) {
+      auto It = S.Counts.find(K);
+      return It == S.Counts.end() ? int64_t(0) : It->second;
+    };
+    if (Count("layers-kept-scales") + Count("layers-kept-float") == 0)
+      continue;
+    A = ArrivedQuantized{Count("layers-kept-scales"), Count("layers-kept-float")};
+  }
+  return A;
+}
 
 /// Everything a target's emit step is given besides the graph: where to
 /// write, what the driver did before, and the hooks that belong to the

@@ -33,6 +33,9 @@ inline void fillMetadata(fb::MetadataT &MD, const EmitRequest &R,
   MD.pipeline = R.Pipeline;
   for (const PassSummary &P : R.Passes)
     MD.passes.push_back(P.Name);
+  // A model that arrived quantized is static int8 with its own scales.
+  if (Mode == QuantizeMode::None && arrivedQuantized(R.Passes))
+    Mode = QuantizeMode::Int8;
   MD.quantization = fileQuantization(Mode);
   MD.source_model = llvm::sys::path::filename(R.Input).str();
 }

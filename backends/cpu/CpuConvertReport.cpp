@@ -38,6 +38,16 @@ llvm::json::Object histogramJson(const OpHistogram &H) {
   return J;
 }
 
+/// null for a float model; else the layers that keep the model's scales
+/// and those kept float.
+llvm::json::Value arrivedQuantizedJson(const std::vector<PassSummary> &Passes) {
+  auto A = arrivedQuantized(Passes);
+  if (!A)
+    return nullptr;
+  return llvm::json::Object{{"layers_kept_scales", A->KeptScales},
+                            {"layers_kept_float", A->KeptFloat}};
+}
+
 class CpuConvertReport final : public TargetReport {
 public:
   CpuConvertReport(CpuCompileResult C, CpuConvertFacts F)
@@ -76,6 +86,10 @@ public:
          << P.PaddingBytes << " bytes of padding)\n";
     if (Quantized)
       printQuantizeSummary(OS, Facts.Quantize, Compiled, FloatLayers, Stats);
+    if (auto A = arrivedQuantized(R.Passes))
+      OS << "  arrived:    quantized; " << A->KeptScales
+         << " layers keep the model's own int8 scales, " << A->KeptFloat
+         << " stay float\n";
     if (!Stats)
       return;
     OS << "passes:\n";
@@ -133,6 +147,7 @@ public:
         {"file_bytes", int64_t(Facts.FileBytes)},
         {"weight_bytes", int64_t(WeightBytes)},
         {"source_hash", hashToHex(Facts.SourceHash)},
+        {"arrived_quantized", arrivedQuantizedJson(R.Passes)},
         {"prepack", llvm::json::Object{{"mode", Facts.Prepack},
                                        {"blocked_weights", P.Tensors},
                                        {"isa", P.Isa},

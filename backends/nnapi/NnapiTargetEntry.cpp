@@ -24,7 +24,9 @@ public:
       : Input(R.Input), Output(R.Output), Pipeline(R.Pipeline),
         C(std::move(C)), FileBytes(FileBytes),
         Precision(std::move(Precision)),
-        Int8(R.Quantize && R.Quantize->Mode == QuantizeMode::Int8) {}
+        Int8((R.Quantize && R.Quantize->Mode == QuantizeMode::Int8) ||
+             arrivedQuantized(R.Passes)),
+        Arrived(arrivedQuantized(R.Passes)) {}
 
   void print(llvm::raw_ostream &OS, bool Stats) const override {
     OS << Input << " -> " << Output << " (target nnapi, " << Pipeline << ")\n"
@@ -44,6 +46,10 @@ public:
       OS << "  int8 -> float: " << conversions()
          << " QUANTIZE/DEQUANTIZE inside the NNAPI model"
          << (C.FloatIslands.empty() ? "" : " (--stats says why)") << "\n";
+    if (Arrived)
+      OS << "  arrived:       quantized; " << Arrived->KeptScales
+         << " layers keep the model's own int8 scales, " << Arrived->KeptFloat
+         << " stay float\n";
     OS << "  file:          " << FileBytes << " bytes\n";
     if (!Stats)
       return;
@@ -82,7 +88,12 @@ public:
                               {"quantize_conversions", conversions()},
                               {"float_islands",
                                llvm::json::Array(C.FloatIslands)},
-                              {"file_bytes", int64_t(FileBytes)}};
+                              {"file_bytes", int64_t(FileBytes)},
+                              {"arrived_quantized",
+                               Arrived ? llvm::json::Value(llvm::json::Object{
+                                             {"layers_kept_scales", Arrived->KeptScales},
+                                             {"layers_kept_float", Arrived->KeptFloat}})
+                                       : llvm::json::Value(nullptr)}};
   }
 
 private:
@@ -102,6 +113,7 @@ private:
   uint64_t FileBytes;
   std::string Precision;
   bool Int8;
+  llvm::Optional<ArrivedQuantized> Arrived;
 };
 
 llvm::Expected<int32_t> featureLevelOption(const EmitRequest &R) {
@@ -135,7 +147,7 @@ emitNnapi(const Graph &G, const EmitRequest &R) {
   if (llvm::Error E = writeRequestedKilnFile(R, Compiled->Module, FileBytes))
     return E;
   std::string Precision =
-      Mode == QuantizeMode::Int8
+      Mode == QuantizeMode::Int8 || arrivedQuantized(R.Passes)
           ? (Compiled->LoweredLevel >= 30
                  ? "int8 (TENSOR_QUANT8_ASYMM_SIGNED activations, per-channel "
                    "weights)"
