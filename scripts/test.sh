@@ -137,7 +137,12 @@ if [ "$PRESET" = release ]; then
   # other inputs (wholemodel-O2: the same interpreter and runtime on larger
   # models; conformance-core: a subset of conformance-all) and tests of
   # single-threaded code (the mutant corpus through the loader, the NNAPI
-  # and Metal targets, the install). oneDNN and libgomp are not
+  # and Metal targets, the install), and the lit tests that only run larger
+  # models through the same converter threads for their numbers (the
+  # TorchScript fixtures and the pre-quantized models, the int8 accuracy
+  # runs on them, the NNAPI host device's int8 run: LIT_FILTER_OUT below;
+  # about 230 s in the release build, many times that under TSan): the
+  # release stage runs them once. oneDNN and libgomp are not
   # instrumented, so their races are suppressed (test/tsan.supp). GCC 12's
   # TSan cannot start under the high-entropy address randomization of some
   # newer kernels ("unexpected memory mapping"), so the tests run without
@@ -152,7 +157,8 @@ if [ "$PRESET" = release ]; then
     if setarch "$(uname -m)" -R true 2>/dev/null; then
       NoAslr=(setarch "$(uname -m)" -R)
     fi
-    "${NoAslr[@]}" ctest --preset tsan -R \
+    local Heavy='(torchscript-import/(fixtures|quantize-modes)|quant/(prequantized-|quantize-torchscript|int8-mobile-zoo-isolated)|nnapi/shapes-mobile-int8)'
+    LIT_FILTER_OUT="$Heavy" "${NoAslr[@]}" ctest --preset tsan -R \
       '^(lit|unit-(support|ir|interpreter|interpreter-nn|onnx|passes|quant|runtime|tooling)|conformance-all|cpu-e2e|fuzz-regressions.*)$'
   }
   stage "ctest (tsan)" tsanSuite

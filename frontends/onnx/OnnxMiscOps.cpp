@@ -1,4 +1,4 @@
-// ONNX constants, reductions, quantization and resizing -> canonical IR.
+// ONNX constants, reductions and resizing -> canonical IR.
 // Constant's value/value_float(s)/value_int(s) become `const`; reduction axes
 // given as attributes (before opset 13 for ReduceSum, 18 for the others)
 // become an i64 operand; ReduceL1/L2/SumSquare/LogSum/LogSumExp are written
@@ -145,32 +145,6 @@ llvm::Error convertReduceLogSumExp(NodeImporter &N) {
   return sumBased(N, "exp", "log");
 }
 
-/// A 1-element 1-D constant as the rank-0 constant of the same value: ONNX
-/// Runtime reads a 1-element scale or zero point as per tensor whatever
-/// `axis` says, and torch.onnx.export writes per-tensor parameters so.
-Value *perTensorScalar(NodeImporter &N, Value *V) {
-  if (!V || !V->constant() || V->type().rank() != 1 ||
-      V->constant()->numElements() != 1)
-    return V;
-  const Tensor &T = *V->constant();
-  return N.constant(Tensor(TensorType(T.type().Elem, {}), T.buffer()));
-}
-
-llvm::Error quant(NodeImporter &N, llvm::StringRef Op) {
-  auto X = N.required(0), S = N.required(1);
-  if (!X)
-    return X.takeError();
-  if (!S)
-    return S.takeError();
-  Value *Scale = perTensorScalar(N, *S), *Zp = perTensorScalar(N, N.input(2));
-  return finish(N, N.emitNode(Op, {*X, Scale, Zp},
-                              {{"axis", N.attrInt("axis", 1)}}));
-}
-llvm::Error convertQuantize(NodeImporter &N) { return quant(N, "quantize"); }
-llvm::Error convertDequantize(NodeImporter &N) {
-  return quant(N, "dequantize");
-}
-
 /// An operand that is a constant with no elements stands for "absent".
 Value *nonEmpty(Value *V) {
   if (V && V->constant() && V->constant()->numElements() == 0)
@@ -249,8 +223,6 @@ const OpConverter Converters[] = {
     {"ReduceSumSquare", convertReduceSumSquare, 1},
     {"ReduceLogSum", convertReduceLogSum, 1},
     {"ReduceLogSumExp", convertReduceLogSumExp, 1},
-    {"QuantizeLinear", convertQuantize, 10},
-    {"DequantizeLinear", convertDequantize, 10},
     {"Upsample", convertUpsample, 7},
     {"Resize", convertResize, 10},
 };

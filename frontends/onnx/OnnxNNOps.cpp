@@ -76,11 +76,10 @@ std::vector<int64_t> weightKernel(const Value *W) {
   return K;
 }
 
-llvm::Error convertConv(NodeImporter &N) {
-  auto X = N.required(0), W = N.required(1);
-  if (!X) return X.takeError();
-  if (!W) return W.takeError();
-  const TensorType &XT = (*X)->type(), &WT = (*W)->type();
+} // namespace
+
+llvm::Expected<Node *> emitConv(NodeImporter &N, Value *X, Value *W, Value *B) {
+  const TensorType &XT = X->type(), &WT = W->type();
   if (XT.rank() < 3 || WT.rank() != XT.rank())
     return N.fail("input {0} and weight {1} must have the same rank >= 3",
                   toString(XT), toString(WT));
@@ -91,14 +90,23 @@ llvm::Error convertConv(NodeImporter &N) {
   if (C.isStatic() && C.size() % Group != 0)
     return N.fail("group={0} does not divide {1} input channels", Group,
                   C.size());
-  auto Win = readWindow(N, *X, N.attrInts("kernel_shape", weightKernel(*W)));
+  auto Win = readWindow(N, X, N.attrInts("kernel_shape", weightKernel(W)));
   if (!Win)
     return Win.takeError();
-  return finish(N, N.emitNode("conv", {*X, *W, N.input(2)},
-                              {{"strides", Win->Strides},
-                               {"pads", Win->Pads},
-                               {"dilations", Win->Dilations},
-                               {"group", Group}}));
+  return N.emitNode("conv", {X, W, B},
+                    {{"strides", Win->Strides},
+                     {"pads", Win->Pads},
+                     {"dilations", Win->Dilations},
+                     {"group", Group}});
+}
+
+namespace {
+
+llvm::Error convertConv(NodeImporter &N) {
+  auto X = N.required(0), W = N.required(1);
+  if (!X) return X.takeError();
+  if (!W) return W.takeError();
+  return finish(N, emitConv(N, *X, *W, N.input(2)));
 }
 
 /// ConvTranspose: output_shape (or SAME_* auto_pad) is turned into pads and

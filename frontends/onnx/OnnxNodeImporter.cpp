@@ -244,7 +244,7 @@ const OpConverter *findConverter(llvm::StringRef Domain,
   static const llvm::StringMap<const OpConverter *> Table = [] {
     llvm::StringMap<const OpConverter *> T;
     for (auto Family : {elementwiseConverters(), nnConverters(),
-                        shapeConverters(), miscConverters()})
+                        shapeConverters(), miscConverters(), quantConverters()})
       for (const OpConverter &C : Family)
         T[C.OpType] = &C;
     return T;

@@ -130,6 +130,11 @@ llvm::ArrayRef<OpConverter> elementwiseConverters();
 llvm::ArrayRef<OpConverter> nnConverters();
 llvm::ArrayRef<OpConverter> shapeConverters();
 llvm::ArrayRef<OpConverter> miscConverters();
+llvm::ArrayRef<OpConverter> quantConverters();
+
+/// Conv's attributes (kernel_shape, strides, dilations, pads, auto_pad,
+/// group) on N, checked against X and W, as a conv of X, W and B.
+llvm::Expected<Node *> emitConv(NodeImporter &N, Value *X, Value *W, Value *B);
 
 /// The converter for (Domain, OpType), or null.
 const OpConverter *findConverter(llvm::StringRef Domain, llvm::StringRef OpType);
