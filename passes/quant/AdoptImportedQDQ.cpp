@@ -8,7 +8,8 @@
 //    requantized to it as PyTorch's kernels do at run time:
 //    b' = round((b - zp) * s_b / (s_in * s_w[c]));
 //  - the parameters go into the integer values' types, as insert-qdq writes;
-//  - quantize(dequantize(q)) with q's own parameters is q.
+//  - quantize(dequantize(q)) with q's own parameters is q, and a reshape of
+//    a quantized value runs as dequantize -> reshape -> quantize (exact).
 #include "passes/Pass.h"
 #include "passes/ValueReplacement.h"
 #include "passes/quant/ImportedQDQ.h"
@@ -16,7 +17,10 @@
 #include "passes/quant/QuantizableOps.h"
 #include "passes/quant/WeightQuantization.h"
 
+#include "IR/OpRegistry.h"
 #include "Support/Logging.h"
+
+#include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
 
@@ -47,6 +51,44 @@ std::vector<int64_t> shifted(std::vector<int64_t> Zp, int64_t By) {
   for (int64_t &Z : Zp)
     Z += By;
   return Zp;
+}
+
+/// A reshape-like op on a quantized value (ONNX Runtime's QOperator models
+/// reshape uint8 tensors) runs between dequantize and quantize with the
+/// value's own parameters instead, the form backends move int8 values in:
+/// movement(q) -> quantize(movement(dequantize(q))), exact.
+bool moveThroughFloat(Graph &G, Node &M) {
+  static const char *const Moves[] = {"reshape", "flatten", "transpose",
+                                      "squeeze", "unsqueeze", "identity"};
+  if (!llvm::any_of(Moves, [&](const char *Op) { return M.isOp(Op); }) ||
+      M.numResults() != 1 || G.isOutput(M.result()))
+    return false;
+  Node *Q = M.operand(0)->producer();
+  if (!Q || !Q->isOp("quantize") || !qdqParams(*Q) || qdqParams(*Q)->isPerAxis())
+    return false;
+  const OpRegistry &R = OpRegistry::instance();
+  std::vector<Value *> Params(Q->operands().begin() + 1, Q->operands().end());
+  std::vector<Value *> DOps = {Q->result()};
+  DOps.insert(DOps.end(), Params.begin(), Params.end());
+  Node *D = G.createNode(R.get("dequantize"), DOps,
+                         {TensorType(ElementType::F32, Q->result()->type().Dims)},
+                         {}, &M);
+  D->setSources(Q->sources());
+  M.setOperand(0, D->result());
+  Value *Y = M.result();
+  TensorType Int = Y->type();
+  Y->setType(TensorType(ElementType::F32, Int.Dims));
+  std::vector<Value *> QOps = {Y};
+  QOps.insert(QOps.end(), Params.begin(), Params.end());
+  Node *Requant = G.createNode(R.get("quantize"), QOps, {Int}, {}, nodeAfter(&M));
+  Requant->setSources(M.sources());
+  std::vector<std::pair<Node *, unsigned>> Users;
+  for (const Use &U : Y->uses())
+    if (U.User != Requant)
+      Users.push_back({U.User, U.Index});
+  for (auto &[User, Index] : Users)
+    User->setOperand(Index, Requant->result());
+  return true;
 }
 
 /// quantize to u8 whose every user is a dequantize: both sides move to i8.
@@ -245,6 +287,14 @@ public:
     for (Node &N : G.nodes())
       Nodes.push_back(&N);
     bool Changed = false;
+    for (Node *N : Nodes)
+      if (moveThroughFloat(G, *N)) {
+        Stats.add("int8-moves-through-float");
+        Changed = true;
+      }
+    Nodes.clear();
+    for (Node &N : G.nodes())
+      Nodes.push_back(&N);
     for (Node *N : Nodes)
       if (N->isOp("quantize") && shiftQuantizeToI8(G, *N)) {
         Stats.add("u8-activations-to-i8");
