@@ -46,6 +46,19 @@ struct PassSummary {
 /// (its warning names each one and why).
 struct ArrivedQuantized {
   int64_t KeptScales = 0, KeptFloat = 0;
+  /// Dynamically quantized layers (int8 weights, inputs quantized at run
+  /// time), as torch.ao.quantization.quantize_dynamic makes them.
+  int64_t Dynamic = 0;
+  /// "quantized; 21 layers keep the model's own int8 scales, 0 stay float"
+  /// (", 2 dynamic int8" when there are such layers).
+  std::string summary() const {
+    std::string S = "quantized; " + std::to_string(KeptScales) +
+                    " layers keep the model's own int8 scales, " +
+                    std::to_string(KeptFloat) + " stay float";
+    if (Dynamic)
+      S += ", " + std::to_string(Dynamic) + " dynamic int8";
+    return S;
+  }
 };
 inline llvm::Optional<ArrivedQuantized>
 arrivedQuantized(const std::vector<PassSummary> &Passes) {
@@ -57,9 +70,12 @@ arrivedQuantized(const std::vector<PassSummary> &Passes) {
       auto It = S.Counts.find(K);
       return It == S.Counts.end() ? int64_t(0) : It->second;
     };
-    if (Count("layers-kept-scales") + Count("layers-kept-float") == 0)
+    if (Count("layers-kept-scales") + Count("layers-kept-float") +
+            Count("layers-dynamic-int8") ==
+        0)
       continue;
-    A = ArrivedQuantized{Count("layers-kept-scales"), Count("layers-kept-float")};
+    A = ArrivedQuantized{Count("layers-kept-scales"), Count("layers-kept-float"),
+                         Count("layers-dynamic-int8")};
   }
   return A;
 }

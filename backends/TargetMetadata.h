@@ -34,8 +34,9 @@ inline void fillMetadata(fb::MetadataT &MD, const EmitRequest &R,
   for (const PassSummary &P : R.Passes)
     MD.passes.push_back(P.Name);
   // A model that arrived quantized is static int8 with its own scales.
-  if (Mode == QuantizeMode::None && arrivedQuantized(R.Passes))
-    Mode = QuantizeMode::Int8;
+  if (auto A = arrivedQuantized(R.Passes); A && Mode == QuantizeMode::None)
+    Mode = A->KeptScales || !A->Dynamic ? QuantizeMode::Int8
+                                        : QuantizeMode::Int8Dynamic;
   MD.quantization = fileQuantization(Mode);
   MD.source_model = llvm::sys::path::filename(R.Input).str();
 }

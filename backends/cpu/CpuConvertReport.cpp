@@ -45,7 +45,8 @@ llvm::json::Value arrivedQuantizedJson(const std::vector<PassSummary> &Passes) {
   if (!A)
     return nullptr;
   return llvm::json::Object{{"layers_kept_scales", A->KeptScales},
-                            {"layers_kept_float", A->KeptFloat}};
+                            {"layers_kept_float", A->KeptFloat},
+                            {"layers_dynamic_int8", A->Dynamic}};
 }
 
 class CpuConvertReport final : public TargetReport {
@@ -87,9 +88,7 @@ public:
     if (Quantized)
       printQuantizeSummary(OS, Facts.Quantize, Compiled, FloatLayers, Stats);
     if (auto A = arrivedQuantized(R.Passes))
-      OS << "  arrived:    quantized; " << A->KeptScales
-         << " layers keep the model's own int8 scales, " << A->KeptFloat
-         << " stay float\n";
+      OS << "  arrived:    " << A->summary() << "\n";
     if (!Stats)
       return;
     OS << "passes:\n";

@@ -17,6 +17,12 @@ namespace kiln {
 
 namespace {
 
+/// A model that arrived with static int8 layers (its own scales).
+bool arrivesStaticInt8(const EmitRequest &R) {
+  auto A = arrivedQuantized(R.Passes);
+  return A && A->KeptScales > 0;
+}
+
 class NnapiConvertReport final : public TargetReport {
 public:
   NnapiConvertReport(const EmitRequest &R, NnapiCompileResult C,
@@ -25,7 +31,7 @@ public:
         C(std::move(C)), FileBytes(FileBytes),
         Precision(std::move(Precision)),
         Int8((R.Quantize && R.Quantize->Mode == QuantizeMode::Int8) ||
-             arrivedQuantized(R.Passes)),
+             arrivesStaticInt8(R)),
         Arrived(arrivedQuantized(R.Passes)) {}
 
   void print(llvm::raw_ostream &OS, bool Stats) const override {
@@ -47,9 +53,7 @@ public:
          << " QUANTIZE/DEQUANTIZE inside the NNAPI model"
          << (C.FloatIslands.empty() ? "" : " (--stats says why)") << "\n";
     if (Arrived)
-      OS << "  arrived:       quantized; " << Arrived->KeptScales
-         << " layers keep the model's own int8 scales, " << Arrived->KeptFloat
-         << " stay float\n";
+      OS << "  arrived:       " << Arrived->summary() << "\n";
     OS << "  file:          " << FileBytes << " bytes\n";
     if (!Stats)
       return;
@@ -92,7 +96,8 @@ public:
                               {"arrived_quantized",
                                Arrived ? llvm::json::Value(llvm::json::Object{
                                              {"layers_kept_scales", Arrived->KeptScales},
-                                             {"layers_kept_float", Arrived->KeptFloat}})
+                                             {"layers_kept_float", Arrived->KeptFloat},
+                                             {"layers_dynamic_int8", Arrived->Dynamic}})
                                        : llvm::json::Value(nullptr)}};
   }
 
@@ -147,7 +152,7 @@ emitNnapi(const Graph &G, const EmitRequest &R) {
   if (llvm::Error E = writeRequestedKilnFile(R, Compiled->Module, FileBytes))
     return E;
   std::string Precision =
-      Mode == QuantizeMode::Int8 || arrivedQuantized(R.Passes)
+      Mode == QuantizeMode::Int8 || arrivesStaticInt8(R)
           ? (Compiled->LoweredLevel >= 30
                  ? "int8 (TENSOR_QUANT8_ASYMM_SIGNED activations, per-channel "
                    "weights)"
@@ -155,6 +160,9 @@ emitNnapi(const Graph &G, const EmitRequest &R) {
                    "shifted by 128, per-channel weights)")
       : Mode == QuantizeMode::Fp16
           ? "fp32 operands, computation relaxed to fp16"
+      : arrivedQuantized(R.Passes)
+          ? "fp32 (the model's dynamic int8 layers run in float: NNAPI has "
+            "no dynamic quantization)"
           : "fp32";
   return std::make_unique<NnapiConvertReport>(R, std::move(*Compiled),
                                               FileBytes, Precision);

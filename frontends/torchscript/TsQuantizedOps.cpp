@@ -5,7 +5,8 @@
 // the op's output parameters, its weight unpacked from the packed
 // parameters (libtorch's own quantized::*_unpack ops) as an integer
 // constant read through dequantize, its bias float. adopt-imported-qdq then
-// makes that kiln's int8 form, keeping the model's scales.
+// makes that kiln's int8 form, keeping the model's scales. Dynamically
+// quantized linears become kiln's int8-dynamic form.
 #include "frontends/torchscript/TsConverter.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -205,6 +206,41 @@ llvm::Error convertQuantizedLinear(NodeConverter &C, bool Relu) {
 llvm::Error convertLinear(NodeConverter &C) { return convertQuantizedLinear(C, false); }
 llvm::Error convertLinearRelu(NodeConverter &C) { return convertQuantizedLinear(C, true); }
 
+// quantized::linear[_relu]_dynamic(input, packed, reduce_range): dynamic
+// quantization (torch.ao.quantization.quantize_dynamic) as kiln's
+// int8-dynamic form: int8 weights, the float input quantized per tensor at
+// run time (dynamic_quantize -> dequantize), a float result.
+llvm::Error convertQuantizedLinearDynamic(NodeConverter &C, bool Relu) {
+  Value *X = C.tensor(0);
+  if (!X)
+    return C.takeError();
+  auto DQ = C.emitNode("dynamic_quantize", {X}, {{"to", std::string("i8")}}, 3);
+  if (!DQ)
+    return DQ.takeError();
+  auto XD = C.emit("dequantize", {(*DQ)->result(0), (*DQ)->result(1), (*DQ)->result(2)});
+  if (!XD)
+    return XD.takeError();
+  auto Unpacked = callTorchOp(C, "quantized::linear_unpack", {C.in(1).C});
+  if (!Unpacked)
+    return Unpacked.takeError();
+  auto W = weightValue(C, (*Unpacked)[0].toTensor());
+  auto B = biasValue(C, (*Unpacked)[1]);
+  if (!W)
+    return W.takeError();
+  if (!B)
+    return B.takeError();
+  auto Y = C.emit("linear", {*XD, *W, *B});
+  if (Y && Relu)
+    Y = C.emit("relu", {*Y});
+  return finish(C, std::move(Y));
+}
+llvm::Error convertLinearDynamic(NodeConverter &C) {
+  return convertQuantizedLinearDynamic(C, false);
+}
+llvm::Error convertLinearReluDynamic(NodeConverter &C) {
+  return convertQuantizedLinearDynamic(C, true);
+}
+
 // quantized::add/mul[_relu](a, b, scale, zp)
 llvm::Error convertBinary(NodeConverter &C, llvm::StringRef Op, bool Relu) {
   Value *AQ = C.tensor(0);
@@ -282,6 +318,8 @@ const OpConverter Table[] = {
     {"quantized::conv_transpose2d", convertConv},
     {"quantized::linear", convertLinear},
     {"quantized::linear_relu", convertLinearRelu},
+    {"quantized::linear_dynamic", convertLinearDynamic},
+    {"quantized::linear_relu_dynamic", convertLinearReluDynamic},
     {"quantized::add", convertAdd},
     {"quantized::add_relu", convertAddRelu},
     {"quantized::mul", convertMul},

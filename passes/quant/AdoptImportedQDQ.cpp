@@ -345,6 +345,13 @@ private:
     if (!In || !In->isOp("dequantize") || !W || !W->isOp("dequantize") ||
         !W->operand(0)->constant() || !W->operand(0)->type().Quant)
       return false;
+    // Dynamic quantization (int8 weights, the input quantized at run time):
+    // already kiln's int8-dynamic form.
+    if (const Node *Dyn = In->operand(0)->producer();
+        Dyn && Dyn->isOp("dynamic_quantize")) {
+      Stats.add("layers-dynamic-int8");
+      return false;
+    }
     const auto &InQ = In->operand(0)->type().Quant;
     if (!InQ || InQ->isPerAxis() || In->operand(0)->type().Elem != ElementType::I8)
       return false;
