@@ -9,7 +9,9 @@ model and config it writes:
   NAME.CFG.ref.npz     PyTorch's own quantized output on NAME.input.npz
                        (QNNPACK's kernels: Debian's libtorch has no FBGEMM)
   NAME.input.npz, NAME.shape
-usage: make_fixtures.py [OUTDIR] [--only a,b]
+and mobilenet_v2.eager.{traced.pt,ref.npz}: torchvision's quantizable
+MobileNetV2 through eager-mode quantization (QuantStub, fuse_model).
+usage: make_fixtures.py [OUTDIR] [--only a,b,eager]
 """
 import argparse
 import importlib.util
@@ -99,6 +101,32 @@ def write(name, build, outdir):
         print("wrote", name, engine)
 
 
+def write_eager(outdir):
+    """Eager-mode post-training quantization, the classic workflow:
+    torchvision's quantizable MobileNetV2 (QuantStub/DeQuantStub,
+    FloatFunctional adds), fuse_model(), prepare, calibrate, convert."""
+    from torchvision.models import quantization as tq
+    torch.manual_seed(0)
+    torch.backends.quantized.engine = "qnnpack"
+    model = tq.mobilenet_v2(weights=None, quantize=False, width_mult=0.25,
+                            num_classes=10).eval()
+    randomize_bn(model, torch.Generator().manual_seed(1))
+    model.fuse_model()
+    model.qconfig = torch.ao.quantization.get_default_qconfig("qnnpack")
+    torch.ao.quantization.prepare(model, inplace=True)
+    gen = torch.Generator().manual_seed(2)
+    with torch.no_grad():
+        for _ in range(16):
+            model(torch.randn(2, 3, SIZE, SIZE, generator=gen))
+    torch.ao.quantization.convert(model, inplace=True)
+    x = torch.from_numpy(np.load(os.path.join(outdir, "mobilenet_v2.input.npz"))["x"])
+    base = os.path.join(outdir, "mobilenet_v2.eager")
+    with torch.no_grad():
+        np.savez(base + ".ref.npz", output=model(x).numpy())
+        torch.jit.trace(model, x).save(base + ".traced.pt")
+    print("wrote mobilenet_v2 eager")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -108,8 +136,12 @@ def main():
     os.makedirs(args.outdir, exist_ok=True)
     torch.set_num_threads(1)
     table = models()
-    for name in (args.only.split(",") if args.only else sorted(table)):
-        write(name, table[name], args.outdir)
+    names = args.only.split(",") if args.only else sorted(table) + ["eager"]
+    for name in names:
+        if name == "eager":
+            write_eager(args.outdir)
+        else:
+            write(name, table[name], args.outdir)
 
 
 if __name__ == "__main__":
