@@ -207,10 +207,27 @@ llvm::Error quantizeGraph(Graph &G, const QuantizeOptions &O,
     return usageError("--keep-float auto needs --quantize int8");
   if (O.Mode == QuantizeMode::None)
     return llvm::Error::success();
+  // A model that arrived quantized is requantized only on request (this
+  // mode): its own scales give way to calibrated ones, and the user is told.
+  if (llvm::any_of(G.nodes(), [](const Node &N) {
+        return N.isOp("quantize") || N.isOp("dequantize") ||
+               N.isOp("dynamic_quantize");
+      })) {
+    PassManager Own;
+    PassManager &PM = O.Passes ? *O.Passes : Own;
+    if (llvm::Error E = PM.runPass("strip-qdq", G))
+      return E;
+    log().warn("the model arrived quantized: --quantize {0} replaces its own "
+               "scales{1}; convert without --quantize to keep them",
+               quantizeModeName(O.Mode),
+               O.Mode == QuantizeMode::Int8 ? " with calibrated ones" : "");
+  }
   for (const Node &N : G.nodes())
     if (N.isOp("quantize") || N.isOp("dequantize") || N.isOp("dynamic_quantize"))
-      return inputError("the graph is already quantized (node '{0}' is {1}); "
-                        "quantize the float model instead",
+      return inputError("the graph stays quantized after removing its "
+                        "quantization (node '{0}' is {1}, whose integer result "
+                        "the model uses itself); quantize the float model "
+                        "instead",
                         N.displayName(), N.opName());
   // Int8: activations that no int8 output clamp applies become nodes again
   // (before --keep-float names are resolved, so `--keep-float hard_swish`
