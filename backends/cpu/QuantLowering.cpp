@@ -510,12 +510,17 @@ llvm::Error lowerDequantize(const Node &N, LoweringContext &Ctx) {
 }
 
 CpuSupport checkDynamicQuantize(const Node &N) {
-  for (unsigned R = 0; R < N.numResults(); ++R)
+  for (unsigned R = 0; R < N.numResults(); ++R) {
+    if (N.graph()->isOutput(N.result(R)))
+      return notSupported("its result '{0}' is a graph output; only "
+                          "dynamic_quantize -> dequantize runs on the CPU target",
+                          N.result(R)->name());
     for (const Use &U : N.result(R)->uses())
       if (!U.User->isOp("dequantize") || U.User->operand(0) != N.result(0))
         return notSupported("its results feed '{0}'; only dynamic_quantize -> "
                             "dequantize runs on the CPU target",
                             U.User->opName());
+  }
   return supported();
 }
 

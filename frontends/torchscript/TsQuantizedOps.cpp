@@ -184,12 +184,9 @@ llvm::Error convertQuantizedConv(NodeConverter &C, bool Relu) {
 llvm::Error convertConv(NodeConverter &C) { return convertQuantizedConv(C, false); }
 llvm::Error convertConvRelu(NodeConverter &C) { return convertQuantizedConv(C, true); }
 
-// quantized::linear[_relu](input, packed, scale, zp)
-llvm::Error convertQuantizedLinear(NodeConverter &C, bool Relu) {
-  Value *XQ = C.tensor(0);
-  auto X = dequantizedOperand(C, 0);
-  if (!X)
-    return X.takeError();
+/// linear(X, W, B) with the weight and bias of operand 1's packed
+/// parameters (LinearPackedParamsBase).
+llvm::Expected<Value *> linearOfPacked(NodeConverter &C, Value *X) {
   auto Unpacked = callTorchOp(C, "quantized::linear_unpack", {C.in(1).C});
   if (!Unpacked)
     return Unpacked.takeError();
@@ -199,7 +196,16 @@ llvm::Error convertQuantizedLinear(NodeConverter &C, bool Relu) {
     return W.takeError();
   if (!B)
     return B.takeError();
-  if (llvm::Error E = finish(C, C.emit("linear", {*X, *W, *B})))
+  return C.emit("linear", {X, *W, *B});
+}
+
+// quantized::linear[_relu](input, packed, scale, zp)
+llvm::Error convertQuantizedLinear(NodeConverter &C, bool Relu) {
+  Value *XQ = C.tensor(0);
+  auto X = dequantizedOperand(C, 0);
+  if (!X)
+    return X.takeError();
+  if (llvm::Error E = finish(C, linearOfPacked(C, *X)))
     return E;
   return quantizeResult(C, Relu, 2, XQ);
 }
@@ -220,16 +226,7 @@ llvm::Error convertQuantizedLinearDynamic(NodeConverter &C, bool Relu) {
   auto XD = C.emit("dequantize", {(*DQ)->result(0), (*DQ)->result(1), (*DQ)->result(2)});
   if (!XD)
     return XD.takeError();
-  auto Unpacked = callTorchOp(C, "quantized::linear_unpack", {C.in(1).C});
-  if (!Unpacked)
-    return Unpacked.takeError();
-  auto W = weightValue(C, (*Unpacked)[0].toTensor());
-  auto B = biasValue(C, (*Unpacked)[1]);
-  if (!W)
-    return W.takeError();
-  if (!B)
-    return B.takeError();
-  auto Y = C.emit("linear", {*XD, *W, *B});
+  auto Y = linearOfPacked(C, *XD);
   if (Y && Relu)
     Y = C.emit("relu", {*Y});
   return finish(C, std::move(Y));
