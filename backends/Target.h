@@ -60,9 +60,15 @@ struct ArrivedQuantized {
     return S;
   }
 };
+/// None when the model arrived float, or was quantized again on request
+/// (RequantizedOnRequest: a --quantize mode, whose strip-qdq removed the
+/// quantization adopt-imported-qdq counted).
 inline llvm::Optional<ArrivedQuantized>
-arrivedQuantized(const std::vector<PassSummary> &Passes) {
+arrivedQuantized(const std::vector<PassSummary> &Passes,
+                 bool RequantizedOnRequest) {
   llvm::Optional<ArrivedQuantized> A;
+  if (RequantizedOnRequest)
+    return A;
   for (const PassSummary &S : Passes) {
     if (S.Name != "adopt-imported-qdq")
       continue;

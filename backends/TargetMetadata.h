@@ -34,9 +34,10 @@ inline void fillMetadata(fb::MetadataT &MD, const EmitRequest &R,
   for (const PassSummary &P : R.Passes)
     MD.passes.push_back(P.Name);
   // A model that arrived quantized is static int8 with its own scales.
-  if (auto A = arrivedQuantized(R.Passes); A && Mode == QuantizeMode::None)
-    Mode = A->KeptScales || !A->Dynamic ? QuantizeMode::Int8
-                                        : QuantizeMode::Int8Dynamic;
+  if (auto A = arrivedQuantized(R.Passes, Mode != QuantizeMode::None))
+    Mode = A->KeptScales ? QuantizeMode::Int8
+           : A->Dynamic  ? QuantizeMode::Int8Dynamic
+                         : QuantizeMode::None; // every layer kept float
   MD.quantization = fileQuantization(Mode);
   MD.source_model = llvm::sys::path::filename(R.Input).str();
 }

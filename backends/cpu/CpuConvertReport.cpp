@@ -40,8 +40,9 @@ llvm::json::Object histogramJson(const OpHistogram &H) {
 
 /// null for a float model; else the layers that keep the model's scales
 /// and those kept float.
-llvm::json::Value arrivedQuantizedJson(const std::vector<PassSummary> &Passes) {
-  auto A = arrivedQuantized(Passes);
+llvm::json::Value arrivedQuantizedJson(const std::vector<PassSummary> &Passes,
+                                       QuantizeMode Mode) {
+  auto A = arrivedQuantized(Passes, Mode != QuantizeMode::None);
   if (!A)
     return nullptr;
   return llvm::json::Object{{"layers_kept_scales", A->KeptScales},
@@ -87,7 +88,7 @@ public:
          << P.PaddingBytes << " bytes of padding)\n";
     if (Quantized)
       printQuantizeSummary(OS, Facts.Quantize, Compiled, FloatLayers, Stats);
-    if (auto A = arrivedQuantized(R.Passes))
+    if (auto A = arrivedQuantized(R.Passes, Quantized))
       OS << "  arrived:    " << A->summary() << "\n";
     if (!Stats)
       return;
@@ -146,7 +147,7 @@ public:
         {"file_bytes", int64_t(Facts.FileBytes)},
         {"weight_bytes", int64_t(WeightBytes)},
         {"source_hash", hashToHex(Facts.SourceHash)},
-        {"arrived_quantized", arrivedQuantizedJson(R.Passes)},
+        {"arrived_quantized", arrivedQuantizedJson(R.Passes, Facts.Quantize.Mode)},
         {"prepack", llvm::json::Object{{"mode", Facts.Prepack},
                                        {"blocked_weights", P.Tensors},
                                        {"isa", P.Isa},

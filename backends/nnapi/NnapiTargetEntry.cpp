@@ -17,9 +17,15 @@ namespace kiln {
 
 namespace {
 
+/// What the model arrived with, unless --quantize replaced it.
+llvm::Optional<ArrivedQuantized> arrivedAs(const EmitRequest &R) {
+  return arrivedQuantized(R.Passes,
+                          R.Quantize && R.Quantize->Mode != QuantizeMode::None);
+}
+
 /// A model that arrived with static int8 layers (its own scales).
 bool arrivesStaticInt8(const EmitRequest &R) {
-  auto A = arrivedQuantized(R.Passes);
+  auto A = arrivedAs(R);
   return A && A->KeptScales > 0;
 }
 
@@ -32,7 +38,7 @@ public:
         Precision(std::move(Precision)),
         Int8((R.Quantize && R.Quantize->Mode == QuantizeMode::Int8) ||
              arrivesStaticInt8(R)),
-        Arrived(arrivedQuantized(R.Passes)) {}
+        Arrived(arrivedAs(R)) {}
 
   void print(llvm::raw_ostream &OS, bool Stats) const override {
     OS << Input << " -> " << Output << " (target nnapi, " << Pipeline << ")\n"
@@ -160,7 +166,7 @@ emitNnapi(const Graph &G, const EmitRequest &R) {
                    "shifted by 128, per-channel weights)")
       : Mode == QuantizeMode::Fp16
           ? "fp32 operands, computation relaxed to fp16"
-      : arrivedQuantized(R.Passes)
+      : arrivedAs(R) && arrivedAs(R)->Dynamic
           ? "fp32 (the model's dynamic int8 layers run in float: NNAPI has "
             "no dynamic quantization)"
           : "fp32";

@@ -105,8 +105,9 @@ llvm::Expected<Value *> weightValue(NodeConverter &C, const at::Tensor &W) {
   if (W.qscheme() == at::kPerTensorAffine)
     return C.emit("dequantize", {Q, C.constScalar(ElementType::F32, W.q_scale()),
                                  C.constScalar(E, double(W.q_zero_point()))});
-  if (W.qscheme() != at::kPerChannelAffine &&
-      W.qscheme() != at::kPerChannelAffineFloatQParams)
+  // (kPerChannelAffineFloatQParams has fractional zero points: no integer
+  // scheme holds them.)
+  if (W.qscheme() != at::kPerChannelAffine)
     return C.fail("weights quantized with {0} are not supported",
                   c10::toString(W.qscheme()));
   auto Scales = toKilnTensor(W.q_per_channel_scales().to(at::kFloat).contiguous());
@@ -340,13 +341,34 @@ llvm::Expected<const Value *> dequantizeOperands(NodeConverter &C) {
   const Value *First = nullptr;
   for (unsigned I = 0; I < C.numInputs(); ++I) {
     const TsValue &V = C.in(I);
-    if (!V.isTensor() || !isQuantizedValue(V.T))
+    if (V.isTensor() && isQuantizedValue(V.T)) {
+      First = First ? First : V.T;
+      auto D = dequantized(C, V.T);
+      if (!D)
+        return D.takeError();
+      C.replaceInput(I, TsValue::tensor(*D));
       continue;
-    First = First ? First : V.T;
-    auto D = dequantized(C, V.T);
-    if (!D)
-      return D.takeError();
-    C.replaceInput(I, TsValue::tensor(*D));
+    }
+    // A list of quantized tensors (torch.cat on them): a new list of their
+    // dequantized values.
+    if ((V.K != TsValue::Kind::List && V.K != TsValue::Kind::Tuple) ||
+        llvm::none_of(*V.Items, [](const TsValue &E) {
+          return E.isTensor() && isQuantizedValue(E.T);
+        }))
+      continue;
+    std::vector<TsValue> Items;
+    for (const TsValue &E : *V.Items) {
+      if (!E.isTensor() || !isQuantizedValue(E.T)) {
+        Items.push_back(E);
+        continue;
+      }
+      First = First ? First : E.T;
+      auto D = dequantized(C, E.T);
+      if (!D)
+        return D.takeError();
+      Items.push_back(TsValue::tensor(*D));
+    }
+    C.replaceInput(I, TsValue::container(V.K, std::move(Items)));
   }
   return First;
 }

@@ -22,6 +22,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 
 namespace kiln {
@@ -70,9 +72,12 @@ bool moveThroughFloat(Graph &G, Node &M) {
   std::vector<Value *> Params(Q->operands().begin() + 1, Q->operands().end());
   std::vector<Value *> DOps = {Q->result()};
   DOps.insert(DOps.end(), Params.begin(), Params.end());
+  AttrMap Axis;
+  if (Q->hasAttr("axis"))
+    Axis["axis"] = Q->getInt("axis");
   Node *D = G.createNode(R.get("dequantize"), DOps,
                          {TensorType(ElementType::F32, Q->result()->type().Dims)},
-                         {}, &M);
+                         std::move(Axis), &M);
   D->setSources(Q->sources());
   M.setOperand(0, D->result());
   Value *Y = M.result();
@@ -80,7 +85,8 @@ bool moveThroughFloat(Graph &G, Node &M) {
   Y->setType(TensorType(ElementType::F32, Int.Dims));
   std::vector<Value *> QOps = {Y};
   QOps.insert(QOps.end(), Params.begin(), Params.end());
-  Node *Requant = G.createNode(R.get("quantize"), QOps, {Int}, {}, nodeAfter(&M));
+  Node *Requant = G.createNode(R.get("quantize"), QOps, {Int}, Q->attrs(),
+                               nodeAfter(&M));
   Requant->setSources(M.sources());
   std::vector<std::pair<Node *, unsigned>> Users;
   for (const Use &U : Y->uses())
@@ -210,29 +216,48 @@ bool symmetricWeight(Graph &G, Node &Dq, int64_t Axis, std::string &Why) {
       G, Tensor::fromValues<int8_t>(ElementType::I8, C.type().Dims, V), Sym,
       Dq.result()->type().Elem, &Dq, Name.empty() ? "" : Name + ".per_channel");
   W->producer()->setSources(Dq.sources());
-  G.replaceAllUsesWith(Dq.result(), W);
+  if (!canReplaceValue(G, Dq.result(), W)) {
+    Why = "its weight is also a graph output";
+    return false;
+  }
+  replaceValue(G, Dq.result(), W);
   return true;
 }
 
-/// The float values of bias B (a float constant or a dequantized integer
-/// constant), or an empty vector.
-std::vector<float> floatBias(const Value *B) {
-  std::vector<float> F;
+/// An int32 bias dequantize(q, s_b, zp) at s_in * s_w[c], from its
+/// integers in double: q - zp where s_b equals it (exact), else
+/// round((q - zp) * s_b / (s_in * s_w[c])). Null unless B is a 1-D integer
+/// constant read through dequantize, one value per weight scale (any
+/// length for one scale).
+Value *requantizedBias(Graph &G, const Value *B, float InScale,
+                       llvm::ArrayRef<float> WScales, Node *Before) {
   const Node *D = B->producer();
-  if (const Tensor *T = B->constant(); T && T->type().Elem == ElementType::F32) {
-    for (int64_t I = 0; I < T->numElements(); ++I)
-      F.push_back(T->at<float>(I));
-  } else if (D && D->isOp("dequantize") && D->operand(0)->constant()) {
-    const Tensor &Q = *D->operand(0)->constant();
-    auto P = qdqParams(*D);
-    if (!P || Q.type().rank() != 1)
-      return {};
-    for (int64_t I = 0; I < Q.numElements(); ++I) {
-      size_t C = P->isPerAxis() ? size_t(I) : 0;
-      F.push_back(float(double(Q.asInt(I) - P->ZeroPoints[C]) * P->Scales[C]));
-    }
+  if (!D || !D->isOp("dequantize") || !D->operand(0)->constant())
+    return nullptr;
+  const Tensor &Q = *D->operand(0)->constant();
+  auto P = qdqParams(*D);
+  int64_t Len = Q.numElements();
+  if (!P || Q.type().rank() != 1 || !isIntegerType(Q.type().Elem) ||
+      (WScales.size() > 1 && Len != int64_t(WScales.size())) ||
+      (P->isPerAxis() && int64_t(P->Scales.size()) != Len))
+    return nullptr;
+  QuantParams Out;
+  std::vector<int32_t> V(static_cast<size_t>(Len));
+  for (int64_t I = 0; I < Len; ++I) {
+    size_t Src = P->isPerAxis() ? size_t(I) : 0;
+    float Target = InScale * WScales[WScales.size() > 1 ? size_t(I) : 0];
+    double Level = double(Q.asInt(I) - P->ZeroPoints[Src]);
+    if (P->Scales[Src] != Target)
+      Level = std::nearbyint(Level * double(P->Scales[Src]) / double(Target));
+    V[size_t(I)] = int32_t(std::clamp<double>(Level, INT32_MIN, INT32_MAX));
   }
-  return F;
+  for (float S : WScales)
+    Out.Scales.push_back(InScale * S);
+  Out.ZeroPoints.assign(Out.Scales.size(), 0);
+  Out.Axis = Out.Scales.size() > 1 ? 0 : -1;
+  return insertDequantizedConstant(
+      G, Tensor::fromValues<int32_t>(ElementType::I32, Q.type().Dims, V), Out,
+      ElementType::F32, Before, B->name().empty() ? "" : B->name() + ".i32");
 }
 
 /// True when bias B is already int32 with scale s_in * s_w[c] and zero point 0.
@@ -355,6 +380,10 @@ private:
     const auto &InQ = In->operand(0)->type().Quant;
     if (!InQ || InQ->isPerAxis() || In->operand(0)->type().Elem != ElementType::I8)
       return false;
+    // The input's dequantize must read it with its own parameters (an
+    // x_scale other than the producer's would be a requantization).
+    if (auto P = qdqParams(*In); !P || !(*P == *InQ))
+      return false;
     std::string Why;
     Value *Before = N.operand(unsigned(Info.Weight));
     if (!symmetricWeight(G, *W, Info.WeightAxis, Why)) {
@@ -373,14 +402,11 @@ private:
     Value *Bias = N.operand(unsigned(B));
     if (biasFits(Bias, InQ->Scales[0], WScales))
       return Changed;
-    std::vector<float> F = floatBias(Bias);
-    if (F.empty())
-      return Changed;
-    Value *FB = G.createConstant(
-        Tensor::fromValues<float>(ElementType::F32, makeShape({int64_t(F.size())}), F),
-        Bias->name(), &N);
-    Value *QB = quantizeBias(G, FB, InQ->Scales[0], WScales, &N);
-    eraseIfDeadConstant(G, FB); // quantizeBias read it
+    // A float bias is quantized as insert-qdq quantizes one; an integer one
+    // is moved to s_in * s_w[c] from its integers.
+    Value *QB = Bias->constant()
+                    ? quantizeBias(G, Bias, InQ->Scales[0], WScales, &N)
+                    : requantizedBias(G, Bias, InQ->Scales[0], WScales, &N);
     if (QB) {
       N.setOperand(unsigned(B), QB);
       Stats.add(Bias->constant()                               ? "biases-quantized"

@@ -29,7 +29,7 @@ llvm::Optional<QuantParams> qdqParams(const Node &N) {
   const Tensor *Z = ZV ? ZV->constant() : nullptr;
   llvm::Optional<int64_t> Fill =
       ZV && !Z && ZV->type().isStatic() ? filledInteger(ZV) : llvm::None;
-  if (!S || S->type().rank() > 1 || (ZV && !Z && !Fill) ||
+  if (!S || S->type().rank() > 1 || S->numElements() == 0 || (ZV && !Z && !Fill) ||
       (Z && Z->numElements() != S->numElements()) ||
       (Fill && numElements(ZV->type().Dims).getValueOr(-1) != S->numElements()))
     return llvm::None;

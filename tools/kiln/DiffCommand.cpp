@@ -258,7 +258,9 @@ llvm::Error runSample(DiffModel &A, DiffModel &B,
       const Tensor *Ref = Reference(L, Best);
       if (!Ref)
         return;
-      std::optional<ErrorMetrics> M = compareTensors(L.Value, *Ref);
+      // An IR model's integer levels in real units, as A's are.
+      std::optional<Tensor> Real = realValues(L.Value, L.IrType);
+      std::optional<ErrorMetrics> M = compareTensors(Real ? *Real : L.Value, *Ref);
       if (!M)
         return;
       if (L.Quantum)
