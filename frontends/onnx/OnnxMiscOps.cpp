@@ -14,13 +14,6 @@ namespace kiln::onnx_import {
 
 namespace {
 
-llvm::Error finish(NodeImporter &N, llvm::Expected<Node *> R) {
-  if (!R)
-    return R.takeError();
-  N.bindAll(*R);
-  return N.takeError();
-}
-
 llvm::Error bindValue(NodeImporter &N, llvm::Expected<Value *> V) {
   if (!V)
     return V.takeError();

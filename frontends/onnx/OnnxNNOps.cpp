@@ -12,13 +12,6 @@ namespace kiln::onnx_import {
 
 namespace {
 
-llvm::Error finish(NodeImporter &N, llvm::Expected<Node *> R) {
-  if (!R)
-    return R.takeError();
-  N.bindAll(*R);
-  return N.takeError();
-}
-
 /// Spatial geometry shared by conv, conv_transpose and pooling.
 struct Window {
   std::vector<int64_t> Kernel, Strides, Dilations, Pads;

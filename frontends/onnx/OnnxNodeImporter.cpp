@@ -237,6 +237,13 @@ void NodeImporter::bindAll(Node *N) {
     bind(I, N->result(I));
 }
 
+llvm::Error finish(NodeImporter &N, llvm::Expected<Node *> R) {
+  if (!R)
+    return R.takeError();
+  N.bindAll(*R);
+  return N.takeError();
+}
+
 //===-- Converter table ----------------------------------------------------===//
 
 const OpConverter *findConverter(llvm::StringRef Domain,

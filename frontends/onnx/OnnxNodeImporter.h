@@ -116,6 +116,10 @@ private:
   std::string PendingError;
 };
 
+/// Binds R's results as N's outputs, then N's first attribute error if
+/// any: how a converter ends.
+llvm::Error finish(NodeImporter &N, llvm::Expected<Node *> R);
+
 using ConvertFn = llvm::Error (*)(NodeImporter &);
 
 /// One table row: ONNX op type (default domain) and its converter. MinOpset

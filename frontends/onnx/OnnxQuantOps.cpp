@@ -11,13 +11,6 @@ namespace kiln::onnx_import {
 
 namespace {
 
-llvm::Error finish(NodeImporter &N, llvm::Expected<Node *> R) {
-  if (!R)
-    return R.takeError();
-  N.bindAll(*R);
-  return N.takeError();
-}
-
 /// A 1-element 1-D value as a rank-0 one: the constant of the same value,
 /// or (a graph input) reshaped.
 Value *perTensorScalar(NodeImporter &N, Value *V) {

@@ -11,13 +11,6 @@ namespace kiln::onnx_import {
 
 namespace {
 
-llvm::Error finish(NodeImporter &N, llvm::Expected<Node *> R) {
-  if (!R)
-    return R.takeError();
-  N.bindAll(*R);
-  return N.takeError();
-}
-
 /// Converters that pass operands [0, Count) through (absent optional ones as
 /// null) with the attributes built by the caller.
 llvm::Error passThrough(NodeImporter &N, llvm::StringRef Op, unsigned Required,

@@ -169,6 +169,10 @@ private:
   std::string PendingError;
 };
 
+/// Sets V as C's output 0, then C's first operand error if any: how a
+/// converter of a one-result op ends.
+llvm::Error finish(NodeConverter &C, llvm::Expected<Value *> V);
+
 using ConvertFn = llvm::Error (*)(NodeConverter &);
 
 /// One table row: the aten op (e.g. "aten::conv2d", covering every overload)

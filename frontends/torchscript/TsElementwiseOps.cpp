@@ -11,13 +11,6 @@ namespace kiln::ts_import {
 
 namespace {
 
-llvm::Error finish(NodeConverter &C, llvm::Expected<Value *> V) {
-  if (!V)
-    return V.takeError();
-  C.setTensorOutput(0, *V);
-  return C.takeError();
-}
-
 llvm::Error unary(NodeConverter &C, const char *Op, AttrMap A = {}) {
   return finish(C, C.emit(Op, {C.tensor(0)}, std::move(A)));
 }

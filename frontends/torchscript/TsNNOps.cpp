@@ -10,13 +10,6 @@ namespace kiln::ts_import {
 
 namespace {
 
-llvm::Error finish(NodeConverter &C, llvm::Expected<Value *> V) {
-  if (!V)
-    return V.takeError();
-  C.setTensorOutput(0, *V);
-  return C.takeError();
-}
-
 /// PyTorch gives one pad per spatial axis (both sides); IR pads are all
 /// begins then all ends.
 std::vector<int64_t> symmetricPads(std::vector<int64_t> P, size_t NS) {

@@ -252,6 +252,13 @@ void NodeConverter::setOutput(unsigned I, TsValue V) {
     Outputs[I] = std::move(V);
 }
 
+llvm::Error finish(NodeConverter &C, llvm::Expected<Value *> V) {
+  if (!V)
+    return V.takeError();
+  C.setTensorOutput(0, *V);
+  return C.takeError();
+}
+
 const OpConverter *findConverter(llvm::StringRef Kind) {
   for (auto Table : {nnConverters(), elementwiseConverters(), shapeConverters(),
                      quantizedConverters()})

@@ -20,13 +20,6 @@ bool isQuantizedValue(const Value *V) {
 
 namespace {
 
-llvm::Error finish(NodeConverter &C, llvm::Expected<Value *> V) {
-  if (!V)
-    return V.takeError();
-  C.setTensorOutput(0, *V);
-  return C.takeError();
-}
-
 /// quantize(X) to E with one scale and zero point, carried by its type.
 llvm::Expected<Value *> quantizeTo(NodeConverter &C, Value *X, double Scale,
                                    int64_t Zp, ElementType E) {
@@ -132,6 +125,24 @@ llvm::Expected<Value *> biasValue(NodeConverter &C, const c10::IValue &B) {
   return C.constant(std::move(*T));
 }
 
+/// The weight (integer levels read through dequantize) and the float bias
+/// (null for None) that libtorch's UnpackOp gives for Packed.
+llvm::Error unpackWeights(NodeConverter &C, const char *UnpackOp,
+                          const c10::IValue &Packed, Value *&W, Value *&B) {
+  auto Unpacked = callTorchOp(C, UnpackOp, {Packed});
+  if (!Unpacked)
+    return Unpacked.takeError();
+  auto WV = weightValue(C, (*Unpacked)[0].toTensor());
+  if (!WV)
+    return WV.takeError();
+  auto BV = biasValue(C, (*Unpacked)[1]);
+  if (!BV)
+    return BV.takeError();
+  W = *WV;
+  B = *BV;
+  return llvm::Error::success();
+}
+
 std::vector<int64_t> intsOf(const c10::IValue &V) {
   std::vector<int64_t> R;
   for (const c10::IValue &E : V.toListRef())
@@ -146,19 +157,10 @@ llvm::Error convertQuantizedConv(NodeConverter &C, bool Relu) {
   if (!X)
     return X.takeError();
   c10::IValue Packed = C.in(1).C;
-  auto Unpacked = callTorchOp(C, "quantized::conv2d_unpack", {Packed});
-  if (!Unpacked)
-    return Unpacked.takeError();
   ConvArgs A;
   A.X = *X;
-  auto W = weightValue(C, (*Unpacked)[0].toTensor());
-  auto B = biasValue(C, (*Unpacked)[1]);
-  if (!W)
-    return W.takeError();
-  if (!B)
-    return B.takeError();
-  A.W = *W;
-  A.B = *B;
+  if (llvm::Error E = unpackWeights(C, "quantized::conv2d_unpack", Packed, A.W, A.B))
+    return E;
   const std::pair<const char *, std::vector<int64_t> *> Lists[] = {
       {"quantized::conv2d_stride", &A.Stride},
       {"quantized::conv2d_padding", &A.Padding},
@@ -188,16 +190,10 @@ llvm::Error convertConvRelu(NodeConverter &C) { return convertQuantizedConv(C, t
 /// linear(X, W, B) with the weight and bias of operand 1's packed
 /// parameters (LinearPackedParamsBase).
 llvm::Expected<Value *> linearOfPacked(NodeConverter &C, Value *X) {
-  auto Unpacked = callTorchOp(C, "quantized::linear_unpack", {C.in(1).C});
-  if (!Unpacked)
-    return Unpacked.takeError();
-  auto W = weightValue(C, (*Unpacked)[0].toTensor());
-  auto B = biasValue(C, (*Unpacked)[1]);
-  if (!W)
-    return W.takeError();
-  if (!B)
-    return B.takeError();
-  return C.emit("linear", {X, *W, *B});
+  Value *W = nullptr, *B = nullptr;
+  if (llvm::Error E = unpackWeights(C, "quantized::linear_unpack", C.in(1).C, W, B))
+    return E;
+  return C.emit("linear", {X, W, B});
 }
 
 // quantized::linear[_relu](input, packed, scale, zp)

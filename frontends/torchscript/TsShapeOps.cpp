@@ -11,13 +11,6 @@ namespace kiln::ts_import {
 
 namespace {
 
-llvm::Error finish(NodeConverter &C, llvm::Expected<Value *> V) {
-  if (!V)
-    return V.takeError();
-  C.setTensorOutput(0, *V);
-  return C.takeError();
-}
-
 /// Normalizes a possibly negative axis against Rank.
 std::optional<int64_t> axis(int64_t A, int64_t Rank) {
   if (A < 0)

@@ -230,7 +230,9 @@ bool symmetricWeight(Graph &G, Node &Dq, int64_t Axis, std::string &Why) {
 /// constant read through dequantize, one value per weight scale (any
 /// length for one scale).
 Value *requantizedBias(Graph &G, const Value *B, float InScale,
-                       llvm::ArrayRef<float> WScales, Node *Before) {
+                       llvm::ArrayRef<float> WScales, Node *Before,
+                       bool &Rescaled) {
+  Rescaled = false;
   const Node *D = B->producer();
   if (!D || !D->isOp("dequantize") || !D->operand(0)->constant())
     return nullptr;
@@ -247,8 +249,10 @@ Value *requantizedBias(Graph &G, const Value *B, float InScale,
     size_t Src = P->isPerAxis() ? size_t(I) : 0;
     float Target = InScale * WScales[WScales.size() > 1 ? size_t(I) : 0];
     double Level = double(Q.asInt(I) - P->ZeroPoints[Src]);
-    if (P->Scales[Src] != Target)
+    if (P->Scales[Src] != Target) {
       Level = std::nearbyint(Level * double(P->Scales[Src]) / double(Target));
+      Rescaled = true;
+    }
     V[size_t(I)] = int32_t(std::clamp<double>(Level, INT32_MIN, INT32_MAX));
   }
   for (float S : WScales)
@@ -271,20 +275,6 @@ bool biasFits(const Value *B, float InScale, llvm::ArrayRef<float> WScales) {
     return false;
   for (size_t C = 0; C < WScales.size(); ++C)
     if (P->ZeroPoints[C] != 0 || P->Scales[C] != InScale * WScales[C])
-      return false;
-  return true;
-}
-
-/// True when bias B is int32 with one scale, zero point 0, that every
-/// channel's s_in * s_w[c] equals: its per-channel form has the same values.
-bool biasSameScale(const Value *B, float InScale, llvm::ArrayRef<float> WScales) {
-  const Node *D = B->producer();
-  auto P = D && D->isOp("dequantize") ? qdqParams(*D) : llvm::None;
-  if (!P || P->isPerAxis() || P->ZeroPoints[0] != 0 ||
-      D->operand(0)->type().Elem != ElementType::I32)
-    return false;
-  for (float S : WScales)
-    if (P->Scales[0] != InScale * S)
       return false;
   return true;
 }
@@ -404,14 +394,15 @@ private:
       return Changed;
     // A float bias is quantized as insert-qdq quantizes one; an integer one
     // is moved to s_in * s_w[c] from its integers.
+    bool Rescaled = false;
     Value *QB = Bias->constant()
                     ? quantizeBias(G, Bias, InQ->Scales[0], WScales, &N)
-                    : requantizedBias(G, Bias, InQ->Scales[0], WScales, &N);
+                    : requantizedBias(G, Bias, InQ->Scales[0], WScales, &N, Rescaled);
     if (QB) {
       N.setOperand(unsigned(B), QB);
-      Stats.add(Bias->constant()                               ? "biases-quantized"
-                : biasSameScale(Bias, InQ->Scales[0], WScales) ? "biases-per-channel"
-                                                               : "biases-requantized");
+      Stats.add(Bias->constant() ? "biases-quantized"
+                : Rescaled       ? "biases-requantized"
+                                 : "biases-per-channel");
       Changed = true;
     }
     return Changed;
