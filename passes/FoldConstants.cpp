@@ -3,6 +3,9 @@
 // and replaces them by constants, so later passes and backends see plain
 // weights. Capped by size so a model never grows: a result over 1 MiB, or
 // larger than its constant inputs by more than a small margin, stays unfolded.
+// materialize-constants (MaterializeConstants.cpp) is the same fold without
+// the cap, for the runtime targets, which cannot compute weights.
+#include "passes/FoldConstants.h"
 #include "passes/Pass.h"
 #include "passes/ValueReplacement.h"
 
@@ -16,13 +19,10 @@ namespace kiln {
 
 namespace {
 
-constexpr size_t MaxFoldedBytes = size_t(1) << 20;
-// Shape arithmetic (a few i64 values from a shape query) may outgrow its
-// inputs by this much.
-constexpr size_t GrowthMargin = 1024;
-
 class FoldConstants : public Pass {
 public:
+  explicit FoldConstants(FoldSizeCap Cap) : Cap(Cap) {}
+
   llvm::Expected<bool> run(Graph &G, PassStats &Stats) override {
     bool Changed = false;
     // One forward walk: a folded node's users see a constant when reached, so
@@ -56,6 +56,8 @@ public:
   }
 
 private:
+  FoldSizeCap Cap;
+
   static bool isCandidate(const Graph &G, const Node &N) {
     // Dropout is remove-dropout's business (training mode must not fold).
     if (N.isOp("const") || N.isOp("dropout"))
@@ -91,16 +93,16 @@ private:
     return R->hasUses() || R->producer()->graph()->isOutput(R);
   }
 
-  static bool fitsBytes(const Node &N, size_t Out) {
+  bool fitsBytes(const Node &N, size_t Out) const {
     size_t In = 0;
     for (const Value *V : N.operands())
       if (V && V->constant())
         In += V->constant()->buffer().size();
-    return Out <= MaxFoldedBytes && Out <= In + GrowthMargin;
+    return Out <= Cap.MaxResultBytes && Out <= In + Cap.GrowthMargin;
   }
 
   /// The size check on the declared result types where they are static.
-  static bool declaredFits(const Node &N) {
+  bool declaredFits(const Node &N) const {
     size_t Out = 0;
     for (const Value *R : N.results())
       if (auto Count = numElements(R->type().Dims); Count && isKept(R))
@@ -108,7 +110,7 @@ private:
     return fitsBytes(N, Out);
   }
 
-  static bool fits(const Node &N, const std::vector<Tensor> &Results) {
+  bool fits(const Node &N, const std::vector<Tensor> &Results) const {
     size_t Out = 0;
     for (unsigned I = 0; I < Results.size(); ++I)
       if (isKept(N.result(I)))
@@ -137,8 +139,14 @@ private:
 
 } // namespace
 
+std::unique_ptr<Pass> createFoldConstantsWith(FoldSizeCap Cap) {
+  return std::make_unique<FoldConstants>(Cap);
+}
+
 std::unique_ptr<Pass> createFoldConstants() {
-  return std::make_unique<FoldConstants>();
+  // Shape arithmetic (a few i64 values from a shape query) may outgrow its
+  // inputs by the margin.
+  return createFoldConstantsWith({size_t(1) << 20, 1024});
 }
 
 } // namespace kiln

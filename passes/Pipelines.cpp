@@ -2,6 +2,8 @@
 // test/unit/passes/PipelinesTest.cpp checks that every name is registered.
 #include "passes/Pipelines.h"
 
+#include <algorithm>
+
 namespace kiln {
 
 std::vector<std::string> pipelineForLevel(int OptLevel) {
@@ -57,6 +59,16 @@ std::vector<std::string> pipelineForLevel(int OptLevel) {
   // dce last.
   O2.insert(O2.end(), {"eliminate-noops", "fold-constants", "cse", "dce"});
   return O2;
+}
+
+std::vector<std::string> pipelineForRuntimeTarget(int OptLevel) {
+  std::vector<std::string> P = pipelineForLevel(OptLevel);
+  // Right after the first fold: cse then merges the materialized constants,
+  // and the fusions see them.
+  auto Fold = std::find(P.begin(), P.end(), "fold-constants");
+  if (Fold != P.end())
+    P.insert(Fold + 1, "materialize-constants");
+  return P;
 }
 
 } // namespace kiln

@@ -1,5 +1,7 @@
 // remove-dropout: in inference dropout is the identity, so it is replaced by
-// its input. Applies when the training operand is absent or a constant false;
+// its input. Applies when the training operand is absent or a constant false,
+// and in training mode with a ratio of exactly 0 (torchvision's Swin calls
+// F.dropout without training=, so its export says training = true, p = 0);
 // a used mask result becomes a constant all-true tensor, which needs a static
 // shape (otherwise the node stays). Training-mode dropout is left alone.
 #include "passes/Pass.h"
@@ -11,12 +13,18 @@ namespace kiln {
 
 namespace {
 
+bool isConstantScalar(const Value *V, double Want) {
+  const Tensor *T = V->constant();
+  return T && T->numElements() == 1 && T->asDouble(0) == Want;
+}
+
+/// The dropout passes its input through: inference, or nothing to drop.
 bool isInference(const Node &N) {
   const Value *Training = N.numOperands() > 2 ? N.operand(2) : nullptr;
-  if (!Training)
+  if (!Training || isConstantScalar(Training, 0))
     return true;
-  const Tensor *T = Training->constant();
-  return T && T->numElements() == 1 && T->asInt(0) == 0;
+  const Value *Ratio = N.numOperands() > 1 ? N.operand(1) : nullptr;
+  return Ratio ? isConstantScalar(Ratio, 0) : N.getFloat("ratio") == 0;
 }
 
 bool maskIsUsed(const Graph &G, const Node &N) {

@@ -63,7 +63,7 @@ Target cpuTarget() {
   T.PolymorphicFiles = true;
   T.SupportedOps = cpuSupportedOps;
   T.Check = checkCpuGraph;
-  T.Pipeline = pipelineForLevel;
+  T.Pipeline = pipelineForRuntimeTarget;
   T.Emit = emitCpu;
   return T;
 }

@@ -186,7 +186,7 @@ Target nnapiTarget() {
   T.FileTarget = int(fb::Target::NNAPI);
   T.SupportedOps = nnapiSupportedOps;
   T.Check = checkNnapiGraph;
-  T.Pipeline = pipelineForLevel;
+  T.Pipeline = pipelineForRuntimeTarget;
   T.Emit = emitNnapi;
   return T;
 }

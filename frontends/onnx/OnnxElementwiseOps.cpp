@@ -237,6 +237,22 @@ llvm::Error logic(NodeImporter &N, char Kind) {
   if (!E) return E.takeError();
   return bindOr(N, N.emit("where", {*E, F, T}));
 }
+/// Mod: fmod = 0 (the default) takes the divisor's sign, and is only
+/// defined for integers; fmod = 1 is C's fmod.
+llvm::Error convertMod(NodeImporter &N) {
+  auto A = N.required(0), B = N.required(1);
+  if (!A)
+    return A.takeError();
+  if (!B)
+    return B.takeError();
+  int64_t Fmod = N.attrInt("fmod", 0);
+  if (Fmod != 0 && Fmod != 1)
+    return N.fail("fmod must be 0 or 1, got {0}", Fmod);
+  if (!Fmod && !isIntegerType((*A)->type().Elem))
+    return N.fail("fmod = 0 needs integer operands (ONNX); use fmod = 1 for "
+                  "floating point");
+  return bindOr(N, N.emit("mod", {*A, *B}, {{"fmod", Fmod}}));
+}
 llvm::Error convertAnd(NodeImporter &N) { return logic(N, '&'); }
 llvm::Error convertOr(NodeImporter &N) { return logic(N, '|'); }
 llvm::Error convertXor(NodeImporter &N) { return logic(N, '^'); }
@@ -274,6 +290,7 @@ const OpConverter Converters[] = {
     {"Mul", binary<Mul>, 7},
     {"Div", binary<Div>, 7},
     {"Pow", binary<Pow>, 7},
+    {"Mod", convertMod, 10},
     {"Equal", binary<Equal>, 7},
     {"Less", binary<Less>, 7},
     {"Greater", binary<Greater>, 7},

@@ -170,11 +170,15 @@ Value *NodeImporter::constScalar(ElementType E, double V) {
 /// Small integer results computed only from constants (the shape arithmetic
 /// of exported graphs: shape -> gather -> concat -> reshape) are evaluated
 /// now with the interpreter's kernels, so the ops that consume them see
-/// static shapes. The nodes that computed them are left for dce.
+/// static shapes. Booleans count (exporters select shapes with Equal -> Where:
+/// ViT's class-token Expand), and so do small matrices (pads computed as
+/// [n, 2] -> reverse -> transpose -> flatten: Swin's window padding). The
+/// nodes that computed them are left for dce.
 Value *NodeImporter::foldShapeArithmetic(Value *V) {
   Node *N = V->producer();
-  if (!N || N->isOp("const") || !isIntegerType(V->type().Elem) ||
-      V->type().rank() > 1)
+  ElementType E = V->type().Elem;
+  if (!N || N->isOp("const") ||
+      !(isIntegerType(E) || E == ElementType::Bool) || V->type().rank() > 2)
     return V;
   constexpr int64_t MaxFolded = 1024;
   auto Count = numElements(V->type().Dims);

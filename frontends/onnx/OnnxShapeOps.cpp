@@ -147,6 +147,13 @@ llvm::Error convertGather(NodeImporter &N) {
   return passThrough(N, "gather", 2, 2, {{"axis", N.attrInt("axis", 0)}});
 }
 
+llvm::Error convertScatterND(NodeImporter &N) {
+  if (N.attrString("reduction", "none") != "none")
+    return N.fail("reduction '{0}' is not supported (only 'none')",
+                  N.attrString("reduction", "none"));
+  return passThrough(N, "scatter_nd", 3, 3);
+}
+
 llvm::Error convertRange(NodeImporter &N) {
   return passThrough(N, "range", 3, 3);
 }
@@ -186,6 +193,7 @@ const OpConverter Converters[] = {
     {"Flatten", convertFlatten, 1},
     {"Pad", convertPad, 2},
     {"Expand", convertExpand, 8},
+    {"ScatterND", convertScatterND, 11},
     {"Tile", convertTile, 6},
     {"Shape", convertShape, 1},
     {"Size", convertSize, 1},

@@ -22,7 +22,7 @@ Command addPassesCommand(CLI::App &App) {
               llvm::json::Object Levels;
               for (int L = 0; L <= 2; ++L) {
                 llvm::json::Array Names;
-                for (const std::string &N : pipelineForLevel(L))
+                for (const std::string &N : pipelineForRuntimeTarget(L))
                   Names.push_back(N);
                 Levels["O" + std::to_string(L)] = std::move(Names);
               }
@@ -33,9 +33,10 @@ Command addPassesCommand(CLI::App &App) {
             for (const PassInfo &P : allPasses())
               llvm::outs() << llvm::left_justify(P.Name, 24) << P.Description
                            << '\n';
-            llvm::outs() << "\npipelines:\n";
+            llvm::outs() << "\npipelines (--target onnx runs them without "
+                            "materialize-constants):\n";
             for (int L = 0; L <= 2; ++L) {
-              std::vector<std::string> Names = pipelineForLevel(L);
+              std::vector<std::string> Names = pipelineForRuntimeTarget(L);
               llvm::outs() << "  -O" << L << (L == 2 ? " (default)" : "")
                            << ":";
               if (Names.empty())

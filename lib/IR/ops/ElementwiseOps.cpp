@@ -148,6 +148,12 @@ void registerElementwiseOps(OpRegistry &R) {
   binary(R, "sub", "a - b");
   binary(R, "mul", "a * b");
   binary(R, "div", "a / b (integer division truncates)");
+  OpBuilder("mod", "elementwise",
+            "remainder of a / b: with the divisor's sign (Python's %, "
+            "fmod = 0) or the dividend's (C's fmod, fmod = 1)")
+      .operand("a").operand("b")
+      .attr("fmod", AttrKind::Int, int64_t(0), "0: floored, 1: truncated")
+      .verify(requireSameElem).infer(inferArith).into(R);
   binary(R, "min", "elementwise minimum");
   binary(R, "max", "elementwise maximum");
   OpBuilder("pow", "elementwise", "a ^ b; b may have another element type")

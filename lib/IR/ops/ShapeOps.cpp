@@ -512,6 +512,31 @@ static Types inferGather(const Node &N) {
   return std::vector<TensorType>{withShape(X, Out)};
 }
 
+static Types inferScatterND(const Node &N) {
+  const TensorType &X = in(N), &Idx = in(N, 1), &U = in(N, 2);
+  if (!isIntegerType(Idx.Elem))
+    return inputError("scatter_nd indices must be integers, got {0}",
+                      toString(Idx));
+  if (U.Elem != X.Elem)
+    return inputError("scatter_nd updates {0} differ from data {1}",
+                      toString(U), toString(X));
+  if (Idx.rank() < 1)
+    return inputError("scatter_nd indices need rank >= 1");
+  const Dim &K = Idx.Dims.back();
+  if (K.isStatic()) {
+    if (K.size() < 1 || K.size() > X.rank())
+      return inputError("scatter_nd index tuples of {0} do not fit data of "
+                        "rank {1}",
+                        K.size(), X.rank());
+    // updates = indices.shape[:-1] + data.shape[K:]
+    int64_t Want = Idx.rank() - 1 + X.rank() - K.size();
+    if (U.rank() != Want)
+      return inputError("scatter_nd updates {0} need rank {1}", toString(U),
+                        Want);
+  }
+  return std::vector<TensorType>{X};
+}
+
 static Types inferConstantOfShape(const Node &N) {
   auto Len = shapeOperandLength(N, 0);
   if (!Len)
@@ -626,6 +651,10 @@ void registerShapeOps(OpRegistry &R) {
       .operand("data").operand("indices")
       .attr("axis", AttrKind::Int, int64_t(0))
       .infer(inferGather).into(R);
+  Shaped("scatter_nd", "a copy of data with the slices at index tuples "
+                       "replaced by updates (the last write wins)")
+      .operand("data").operand("indices").operand("updates")
+      .infer(inferScatterND).into(R);
   Shaped("constant_of_shape", "a tensor of the given shape filled with 'value'")
       .operand("shape")
       .attr("value", AttrKind::Tensor, Tensor::fromValues<float>(ElementType::F32, {Dim(1)}, {0.f}))

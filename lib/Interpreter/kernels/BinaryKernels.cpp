@@ -79,6 +79,26 @@ struct Div {
     return a / b; // callers reject integer division by zero
   }
 };
+// Remainders; integer ones by zero are rejected before they run.
+struct TruncatedMod { // C's fmod: the dividend's sign
+  template <typename T> T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point<T>::value)
+      return std::fmod(a, b);
+    else if constexpr (std::is_signed<T>::value)
+      return b == T(-1) ? T(0) : T(a % b);
+    else
+      return T(a % b);
+  }
+};
+struct FlooredMod { // Python's %: the divisor's sign
+  template <typename T> T operator()(T a, T b) const {
+    T R = TruncatedMod()(a, b);
+    if constexpr (std::is_unsigned<T>::value)
+      return R;
+    else
+      return (R != T(0) && ((R < T(0)) != (b < T(0)))) ? T(R + b) : R;
+  }
+};
 // NaN-propagating, like numpy.minimum / maximum.
 struct Min {
   template <typename T> T operator()(T a, T b) const {
@@ -111,7 +131,10 @@ template <typename Op> llvm::Error arithKernel(KernelContext &Ctx) {
     return Out.takeError();
   auto Body = [&](auto Tag) -> llvm::Error {
     using T = typename decltype(Tag)::type;
-    if constexpr (std::is_integral<T>::value && std::is_same<Op, Div>::value) {
+    if constexpr (std::is_integral<T>::value &&
+                  (std::is_same<Op, Div>::value ||
+                   std::is_same<Op, TruncatedMod>::value ||
+                   std::is_same<Op, FlooredMod>::value)) {
       const T *PB = dataAs<T>(B);
       for (int64_t I = 0, E = B.numElements(); I < E; ++I)
         if (PB[I] == T(0))
@@ -269,6 +292,10 @@ void registerBinaryKernels() {
   registerKernel("sub", arithKernel<Sub>);
   registerKernel("mul", arithKernel<Mul>);
   registerKernel("div", arithKernel<Div>);
+  registerKernel("mod", [](KernelContext &Ctx) {
+    return Ctx.N.getInt("fmod") ? arithKernel<TruncatedMod>(Ctx)
+                                : arithKernel<FlooredMod>(Ctx);
+  });
   registerKernel("min", arithKernel<Min>);
   registerKernel("max", arithKernel<Max>);
   registerKernel("prelu", arithKernel<PRelu>);

@@ -54,6 +54,47 @@ llvm::Error gatherKernel(KernelContext &Ctx) {
   return llvm::Error::success();
 }
 
+/// ONNX ScatterND without reduction: each index tuple of K ints picks a
+/// slice of data (its last rank - K axes), which the matching slice of
+/// updates replaces, in order.
+llvm::Error scatterNDKernel(KernelContext &Ctx) {
+  const Tensor &X = *Ctx.input(0), &U = *Ctx.input(2);
+  std::vector<int64_t> In = sizesOf(X), IdxSizes = sizesOf(*Ctx.input(1));
+  auto Idx = readInts(*Ctx.input(1), "scatter_nd indices");
+  if (!Idx)
+    return Idx.takeError();
+  size_t K = size_t(IdxSizes.back());
+  if (K < 1 || K > In.size())
+    return inputError("scatter_nd index tuples of {0} do not fit data of "
+                      "rank {1}",
+                      K, In.size());
+  llvm::ArrayRef<int64_t> S(In);
+  int64_t Tuples = product(llvm::ArrayRef<int64_t>(IdxSizes).drop_back());
+  size_t Bytes = size_t(product(S.drop_front(K))) * elementSize(X.type().Elem);
+  if (size_t(U.numElements()) * elementSize(X.type().Elem) !=
+      size_t(Tuples) * Bytes)
+    return inputError("scatter_nd updates {0} do not match {1} slices of "
+                      "{2} bytes",
+                      toString(U.type()), Tuples, Bytes);
+  Tensor R(X.type(), Buffer::copy(X.buffer().bytes()));
+  uint8_t *Dst = mutableData<uint8_t>(R);
+  const uint8_t *Src = U.buffer().data();
+  for (int64_t T = 0; T < Tuples; ++T) {
+    int64_t Offset = 0;
+    for (size_t D = 0; D < K; ++D) {
+      int64_t I = (*Idx)[size_t(T) * K + D];
+      if (I < -In[D] || I >= In[D])
+        return inputError("scatter_nd index {0} is out of range for axis {1} "
+                          "of size {2}",
+                          I, D, In[D]);
+      Offset = Offset * In[D] + (I < 0 ? I + In[D] : I);
+    }
+    std::memcpy(Dst + size_t(Offset) * Bytes, Src + size_t(T) * Bytes, Bytes);
+  }
+  Ctx.Outputs.push_back(std::move(R));
+  return llvm::Error::success();
+}
+
 /// [Outer, N, Inner] view of a tensor around Axis.
 struct AxisView {
   int64_t Outer, N, Inner;
@@ -217,6 +258,7 @@ llvm::Error rangeKernel(KernelContext &Ctx) {
 
 void registerIndexKernels() {
   registerKernel("gather", gatherKernel);
+  registerKernel("scatter_nd", scatterNDKernel);
   registerKernel("argmax", argKernel<true>);
   registerKernel("argmin", argKernel<false>);
   registerKernel("topk", topkKernel);

@@ -47,3 +47,17 @@ TEST_CASE("-O2 orders the passes as documented", "[passes][pipelines]") {
   for (const std::string &N : pipelineForLevel(1))
     CHECK(std::count(P.begin(), P.end(), N) >= 1);
 }
+
+TEST_CASE("runtime targets materialize constants once, after the first fold",
+          "[passes][pipelines]") {
+  CHECK(pipelineForRuntimeTarget(0).empty());
+  for (int L = 1; L <= 2; ++L) {
+    std::vector<std::string> P = pipelineForRuntimeTarget(L);
+    CHECK(std::count(P.begin(), P.end(), "materialize-constants") == 1);
+    CHECK(position(P, "materialize-constants") ==
+          position(P, "fold-constants") + 1);
+    CHECK(position(P, "materialize-constants") < position(P, "cse"));
+    P.erase(P.begin() + long(position(P, "materialize-constants")));
+    CHECK(P == pipelineForLevel(L));
+  }
+}
