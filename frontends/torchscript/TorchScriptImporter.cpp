@@ -157,6 +157,17 @@ std::optional<c10::IValue> GraphImporter::materialize(const TsValue &V,
   return std::nullopt;
 }
 
+/// TorchScript files record no input dtypes. An input that an embedding reads
+/// as its ids holds int64 token ids (BERT-style models); every other input is
+/// taken as float32.
+static ElementType inputElementType(const jit::Value *In) {
+  for (const jit::Use &U : In->uses())
+    if (U.user->kind() == c10::Symbol::fromQualString("aten::embedding") &&
+        U.offset == 1)
+      return ElementType::I64;
+  return ElementType::F32;
+}
+
 llvm::Error GraphImporter::addInputs(const jit::Method &Forward,
                                      const jit::Graph &TG) {
   const auto &Args = Forward.function().getSchema().arguments();
@@ -191,7 +202,8 @@ llvm::Error GraphImporter::addInputs(const jit::Method &Forward,
     Shape Dims;
     for (int64_t D : It->second)
       Dims.push_back(Dim(D));
-    bind(In, TsValue::tensor(S.G.addInput(TensorType(ElementType::F32, Dims), Name)));
+    bind(In, TsValue::tensor(
+                 S.G.addInput(TensorType(inputElementType(In), Dims), Name)));
   }
   return llvm::Error::success();
 }

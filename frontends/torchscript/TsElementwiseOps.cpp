@@ -142,12 +142,23 @@ llvm::Error convertMul(NodeConverter &C) {
   return finish(C, C.emit("mul", {A, B}));
 }
 
-// aten::div(self, other, rounding_mode=None): true division.
+llvm::Expected<Value *> floorDivide(NodeConverter &C, Value *A, Value *B);
+
+// aten::div(self, other, rounding_mode=None): true division; 'floor' is
+// floor_divide, 'trunc' of integers the IR's integer division.
 llvm::Error convertDiv(NodeConverter &C) {
-  if (C.numInputs() > 2 && !C.isNone(2))
-    return C.fail("div with rounding_mode='{0}' is not supported",
-                  C.getString(2));
   auto [A, B] = binaryOperands(C);
+  if (C.numInputs() > 2 && !C.isNone(2)) {
+    std::string Mode = C.getString(2);
+    if (!A || !B)
+      return C.takeError();
+    if (Mode == "floor")
+      return finish(C, floorDivide(C, A, B));
+    if (Mode == "trunc" && isIntegerType(A->type().Elem))
+      return finish(C, C.emit("div", {A, B}));
+    return C.fail("div with rounding_mode='{0}' is not supported for {1}",
+                  Mode, toString(A->type()));
+  }
   if (A && isIntegerType(A->type().Elem))
     return C.fail("true division of integer tensors is not supported");
   return finish(C, C.emit("div", {A, B}));
@@ -166,6 +177,59 @@ llvm::Error convertMinimum(NodeConverter &C) {
   auto [A, B] = binaryOperands(C);
   return finish(C, C.emit("min", {A, B}));
 }
+
+/// Python's floor division: floor(a / b) for floats; for integers
+/// (a - a mod b) / b, which divides exactly, with the floored mod.
+llvm::Expected<Value *> floorDivide(NodeConverter &C, Value *A, Value *B) {
+  if (!isIntegerType(A->type().Elem)) {
+    auto Q = C.emit("div", {A, B});
+    if (!Q)
+      return Q.takeError();
+    return C.emit("floor", {*Q});
+  }
+  auto R = C.emit("mod", {A, B}, {{"fmod", int64_t(0)}});
+  if (!R)
+    return R.takeError();
+  auto Exact = C.emit("sub", {A, *R});
+  if (!Exact)
+    return Exact.takeError();
+  return C.emit("div", {*Exact, B});
+}
+
+// aten::floor_divide(self, other): floors (PyTorch 1.13 and later).
+llvm::Error convertFloorDivide(NodeConverter &C) {
+  auto [A, B] = binaryOperands(C);
+  if (!A || !B)
+    return C.takeError();
+  return finish(C, floorDivide(C, A, B));
+}
+
+// aten::remainder (Python's %, the divisor's sign) and aten::fmod (C's).
+llvm::Error convertRemainder(NodeConverter &C) {
+  auto [A, B] = binaryOperands(C);
+  return finish(C, C.emit("mod", {A, B}, {{"fmod", int64_t(0)}}));
+}
+llvm::Error convertFmod(NodeConverter &C) {
+  auto [A, B] = binaryOperands(C);
+  return finish(C, C.emit("mod", {A, B}, {{"fmod", int64_t(1)}}));
+}
+
+/// Comparisons to a bool tensor; ne is equal compared with false.
+llvm::Error convertCompare(NodeConverter &C, const char *Op, bool Negate) {
+  auto [A, B] = binaryOperands(C);
+  if (!A || !B)
+    return C.takeError();
+  auto R = C.emit(Op, {A, B});
+  if (!R || !Negate)
+    return finish(C, std::move(R));
+  return finish(C, C.emit("equal", {*R, C.constScalar(ElementType::Bool, 0)}));
+}
+llvm::Error convertEq(NodeConverter &C) { return convertCompare(C, "equal", false); }
+llvm::Error convertNe(NodeConverter &C) { return convertCompare(C, "equal", true); }
+llvm::Error convertLt(NodeConverter &C) { return convertCompare(C, "less", false); }
+llvm::Error convertGt(NodeConverter &C) { return convertCompare(C, "greater", false); }
+llvm::Error convertLe(NodeConverter &C) { return convertCompare(C, "greater", true); }
+llvm::Error convertGe(NodeConverter &C) { return convertCompare(C, "less", true); }
 
 const OpConverter Table[] = {
     {"aten::relu", convertRelu},
@@ -198,6 +262,15 @@ const OpConverter Table[] = {
     {"aten::pow", convertPow},
     {"aten::maximum", convertMaximum},
     {"aten::minimum", convertMinimum},
+    {"aten::floor_divide", convertFloorDivide},
+    {"aten::remainder", convertRemainder},
+    {"aten::fmod", convertFmod},
+    {"aten::eq", convertEq},
+    {"aten::ne", convertNe},
+    {"aten::lt", convertLt},
+    {"aten::gt", convertGt},
+    {"aten::le", convertLe},
+    {"aten::ge", convertGe},
 };
 
 } // namespace

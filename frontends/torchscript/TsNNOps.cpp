@@ -264,12 +264,58 @@ llvm::Error convertMatmul(NodeConverter &C) {
 
 // aten::dropout(input, p, train) and the feature/alpha variants: kept as a
 // dropout op (inference), which the remove-dropout pass deletes.
+// Training mode with p = 0 drops nothing (torchvision's Swin calls F.dropout
+// without training=).
 llvm::Error convertDropout(NodeConverter &C) {
   Value *X = C.tensor(0);
   double P = C.getDouble(1);
+  if (C.getBool(2) && P == 0)
+    return finish(C, X);
   if (C.getBool(2))
     return C.fail("dropout in training mode; call model.eval() before saving");
   return finish(C, C.emit("dropout", {X}, {{"ratio", P}}));
+}
+
+// aten::embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
+// rows of the weight at integer ids (padding_idx only matters to training).
+llvm::Error convertEmbedding(NodeConverter &C) {
+  Value *W = C.tensor(0), *Ids = C.tensor(1);
+  if (!W || !Ids)
+    return C.takeError();
+  if (!isIntegerType(Ids->type().Elem))
+    return C.fail("embedding ids must be integers, got {0}",
+                  toString(Ids->type()));
+  return finish(C, C.emit("gather", {W, Ids}, {{"axis", int64_t(0)}}));
+}
+
+// aten::pad(input, pad, mode, value) and aten::constant_pad_nd(input, pad,
+// value): pad lists (begin, end) pairs from the last axis backwards.
+llvm::Error convertPad(NodeConverter &C) {
+  Value *X = C.tensor(0);
+  std::vector<int64_t> P = C.getInts(1);
+  if (!X)
+    return C.takeError();
+  bool ConstantPadNd = C.kind() == "aten::constant_pad_nd";
+  std::string Mode = ConstantPadNd || C.isNone(2) ? "constant" : C.getString(2);
+  std::optional<double> Value =
+      ConstantPadNd ? std::optional<double>(C.getDouble(2))
+                    : (C.numInputs() > 3 ? C.getOptionalDouble(3) : std::nullopt);
+  int64_t Rank = X->type().rank();
+  if (P.size() % 2 || int64_t(P.size()) > 2 * Rank)
+    return C.fail("pad of {0} values for a rank-{1} input", P.size(), Rank);
+  if (Mode == "replicate")
+    Mode = "edge";
+  if (Mode != "constant" && Mode != "reflect" && Mode != "edge")
+    return C.fail("pad mode '{0}' is not supported", Mode);
+  std::vector<int64_t> Pads(size_t(2 * Rank), 0);
+  for (size_t I = 0; I < P.size() / 2; ++I) {
+    size_t Axis = size_t(Rank) - 1 - I;
+    Pads[Axis] = P[2 * I];
+    Pads[Axis + size_t(Rank)] = P[2 * I + 1];
+  }
+  return finish(C, C.emit("pad", {X, C.constInts(Pads),
+                                  C.constScalar(X->type().Elem, Value.value_or(0))},
+                          {{"mode", Mode}}));
 }
 
 /// aten::softmax / log_softmax(input, dim, dtype)
@@ -397,6 +443,9 @@ const OpConverter Table[] = {
     {"aten::mm", convertMatmul},
     {"aten::bmm", convertMatmul},
     {"aten::dropout", convertDropout},
+    {"aten::embedding", convertEmbedding},
+    {"aten::pad", convertPad},
+    {"aten::constant_pad_nd", convertPad},
     {"aten::feature_dropout", convertDropout},
     {"aten::alpha_dropout", convertDropout},
     {"aten::feature_alpha_dropout", convertDropout},

@@ -5,6 +5,8 @@
 // and the no-op views (contiguous, clone, detach, same-type to()).
 #include "frontends/torchscript/TsConverter.h"
 
+#include <ATen/Functions.h>
+
 #include <limits>
 
 namespace kiln::ts_import {
@@ -73,6 +75,77 @@ llvm::Error convertCat(NodeConverter &C) {
   if (!A)
     return C.fail("dim {0} is out of range", C.getInt(1));
   return finish(C, C.emit("concat", Parts, {{"axis", *A}}));
+}
+
+// aten::new_zeros / new_ones / new_full(self, size, [fill,] dtype, ...) and
+// zeros_like / ones_like(self, dtype, ...): a tensor that depends only on a
+// (static) shape is known at compile time, as a libtorch tensor, so what the
+// model then writes into it in place (Swin's shifted-window mask: slices of a
+// new_zeros filled with fill_) runs on libtorch's kernels and folds.
+llvm::Error convertNewFilled(NodeConverter &C) {
+  std::string K = C.kind();
+  Value *Like = C.tensor(0);
+  if (!Like)
+    return C.takeError();
+  bool FromSize = K.rfind("aten::new_", 0) == 0;
+  std::vector<int64_t> Sizes;
+  if (FromSize)
+    Sizes = C.getInts(1);
+  else {
+    auto D = C.staticDims(Like);
+    if (!D)
+      return D.takeError();
+    Sizes = *D;
+  }
+  double Fill = K == "aten::new_full" ? C.getDouble(2)
+                : (K == "aten::new_ones" || K == "aten::ones_like") ? 1.0
+                                                                   : 0.0;
+  unsigned DtypeArg = K == "aten::new_full" ? 3 : FromSize ? 2 : 1;
+  c10::ScalarType Dtype = toScalarType(Like->type().Elem);
+  if (C.numInputs() > DtypeArg && !C.isNone(DtypeArg))
+    Dtype = c10::ScalarType(C.getInt(DtypeArg));
+  if (llvm::Error E = C.takeError())
+    return E;
+  C.setOutput(0, TsValue::constant(
+                     at::full(Sizes, Fill, at::TensorOptions().dtype(Dtype))));
+  return C.takeError();
+}
+
+// aten::roll(self, shifts, dims): per dim, the last `shift` elements moved to
+// the front: two slices and a concat.
+llvm::Error convertRoll(NodeConverter &C) {
+  Value *X = C.tensor(0);
+  std::vector<int64_t> Shifts = C.getInts(1), Dims = C.getOptionalInts(2);
+  if (!X)
+    return C.takeError();
+  if (Dims.empty() || Dims.size() != Shifts.size())
+    return C.fail("roll needs one dim per shift (a flattened roll is not "
+                  "supported)");
+  for (size_t I = 0; I < Dims.size(); ++I) {
+    auto A = axis(Dims[I], X->type().rank());
+    if (!A)
+      return C.fail("dim {0} is out of range", Dims[I]);
+    const Dim &D = X->type().Dims[size_t(*A)];
+    if (!D.isStatic())
+      return C.fail("roll along a dim of unknown size");
+    int64_t N = D.size(), Shift = N ? ((Shifts[I] % N) + N) % N : 0;
+    if (Shift == 0)
+      continue;
+    auto Part = [&](int64_t From, int64_t To) {
+      return C.emit("slice", {X, C.constInts({From}), C.constInts({To}),
+                              C.constInts({*A}), C.constInts({1})});
+    };
+    auto Tail = Part(N - Shift, N), Head = Part(0, N - Shift);
+    if (!Tail)
+      return Tail.takeError();
+    if (!Head)
+      return Head.takeError();
+    auto Cat = C.emit("concat", {*Tail, *Head}, {{"axis", *A}});
+    if (!Cat)
+      return Cat.takeError();
+    X = *Cat;
+  }
+  return finish(C, X);
 }
 
 // aten::stack(tensors, dim): unsqueeze each, then concat.
@@ -317,6 +390,12 @@ const OpConverter Table[] = {
     {"aten::cat", convertCat},
     {"aten::concat", convertCat},
     {"aten::stack", convertStack},
+    {"aten::new_zeros", convertNewFilled},
+    {"aten::new_ones", convertNewFilled},
+    {"aten::new_full", convertNewFilled},
+    {"aten::zeros_like", convertNewFilled},
+    {"aten::ones_like", convertNewFilled},
+    {"aten::roll", convertRoll},
     {"aten::view", convertReshape},
     {"aten::reshape", convertReshape},
     {"aten::flatten", convertFlatten},
