@@ -255,7 +255,8 @@ const OpConverter *findConverter(llvm::StringRef Domain,
   static const llvm::StringMap<const OpConverter *> Table = [] {
     llvm::StringMap<const OpConverter *> T;
     for (auto Family : {elementwiseConverters(), nnConverters(),
-                        shapeConverters(), miscConverters(), quantConverters()})
+                        shapeConverters(), miscConverters(), quantConverters(),
+                         recurrentConverters()})
       for (const OpConverter &C : Family)
         T[C.OpType] = &C;
     return T;

@@ -135,6 +135,7 @@ llvm::ArrayRef<OpConverter> nnConverters();
 llvm::ArrayRef<OpConverter> shapeConverters();
 llvm::ArrayRef<OpConverter> miscConverters();
 llvm::ArrayRef<OpConverter> quantConverters();
+llvm::ArrayRef<OpConverter> recurrentConverters();
 
 /// Conv's attributes (kernel_shape, strides, dilations, pads, auto_pad,
 /// group) on N, checked against X and W, as a conv of X, W and B.
