@@ -64,10 +64,12 @@ std::vector<std::string> pipelineForLevel(int OptLevel) {
 std::vector<std::string> pipelineForRuntimeTarget(int OptLevel) {
   std::vector<std::string> P = pipelineForLevel(OptLevel);
   // Right after the first fold: cse then merges the materialized constants,
-  // and the fusions see them.
+  // and the fusions see them. Recurrent layers (whose weights are constant
+  // by then) unroll into the ops the targets run, before cse and the
+  // fusions.
   auto Fold = std::find(P.begin(), P.end(), "fold-constants");
   if (Fold != P.end())
-    P.insert(Fold + 1, "materialize-constants");
+    P.insert(Fold + 1, {"materialize-constants", "unroll-recurrence"});
   return P;
 }
 

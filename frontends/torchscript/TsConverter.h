@@ -213,6 +213,7 @@ llvm::Expected<const Value *> dequantizeOperands(NodeConverter &C);
 llvm::Error requantizeOutputs(NodeConverter &C, const Value *In);
 llvm::ArrayRef<OpConverter> elementwiseConverters();
 llvm::ArrayRef<OpConverter> shapeConverters();
+llvm::ArrayRef<OpConverter> recurrentConverters();
 
 /// The converter for an op kind ("aten::relu_"), or null.
 const OpConverter *findConverter(llvm::StringRef Kind);

@@ -261,7 +261,7 @@ llvm::Error finish(NodeConverter &C, llvm::Expected<Value *> V) {
 
 const OpConverter *findConverter(llvm::StringRef Kind) {
   for (auto Table : {nnConverters(), elementwiseConverters(), shapeConverters(),
-                     quantizedConverters()})
+                     quantizedConverters(), recurrentConverters()})
     for (const OpConverter &C : Table)
       if (Kind == C.Kind)
         return &C;

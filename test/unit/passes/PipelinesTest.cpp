@@ -48,16 +48,21 @@ TEST_CASE("-O2 orders the passes as documented", "[passes][pipelines]") {
     CHECK(std::count(P.begin(), P.end(), N) >= 1);
 }
 
-TEST_CASE("runtime targets materialize constants once, after the first fold",
+TEST_CASE("runtime targets materialize constants and unroll recurrent "
+          "layers once, after the first fold",
           "[passes][pipelines]") {
   CHECK(pipelineForRuntimeTarget(0).empty());
   for (int L = 1; L <= 2; ++L) {
     std::vector<std::string> P = pipelineForRuntimeTarget(L);
-    CHECK(std::count(P.begin(), P.end(), "materialize-constants") == 1);
+    for (const char *Added : {"materialize-constants", "unroll-recurrence"})
+      CHECK(std::count(P.begin(), P.end(), Added) == 1);
     CHECK(position(P, "materialize-constants") ==
           position(P, "fold-constants") + 1);
-    CHECK(position(P, "materialize-constants") < position(P, "cse"));
-    P.erase(P.begin() + long(position(P, "materialize-constants")));
+    CHECK(position(P, "unroll-recurrence") ==
+          position(P, "materialize-constants") + 1);
+    CHECK(position(P, "unroll-recurrence") < position(P, "cse"));
+    for (const char *Added : {"materialize-constants", "unroll-recurrence"})
+      P.erase(P.begin() + long(position(P, Added)));
     CHECK(P == pipelineForLevel(L));
   }
 }

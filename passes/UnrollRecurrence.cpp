@@ -1,0 +1,289 @@
+// unroll-recurrence: an lstm, gru or rnn over a static sequence becomes the
+// ops every runtime target already runs: one linear for the input
+// projection of all steps, then per step a linear of the hidden state, the
+// gate activations over slices, and the elementwise state update. The
+// steps' states are concatenated into y. Runs in the runtime targets'
+// pipelines, which have no recurrent kernels; the interpreter runs the
+// layer whole. Left alone: symbolic shapes, run-time sequence lengths, and
+// sequences longer than MaxSteps (the unrolled graph would be too large).
+//
+// ONNX's equations (gate rows of w/r in the IR's order, b = [Wb, Rb]):
+//   lstm: g = x W + Wb + h R + Rb; i, o, f = sigmoid(g[0:3H]);
+//         c' = tanh(g[3H:4H]); c = f*c + i*c'; h = o * tanh(c)
+//   gru:  z, r = sigmoid(x W + Wb + h R + Rb)[0:2H];
+//         n = tanh(x Wh + Wbh + r * (h Rh + Rbh))   (linear_before_reset)
+//         n = tanh(x Wh + Wbh + (r*h) Rh + Rbh)      (otherwise)
+//         h = n + z * (h - n)                        (= (1-z) n + z h)
+//   rnn:  h = tanh(x W + Wb + h R + Rb)
+#include "passes/FusionSupport.h"
+#include "passes/Pass.h"
+#include "passes/ValueReplacement.h"
+
+#include "IR/OpRegistry.h"
+#include "Support/Error.h"
+
+#include <cstring>
+
+namespace kiln {
+
+namespace {
+
+constexpr int64_t MaxSteps = 512;
+
+/// Rows [Begin, End) of matrix D of a constant [dirs, rows, cols] (or
+/// [dirs, cols] for a bias), as a new f32/f16 constant of its element type.
+Tensor constantRows(const Tensor &T, int64_t D, int64_t Begin, int64_t End) {
+  std::vector<int64_t> S;
+  for (const Dim &X : T.type().Dims)
+    S.push_back(X.size());
+  int64_t Cols = S.size() == 3 ? S[2] : 1, Rows = S[1];
+  size_t Elem = elementSize(T.type().Elem);
+  size_t Bytes = size_t((End - Begin) * Cols) * Elem;
+  std::vector<uint8_t> Out(Bytes);
+  std::memcpy(Out.data(),
+              T.buffer().data() + size_t((D * Rows + Begin) * Cols) * Elem,
+              Bytes);
+  Shape Dims = S.size() == 3 ? Shape{Dim(End - Begin), Dim(Cols)}
+                             : Shape{Dim(End - Begin)};
+  return Tensor(TensorType(T.type().Elem, Dims), Buffer::own(std::move(Out)));
+}
+
+/// Builds the unrolled ops before the recurrent node; every helper returns
+/// the new value or records the first error.
+class Unroller {
+public:
+  Unroller(Graph &G, Node &N) : G(G), N(N) {}
+
+  llvm::Error run(PassStats &Stats);
+
+private:
+  Graph &G;
+  Node &N;
+  llvm::Error Err = llvm::Error::success();
+  int64_t Seq = 0, Batch = 0, H = 0, Dirs = 1;
+  bool BatchFirst = false;
+
+  Value *op(llvm::StringRef Name, std::vector<Value *> Operands,
+            AttrMap Attrs = {}) {
+    if (Err)
+      return nullptr;
+    auto R = createInferred(G, Name, Operands, std::move(Attrs), 1, &N);
+    if (!R) {
+      Err = R.takeError();
+      return nullptr;
+    }
+    (*R)->setSources(N.sources());
+    return (*R)->result();
+  }
+  Value *constant(Tensor T) {
+    Value *C = G.createConstant(std::move(T), "", &N);
+    C->producer()->setSources(N.sources());
+    return C;
+  }
+  Value *ints(std::vector<int64_t> V) {
+    int64_t Size = int64_t(V.size());
+    return constant(Tensor::fromValues<int64_t>(ElementType::I64, {Dim(Size)}, V));
+  }
+  Value *slice(Value *X, int64_t Axis, int64_t Begin, int64_t End) {
+    return op("slice", {X, ints({Begin}), ints({End}), ints({Axis}), ints({1})});
+  }
+  Value *reshape(Value *X, std::vector<int64_t> Sizes) {
+    return op("reshape", {X, ints(std::move(Sizes))});
+  }
+  Value *linear(Value *X, Value *W, Value *B) {
+    return B ? op("linear", {X, W, B}) : op("linear", {X, W});
+  }
+  /// Columns [Begin, End) of a [batch, k] value.
+  Value *cols(Value *X, int64_t Begin, int64_t End) {
+    return slice(X, 1, Begin, End);
+  }
+
+  Value *weight(unsigned Operand, int64_t D, int64_t Begin, int64_t End) {
+    const Value *V = N.numOperands() > Operand ? N.operand(Operand) : nullptr;
+    if (!V)
+      return nullptr;
+    return constant(constantRows(*V->constant(), D, Begin, End));
+  }
+  /// Rows [Begin, End) of the recurrence bias Rb, or null without a bias.
+  Value *recurrenceBias(int64_t D, int64_t Begin, int64_t End) {
+    const Value *V = N.numOperands() > 3 ? N.operand(3) : nullptr;
+    if (!V)
+      return nullptr;
+    int64_t Off = V->type().Dims[1].size() / 2;
+    return constant(constantRows(*V->constant(), D, Off + Begin, Off + End));
+  }
+  /// The input projection's bias for direction D: Wb + Rb, except for the
+  /// gru's h gate, whose Rb_h sits inside r * (...) and is applied with h's
+  /// product; null without a bias.
+  Value *inputBias(int64_t D, int64_t Rows, bool Gru) {
+    const Value *V = N.numOperands() > 3 ? N.operand(3) : nullptr;
+    if (!V)
+      return nullptr;
+    std::vector<double> B = *floatConstant(V);
+    int64_t Half = V->type().Dims[1].size() / 2;
+    std::vector<double> Sum;
+    for (int64_t I = 0; I < Rows; ++I) {
+      double Rb = Gru && I >= 2 * H ? 0.0 : B[size_t(D * 2 * Half + Half + I)];
+      Sum.push_back(B[size_t(D * 2 * Half + I)] + Rb);
+    }
+    return constant(makeFloatTensor(V->type().Elem, {Rows}, Sum));
+  }
+  /// Initial state operand I for direction D as [batch, H], or null (zeros).
+  Value *initialState(unsigned I, int64_t D) {
+    Value *S = N.numOperands() > I ? N.operand(I) : nullptr;
+    if (!S)
+      return nullptr;
+    return reshape(slice(S, BatchFirst ? 1 : 0, D, D + 1), {Batch, H});
+  }
+
+  /// Step T's slice of the projected input P, as [batch, k].
+  Value *stepOf(Value *P, int64_t T, int64_t K) {
+    return reshape(slice(P, BatchFirst ? 1 : 0, T, T + 1), {Batch, K});
+  }
+};
+
+llvm::Error Unroller::run(PassStats &Stats) {
+  const TensorType &XT = N.operand(0)->type();
+  BatchFirst = N.getInt("layout") == 1;
+  Seq = XT.Dims[BatchFirst ? 1 : 0].size();
+  Batch = XT.Dims[BatchFirst ? 0 : 1].size();
+  H = N.getInt("hidden_size");
+  const std::string &Direction = N.getString("direction");
+  Dirs = Direction == "bidirectional" ? 2 : 1;
+  bool Lstm = N.isOp("lstm"), Gru = N.isOp("gru");
+  int64_t Gates = Lstm ? 4 : Gru ? 3 : 1;
+  bool BeforeReset = Gru && N.getInt("linear_before_reset") != 0;
+  std::vector<Value *> YDirs, HDirs, CDirs;
+  for (int64_t D = 0; D < Dirs; ++D) {
+    bool Backward = Direction == "reverse" || D == 1;
+    // The input projection of every step at once.
+    Value *P = linear(N.operand(0), weight(1, D, 0, Gates * H),
+                      inputBias(D, Gates * H, Gru));
+    Value *Hs = initialState(5, D);
+    Value *Cs = Lstm ? initialState(6, D) : nullptr;
+    Value *RAll = weight(2, D, 0, Gates * H);
+    Value *RZR = Gru ? weight(2, D, 0, 2 * H) : nullptr;
+    Value *RH = Gru ? weight(2, D, 2 * H, 3 * H) : nullptr;
+    Value *RbH = Gru ? recurrenceBias(D, 2 * H, 3 * H) : nullptr;
+    std::vector<Value *> Steps(static_cast<size_t>(Seq));
+    for (int64_t Step = 0; Step < Seq; ++Step) {
+      int64_t T = Backward ? Seq - 1 - Step : Step;
+      Value *X = stepOf(P, T, Gates * H);
+      if (Lstm) {
+        Value *G = Hs ? op("add", {X, linear(Hs, RAll, nullptr)}) : X;
+        Value *Sig = op("sigmoid", {cols(G, 0, 3 * H)});
+        Value *Cand = op("tanh", {cols(G, 3 * H, 4 * H)});
+        Value *In = op("mul", {cols(Sig, 0, H), Cand});
+        Cs = Cs ? op("add", {op("mul", {cols(Sig, 2 * H, 3 * H), Cs}), In}) : In;
+        Hs = op("mul", {cols(Sig, H, 2 * H), op("tanh", {Cs})});
+      } else if (Gru) {
+        Value *ZR = cols(X, 0, 2 * H), *XH = cols(X, 2 * H, 3 * H);
+        Value *HR = nullptr; // h R_h + Rb_h (linear_before_reset)
+        if (Hs && BeforeReset) {
+          Value *All = linear(Hs, RAll, nullptr);
+          ZR = op("add", {ZR, cols(All, 0, 2 * H)});
+          HR = cols(All, 2 * H, 3 * H);
+          if (RbH)
+            HR = op("add", {HR, RbH});
+        } else if (Hs)
+          ZR = op("add", {ZR, linear(Hs, RZR, nullptr)});
+        ZR = op("sigmoid", {ZR});
+        Value *Z = cols(ZR, 0, H), *R = cols(ZR, H, 2 * H);
+        Value *Pre;
+        if (!Hs) // h = 0: (r*h) R_h = 0, r * (0 R_h + Rb_h) = r * Rb_h
+          Pre = RbH ? op("add", {XH, BeforeReset ? op("mul", {R, RbH}) : RbH})
+                    : XH;
+        else if (BeforeReset)
+          Pre = op("add", {XH, op("mul", {R, HR})});
+        else
+          Pre = op("add", {XH, linear(op("mul", {R, Hs}), RH, RbH)});
+        Value *Nv = op("tanh", {Pre});
+        Hs = Hs ? op("add", {Nv, op("mul", {Z, op("sub", {Hs, Nv})})})
+                : op("sub", {Nv, op("mul", {Z, Nv})});
+      } else {
+        Hs = op("tanh", {Hs ? op("add", {X, linear(Hs, RAll, nullptr)}) : X});
+      }
+      Steps[size_t(T)] = Hs;
+    }
+    if (Err)
+      return std::move(Err);
+    // y for this direction in time order: [seq, 1, batch, H] or
+    // [batch, seq, 1, H].
+    std::vector<Value *> Parts;
+    for (Value *S : Steps)
+      Parts.push_back(reshape(S, BatchFirst ? std::vector<int64_t>{Batch, 1, 1, H}
+                                            : std::vector<int64_t>{1, 1, Batch, H}));
+    YDirs.push_back(Parts.size() == 1 ? Parts[0]
+                                      : op("concat", Parts, {{"axis", int64_t(BatchFirst ? 1 : 0)}}));
+    auto State = [&](Value *V) {
+      return reshape(V, BatchFirst ? std::vector<int64_t>{Batch, 1, H}
+                                   : std::vector<int64_t>{1, Batch, H});
+    };
+    HDirs.push_back(State(Hs));
+    if (Lstm)
+      CDirs.push_back(State(Cs));
+  }
+  auto Join = [&](std::vector<Value *> V, int64_t Axis) {
+    return V.size() == 1 ? V[0] : op("concat", V, {{"axis", Axis}});
+  };
+  std::vector<Value *> Results = {Join(YDirs, BatchFirst ? 2 : 1),
+                                  Join(HDirs, BatchFirst ? 1 : 0)};
+  if (Lstm)
+    Results.push_back(Join(CDirs, BatchFirst ? 1 : 0));
+  if (Err)
+    return std::move(Err);
+  for (unsigned I = 0; I < N.numResults(); ++I) {
+    if (!isCompatible(N.result(I)->type(), Results[I]->type()))
+      return internalError("unrolled {0} result {1} is {2}, not {3}", N.opName(),
+                           I, toString(Results[I]->type()),
+                           toString(N.result(I)->type()));
+    replaceValue(G, N.result(I), Results[I]);
+  }
+  Stats.add(("unrolled-" + N.opName()).str());
+  Stats.add("steps", Seq * Dirs);
+  return llvm::Error::success();
+}
+
+bool isUnrollable(const Node &N) {
+  if (!N.isOp("lstm") && !N.isOp("gru") && !N.isOp("rnn"))
+    return false;
+  const TensorType &X = N.operand(0)->type();
+  if (!X.isStatic() || !isFloatType(X.Elem))
+    return false;
+  for (unsigned I : {1u, 2u, 3u})
+    if (I < N.numOperands() && N.operand(I) && !floatConstant(N.operand(I)))
+      return false;
+  if (N.numOperands() > 4 && N.operand(4)) // run-time sequence lengths
+    return false;
+  for (unsigned I = 5; I < N.numOperands(); ++I)
+    if (N.operand(I) && !N.operand(I)->type().isStatic())
+      return false;
+  int64_t Seq = X.Dims[N.getInt("layout") == 1 ? 1 : 0].size();
+  return Seq >= 1 && Seq <= MaxSteps;
+}
+
+class UnrollRecurrence : public Pass {
+public:
+  llvm::Expected<bool> run(Graph &G, PassStats &Stats) override {
+    std::vector<Node *> Matches;
+    for (Node &N : G.nodes())
+      if (isUnrollable(N))
+        Matches.push_back(&N);
+    for (Node *N : Matches) {
+      if (llvm::Error E = Unroller(G, *N).run(Stats))
+        return E;
+      std::vector<Value *> Operands(N->operands().begin(), N->operands().end());
+      G.erase(N);
+      eraseUnusedConstants(G, Operands);
+    }
+    return !Matches.empty();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createUnrollRecurrence() {
+  return std::make_unique<UnrollRecurrence>();
+}
+
+} // namespace kiln
