@@ -6,7 +6,10 @@
 // linear with an [out, in] weight made at compile time; fused activations move.
 // A mean over the spatial axes of an NCHW tensor (x.mean([2, 3]) in PyTorch)
 // becomes global_avg_pool, squeezed when keepdims=0: the op backends run
-// (XNNPACK's global average pooling, in int8 too).
+// (XNNPACK's global average pooling, in int8 too). A gather of one constant
+// index from a computed tensor (x[:, 0] of a ViT's class token, y[:, -1]
+// of an LSTM's last step) becomes a slice (squeezed for a scalar index),
+// which every target runs and whose index is never negative.
 #include "passes/Pass.h"
 #include "passes/ValueReplacement.h"
 
@@ -71,17 +74,19 @@ public:
     std::vector<Node *> Matches;
     for (Node &N : G.nodes())
       if (isConv1d(N) || isMatMulConst(N) || isGemmAsLinear(N) ||
-          isSpatialMean(N))
+          isSpatialMean(N) || isSingleGather(N))
         Matches.push_back(&N);
     bool Changed = false;
     for (Node *N : Matches) {
       const char *What = N->isOp("conv")          ? "conv1d-to-conv2d"
                          : N->isOp("matmul")      ? "matmul-to-linear"
                          : N->isOp("reduce_mean") ? "mean-to-global-avg-pool"
+                         : N->isOp("gather")      ? "gather-to-slice"
                                                   : "gemm-to-linear";
       Created.clear();
       bool Done = N->isOp("conv")          ? convToConv2d(G, *N)
                   : N->isOp("reduce_mean") ? meanToGlobalPool(G, *N)
+                  : N->isOp("gather")      ? gatherToSlice(G, *N)
                                            : toLinear(G, *N);
       if (!Done) {
         // Undo in reverse creation order: nothing half-rewritten remains.
@@ -145,6 +150,42 @@ private:
       A.push_back(X < 0 ? X + 4 : X);
     std::sort(A.begin(), A.end());
     return A == std::vector<int64_t>{2, 3};
+  }
+
+  /// gather of one constant index along a static axis of a computed value.
+  static bool isSingleGather(const Node &N) {
+    if (!N.isOp("gather") || N.operand(0)->constant() ||
+        !isPlain(N.operand(0)))
+      return false;
+    auto Idx = constantInts(N.operand(1));
+    auto Axis = normalizeAxis(N.getInt("axis"), N.operand(0)->type().rank());
+    if (!Axis) {
+      llvm::consumeError(Axis.takeError());
+      return false;
+    }
+    const Dim &D = N.operand(0)->type().Dims[size_t(*Axis)];
+    return Idx && Idx->size() == 1 && D.isStatic() &&
+           (*Idx)[0] >= -D.size() && (*Idx)[0] < D.size();
+  }
+
+  bool gatherToSlice(Graph &G, Node &N) {
+    const TensorType &X = N.operand(0)->type();
+    int64_t Axis = *normalizeAxis(N.getInt("axis"), X.rank());
+    int64_t I = (*constantInts(N.operand(1)))[0];
+    if (I < 0)
+      I += X.Dims[size_t(Axis)].size();
+    auto Ints = [&](int64_t V) {
+      return constant(G, N, Tensor::fromValues<int64_t>(ElementType::I64,
+                                                        makeShape({1}), {V}));
+    };
+    Node *Slice = create(G, N, "slice", {N.operand(0), Ints(I), Ints(I + 1),
+                                         Ints(Axis), Ints(1)});
+    if (!Slice)
+      return false;
+    if (N.operand(1)->type().rank() == 0 &&
+        !create(G, N, "squeeze", {Slice->result(), Ints(Axis)}))
+      return false;
+    return finish(N);
   }
 
   bool meanToGlobalPool(Graph &G, Node &N) {

@@ -8,6 +8,8 @@
 
 #include "IR/ShapeInference.h"
 
+#include <cstring>
+
 
 namespace kiln {
 
@@ -246,7 +248,23 @@ llvm::Error lowerGather(const Node &N, LoweringContext &Ctx) {
     return Axis.takeError();
   fb::GatherOptionsT O;
   O.axis = int32_t(*Axis);
-  int32_t Data = Ctx.canonical(N.operand(0)), Idx = Ctx.canonical(N.operand(1));
+  int32_t Data = Ctx.canonical(N.operand(0)), Idx = -1;
+  // Constant indices are written counted from the front: NNAPI's GATHER
+  // rejects negative ones, and every kernel then reads them the same way.
+  const Dim &Along = N.operand(0)->type().Dims[size_t(*Axis)];
+  auto Ints = constantInts(N.operand(1));
+  if (Ints && Along.isStatic() &&
+      llvm::any_of(*Ints, [](int64_t V) { return V < 0; })) {
+    std::vector<int32_t> Front;
+    for (int64_t V : *Ints)
+      Front.push_back(int32_t(V < 0 ? V + Along.size() : V));
+    std::vector<uint8_t> Bytes(Front.size() * sizeof(int32_t));
+    std::memcpy(Bytes.data(), Front.data(), Bytes.size());
+    Idx = Ctx.addConstant(N.operand(1)->name() + ".from_front", ElementType::I32,
+                          staticSizes(N.operand(1)->type().Dims),
+                          fb::Layout::PLAIN, Buffer::own(std::move(Bytes)));
+  } else
+    Idx = Ctx.canonical(N.operand(1));
   int32_t Out = Ctx.resultTensor(N.result(), false);
   Ctx.addOp(fb::OpKind::GATHER, {Data, Idx}, {Out}, optionsOf(O),
             fb::Engine::REFERENCE);
