@@ -75,4 +75,25 @@ std::vector<std::string> pipelineForRuntimeTarget(int OptLevel) {
   return P;
 }
 
+std::vector<std::string>
+pipelineWithExpansions(int OptLevel, const std::vector<std::string> &Expansions) {
+  std::vector<std::string> P = pipelineForRuntimeTarget(OptLevel);
+  if (P.empty())
+    return P;
+  // Before the clean-up tail: -O2's last eliminate-noops, -O1's final dce.
+  auto Tail = OptLevel >= 2 ? std::find(P.rbegin(), P.rend(), "eliminate-noops")
+                            : std::find(P.rbegin(), P.rend(), "dce");
+  P.insert(Tail.base() - 1, Expansions.begin(), Expansions.end());
+  return P;
+}
+
+std::vector<std::string> pipelineForGpuTarget(int OptLevel) {
+  return pipelineWithExpansions(OptLevel, {"expand-layer-norm", "expand-matmul"});
+}
+
+std::vector<std::string> pipelineForNnapiTarget(int OptLevel) {
+  return pipelineWithExpansions(
+      OptLevel, {"expand-layer-norm", "expand-gelu", "expand-matmul"});
+}
+
 } // namespace kiln

@@ -15,4 +15,16 @@ std::vector<std::string> pipelineForLevel(int OptLevel);
 /// folding them grows the model, and unroll lstm/gru/rnn layers.
 std::vector<std::string> pipelineForRuntimeTarget(int OptLevel);
 
+/// pipelineForRuntimeTarget with Expansions (expand-* passes: ops the target
+/// has no kernel for, written with ones it has) run after the fusions, so
+/// that a fused form (gelu) is expanded once, before the final clean-up.
+std::vector<std::string>
+pipelineWithExpansions(int OptLevel, const std::vector<std::string> &Expansions);
+
+/// The GPU targets (Vulkan, and Metal built on it): layer_norm and batched
+/// matmul expanded.
+std::vector<std::string> pipelineForGpuTarget(int OptLevel);
+/// NNAPI: layer_norm, gelu and batched matmul expanded.
+std::vector<std::string> pipelineForNnapiTarget(int OptLevel);
+
 } // namespace kiln

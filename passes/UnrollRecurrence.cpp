@@ -16,6 +16,7 @@
 //         h = n + z * (h - n)                        (= (1-z) n + z h)
 //   rnn:  h = tanh(x W + Wb + h R + Rb)
 #include "passes/FusionSupport.h"
+#include "passes/NodeBuilder.h"
 #include "passes/Pass.h"
 #include "passes/ValueReplacement.h"
 
@@ -59,39 +60,25 @@ public:
 private:
   Graph &G;
   Node &N;
-  llvm::Error Err = llvm::Error::success();
   int64_t Seq = 0, Batch = 0, H = 0, Dirs = 1;
   bool BatchFirst = false;
 
+  NodeBuilder B{G, N};
+
   Value *op(llvm::StringRef Name, std::vector<Value *> Operands,
             AttrMap Attrs = {}) {
-    if (Err)
-      return nullptr;
-    auto R = createInferred(G, Name, Operands, std::move(Attrs), 1, &N);
-    if (!R) {
-      Err = R.takeError();
-      return nullptr;
-    }
-    (*R)->setSources(N.sources());
-    return (*R)->result();
+    return B.op(Name, std::move(Operands), std::move(Attrs));
   }
-  Value *constant(Tensor T) {
-    Value *C = G.createConstant(std::move(T), "", &N);
-    C->producer()->setSources(N.sources());
-    return C;
-  }
-  Value *ints(std::vector<int64_t> V) {
-    int64_t Size = int64_t(V.size());
-    return constant(Tensor::fromValues<int64_t>(ElementType::I64, {Dim(Size)}, V));
-  }
+  Value *constant(Tensor T) { return B.constant(std::move(T)); }
+  Value *ints(std::vector<int64_t> V) { return B.ints(std::move(V)); }
   Value *slice(Value *X, int64_t Axis, int64_t Begin, int64_t End) {
     return op("slice", {X, ints({Begin}), ints({End}), ints({Axis}), ints({1})});
   }
   Value *reshape(Value *X, std::vector<int64_t> Sizes) {
     return op("reshape", {X, ints(std::move(Sizes))});
   }
-  Value *linear(Value *X, Value *W, Value *B) {
-    return B ? op("linear", {X, W, B}) : op("linear", {X, W});
+  Value *linear(Value *X, Value *W, Value *Bias) {
+    return Bias ? op("linear", {X, W, Bias}) : op("linear", {X, W});
   }
   /// Columns [Begin, End) of a [batch, k] value.
   Value *cols(Value *X, int64_t Begin, int64_t End) {
@@ -205,8 +192,8 @@ llvm::Error Unroller::run(PassStats &Stats) {
       }
       Steps[size_t(T)] = Hs;
     }
-    if (Err)
-      return std::move(Err);
+    if (llvm::Error E = B.takeError())
+      return E;
     // y for this direction in time order: [seq, 1, batch, H] or
     // [batch, seq, 1, H].
     std::vector<Value *> Parts;
@@ -230,8 +217,8 @@ llvm::Error Unroller::run(PassStats &Stats) {
                                   Join(HDirs, BatchFirst ? 1 : 0)};
   if (Lstm)
     Results.push_back(Join(CDirs, BatchFirst ? 1 : 0));
-  if (Err)
-    return std::move(Err);
+  if (llvm::Error E = B.takeError())
+    return E;
   for (unsigned I = 0; I < N.numResults(); ++I) {
     if (!isCompatible(N.result(I)->type(), Results[I]->type()))
       return internalError("unrolled {0} result {1} is {2}, not {3}", N.opName(),

@@ -106,7 +106,7 @@ Target metalTarget() {
   T.FileTarget = int(fb::Target::METAL);
   T.SupportedOps = metalSupportedOps;
   T.Check = checkMetalGraph;
-  T.Pipeline = pipelineForRuntimeTarget;
+  T.Pipeline = pipelineForGpuTarget;
   T.Emit = emitMetal;
   return T;
 }

@@ -186,7 +186,7 @@ Target nnapiTarget() {
   T.FileTarget = int(fb::Target::NNAPI);
   T.SupportedOps = nnapiSupportedOps;
   T.Check = checkNnapiGraph;
-  T.Pipeline = pipelineForRuntimeTarget;
+  T.Pipeline = pipelineForNnapiTarget;
   T.Emit = emitNnapi;
   return T;
 }
