@@ -87,10 +87,6 @@ pipelineWithExpansions(int OptLevel, const std::vector<std::string> &Expansions)
   return P;
 }
 
-std::vector<std::string> pipelineForGpuTarget(int OptLevel) {
-  return pipelineWithExpansions(OptLevel, {"expand-layer-norm", "expand-matmul"});
-}
-
 std::vector<std::string> pipelineForNnapiTarget(int OptLevel) {
   return pipelineWithExpansions(
       OptLevel, {"expand-layer-norm", "expand-gelu", "expand-matmul"});

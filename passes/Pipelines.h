@@ -21,9 +21,6 @@ std::vector<std::string> pipelineForRuntimeTarget(int OptLevel);
 std::vector<std::string>
 pipelineWithExpansions(int OptLevel, const std::vector<std::string> &Expansions);
 
-/// The GPU targets (Vulkan, and Metal built on it): layer_norm and batched
-/// matmul expanded.
-std::vector<std::string> pipelineForGpuTarget(int OptLevel);
 /// NNAPI: layer_norm, gelu and batched matmul expanded.
 std::vector<std::string> pipelineForNnapiTarget(int OptLevel);
 

@@ -106,7 +106,7 @@ Target metalTarget() {
   T.FileTarget = int(fb::Target::METAL);
   T.SupportedOps = metalSupportedOps;
   T.Check = checkMetalGraph;
-  T.Pipeline = pipelineForGpuTarget;
+  T.Pipeline = pipelineForRuntimeTarget;
   T.Emit = emitMetal;
   return T;
 }

@@ -21,6 +21,8 @@ llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name) {
   KERNEL(pool2d_c4)
   KERNEL(resize)
   KERNEL(softmax)
+  KERNEL(layer_norm)
+  KERNEL(matmul)
 #define F32_OUT(K)                                                             \
   if (Name == #K "_f16_f32")                                                   \
     return llvm::ArrayRef<uint32_t>(kernels::K##_f16_f32);                     \

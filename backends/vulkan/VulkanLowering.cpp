@@ -388,6 +388,12 @@ llvm::Expected<KilnModule> Lowering::run() {
       case fb::OpKind::RESIZE:
         Why = lowerResize(*this, Op);
         break;
+      case fb::OpKind::LAYER_NORM:
+        Why = lowerLayerNorm(*this, Op);
+        break;
+      case fb::OpKind::MATMUL:
+        Why = lowerMatMul(*this, Op);
+        break;
       default:
         Why = "the Vulkan target has no kernel for it yet";
       }

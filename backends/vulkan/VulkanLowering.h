@@ -152,5 +152,7 @@ std::string lowerMovement(Lowering &L, const fb::OperatorT &Op);
 std::string lowerConcat(Lowering &L, const fb::OperatorT &Op);
 std::string lowerSoftmax(Lowering &L, const fb::OperatorT &Op);
 std::string lowerResize(Lowering &L, const fb::OperatorT &Op);
+std::string lowerLayerNorm(Lowering &L, const fb::OperatorT &Op);
+std::string lowerMatMul(Lowering &L, const fb::OperatorT &Op);
 
 } // namespace kiln::vulkan

@@ -109,7 +109,7 @@ Target vulkanTarget() {
   T.FileTarget = int(fb::Target::VULKAN);
   T.SupportedOps = vulkanSupportedOps;
   T.Check = checkVulkanGraph;
-  T.Pipeline = pipelineForGpuTarget;
+  T.Pipeline = pipelineForRuntimeTarget;
   T.Emit = emitVulkan;
   return T;
 }
