@@ -75,6 +75,18 @@ std::vector<std::string> pipelineForRuntimeTarget(int OptLevel) {
   return P;
 }
 
+std::vector<std::string> opsRewrittenBy(llvm::StringRef Pass) {
+  if (Pass == "unroll-recurrence")
+    return {"gru", "lstm", "rnn"};
+  if (Pass == "expand-layer-norm")
+    return {"layer_norm"};
+  if (Pass == "expand-gelu")
+    return {"gelu"};
+  if (Pass == "expand-matmul")
+    return {"matmul"};
+  return {};
+}
+
 std::vector<std::string>
 pipelineWithExpansions(int OptLevel, const std::vector<std::string> &Expansions) {
   std::vector<std::string> P = pipelineForRuntimeTarget(OptLevel);

@@ -1,6 +1,8 @@
 // The pass pipelines for each -O level.
 #pragma once
 
+#include "llvm/ADT/StringRef.h"
+
 #include <string>
 #include <vector>
 
@@ -20,6 +22,11 @@ std::vector<std::string> pipelineForRuntimeTarget(int OptLevel);
 /// that a fused form (gelu) is expanded once, before the final clean-up.
 std::vector<std::string>
 pipelineWithExpansions(int OptLevel, const std::vector<std::string> &Expansions);
+
+/// The IR ops a pass rewrites into others (unroll-recurrence: lstm, gru,
+/// rnn; expand-gelu: gelu...), so that a target whose pipeline runs it takes
+/// them without a kernel of their own; empty for other passes.
+std::vector<std::string> opsRewrittenBy(llvm::StringRef Pass);
 
 /// NNAPI: layer_norm, gelu and batched matmul expanded.
 std::vector<std::string> pipelineForNnapiTarget(int OptLevel);

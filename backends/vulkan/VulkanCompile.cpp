@@ -12,8 +12,8 @@ std::vector<std::string> vulkanSupportedOps() {
   // The IR ops whose kiln operators have no Vulkan kernel yet.
   static const char *const Missing[] = {
       "argmax", "argmin", "cast", "conv_transpose", "dequantize",
-      "dynamic_quantize", "equal", "gather", "greater", "layer_norm", "less",
-      "matmul", "pad", "quantize", "where"};
+      "dynamic_quantize", "equal", "gather", "greater", "less", "pad",
+      "quantize", "where"};
   std::vector<std::string> Ops;
   for (const std::string &Op : cpuSupportedOps())
     if (std::find(std::begin(Missing), std::end(Missing), Op) == std::end(Missing))

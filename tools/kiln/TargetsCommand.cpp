@@ -6,6 +6,7 @@
 #include "Command.h"
 
 #include "backends/Target.h"
+#include "passes/Pipelines.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -34,6 +35,17 @@ void printWrapped(llvm::raw_ostream &OS, const std::vector<std::string> &Ops) {
   OS << '\n';
 }
 
+/// The ops T's -O2 pipeline rewrites into ones it runs, "op (pass)", for
+/// those T has no kernel of its own for.
+std::vector<std::string> rewrittenOps(const Target &T) {
+  std::vector<std::string> Kernels = T.SupportedOps(), Out;
+  for (const std::string &Pass : T.Pipeline(2))
+    for (const std::string &Op : opsRewrittenBy(Pass))
+      if (!llvm::is_contained(Kernels, Op))
+        Out.push_back(Op + " (" + Pass + ")");
+  return Out;
+}
+
 llvm::Error runTargets(bool Json) {
   if (Json) {
     llvm::json::Array Targets;
@@ -41,12 +53,16 @@ llvm::Error runTargets(bool Json) {
       llvm::json::Array Ops;
       for (const std::string &Op : T.SupportedOps())
         Ops.push_back(Op);
+      llvm::json::Array Rewritten;
+      for (const std::string &Op : rewrittenOps(T))
+        Rewritten.push_back(Op);
       Targets.push_back(llvm::json::Object{
           {"name", T.Name},
           {"status", targetStatusName(T.Status)},
           {"description", T.Description},
           {"writes_kiln_file", T.FileTarget != 0},
-          {"ops", std::move(Ops)}});
+          {"ops", std::move(Ops)},
+          {"rewritten_ops", std::move(Rewritten)}});
     }
     printJson(llvm::json::Object{{"targets", std::move(Targets)}});
     return llvm::Error::success();
@@ -59,6 +75,12 @@ llvm::Error runTargets(bool Json) {
        << T.Description << '\n';
     OS << "    " << Ops.size() << " ops:\n";
     printWrapped(OS, Ops);
+    std::vector<std::string> Rewritten = rewrittenOps(T);
+    if (!Rewritten.empty()) {
+      OS << "    and " << Rewritten.size()
+         << " rewritten into those by its pipeline (-O1 and up):\n";
+      printWrapped(OS, Rewritten);
+    }
   }
   return llvm::Error::success();
 }
