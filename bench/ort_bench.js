@@ -1,11 +1,12 @@
 // ONNX Runtime side of bench/compare.py (onnxruntime-node):
-//   node ort_bench.js ORT_MODULE_DIR MODEL.onnx INPUT_NAME SHAPE RUNS SESSIONS
+//   node ort_bench.js ORT_MODULE_DIR MODEL.onnx INPUT_NAME SHAPE RUNS SESSIONS [DTYPE]
 // Creates the session SESSIONS times (1 intra-op thread, all graph
 // optimizations) and times each creation, then runs RUNS times on a fixed
-// ramp input and prints one JSON line: session creation times, first run,
-// run times, and the first output's first values.
+// ramp input (DTYPE float32, the default, or int64: token ids 1..1000) and
+// prints one JSON line: session creation times, first run, run times, and
+// the first output's first values.
 const path = require('path');
-const [ortDir, model, inputName, shapeArg, runsArg, sessionsArg] =
+const [ortDir, model, inputName, shapeArg, runsArg, sessionsArg, dtypeArg] =
     process.argv.slice(2);
 const ort = require(path.join(ortDir, 'node_modules', 'onnxruntime-node'));
 
@@ -20,9 +21,16 @@ const options = {
 (async () => {
   const shape = shapeArg.split('x').map(Number);
   const n = shape.reduce((a, b) => a * b, 1);
-  const data = new Float32Array(n);
-  for (let i = 0; i < n; ++i) data[i] = (i % 17) / 16 - 0.5;
-  const feeds = {[inputName]: new ort.Tensor('float32', data, shape)};
+  let feeds;
+  if (dtypeArg === 'int64') {
+    const ids = new BigInt64Array(n);
+    for (let i = 0; i < n; ++i) ids[i] = BigInt(1 + (i * 37) % 1000);
+    feeds = {[inputName]: new ort.Tensor('int64', ids, shape)};
+  } else {
+    const data = new Float32Array(n);
+    for (let i = 0; i < n; ++i) data[i] = (i % 17) / 16 - 0.5;
+    feeds = {[inputName]: new ort.Tensor('float32', data, shape)};
+  }
 
   const sessionMs = [];
   let session;

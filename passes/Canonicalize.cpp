@@ -154,8 +154,11 @@ private:
 
   /// gather of one constant index along a static axis of a computed value.
   static bool isSingleGather(const Node &N) {
+    // Float data only: integer gathers are shape arithmetic (shape ->
+    // gather -> concat -> reshape), which folding and the batch-polymorphic
+    // lowering read as such.
     if (!N.isOp("gather") || N.operand(0)->constant() ||
-        !isPlain(N.operand(0)))
+        !isPlain(N.operand(0)) || !isFloatType(N.operand(0)->type().Elem))
       return false;
     auto Idx = constantInts(N.operand(1));
     auto Axis = normalizeAxis(N.getInt("axis"), N.operand(0)->type().rank());
