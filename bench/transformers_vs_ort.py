@@ -69,7 +69,7 @@ def kiln_bench(kiln, path, runs, profile=False):
         cmd = [kiln, "bench", path, "--threads", "1", "--runs", str(runs), "--profile"]
         return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return json.loads(out)["latency_ms"]["median"]
+    return json.loads(out)["median_ms"]
 
 
 def ort_bench(ort_dir, path, input_name, shape, dtype, runs):
@@ -89,8 +89,11 @@ def main():
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
+    args.ort_dir = os.path.abspath(args.ort_dir)
     os.makedirs(args.workdir, exist_ok=True)
-    print(f"cpu: {open('/proc/cpuinfo').read().split('model name')[1].split(':')[1].splitlines()[0].strip()}")
+    flags = open('/proc/cpuinfo').read()
+    print('cpu: ' + flags.split('model name')[1].split(':')[1].splitlines()[0].strip() +
+          (', AVX-512' if ' avx512f' in flags else ', AVX2' if ' avx2' in flags else ''))
     for name in args.models.split(","):
         make, input_name, shape, dtype = models()[name]
         onnx_path = export(name, make, input_name, shape, dtype, args.workdir)

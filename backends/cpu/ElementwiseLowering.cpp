@@ -237,8 +237,11 @@ llvm::Error lowerUnary(const Node &N, LoweringContext &Ctx) {
   bool Nhwc = Ctx.hasNhwc(X);
   int32_t In = Nhwc ? Ctx.nhwc(X) : Ctx.canonical(X);
   int32_t Out = Ctx.resultTensor(N.result(), Nhwc);
+  // GELU: XNNPACK has none, oneDNN's eltwise does where the runtime has
+  // oneDNN (x86), so the runtime picks (the reference kernel elsewhere).
+  bool Gelu = O.op == fb::UnaryOp::GELU || O.op == fb::UnaryOp::GELU_TANH;
   Ctx.addOp(fb::OpKind::UNARY, {In}, {Out}, optionsOf(O),
-            engineForF32(R.Xnnpack, 0));
+            Gelu ? fb::Engine::ANY : engineForF32(R.Xnnpack, 0));
   Ctx.define(N.result(), Out, Nhwc);
   return llvm::Error::success();
 }

@@ -1,6 +1,7 @@
 // linear, gemm and matmul -> FULLY_CONNECTED (XNNPACK) when the weight is a
 // constant, with the weight stored [out, in] (transposed and scaled by
-// alpha at compile time), otherwise MATMUL (reference). gemm's C becomes the
+// alpha at compile time), otherwise MATMUL (oneDNN's batched matmul where
+// the runtime has oneDNN, else the reference kernel: the runtime picks). gemm's C becomes the
 // bias when it broadcasts along the output features, else an ADD after the
 // product, which then carries the fused activation.
 #include "backends/cpu/QuantLowering.h"
@@ -160,7 +161,7 @@ llvm::Error lowerGemm(const Node &N, LoweringContext &Ctx) {
     fb::MatMulOptionsT O;
     O.output_min = ProductAct.Min, O.output_max = ProductAct.Max;
     Ctx.addOp(fb::OpKind::MATMUL, {In, Rhs}, {Out}, optionsOf(O),
-              fb::Engine::REFERENCE);
+              fb::Engine::ANY);
   };
   if (!AddAfter) {
     emitWithActivation(Ctx, N.result(), false, ProductAct, EmitProduct);
@@ -244,14 +245,14 @@ llvm::Error lowerMatMul(const Node &N, LoweringContext &Ctx) {
   if (Out2 == Y) {
     emitWithActivation(Ctx, N.result(), false, Act, [&](int32_t Out) {
       Ctx.addOp(fb::OpKind::MATMUL, {In, Rhs}, {Out}, optionsOf(O),
-                fb::Engine::REFERENCE);
+                fb::Engine::ANY);
     });
     return llvm::Error::success();
   }
   int32_t Wide = Ctx.addTensor(nameOf(N.result(), "matmul") + ".2d",
                                ElementType::F32, Out2, fb::Layout::PLAIN);
   Ctx.addOp(fb::OpKind::MATMUL, {In, Rhs}, {Wide}, optionsOf(O),
-            fb::Engine::REFERENCE);
+            fb::Engine::ANY);
   // The clamp ran in MATMUL; only an extra activation op remains.
   const float Inf = std::numeric_limits<float>::infinity();
   OutputActivation Rest{-Inf, Inf, Act.Extra};

@@ -416,6 +416,87 @@ std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A,
   }
 }
 
+/// An f32 MATMUL of two activations (attention's q k^T and p v) as oneDNN's
+/// batched matmul: [P, M, K] x [P or 1, K, N] -> [P, M, N], clamped. Other
+/// batch broadcasts stay on the reference kernel.
+std::unique_ptr<Kernel> matMul(const KernelArgs &A) {
+  const auto &O = *A.Op.options_as_MatMulOptions();
+  const KernelTensor &X = A.In[0], &W = A.In[1], &Y = A.Out[0];
+  const auto F32 = fb::DType::F32;
+  if (X.Desc->DType != F32 || W.Desc->DType != F32 || Y.Desc->DType != F32 ||
+      X.rank() < 2 || W.rank() < 2 || Y.elements() == 0)
+    return nullptr;
+  const int64_t M = X.dim(X.rank() - 2), K = X.dim(X.rank() - 1),
+                N = W.dim(W.rank() - 1);
+  if (M * K == 0 || K * N == 0)
+    return nullptr;
+  const int64_t P = int64_t(Y.elements()) / (M * N),
+                PX = int64_t(X.elements()) / (M * K),
+                PW = int64_t(W.elements()) / (K * N);
+  if (PX != P || (PW != P && PW != 1))
+    return nullptr;
+  const auto Type = memory::data_type::f32;
+  memory::desc Src(dims({P, M, K}), Type, Tag::abc);
+  memory::desc Wei(dims({PW, K, N}), Type, Tag::abc);
+  memory::desc Dst(dims({P, M, N}), Type, Tag::abc);
+  OneOpenMpThread One;
+  try {
+    dnnl::matmul::desc D(Src, Wei, Dst);
+    dnnl::matmul::primitive_desc PD(D, f32Attr(O.output_min(), O.output_max()),
+                                    cpuEngine());
+    if (isReference(PD.impl_info_str()))
+      return nullptr;
+    const dnnl::engine &E = cpuEngine();
+    std::unordered_map<int, memory> Args = {
+        {DNNL_ARG_SRC, memory(Src, E, X.Data)},
+        {DNNL_ARG_WEIGHTS, memory(Wei, E, W.Data)},
+        {DNNL_ARG_DST, memory(Dst, E, Y.Data)}};
+    std::vector<ScratchMemory> Scratch;
+    bindScratchpad(PD.scratchpad_desc(), 0, Args, Scratch);
+    std::vector<BoundPrimitive> Steps;
+    Steps.push_back({dnnl::matmul(PD), std::move(Args)});
+    return std::make_unique<OnednnKernel>(std::move(Steps), std::nullopt,
+                                          std::move(Scratch));
+  } catch (const dnnl::error &) {
+    return nullptr;
+  }
+}
+
+/// An f32 GELU (exact or tanh) as oneDNN's eltwise primitive over the whole
+/// tensor (XNNPACK has no GELU).
+std::unique_ptr<Kernel> gelu(const KernelArgs &A) {
+  const auto &O = *A.Op.options_as_UnaryOptions();
+  const KernelTensor &X = A.In[0], &Y = A.Out[0];
+  if (X.Desc->DType != fb::DType::F32 || Y.Desc->DType != fb::DType::F32 ||
+      X.elements() == 0 || X.elements() != Y.elements())
+    return nullptr;
+  auto Alg = O.op() == fb::UnaryOp::GELU ? dnnl::algorithm::eltwise_gelu_erf
+                                         : dnnl::algorithm::eltwise_gelu_tanh;
+  memory::desc Flat(dims({int64_t(X.elements())}), memory::data_type::f32,
+                    Tag::a);
+  OneOpenMpThread One;
+  try {
+    dnnl::eltwise_forward::desc D(dnnl::prop_kind::forward_inference, Alg,
+                                  Flat, 0.f, 0.f);
+    dnnl::eltwise_forward::primitive_desc PD(
+        D, withSessionScratchpad(dnnl::primitive_attr()), cpuEngine());
+    if (isReference(PD.impl_info_str()))
+      return nullptr;
+    const dnnl::engine &E = cpuEngine();
+    std::unordered_map<int, memory> Args = {
+        {DNNL_ARG_SRC, memory(Flat, E, X.Data)},
+        {DNNL_ARG_DST, memory(Flat, E, Y.Data)}};
+    std::vector<ScratchMemory> Scratch;
+    bindScratchpad(PD.scratchpad_desc(), 0, Args, Scratch);
+    std::vector<BoundPrimitive> Steps;
+    Steps.push_back({dnnl::eltwise_forward(PD), std::move(Args)});
+    return std::make_unique<OnednnKernel>(std::move(Steps), std::nullopt,
+                                          std::move(Scratch));
+  } catch (const dnnl::error &) {
+    return nullptr;
+  }
+}
+
 /// f32 everywhere, or the int8 scheme: i8 input and output quantized per
 /// tensor, i8 weights per tensor or per output channel, i32 bias.
 bool takesTypes(const KernelArgs &A, bool &Int8) {
@@ -565,6 +646,14 @@ std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
                                            const FusedAdd *Add) {
   if (A.Op.kind() == fb::OpKind::FULLY_CONNECTED)
     return Add ? nullptr : fullyConnected(A, Weights);
+  if (A.Op.kind() == fb::OpKind::MATMUL)
+    return Add ? nullptr : matMul(A);
+  if (A.Op.kind() == fb::OpKind::UNARY) {
+    auto U = A.Op.options_as_UnaryOptions()->op();
+    return !Add && (U == fb::UnaryOp::GELU || U == fb::UnaryOp::GELU_TANH)
+               ? gelu(A)
+               : nullptr;
+  }
   if (A.Op.kind() != fb::OpKind::CONV_2D)
     return nullptr;
   // In f32, XNNPACK's depthwise kernels were measured as fast as oneDNN's
