@@ -230,7 +230,8 @@ int32_t LoweringContext::transpose(int32_t In, const std::vector<int32_t> &Perm,
   fb::TransposeOptionsT T;
   T.perm = Perm;
   O.Set(std::move(T));
-  addOp(fb::OpKind::TRANSPOSE, {In}, {Out}, std::move(O), fb::Engine::REFERENCE);
+  // oneDNN's reorder where the runtime has oneDNN.
+  addOp(fb::OpKind::TRANSPOSE, {In}, {Out}, std::move(O), fb::Engine::ANY);
   return Out;
 }
 

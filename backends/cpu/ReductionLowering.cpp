@@ -138,8 +138,8 @@ llvm::Error lowerLayerNorm(const Node &N, LoweringContext &Ctx) {
   if (N.numOperands() > 2 && N.operand(2))
     In.push_back(Ctx.canonical(N.operand(2)));
   int32_t Out = Ctx.resultTensor(N.result(), false);
-  Ctx.addOp(fb::OpKind::LAYER_NORM, In, {Out}, optionsOf(O),
-            fb::Engine::REFERENCE);
+  // oneDNN's layer normalization where the runtime has oneDNN.
+  Ctx.addOp(fb::OpKind::LAYER_NORM, In, {Out}, optionsOf(O), fb::Engine::ANY);
   Ctx.define(N.result(), Out, false);
   return llvm::Error::success();
 }

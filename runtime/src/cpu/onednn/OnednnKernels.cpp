@@ -497,6 +497,105 @@ std::unique_ptr<Kernel> gelu(const KernelArgs &A) {
   }
 }
 
+/// One primitive over Args, with its scratchpad from the session's buffer.
+std::unique_ptr<Kernel> singleStep(dnnl::primitive Prim,
+                                   const memory::desc &Scratchpad,
+                                   std::unordered_map<int, memory> Args) {
+  std::vector<ScratchMemory> Scratch;
+  bindScratchpad(Scratchpad, 0, Args, Scratch);
+  std::vector<BoundPrimitive> Steps;
+  Steps.push_back({std::move(Prim), std::move(Args)});
+  return std::make_unique<OnednnKernel>(std::move(Steps), std::nullopt,
+                                        std::move(Scratch));
+}
+
+/// An f32 LAYER_NORM as oneDNN's layer normalization: x seen as [rows, N]
+/// (N: the normalized axes), weight and bias of N values.
+std::unique_ptr<Kernel> layerNorm(const KernelArgs &A) {
+  const auto &O = *A.Op.options_as_LayerNormOptions();
+  const KernelTensor &X = A.In[0], &W = A.In[1], &Y = A.Out[0];
+  const bool HasBias = A.In.size() > 2 && A.In[2].present();
+  const auto F32 = fb::DType::F32;
+  if (X.Desc->DType != F32 || W.Desc->DType != F32 || Y.Desc->DType != F32 ||
+      (HasBias && A.In[2].Desc->DType != F32) || X.elements() == 0 ||
+      O.axis() < 0 || O.axis() >= X.rank())
+    return nullptr;
+  int64_t N = 1;
+  for (int64_t I = O.axis(); I < X.rank(); ++I)
+    N *= X.dim(I);
+  if (int64_t(W.elements()) != N ||
+      (HasBias && int64_t(A.In[2].elements()) != N))
+    return nullptr;
+  const auto Type = memory::data_type::f32;
+  memory::desc Data(dims({int64_t(X.elements()) / N, N}), Type, Tag::ab);
+  memory::desc Vec(dims({N}), Type, Tag::a);
+  auto Flags = dnnl::normalization_flags::use_scale;
+  if (HasBias)
+    Flags = Flags | dnnl::normalization_flags::use_shift;
+  OneOpenMpThread One;
+  try {
+    dnnl::layer_normalization_forward::desc D(
+        dnnl::prop_kind::forward_inference, Data, O.epsilon(), Flags);
+    dnnl::layer_normalization_forward::primitive_desc PD(
+        D, withSessionScratchpad(dnnl::primitive_attr()), cpuEngine());
+    if (isReference(PD.impl_info_str()))
+      return nullptr;
+    const dnnl::engine &E = cpuEngine();
+    std::unordered_map<int, memory> Args = {
+        {DNNL_ARG_SRC, memory(Data, E, X.Data)},
+        {DNNL_ARG_DST, memory(Data, E, Y.Data)},
+        {DNNL_ARG_SCALE, memory(Vec, E, W.Data)}};
+    if (HasBias)
+      Args.emplace(DNNL_ARG_SHIFT, memory(Vec, E, A.In[2].Data));
+    return singleStep(dnnl::layer_normalization_forward(PD),
+                      PD.scratchpad_desc(), std::move(Args));
+  } catch (const dnnl::error &) {
+    return nullptr;
+  }
+}
+
+/// An f32 TRANSPOSE as oneDNN's reorder: x's bytes described with y's dims
+/// and x's strides permuted, copied into y's plain layout.
+std::unique_ptr<Kernel> transpose(const KernelArgs &A) {
+  const auto &O = *A.Op.options_as_TransposeOptions();
+  const KernelTensor &X = A.In[0], &Y = A.Out[0];
+  const int64_t R = X.rank();
+  if (X.Desc->DType != fb::DType::F32 || Y.Desc->DType != fb::DType::F32 ||
+      X.elements() == 0 || R < 1 || R > DNNL_MAX_NDIMS || !O.perm() ||
+      int64_t(O.perm()->size()) != R)
+    return nullptr;
+  const size_t Rank = static_cast<size_t>(R);
+  memory::dims XStrides(Rank, 1), YDims(Rank), SrcStrides(Rank);
+  for (int64_t I = R - 2; I >= 0; --I)
+    XStrides[size_t(I)] = XStrides[size_t(I + 1)] * X.dim(I + 1);
+  for (int64_t I = 0; I < R; ++I) {
+    int32_t P = O.perm()->Get(unsigned(I));
+    if (P < 0 || P >= R)
+      return nullptr;
+    YDims[size_t(I)] = X.dim(P);
+    SrcStrides[size_t(I)] = XStrides[size_t(P)];
+  }
+  const auto Type = memory::data_type::f32;
+  memory::desc Src(YDims, Type, SrcStrides);
+  memory::dims YStrides(Rank, 1);
+  for (int64_t I = R - 2; I >= 0; --I)
+    YStrides[size_t(I)] = YStrides[size_t(I + 1)] * YDims[size_t(I + 1)];
+  memory::desc Dst(YDims, Type, YStrides);
+  OneOpenMpThread One;
+  try {
+    const dnnl::engine &E = cpuEngine();
+    dnnl::reorder::primitive_desc PD(
+        E, Src, E, Dst, withSessionScratchpad(dnnl::primitive_attr()));
+    if (isReference(PD.impl_info_str()))
+      return nullptr;
+    return singleStep(dnnl::reorder(PD), PD.scratchpad_desc(),
+                      {{DNNL_ARG_FROM, memory(Src, E, X.Data)},
+                       {DNNL_ARG_TO, memory(Dst, E, Y.Data)}});
+  } catch (const dnnl::error &) {
+    return nullptr;
+  }
+}
+
 /// f32 everywhere, or the int8 scheme: i8 input and output quantized per
 /// tensor, i8 weights per tensor or per output channel, i32 bias.
 bool takesTypes(const KernelArgs &A, bool &Int8) {
@@ -648,6 +747,10 @@ std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
     return Add ? nullptr : fullyConnected(A, Weights);
   if (A.Op.kind() == fb::OpKind::MATMUL)
     return Add ? nullptr : matMul(A);
+  if (A.Op.kind() == fb::OpKind::LAYER_NORM)
+    return Add ? nullptr : layerNorm(A);
+  if (A.Op.kind() == fb::OpKind::TRANSPOSE)
+    return Add ? nullptr : transpose(A);
   if (A.Op.kind() == fb::OpKind::UNARY) {
     auto U = A.Op.options_as_UnaryOptions()->op();
     return !Add && (U == fb::UnaryOp::GELU || U == fb::UnaryOp::GELU_TANH)
