@@ -3,6 +3,9 @@
 // transposes that cancel, a cast to the same type, a slice that covers
 // everything, a pad by zero. Each costs a copy at run time and hides patterns
 // (conv -> reshape -> relu) from the fusion passes. Dropout has its own pass.
+// A reshape to a static shape of another shape change (reshape, flatten,
+// squeeze, unsqueeze) reads that one's input directly: the rank-6 view in
+// between (Swin's window partition) may be a rank no target holds.
 #include "passes/Pass.h"
 #include "passes/ValueReplacement.h"
 
@@ -86,10 +89,38 @@ Value *noopSource(const Node &N) {
   return nullptr;
 }
 
+/// N is a reshape to a static shape whose input another pure shape change
+/// computed: that one's input, which N can read instead; or null.
+Value *reshapeChainSource(const Node &N) {
+  if (!N.isOp("reshape") || !N.result()->type().isStatic())
+    return nullptr;
+  const Node *Inner = N.operand(0)->producer();
+  if (!Inner || !(Inner->isOp("reshape") || Inner->isOp("flatten") ||
+                  Inner->isOp("squeeze") || Inner->isOp("unsqueeze")))
+    return nullptr;
+  Value *X = Inner->operand(0);
+  return X->type().isStatic() && !X->type().Quant ? X : nullptr;
+}
+
 class EliminateNoOps : public Pass {
 public:
   llvm::Expected<bool> run(Graph &G, PassStats &Stats) override {
     bool Changed = false;
+    for (Node &N : G.nodes())
+      if (Value *X = reshapeChainSource(N)) {
+        Node *Inner = N.operand(0)->producer();
+        N.setOperand(0, X);
+        if (!Inner->result()->hasUses() && !G.isOutput(Inner->result())) {
+          std::vector<Value *> Params(Inner->operands().begin() + 1,
+                                      Inner->operands().end());
+          G.erase(Inner);
+          for (Value *P : Params)
+            if (P)
+              eraseIfDeadConstant(G, P);
+        }
+        Stats.add("reshape-chains");
+        Changed = true;
+      }
     // One walk in graph order, rewriting as it goes, so a chain of no-ops
     // (or of cancelling transposes) collapses in one run.
     for (auto It = G.nodes().begin(); It != G.nodes().end();) {

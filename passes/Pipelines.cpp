@@ -84,6 +84,7 @@ std::vector<std::string> opsRewrittenBy(llvm::StringRef Pass) {
     return {"gelu"};
   if (Pass == "expand-matmul")
     return {"matmul"};
+  // lower-transpose-rank rewrites transposes the target already runs.
   return {};
 }
 
@@ -101,7 +102,8 @@ pipelineWithExpansions(int OptLevel, const std::vector<std::string> &Expansions)
 
 std::vector<std::string> pipelineForNnapiTarget(int OptLevel) {
   return pipelineWithExpansions(
-      OptLevel, {"expand-layer-norm", "expand-gelu", "expand-matmul"});
+      OptLevel, {"expand-layer-norm", "expand-gelu", "expand-matmul",
+                 "lower-transpose-rank"});
 }
 
 } // namespace kiln

@@ -28,7 +28,8 @@ pipelineWithExpansions(int OptLevel, const std::vector<std::string> &Expansions)
 /// them without a kernel of their own; empty for other passes.
 std::vector<std::string> opsRewrittenBy(llvm::StringRef Pass);
 
-/// NNAPI: layer_norm, gelu and batched matmul expanded.
+/// NNAPI: layer_norm, gelu and batched matmul expanded, transposes above
+/// rank 4 lowered.
 std::vector<std::string> pipelineForNnapiTarget(int OptLevel);
 
 } // namespace kiln

@@ -13,15 +13,28 @@
 
 namespace kiln::nnapi {
 
+std::vector<bool> nnapiDroppedAxes(const std::vector<int64_t> &Shape) {
+  std::vector<bool> Dropped(Shape.size(), false);
+  size_t Rank = Shape.size();
+  for (size_t A = 0; A < Shape.size() && Rank > 4 && Shape[A] == 1; ++A) {
+    Dropped[A] = true;
+    --Rank;
+  }
+  if (Rank > 4)
+    for (size_t A = 0; A < Shape.size(); ++A)
+      if (Shape[A] == 1)
+        Dropped[A] = true;
+  return Dropped;
+}
+
 std::vector<uint32_t> nnapiDims(const std::vector<int64_t> &Shape) {
   if (Shape.empty())
     return {1};
+  std::vector<bool> Dropped = nnapiDroppedAxes(Shape);
   std::vector<uint32_t> Dims;
-  for (int64_t D : Shape)
-    // NNAPI tensors have rank 4 at most: a longer shape loses its 1s
-    // (ShuffleNet's channel shuffle is [1, H, W, 2, C/2]).
-    if (Shape.size() <= 4 || D != 1)
-      Dims.push_back(uint32_t(D));
+  for (size_t A = 0; A < Shape.size(); ++A)
+    if (!Dropped[A])
+      Dims.push_back(uint32_t(Shape[A]));
   if (Dims.empty())
     Dims.push_back(1);
   return Dims;
@@ -474,7 +487,18 @@ uint32_t Lowering::zeroLike(uint32_t Like) {
 
 void Lowering::lowerOperator(int32_t Op) {
   CurrentOp = Op;
-  switch (M.Model.operators[size_t(Op)]->kind) {
+  // NNAPI's operations take tensors of rank 4 at most; a longer shape loses
+  // its 1s (nnapiDims), and one still longer is refused here, by name, not
+  // by the device when the model is finished.
+  const fb::OperatorT &O = *M.Model.operators[size_t(Op)];
+  for (const std::vector<int32_t> *List : {&O.inputs, &O.outputs})
+    for (int32_t T : *List)
+      if (T >= 0 && nnapiDims(tensor(T).shape).size() > 4)
+        return fail(Op, "tensor '" + tensor(T).name +
+                            "' has rank " +
+                            std::to_string(tensor(T).shape.size()) +
+                            " (NNAPI tensors have rank 4 at most)");
+  switch (O.kind) {
   case fb::OpKind::CONV_2D:
     return lowerConv(*this, Op);
   case fb::OpKind::DECONV_2D:

@@ -170,7 +170,13 @@ void lowerReduce(Lowering &L, int32_t Op);
 void lowerQuantize(Lowering &L, int32_t Op);
 void lowerResize(Lowering &L, int32_t Op);
 
-/// Dims of a kiln shape as NNAPI takes them (rank 0 becomes [1]).
+/// Dims of a kiln shape as NNAPI takes them (rank 0 becomes [1]; a shape
+/// above rank 4 loses the axes nnapiDroppedAxes names).
 std::vector<uint32_t> nnapiDims(const std::vector<int64_t> &Shape);
+/// The size-1 axes a shape above rank 4 loses so that it fits NNAPI's rank
+/// 4: leading ones first (which keeps broadcasting aligned: Swin's
+/// [1, 16, 3, 49, 49] + [1, 16, 1, 49, 49]), then, if still too long, every
+/// other (ShuffleNet's channel shuffle, [1, H, W, 2, C/2]).
+std::vector<bool> nnapiDroppedAxes(const std::vector<int64_t> &Shape);
 
 } // namespace kiln::nnapi

@@ -72,6 +72,11 @@ void lowerMovement(Lowering &L, int32_t Op) {
   int32_t OutT = O.outputs[0];
   switch (O.kind) {
   case fb::OpKind::RESHAPE: {
+    // NNAPI's RESHAPE takes and gives rank 4 at most (nnapiDims drops the
+    // 1s of a longer shape; one without 1s stays too long).
+    if (L.operand(X).dimensions.size() > 4 ||
+        nnapiDims(L.tensor(OutT).shape).size() > 4)
+      return L.fail(Op, "NNAPI reshapes tensors of rank 4 at most");
     uint32_t Out = L.outputLike(X, OutT);
     std::vector<int32_t> Shape(L.operand(Out).dimensions.begin(),
                                L.operand(Out).dimensions.end());
@@ -83,11 +88,13 @@ void lowerMovement(Lowering &L, int32_t Op) {
     std::vector<int32_t> Perm = O.options.AsTransposeOptions()->perm;
     const auto &XShape = L.tensor(O.inputs[0]).shape;
     if (L.operand(X).dimensions.size() != XShape.size()) {
-      // The operands lost the tensor's 1s (nnapiDims): so does the perm.
+      // The operands lost some of the tensor's 1s (nnapiDims): so does the
+      // perm.
+      std::vector<bool> Dropped = nnapiDroppedAxes(XShape);
       std::vector<int32_t> Kept(XShape.size(), -1), Reduced;
       int32_t Next = 0;
       for (size_t A = 0; A < XShape.size(); ++A)
-        if (XShape[A] != 1)
+        if (!Dropped[A])
           Kept[A] = Next++;
       for (int32_t P : Perm)
         if (Kept[size_t(P)] >= 0)
@@ -96,6 +103,15 @@ void lowerMovement(Lowering &L, int32_t Op) {
     }
     if (Perm.size() > 4)
       return L.fail(Op, "NNAPI transposes tensors of rank 4 at most");
+    // The input and output must have lost the same 1s.
+    const auto &XDims = L.operand(X).dimensions, &YDims = L.operand(Out).dimensions;
+    bool Consistent = Perm.size() == XDims.size() && YDims.size() == Perm.size();
+    for (size_t I = 0; Consistent && I < Perm.size(); ++I)
+      Consistent = Perm[I] >= 0 && size_t(Perm[I]) < XDims.size() &&
+                   XDims[size_t(Perm[I])] == YDims[I];
+    if (!Consistent)
+      return L.fail(Op, "a transpose above rank 4 whose size-1 axes NNAPI "
+                        "cannot drop alike on both sides");
     L.emit(TRANSPOSE, {X, L.tensorI32(Perm)}, {Out}, Op);
     return L.finishOutput(Out, OutT, Op);
   }
