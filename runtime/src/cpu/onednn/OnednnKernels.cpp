@@ -416,6 +416,18 @@ std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A,
   }
 }
 
+/// One primitive over Args, with its scratchpad from the session's buffer.
+std::unique_ptr<Kernel> singleStep(dnnl::primitive Prim,
+                                   const memory::desc &Scratchpad,
+                                   std::unordered_map<int, memory> Args) {
+  std::vector<ScratchMemory> Scratch;
+  bindScratchpad(Scratchpad, 0, Args, Scratch);
+  std::vector<BoundPrimitive> Steps;
+  Steps.push_back({std::move(Prim), std::move(Args)});
+  return std::make_unique<OnednnKernel>(std::move(Steps), std::nullopt,
+                                        std::move(Scratch));
+}
+
 /// An f32 MATMUL of two activations (attention's q k^T and p v) as oneDNN's
 /// batched matmul: [P, M, K] x [P or 1, K, N] -> [P, M, N], clamped. Other
 /// batch broadcasts stay on the reference kernel.
@@ -447,16 +459,10 @@ std::unique_ptr<Kernel> matMul(const KernelArgs &A) {
     if (isReference(PD.impl_info_str()))
       return nullptr;
     const dnnl::engine &E = cpuEngine();
-    std::unordered_map<int, memory> Args = {
-        {DNNL_ARG_SRC, memory(Src, E, X.Data)},
-        {DNNL_ARG_WEIGHTS, memory(Wei, E, W.Data)},
-        {DNNL_ARG_DST, memory(Dst, E, Y.Data)}};
-    std::vector<ScratchMemory> Scratch;
-    bindScratchpad(PD.scratchpad_desc(), 0, Args, Scratch);
-    std::vector<BoundPrimitive> Steps;
-    Steps.push_back({dnnl::matmul(PD), std::move(Args)});
-    return std::make_unique<OnednnKernel>(std::move(Steps), std::nullopt,
-                                          std::move(Scratch));
+    return singleStep(dnnl::matmul(PD), PD.scratchpad_desc(),
+                      {{DNNL_ARG_SRC, memory(Src, E, X.Data)},
+                       {DNNL_ARG_WEIGHTS, memory(Wei, E, W.Data)},
+                       {DNNL_ARG_DST, memory(Dst, E, Y.Data)}});
   } catch (const dnnl::error &) {
     return nullptr;
   }
@@ -483,30 +489,12 @@ std::unique_ptr<Kernel> gelu(const KernelArgs &A) {
     if (isReference(PD.impl_info_str()))
       return nullptr;
     const dnnl::engine &E = cpuEngine();
-    std::unordered_map<int, memory> Args = {
-        {DNNL_ARG_SRC, memory(Flat, E, X.Data)},
-        {DNNL_ARG_DST, memory(Flat, E, Y.Data)}};
-    std::vector<ScratchMemory> Scratch;
-    bindScratchpad(PD.scratchpad_desc(), 0, Args, Scratch);
-    std::vector<BoundPrimitive> Steps;
-    Steps.push_back({dnnl::eltwise_forward(PD), std::move(Args)});
-    return std::make_unique<OnednnKernel>(std::move(Steps), std::nullopt,
-                                          std::move(Scratch));
+    return singleStep(dnnl::eltwise_forward(PD), PD.scratchpad_desc(),
+                      {{DNNL_ARG_SRC, memory(Flat, E, X.Data)},
+                       {DNNL_ARG_DST, memory(Flat, E, Y.Data)}});
   } catch (const dnnl::error &) {
     return nullptr;
   }
-}
-
-/// One primitive over Args, with its scratchpad from the session's buffer.
-std::unique_ptr<Kernel> singleStep(dnnl::primitive Prim,
-                                   const memory::desc &Scratchpad,
-                                   std::unordered_map<int, memory> Args) {
-  std::vector<ScratchMemory> Scratch;
-  bindScratchpad(Scratchpad, 0, Args, Scratch);
-  std::vector<BoundPrimitive> Steps;
-  Steps.push_back({std::move(Prim), std::move(Args)});
-  return std::make_unique<OnednnKernel>(std::move(Steps), std::nullopt,
-                                        std::move(Scratch));
 }
 
 /// An f32 LAYER_NORM as oneDNN's layer normalization: x seen as [rows, N]
