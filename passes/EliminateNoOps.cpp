@@ -90,9 +90,12 @@ Value *noopSource(const Node &N) {
 }
 
 /// N is a reshape to a static shape whose input another pure shape change
-/// computed: that one's input, which N can read instead; or null.
+/// computed: that one's input, which N can read instead (with its shape
+/// spelled out: a 0 in the target copies an input dim, which would then be
+/// another one); or null. Empty results are left alone.
 Value *reshapeChainSource(const Node &N) {
-  if (!N.isOp("reshape") || !N.result()->type().isStatic())
+  if (!N.isOp("reshape") || !N.result()->type().isStatic() ||
+      llvm::is_contained(staticSizes(N.result()->type().Dims), 0))
     return nullptr;
   const Node *Inner = N.operand(0)->producer();
   if (!Inner || !(Inner->isOp("reshape") || Inner->isOp("flatten") ||
@@ -109,7 +112,16 @@ public:
     for (Node &N : G.nodes())
       if (Value *X = reshapeChainSource(N)) {
         Node *Inner = N.operand(0)->producer();
+        std::vector<int64_t> Sizes = staticSizes(N.result()->type().Dims);
+        Value *OldShape = N.operand(1);
+        Value *Shape = G.createConstant(
+            Tensor::fromValues<int64_t>(ElementType::I64,
+                                        {Dim(int64_t(Sizes.size()))}, Sizes),
+            "", &N);
+        Shape->producer()->setSources(N.sources());
         N.setOperand(0, X);
+        N.setOperand(1, Shape);
+        eraseIfDeadConstant(G, OldShape);
         if (!Inner->result()->hasUses() && !G.isOutput(Inner->result())) {
           std::vector<Value *> Params(Inner->operands().begin() + 1,
                                       Inner->operands().end());

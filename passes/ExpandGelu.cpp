@@ -4,7 +4,8 @@
 // (erf(a) = 1 - t (a1 + t (a2 + t (a3 + t (a4 + t a5)))) exp(-a^2),
 // t = 1 / (1 + p a), a >= 0; absolute error below 1.5e-7):
 //   gelu(x) = relu(x) - 0.5 |x| t (a1 + ...) exp(-x^2 / 2),
-//   t = 1 / (1 + p |x| / sqrt 2)
+//   t = 1 / (1 + p |x| / sqrt 2), |x| t written as 1 / (1/|x| + p / sqrt 2)
+// so that x = +-inf gives +inf / 0, not NaN
 // so no sign or select is needed: relu, abs, mul, add, div and exp only.
 // Its error against the exact GELU is at most 0.5 |x| * 1.5e-7, about
 // float32's own rounding. approximate = "tanh" is written as defined:
@@ -25,13 +26,16 @@ Value *expandExact(NodeBuilder &B, Value *X, ElementType E) {
                       1.061405429};
   auto C = [&](double V) { return B.scalar(E, V); };
   Value *Abs = B.op("abs", {X});
-  Value *T = B.op("div", {C(1.0), B.op("add", {C(1.0), B.op("mul", {Abs, C(P / std::sqrt(2.0))})})});
+  const double Q = P / std::sqrt(2.0);
+  Value *T = B.op("div", {C(1.0), B.op("add", {C(1.0), B.op("mul", {Abs, C(Q)})})});
+  // |x| t as 1 / (1/|x| + q): finite at |x| = inf (where |x| * t would be
+  // inf * 0) and 0 at x = 0 (1/0 = inf).
+  Value *AbsT = B.op("div", {C(1.0), B.op("add", {B.op("div", {C(1.0), Abs}), C(Q)})});
   Value *Poly = C(A[4]);
   for (int I = 3; I >= 0; --I)
     Poly = B.op("add", {C(A[I]), B.op("mul", {T, Poly})});
-  Poly = B.op("mul", {T, Poly});
   Value *Gauss = B.op("exp", {B.op("mul", {B.op("mul", {X, X}), C(-0.5)})});
-  Value *Tail = B.op("mul", {B.op("mul", {Abs, C(0.5)}), B.op("mul", {Poly, Gauss})});
+  Value *Tail = B.op("mul", {B.op("mul", {AbsT, C(0.5)}), B.op("mul", {Poly, Gauss})});
   return B.op("sub", {B.op("relu", {X}), Tail});
 }
 

@@ -490,14 +490,34 @@ void Lowering::lowerOperator(int32_t Op) {
   // NNAPI's operations take tensors of rank 4 at most; a longer shape loses
   // its 1s (nnapiDims), and one still longer is refused here, by name, not
   // by the device when the model is finished.
+  // Dropping axes renumbers the rest: only RESHAPE and TRANSPOSE (which
+  // remaps its perm) take any such tensor; elementwise operations take one
+  // that lost leading 1s only (broadcasting aligns the trailing axes);
+  // operations with axis attributes, which are not remapped, take none.
   const fb::OperatorT &O = *M.Model.operators[size_t(Op)];
+  bool Movement = O.kind == fb::OpKind::RESHAPE || O.kind == fb::OpKind::TRANSPOSE;
+  bool Elementwise = O.kind == fb::OpKind::BINARY ||
+                     O.kind == fb::OpKind::UNARY || O.kind == fb::OpKind::PRELU;
   for (const std::vector<int32_t> *List : {&O.inputs, &O.outputs})
-    for (int32_t T : *List)
-      if (T >= 0 && nnapiDims(tensor(T).shape).size() > 4)
-        return fail(Op, "tensor '" + tensor(T).name +
-                            "' has rank " +
-                            std::to_string(tensor(T).shape.size()) +
-                            " (NNAPI tensors have rank 4 at most)");
+    for (int32_t T : *List) {
+      if (T < 0)
+        continue;
+      const std::vector<int64_t> &Shape = tensor(T).shape;
+      std::string Rank = "tensor '" + tensor(T).name + "' has rank " +
+                         std::to_string(Shape.size());
+      if (nnapiDims(Shape).size() > 4)
+        return fail(Op, Rank + " (NNAPI tensors have rank 4 at most)");
+      if (Shape.size() <= 4 || Movement)
+        continue;
+      std::vector<bool> Dropped = nnapiDroppedAxes(Shape);
+      bool OnlyLeading = true;
+      for (size_t A = 1; A < Dropped.size(); ++A)
+        OnlyLeading = OnlyLeading && (!Dropped[A] || Dropped[A - 1]);
+      if (!Elementwise || !OnlyLeading)
+        return fail(Op, Rank + ", which NNAPI holds at rank 4 with its "
+                               "axes renumbered, and this operation's axes "
+                               "would not follow");
+    }
   switch (O.kind) {
   case fb::OpKind::CONV_2D:
     return lowerConv(*this, Op);
