@@ -56,6 +56,7 @@ public:
       if (N.isOp("gelu") && isFloatType(N.operand(0)->type().Elem) &&
           !N.operand(0)->type().Quant)
         Matches.push_back(&N);
+    bool Changed = false;
     for (Node *N : Matches) {
       NodeBuilder B(G, *N);
       ElementType E = N->operand(0)->type().Elem;
@@ -69,8 +70,9 @@ public:
       replaceValue(G, N->result(), Y);
       G.erase(N);
       Stats.add(Tanh ? "expanded-tanh" : "expanded-exact");
+      Changed = true;
     }
-    return !Matches.empty();
+    return Changed;
   }
 };
 

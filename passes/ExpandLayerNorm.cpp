@@ -26,6 +26,7 @@ public:
       if (N.isOp("layer_norm") && isFloatType(N.operand(0)->type().Elem) &&
           !N.operand(0)->type().Quant && statsUnused(G, N))
         Matches.push_back(&N);
+    bool Changed = false;
     for (Node *N : Matches) {
       const TensorType &X = N->operand(0)->type();
       auto Axis = normalizeAxis(N->getInt("axis"), X.rank());
@@ -50,8 +51,9 @@ public:
       replaceValue(G, N->result(0), Y);
       G.erase(N);
       Stats.add("expanded");
+      Changed = true;
     }
-    return !Matches.empty();
+    return Changed;
   }
 
 private:

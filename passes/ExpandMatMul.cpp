@@ -44,6 +44,7 @@ public:
     for (Node &N : G.nodes())
       if (isExpandable(N) && readFusedActivation(N).isNone())
         Matches.push_back(&N);
+    bool Changed = false;
     for (Node *N : Matches) {
       std::vector<int64_t> SA = staticSizes(N->operand(0)->type().Dims),
                            SB = staticSizes(N->operand(1)->type().Dims),
@@ -66,8 +67,9 @@ public:
       replaceValue(G, N->result(), Y);
       G.erase(N);
       Stats.add("expanded");
+      Changed = true;
     }
-    return !Matches.empty();
+    return Changed;
   }
 };
 

@@ -72,11 +72,6 @@ void lowerMovement(Lowering &L, int32_t Op) {
   int32_t OutT = O.outputs[0];
   switch (O.kind) {
   case fb::OpKind::RESHAPE: {
-    // NNAPI's RESHAPE takes and gives rank 4 at most (nnapiDims drops the
-    // 1s of a longer shape; one without 1s stays too long).
-    if (L.operand(X).dimensions.size() > 4 ||
-        nnapiDims(L.tensor(OutT).shape).size() > 4)
-      return L.fail(Op, "NNAPI reshapes tensors of rank 4 at most");
     uint32_t Out = L.outputLike(X, OutT);
     std::vector<int32_t> Shape(L.operand(Out).dimensions.begin(),
                                L.operand(Out).dimensions.end());
