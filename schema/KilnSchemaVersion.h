@@ -10,10 +10,12 @@ namespace kiln::fb {
 constexpr uint32_t SchemaMajor = 1;
 /// Bumped for every appended field, table, enum value or union member, and
 /// for operand types an operator did not take before.
-constexpr uint32_t SchemaMinor = 9;
-/// The minor version a file without symbolic dims is stamped with: what a
-/// static file needs, so that static files stay byte-identical to 1.8's.
+constexpr uint32_t SchemaMinor = 10;
+/// The minor version a file without symbolic dims or image inputs is
+/// stamped with: what such a file needs, so that it stays byte-identical to
+/// 1.8's. A file with symbolic dims needs 1.9; one with image inputs 1.10.
 constexpr uint32_t StaticFileMinor = 8;
+constexpr uint32_t SymbolicFileMinor = 9;
 
 /// Weight segments start at multiples of this many bytes.
 constexpr uint64_t SegmentAlignment = 64;

@@ -53,15 +53,24 @@ llvm::Error checkSegmentIndices(const KilnModule &M) {
   return llvm::Error::success();
 }
 
+/// 1.10 for image inputs (PIXELS_TO_TENSOR), 1.9 for symbolic dims, else
+/// 1.8.
+uint32_t requiredMinor(const fb::ModelT &Model) {
+  for (const auto &Op : Model.operators)
+    if (Op->kind == fb::OpKind::PIXELS_TO_TENSOR)
+      return 10;
+  return Model.symbols.empty() ? fb::StaticFileMinor : fb::SymbolicFileMinor;
+}
+
 } // namespace
 
 llvm::Expected<std::unique_ptr<KilnFileLayout>> layoutKilnModule(KilnModule &M) {
   if (llvm::Error E = checkSegmentIndices(M))
     return E;
   M.Model.schema_major = fb::SchemaMajor;
-  // A static file needs nothing of 1.9: it keeps 1.8's stamp and bytes.
-  M.Model.schema_minor =
-      M.Model.symbols.empty() ? fb::StaticFileMinor : fb::SchemaMinor;
+  // A file is stamped with the oldest minor that has what it uses, so a
+  // static file keeps 1.8's stamp and bytes.
+  M.Model.schema_minor = requiredMinor(M.Model);
 
   // Segment offsets relative to the first one.
   std::vector<uint64_t> Relative;

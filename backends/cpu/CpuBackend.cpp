@@ -51,8 +51,11 @@ llvm::Expected<CpuCompileResult> compileStaticGraph(const Graph &G) {
   LoweringContext Ctx(R.Module);
   for (const Value *In : G.inputs()) {
     std::vector<int64_t> Sizes = staticSizes(In->type().Dims);
+    // An image input is laid out as the frame is.
     int32_t T = Ctx.addTensor(In->name(), In->type().Elem, Sizes,
-                              canonicalLayout(Sizes.size()));
+                              imageInputReader(In)
+                                  ? fb::Layout::NHWC
+                                  : canonicalLayout(Sizes.size()));
     Ctx.define(In, T, false);
     R.Module.Model.inputs.push_back(T);
   }
@@ -94,8 +97,10 @@ llvm::Expected<CpuCompileResult> compileStaticGraph(const Graph &G) {
 
   auto MD = std::make_unique<fb::MetadataT>();
   MD->target = "cpu";
-  for (int32_t T : R.Module.Model.inputs)
-    MD->inputs.push_back(tensorInfoOf(Ctx.tensor(T)));
+  for (size_t I = 0; I < R.Module.Model.inputs.size(); ++I) {
+    MD->inputs.push_back(tensorInfoOf(Ctx.tensor(R.Module.Model.inputs[I])));
+    MD->inputs.back()->image = imageInputInfo(G.input(unsigned(I)));
+  }
   for (int32_t T : R.Module.Model.outputs)
     MD->outputs.push_back(tensorInfoOf(Ctx.tensor(T)));
   R.Module.Model.metadata = std::move(MD);

@@ -44,6 +44,12 @@ llvm::ArrayRef<CpuOpRule> shapeRules();
 llvm::ArrayRef<CpuOpRule> reductionRules();
 llvm::ArrayRef<CpuOpRule> resizeRules();
 llvm::ArrayRef<CpuOpRule> quantRules(); // QuantLowering.cpp
+llvm::ArrayRef<CpuOpRule> imageRules(); // ImageLowering.cpp
+
+/// The pixels_to_tensor node reading graph input In, if In is an image input
+/// (ImageLowering.cpp), and what the file's metadata says about it.
+const Node *imageInputReader(const Value *In);
+std::unique_ptr<fb::ImageInputInfoT> imageInputInfo(const Value *In);
 
 /// The rule for an op, or null when the CPU target has none.
 const CpuOpRule *findCpuRule(llvm::StringRef Op);

@@ -36,6 +36,7 @@ OpRegistry::OpRegistry() {
   registerShapeOps(*this);
   registerReductionOps(*this);
   registerQuantOps(*this);
+  registerImageOps(*this);
   registerRecurrentOps(*this);
 }
 

@@ -104,6 +104,7 @@ void registerConstantOps(OpRegistry &R);
 void registerConvOps(OpRegistry &R);
 void registerElementwiseOps(OpRegistry &R);
 void registerShapeOps(OpRegistry &R);
+void registerImageOps(OpRegistry &R);
 void registerRecurrentOps(OpRegistry &R);
 void registerReductionOps(OpRegistry &R);
 void registerQuantOps(OpRegistry &R);

@@ -69,6 +69,7 @@ Command addConvertCommand(CLI::App &App) {
   addOptLevelFlag(*Sub, C.Pipeline, "optimization level 0, 1 or 2 (default 2)");
   addDisablePassFlag(*Sub, C.Pipeline);
   addInputShapeOption(*Sub, C.InputShapes);
+  addImageInputFlags(*Sub, C.Image);
   Sub->add_flag("--stats", O->Stats,
                 "also print what each pass did and which kernels (XNNPACK or "
                 "reference) run each node");

@@ -156,6 +156,7 @@ Command addOptCommand(CLI::App &App) {
   CLI::App *Sub = App.add_subcommand("opt", "run optimization passes on a model and print or write its .kir");
   Sub->add_option("input", C.Input, "the model (.kir, .onnx or .pt TorchScript)")->required();
   addInputShapeOption(*Sub, C.InputShapes);
+  addImageInputFlags(*Sub, C.Image);
   Sub->add_option("-o,--output", O->Output,
                   "write the result here (large weights go to OUT.weights)");
   addOptLevelFlag(*Sub, C.Pipeline, "optimization level 0, 1 or 2 (default 2)");

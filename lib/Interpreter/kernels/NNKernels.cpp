@@ -306,6 +306,7 @@ void registerNNKernels() {
   registerNormKernels();
   registerPoolKernels();
   registerResizeKernels();
+  registerImageKernels();
   registerRecurrentKernels();
   registerKernel("softmax", [](KernelContext &C) {
     return nn::dispatchFloat(C, softmax<float, false>, softmax<double, false>);

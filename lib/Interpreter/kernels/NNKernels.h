@@ -23,6 +23,7 @@ void registerMatMulKernels();
 void registerNormKernels();
 void registerPoolKernels();
 void registerResizeKernels();
+void registerImageKernels();
 void registerRecurrentKernels();
 
 namespace nn {

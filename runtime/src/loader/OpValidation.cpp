@@ -33,6 +33,7 @@ fb::OpOptions expectedOptions(fb::OpKind Kind) {
   case K::SELECT: return O::SelectOptions;
   case K::ARG_REDUCE: return O::ArgReduceOptions;
   case K::LAYER_NORM: return O::LayerNormOptions;
+  case K::PIXELS_TO_TENSOR: return O::PixelsToTensorOptions;
   case K::RESIZE: return O::ResizeOptions;
   case K::QUANTIZE:
   case K::DEQUANTIZE: return O::QuantizeOptions;
@@ -125,6 +126,7 @@ static Status validateKind(const OpView &V) {
   case K::SELECT: return validateSelect(V);
   case K::ARG_REDUCE: return validateArgReduce(V);
   case K::LAYER_NORM: return validateLayerNorm(V);
+  case K::PIXELS_TO_TENSOR: return validatePixelsToTensor(V);
   case K::RESIZE: return validateResize(V);
   case K::QUANTIZE:
   case K::DEQUANTIZE: return validateQuantize(V);

@@ -53,6 +53,8 @@ Status validateLayerNorm(const OpView &V);
 Status validateResize(const OpView &V);
 /// QUANTIZE and DEQUANTIZE (OpValidationQuant.cpp).
 Status validateQuantize(const OpView &V);
+/// PIXELS_TO_TENSOR (OpValidationImage.cpp).
+Status validatePixelsToTensor(const OpView &V);
 
 //===-- Helpers shared by the validators ----------------------------------===//
 

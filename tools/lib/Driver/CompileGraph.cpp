@@ -39,7 +39,7 @@ llvm::Error checkCompileFlags(const CompileGraphOptions &O) {
   auto L = makeLoadOptions(O.InputShapes);
   if (!L)
     return L.takeError();
-  return llvm::Error::success();
+  return checkImageInputFlags(O.Image);
 }
 
 llvm::Expected<CompiledGraph> compileGraph(const CompileGraphOptions &O) {
@@ -69,6 +69,8 @@ llvm::Expected<CompiledGraph> compileGraph(const CompileGraphOptions &O) {
   // quantizes as one op), and before lowering, which turns QDQ patterns
   // into int8 operators.
   if (llvm::Error E = quantizeGraph(*C.G, C.Quantize, C.QuantizeResult))
+    return addContext(std::move(E), O.Input);
+  if (llvm::Error E = applyImageInputFlags(O.Image, *C.G, *C.QuantizePasses))
     return addContext(std::move(E), O.Input);
   if (llvm::Error E = verifyGraph(*C.G))
     return internalError("{0}: the optimized graph does not verify:\n{1}",

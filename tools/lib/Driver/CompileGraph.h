@@ -7,6 +7,7 @@
 // (possibly large) model is read.
 #pragma once
 
+#include "Driver/ImageInputFlags.h"
 #include "Driver/PipelineFlags.h"
 #include "Driver/QuantizeFlags.h"
 
@@ -28,6 +29,9 @@ struct CompileGraphOptions {
   PipelineFlags Pipeline;
   std::vector<std::string> InputShapes;
   QuantizeFlags Quantize;
+  /// Camera-frame inputs and mask outputs, applied after quantization (the
+  /// calibration data are the model's own float inputs).
+  ImageInputFlags Image;
   /// Verification and IR printing after each pass (`kiln opt`).
   PassManagerOptions PassOptions;
   /// Drop the links to the source model's nodes once the passes and the

@@ -7,6 +7,7 @@
 // is a 256-entry table of its f32 function on every input value,
 // requantized; max pooling moves values; global average pooling averages
 // (x - x_zp) and requantizes; QUANTIZE/DEQUANTIZE convert.
+#include "cpu/reference/PoolHandOff.h"
 #include "cpu/reference/ReferenceKernels.h"
 
 #include <algorithm>
@@ -217,26 +218,6 @@ void lookUp(const int8_t *Table, const int8_t *X, int8_t *Y, uint64_t Begin,
 /// Elements per task of a threaded lookup (a multiple of 8): large enough
 /// that a task costs more than handing it out.
 constexpr uint64_t LookUpChunk = 16384;
-
-// pthreadpool is not built with ThreadSanitizer, so the hand-off of a task
-// to its workers and back is invisible to it; a TSan build states those two
-// happens-before edges itself (on the task's address).
-#if defined(__SANITIZE_THREAD__)
-#define KILN_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define KILN_TSAN 1
-#endif
-#endif
-#ifdef KILN_TSAN
-extern "C" void __tsan_acquire(void *Addr);
-extern "C" void __tsan_release(void *Addr);
-void handOff(void *Task) { __tsan_release(Task); }
-void takeOver(void *Task) { __tsan_acquire(Task); }
-#else
-void handOff(void *) {}
-void takeOver(void *) {}
-#endif
 
 struct LookUpTask {
   const int8_t *Table, *X;

@@ -49,6 +49,8 @@ std::unique_ptr<Kernel> createReferenceKernel(const KernelArgs &A) {
   case K::RESIZE: Fn = ref::resize(A); break;
   case K::QUANTIZE:
   case K::DEQUANTIZE: Fn = ref::quantizeOrDequantize(A); break;
+  case K::PIXELS_TO_TENSOR:
+    return std::make_unique<PooledFunctionKernel>(ref::pixelsToTensor(A));
   case K::UNKNOWN: return nullptr; // rejected by the loader
   }
   return std::make_unique<FunctionKernel>(std::move(Fn));

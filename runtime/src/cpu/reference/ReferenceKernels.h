@@ -43,6 +43,8 @@ PooledRunFn int8Unary(const KernelArgs &A);  // any UnaryOp, as a 256-entry tabl
 RunFn int8MaxPool2D(const KernelArgs &A);
 RunFn int8GlobalAveragePool2D(const KernelArgs &A);
 RunFn quantizeOrDequantize(const KernelArgs &A);
+/// PIXELS_TO_TENSOR, rows over the session's threads (ImageKernels.cpp).
+PooledRunFn pixelsToTensor(const KernelArgs &A);
 
 /// One UNARY op on one f32 value (ElementwiseKernels.cpp).
 float applyUnary(fb::UnaryOp Op, float X, float Alpha, float Beta, float Gamma,
