@@ -1,6 +1,7 @@
 // kiln run: runs a model on .npy/.npz inputs with the reference interpreter,
 // or a compiled .kiln file in the kiln runtime.
 //   kiln run MODEL --input NAME=FILE.npy ... | --input FILE.npz
+//            [--input NAME=PHOTO.png|.jpg (image inputs of .kiln files)]
 //            [-o OUTDIR | -o FILE.npz] [--threads N] [--input-shape ...] [--json]
 // -o OUTDIR writes one NAME.npy per output (characters other than letters,
 // digits, '.', '_' and '-' become '_'); -o FILE.npz keeps the exact names.
@@ -13,6 +14,7 @@
 #include "Interpreter/Interpreter.h"
 #include "Support/Error.h"
 #include "Support/FileSystem.h"
+#include "Support/Image.h"
 #include "Support/Npy.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -86,9 +88,18 @@ llvm::Error checkMember(const Signature &G, llvm::StringRef Path,
   return usageError("{0}: the model has no input named '{1}'", Path, Member);
 }
 
-/// Collects input tensors by name from the --input arguments.
+/// A tensor of zeros of static type T.
+Tensor makeZeros(const TensorType &T) {
+  std::vector<uint8_t> Bytes(size_t(*numElements(T.Dims)) * elementSize(T.Elem));
+  return Tensor(T, Buffer::own(std::move(Bytes)));
+}
+
+/// Collects input tensors by name from the --input arguments. An image file
+/// (.png, .jpg) is left in Images by input name, for the runtime to fit to
+/// the input (kiln_session_set_image); its input gets zeros until then.
 llvm::Error collectInputs(const RunOptions &O, const Signature &G,
-                          llvm::StringMap<Tensor> &ByName) {
+                          llvm::StringMap<Tensor> &ByName,
+                          llvm::StringMap<std::string> *Images = nullptr) {
   for (const std::string &Arg : O.Inputs) {
     llvm::StringRef A = Arg;
     auto [Name, Path] = A.split('=');
@@ -117,6 +128,23 @@ llvm::Error collectInputs(const RunOptions &O, const Signature &G,
                           "NAME=FILE.npy",
                           Arg, G.Inputs.size());
       Name = G.Inputs[0].first;
+    }
+    if (isImagePath(Path)) {
+      auto It = llvm::find_if(G.Inputs, [&](const auto &In) {
+        return In.first == Name;
+      });
+      if (!Images)
+        return usageError("--input {0}: images feed the image inputs of "
+                          ".kiln files (convert with --image-input); give "
+                          "this model an .npy",
+                          Arg);
+      if (It == G.Inputs.end() || !It->second.isStatic())
+        return usageError("--input {0}: the model has no static input named "
+                          "'{1}'",
+                          Arg, Name);
+      (*Images)[Name] = Path.str();
+      ByName[Name] = makeZeros(It->second);
+      continue;
     }
     auto Arr = readNpyFile(Path);
     if (!Arr)
@@ -281,6 +309,40 @@ std::vector<Tensor> stackRuns(const std::vector<std::vector<Tensor>> &Runs) {
   return Out;
 }
 
+/// Runs M on Inputs with the image files in Images decoded and fitted to
+/// their inputs by the runtime (kiln_session_set_image: resized, bilinear).
+llvm::Expected<std::vector<Tensor>>
+runOnImages(CompiledModel &M, llvm::ArrayRef<Tensor> Inputs,
+            const llvm::StringMap<std::string> &Images) {
+  if (llvm::Error E = M.setInputs(Inputs))
+    return E;
+  for (size_t I = 0; I < M.inputs().size(); ++I) {
+    auto It = Images.find(M.inputs()[I].Name);
+    if (It == Images.end())
+      continue;
+    auto Info = M.imageInput(I);
+    if (!Info)
+      return usageError("--input {0}={1}: '{0}' is not an image input of this "
+                        "file (convert it with --image-input {0}=FORMAT)",
+                        It->getKey(), It->second);
+    if (Info->format == KILN_PIXEL_NV21)
+      return usageError("--input {0}={1}: '{0}' takes nv21 frames; give it "
+                        "an .npy of the frame",
+                        It->getKey(), It->second);
+    bool Gray = Info->format == KILN_PIXEL_GRAY8;
+    auto Img = readImageFile(It->second, Gray ? 1 : 3);
+    if (!Img)
+      return Img.takeError();
+    if (llvm::Error E = M.setImage(I, Img->Pixels.data(), Img->Width,
+                                   Img->Height, size_t(Img->Width * Img->Channels),
+                                   Gray ? KILN_PIXEL_GRAY8 : KILN_PIXEL_RGB8))
+      return E;
+  }
+  if (llvm::Error E = M.rerun())
+    return E;
+  return M.outputValues();
+}
+
 /// Runs a compiled .kiln file in the kiln runtime. A batch-polymorphic file
 /// takes inputs of any batch; a static file given several of its batches
 /// runs them in turn.
@@ -292,7 +354,8 @@ runCompiled(const RunOptions &O, CompiledModel &M, Signature &Sig,
                       "shapes were fixed when it was converted)");
   Sig = signatureOf(M);
   llvm::StringMap<Tensor> ByName;
-  if (llvm::Error E = collectInputs(O, Sig, ByName))
+  llvm::StringMap<std::string> Images;
+  if (llvm::Error E = collectInputs(O, Sig, ByName, &Images))
     return E;
   int64_t Runs = runsOfBatch(M, ByName);
   if (Runs > 1) {
@@ -323,7 +386,7 @@ runCompiled(const RunOptions &O, CompiledModel &M, Signature &Sig,
     std::vector<Tensor> Part;
     for (const Tensor &T : *Inputs)
       Part.push_back(Runs > 1 ? rowsOf(T, Run, Runs) : T);
-    auto Outputs = M.run(Part);
+    auto Outputs = Images.empty() ? M.run(Part) : runOnImages(M, Part, Images);
     if (!Outputs)
       return Outputs.takeError();
     PerRun.push_back(std::move(*Outputs));
@@ -424,7 +487,9 @@ Command addRunCommand(CLI::App &App) {
                   "the model (.onnx, .pt TorchScript, .kir or .kiln)")
       ->required();
   Sub->add_option("-i,--input", O->Inputs,
-                  "NAME=FILE.npy, FILE.npy (single-input models) or FILE.npz "
+                  "NAME=FILE.npy, FILE.npy (single-input models) or FILE.npz, "
+                  "or NAME=PHOTO.png|.jpg for an image input of a .kiln file "
+                  "(resized to it by the runtime) "
                   "(repeatable)")
       ->allow_extra_args(false);
   Sub->add_option("-o,--output", O->Output,

@@ -367,6 +367,61 @@ KILN_API kiln_status kiln_session_output_info(const kiln_session *session,
 /* Copies exactly byte_size bytes (the input's byte_size) into input index. */
 KILN_API kiln_status kiln_session_set_input(kiln_session *session, size_t index,
                                             const void *data, size_t byte_size);
+/* Image inputs (schema 1.10; `kiln convert --image-input NAME=FORMAT`): the
+ * input is a u8 frame [N, H, W, bytes] (nv21: [N, H + H/2, W, 1]), which the
+ * model converts and normalizes itself. kiln_session_set_input takes a frame
+ * of exactly that size; kiln_session_set_image takes one of any size. */
+typedef enum kiln_pixel_format {
+  KILN_PIXEL_UNKNOWN = 0,
+  KILN_PIXEL_RGB8 = 1,
+  KILN_PIXEL_BGR8 = 2,
+  KILN_PIXEL_RGBA8 = 3, /* Android's Bitmap.copyPixelsToBuffer (ARGB_8888) */
+  KILN_PIXEL_BGRA8 = 4,
+  KILN_PIXEL_GRAY8 = 5,
+  KILN_PIXEL_NV21 = 6 /* Y plane, then interleaved V, U; full-range BT.601 */
+} kiln_pixel_format;
+
+typedef struct kiln_image_info {
+  kiln_pixel_format format; /* the format the model reads */
+  int channels;             /* the model's channels: 1 or 3 */
+  int channel_bgr;          /* non-zero: the model's channels are B, G, R */
+  size_t num_mean, num_std; /* 1 or channels each */
+  const float *mean;        /* in 0-255 pixel units, the model's order */
+  const float *std;
+} kiln_image_info;
+
+/* KILN_OK and *out_info for an image input; KILN_ERROR_INVALID_ARGUMENT for
+ * an index out of range or an input that is not an image input. */
+KILN_API kiln_status kiln_model_input_image(const kiln_model *model,
+                                            size_t index,
+                                            kiln_image_info *out_info);
+
+typedef struct kiln_image_options {
+  /* sizeof(kiln_image_options), set by kiln_image_options_init. */
+  size_t struct_size;
+  /* Clockwise degrees that turn the frame upright: 0, 90, 180 or 270
+   * (CameraX's ImageInfo.getRotationDegrees()). */
+  int rotation;
+  /* Non-zero: crop the upright frame to the input's aspect ratio, centered,
+   * before resizing (torchvision's Resize(shorter side) + CenterCrop). */
+  int center_crop;
+} kiln_image_options;
+KILN_API void kiln_image_options_init(kiln_image_options *options);
+
+/* Fills image input index from a frame of width x height pixels in format,
+ * row_stride bytes apart (padded camera rows; nv21's two planes share it, the
+ * VU plane right after the Y plane's height rows): rotated, optionally
+ * cropped, and resized with bilinear interpolation and half-pixel centers
+ * (PyTorch's interpolate, bilinear, align_corners=False) straight into the
+ * input, rounded to bytes. An rgb8/bgr8/rgba8/bgra8/gray8 input takes a
+ * frame in any of those formats or nv21 (read as RGB, or as BT.601 luma for
+ * gray8); an nv21 input takes nv21 frames. The input's batch must be 1.
+ * options may be null (no rotation, no crop). */
+KILN_API kiln_status kiln_session_set_image(kiln_session *session, size_t index,
+                                            const void *pixels, int64_t width,
+                                            int64_t height, size_t row_stride,
+                                            kiln_pixel_format format,
+                                            const kiln_image_options *options);
 KILN_API kiln_status kiln_session_run(kiln_session *session);
 /* Points *data at output index; valid until the next run or destroy. */
 KILN_API kiln_status kiln_session_get_output(kiln_session *session,

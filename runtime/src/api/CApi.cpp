@@ -4,6 +4,7 @@
 // kiln_last_error() on the calling thread.
 #include "kiln/kiln.h"
 
+#include "image/FrameResize.h"
 #include "loader/LoadedModel.h"
 #include "loader/OpValidation.h"
 #include "loader/Targets.h"
@@ -131,6 +132,17 @@ kiln_status sessionInfo(const kiln_session *Session, size_t Index, bool Input,
                         "range");
   *Out = infoOf(M.Tensors[size_t(Io[Index])]);
   return KILN_OK;
+}
+
+/// The image description of graph input Index, or null when it is not an
+/// image input (or out of range).
+const kiln::fb::ImageInputInfo *imageInfoOf(const LoadedModel &M,
+                                            size_t Index) {
+  const kiln::fb::Metadata *MD = M.Root->metadata();
+  if (!MD || !MD->inputs() || Index >= MD->inputs()->size() ||
+      Index >= M.Inputs.size())
+    return nullptr;
+  return MD->inputs()->Get(unsigned(Index))->image();
 }
 
 } // namespace
@@ -642,6 +654,84 @@ kiln_status kiln_session_tensor(const kiln_session *Session, size_t Index,
   Out->quant_axis = D.QuantAxis;
   Out->is_constant = D.isConstant() ? 1 : 0;
   return KILN_OK;
+}
+
+} // extern "C"
+
+extern "C" {
+
+kiln_status kiln_model_input_image(const kiln_model *Model, size_t Index,
+                                   kiln_image_info *Out) {
+  if (!Model || !Out)
+    return failArgument("kiln_model_input_image: null argument");
+  const kiln::fb::ImageInputInfo *I = imageInfoOf(*Model->Model, Index);
+  if (!I)
+    return failArgument("kiln_model_input_image: not an image input");
+  Out->format = kiln_pixel_format(I->format());
+  Out->channels = I->channels();
+  Out->channel_bgr = I->channel_bgr() ? 1 : 0;
+  Out->num_mean = I->mean() ? I->mean()->size() : 0;
+  Out->mean = I->mean() ? I->mean()->data() : nullptr;
+  Out->num_std = I->std() ? I->std()->size() : 0;
+  Out->std = I->std() ? I->std()->data() : nullptr;
+  return KILN_OK;
+}
+
+void kiln_image_options_init(kiln_image_options *Options) {
+  if (!Options)
+    return;
+  Options->struct_size = sizeof(kiln_image_options);
+  Options->rotation = 0;
+  Options->center_crop = 0;
+}
+
+kiln_status kiln_session_set_image(kiln_session *Session, size_t Index,
+                                   const void *Pixels, int64_t Width,
+                                   int64_t Height, size_t RowStride,
+                                   kiln_pixel_format Format,
+                                   const kiln_image_options *Options) {
+  using kiln::numerics::PixelFormat;
+  if (!Session)
+    return failArgument("kiln_session_set_image: null session");
+  const LoadedModel &M = Session->S->model();
+  const kiln::fb::ImageInputInfo *Info = imageInfoOf(M, Index);
+  if (!Info)
+    return failArgument("kiln_session_set_image: the input is not an image "
+                        "input (convert with --image-input NAME=FORMAT)");
+  auto Dst = PixelFormat(Info->format());
+  const TensorDesc &T = M.Tensors[size_t(M.Inputs[Index])];
+  if (T.DType != kiln::fb::DType::U8 || T.rank() != 4 ||
+      T.dim(3) != kiln::numerics::pixelBytes(Dst))
+    return fail(invalidModel("image input '", T.Name, "' is not a ",
+                             kiln::numerics::pixelFormatName(Dst), " frame"));
+  if (T.dim(0) != 1)
+    return fail(invalidArgument("kiln_session_set_image: input '", T.Name,
+                                "' has a batch of ", T.dim(0),
+                                "; set batches with kiln_session_set_input"));
+  FrameView F;
+  F.Pixels = static_cast<const uint8_t *>(Pixels);
+  F.Width = Width;
+  F.Height = Height;
+  F.RowStride = RowStride;
+  F.Format = PixelFormat(Format);
+  FrameOptions O;
+  if (Options) {
+    if (Options->struct_size < sizeof(kiln_image_options))
+      return failArgument("kiln_session_set_image: options not initialized "
+                          "with kiln_image_options_init");
+    O.Rotation = Options->rotation;
+    O.CenterCrop = Options->center_crop != 0;
+  }
+  if (Status S = checkFrame(F, O, Dst))
+    return fail(invalidArgument("kiln_session_set_image: ", S.message()));
+  int64_t OutH = Dst == PixelFormat::Nv21 ? T.dim(1) / 3 * 2 : T.dim(1);
+  return guarded([&] {
+    std::vector<uint8_t> Image(size_t(T.Bytes));
+    resizeFrame(F, O, Dst, OutH, T.dim(2), Image.data());
+    if (Status S = Session->S->setInput(Index, Image.data(), Image.size()))
+      return fail(S);
+    return KILN_OK;
+  });
 }
 
 } // extern "C"

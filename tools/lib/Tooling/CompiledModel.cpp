@@ -134,6 +134,23 @@ llvm::Error CompiledModel::setInputs(llvm::ArrayRef<Tensor> In) {
   return llvm::Error::success();
 }
 
+std::optional<kiln_image_info> CompiledModel::imageInput(size_t Index) const {
+  kiln_image_info Info;
+  if (kiln_model_input_image(Model.get(), Index, &Info) != KILN_OK)
+    return std::nullopt;
+  return Info;
+}
+
+llvm::Error CompiledModel::setImage(size_t Index, const uint8_t *Pixels,
+                                    int64_t Width, int64_t Height,
+                                    size_t RowStride, kiln_pixel_format Format) {
+  if (!Session || kiln_session_set_image(Session.get(), Index, Pixels, Width,
+                                         Height, RowStride, Format,
+                                         nullptr) != KILN_OK)
+    return fail("setting an image input");
+  return llvm::Error::success();
+}
+
 llvm::Error CompiledModel::runOperators(size_t First, size_t Count) {
   if (!Session || kiln_session_run_operators(Session.get(), First, Count) != KILN_OK)
     return fail("running operators one at a time");

@@ -3,6 +3,7 @@
 // loader. Runtime failures become bad-input errors naming the file.
 #pragma once
 
+#include "kiln/kiln.h"
 #include "IR/Tensor.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -14,8 +15,6 @@
 #include <string>
 #include <vector>
 
-struct kiln_model;
-struct kiln_session;
 
 namespace kiln {
 
@@ -78,6 +77,14 @@ public:
   llvm::Expected<std::vector<Tensor>> outputValues(); // copies
   /// Runs again on the inputs set last (benchmarks).
   llvm::Error rerun();
+  /// Image input Index (`convert --image-input`): what it reads, or nullopt
+  /// for an input that is not one.
+  std::optional<kiln_image_info> imageInput(size_t Index) const;
+  /// Sets image input Index from a frame of any size through
+  /// kiln_session_set_image (after setInputs, before rerun).
+  llvm::Error setImage(size_t Index, const uint8_t *Pixels, int64_t Width,
+                       int64_t Height, size_t RowStride,
+                       kiln_pixel_format Format);
 
   /// Per operator of the session: kind, source name, the kernel library
   /// that runs it, and the time of the last run when profiling.

@@ -109,6 +109,27 @@ std::string fileTarget(const fb::ModelT &M) {
   return llvm::StringRef(fb::EnumNameTarget(M.target)).lower();
 }
 
+std::string joinValues(const std::vector<float> &V) {
+  std::string R;
+  for (float X : V)
+    R += (R.empty() ? "" : ",") + llvm::formatv("{0}", llvm::format("%g", X)).str();
+  return R;
+}
+
+/// " image rgb8, 3 channels (rgb), mean .., std .." for graph input I when
+/// it is an image input (schema 1.10), else "".
+std::string imageSuffix(const fb::MetadataT &MD, size_t I) {
+  if (I >= MD.inputs.size() || !MD.inputs[I]->image)
+    return "";
+  const fb::ImageInputInfoT &Img = *MD.inputs[I]->image;
+  return llvm::formatv(" image {0}, {1} channel{2} ({3}), mean {4}, std {5}",
+                       llvm::StringRef(fb::EnumNamePixelFormat(Img.format)).lower(),
+                       Img.channels, Img.channels == 1 ? "" : "s",
+                       Img.channel_bgr ? "bgr" : "rgb", joinValues(Img.mean),
+                       joinValues(Img.std))
+      .str();
+}
+
 } // namespace
 
 std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
@@ -128,9 +149,11 @@ std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
   OS << "  source model:  " << MD.source_model << "\n";
   OS << "  source hash:   " << MD.source_hash << "\n";
   OS << "inputs:\n";
-  for (int32_t T : M.inputs)
-    OS << "  " << M.tensors[size_t(T)]->name << ": "
-       << describeKilnTensor(*M.tensors[size_t(T)], M.symbols) << "\n";
+  for (size_t I = 0; I < M.inputs.size(); ++I) {
+    const fb::TensorT &T = *M.tensors[size_t(M.inputs[I])];
+    OS << "  " << T.name << ": " << describeKilnTensor(T, M.symbols)
+       << imageSuffix(MD, I) << "\n";
+  }
   OS << "outputs:\n";
   for (int32_t T : M.outputs)
     OS << "  " << M.tensors[size_t(T)]->name << ": "
@@ -219,8 +242,19 @@ llvm::json::Value kilnJsonReport(const KilnFileStats &S, bool Nodes) {
     return O;
   };
   llvm::json::Array Inputs, Outputs;
-  for (int32_t T : M.inputs)
-    Inputs.push_back(Io(T));
+  for (size_t I = 0; I < M.inputs.size(); ++I) {
+    llvm::json::Object In = Io(M.inputs[I]);
+    if (I < MD.inputs.size() && MD.inputs[I]->image) {
+      const fb::ImageInputInfoT &Img = *MD.inputs[I]->image;
+      In["image"] = llvm::json::Object{
+          {"format", llvm::StringRef(fb::EnumNamePixelFormat(Img.format)).lower()},
+          {"channels", Img.channels},
+          {"channel_order", Img.channel_bgr ? "bgr" : "rgb"},
+          {"mean", llvm::json::Array(Img.mean)},
+          {"std", llvm::json::Array(Img.std)}};
+    }
+    Inputs.push_back(std::move(In));
+  }
   for (int32_t T : M.outputs)
     Outputs.push_back(Io(T));
   llvm::json::Object Ops, Params;
