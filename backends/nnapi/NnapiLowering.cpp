@@ -59,6 +59,10 @@ template <typename T> std::vector<uint8_t> bytesOf(const std::vector<T> &V) {
 bool isHostKind(fb::OpKind K, bool Before) {
   if (K == fb::OpKind::TRANSPOSE || K == fb::OpKind::RESHAPE)
     return true;
+  // An image input's frame is converted by the host, in the pass that
+  // stages the NNAPI model's input anyway.
+  if (K == fb::OpKind::PIXELS_TO_TENSOR)
+    return Before;
   return K == (Before ? fb::OpKind::QUANTIZE : fb::OpKind::DEQUANTIZE);
 }
 

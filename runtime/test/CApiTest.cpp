@@ -209,7 +209,7 @@ TEST_CASE("inputs, outputs and metadata are described", "[capi]") {
   uint32_t Major = 0, Minor = 99;
   kiln_schema_version(&Major, &Minor);
   REQUIRE(Major == 1);
-  REQUIRE(Minor == 9); // schema 1.9: batch-polymorphic files
+  REQUIRE(Minor == 10); // schema 1.10: image inputs
 }
 
 TEST_CASE("argument errors are reported", "[capi]") {

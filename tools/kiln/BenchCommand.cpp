@@ -1,6 +1,7 @@
 // kiln bench: times a .kiln model in the kiln runtime.
 //   kiln bench MODEL.kiln [--threads N] [--runs K] [--warmup W] [--profile]
 //              [--no-onednn] [--huge-pages] [--verify-weights] [--json]
+//              [--image WxH]
 // Reports the load time (map + verify), the session creation time (memory
 // planning, kernel creation and weight packing), the first run,
 // and the median / p90 / min of K further runs on seeded inputs. --profile
@@ -9,6 +10,11 @@
 // device and the dispatches per run, operator times are GPU timestamps, and
 // the overhead is the wall time over the summed GPU dispatch time;
 // --pipeline-cache DIR shows a cold (first) and a warm (later) session.
+// --image WxH times the preprocessing of a camera frame apart from the
+// model: fitting a seeded WxH rgba8 frame to the file's image input
+// (kiln_session_set_image: resize and format), and the model's own
+// conversion (its PIXELS_TO_TENSOR operator, from profiled runs), each and
+// together as a share of the median latency.
 #include "Command.h"
 #include "Tooling/CompiledModel.h"
 #include "Tooling/SessionFlags.h"
@@ -35,8 +41,10 @@ struct BenchOptions {
   unsigned Sessions = 1;
   bool Profile = false;
   bool Json = false;
+  std::string Image; // --image WxH
   CompiledModel::SessionSettings Session;
 };
+
 
 using Clock = std::chrono::steady_clock;
 
@@ -126,6 +134,50 @@ llvm::Expected<OperatorProfile> profileOperators(CompiledModel &M,
   return P;
 }
 
+/// --image: the median time to fit a frame, and the conversion operator's.
+struct ImageTiming {
+  std::string Input;
+  int64_t Width = 0, Height = 0;
+  double FitMs = 0, ConvertMs = 0;
+};
+
+llvm::Expected<ImageTiming> timeImage(CompiledModel &M, llvm::StringRef Path,
+                                      llvm::StringRef Size, unsigned Runs) {
+  ImageTiming T;
+  auto [W, H] = Size.split('x');
+  if (W.getAsInteger(10, T.Width) || H.getAsInteger(10, T.Height) ||
+      T.Width < 1 || T.Height < 1)
+    return usageError("--image takes WxH, e.g. 1920x1080; got '{0}'", Size);
+  size_t Index = 0;
+  while (Index < M.inputs().size() && !M.imageInput(Index))
+    ++Index;
+  if (Index == M.inputs().size())
+    return usageError("--image: {0} has no image input (convert with "
+                      "--image-input NAME=FORMAT)",
+                      Path);
+  T.Input = M.inputs()[Index].Name;
+  std::mt19937 Rng(7);
+  std::vector<uint8_t> Frame(size_t(T.Width * T.Height * 4));
+  for (uint8_t &B : Frame)
+    B = uint8_t(Rng());
+  std::vector<double> Times;
+  for (unsigned I = 0; I < Runs; ++I) {
+    auto Start = Clock::now();
+    if (llvm::Error E = M.setImage(Index, Frame.data(), T.Width, T.Height,
+                                   size_t(T.Width * 4), KILN_PIXEL_RGBA8))
+      return E;
+    Times.push_back(msSince(Start));
+  }
+  T.FitMs = percentile(Times, 0.5);
+  auto P = profileOperators(M, Runs);
+  if (!P)
+    return P.takeError();
+  for (const auto &L : P->Layers)
+    if (L.Kind == "PIXELS_TO_TENSOR")
+      T.ConvertMs += L.Ms;
+  return T;
+}
+
 llvm::Error runBench(const BenchOptions &O) {
   if (O.Runs == 0)
     return usageError("--runs must be at least 1");
@@ -177,6 +229,13 @@ llvm::Error runBench(const BenchOptions &O) {
     if (!P)
       return P.takeError();
     Profile = *P;
+  }
+  llvm::Optional<ImageTiming> Image;
+  if (!O.Image.empty()) {
+    auto T = timeImage(*M, O.Model, O.Image, O.Runs);
+    if (!T)
+      return T.takeError();
+    Image = *T;
   }
   // Operators per kernel library, always listing the four.
   std::map<std::string, size_t> Engines = {
@@ -243,6 +302,15 @@ llvm::Error runBench(const BenchOptions &O) {
             {"ms", L.Ms}});
       J["operators_ms"] = std::move(Layers);
     }
+    if (Image)
+      J["image"] = llvm::json::Object{
+          {"input", Image->Input},
+          {"frame", std::to_string(Image->Width) + "x" +
+                        std::to_string(Image->Height) + " rgba8"},
+          {"fit_ms", Image->FitMs},
+          {"convert_ms", Image->ConvertMs},
+          {"fraction_of_latency",
+           (Image->FitMs + Image->ConvertMs) / Median}};
     printJson(std::move(J));
     return llvm::Error::success();
   }
@@ -280,6 +348,13 @@ llvm::Error runBench(const BenchOptions &O) {
   OS << llvm::format("  latency:   median %.3f ms, p90 %.3f ms, min %.3f ms "
                      "(%u runs)\n",
                      Median, P90, Min, O.Runs);
+  if (Image)
+    OS << llvm::format("  image:     %lldx%lld rgba8 frame to '%s': fit %.3f ms "
+                       "(resize, kiln_session_set_image) + convert %.3f ms "
+                       "(PIXELS_TO_TENSOR) = %.1f%% of the median latency\n",
+                       (long long)Image->Width, (long long)Image->Height,
+                       Image->Input.c_str(), Image->FitMs, Image->ConvertMs,
+                       100.0 * (Image->FitMs + Image->ConvertMs) / Median);
   OS << "  arena:     " << M->arenaBytes() << " bytes";
   if (size_t Scratch = M->scratchBytes())
     OS << ", plus " << Scratch << " bytes of kernel scratch";
@@ -340,6 +415,10 @@ Command addBenchCommand(CLI::App &App) {
   Sub->add_flag("--profile", O->Profile,
                 "also time every operator and report the executor's overhead");
   Sub->add_flag("--json", O->Json, "print a JSON report on stdout");
+  Sub->add_option("--image", O->Image,
+                  "WxH: also time fitting a WxH rgba8 frame to the image "
+                  "input and the model's conversion of it, apart from the "
+                  "model");
   addSessionFlags(*Sub, O->Session);
   return {Sub, [O] { return runBench(*O); }};
 }

@@ -361,9 +361,10 @@ public:
       fb::OpKind Kind = Op.kind();
       Where += concat(" (operator ", K, ", ", opKindName(Kind), ")");
       if (Kind != fb::OpKind::TRANSPOSE && Kind != fb::OpKind::RESHAPE &&
-          Kind != fb::OpKind::QUANTIZE && Kind != fb::OpKind::DEQUANTIZE)
+          Kind != fb::OpKind::QUANTIZE && Kind != fb::OpKind::DEQUANTIZE &&
+          Kind != fb::OpKind::PIXELS_TO_TENSOR)
         return invalidModel(Where, ": the host runs only TRANSPOSE, RESHAPE, "
-                            "QUANTIZE and DEQUANTIZE");
+                            "QUANTIZE, DEQUANTIZE and PIXELS_TO_TENSOR");
       OpView View{Op, {}, {}};
       if (!Op.inputs() || !Op.outputs())
         return invalidModel(Where, ": no inputs or outputs");

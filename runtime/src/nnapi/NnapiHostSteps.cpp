@@ -1,4 +1,5 @@
 #include "nnapi/NnapiHostSteps.h"
+#include "image/PixelConversion.h"
 
 #include "loader/Limits.h"
 
@@ -76,7 +77,14 @@ void runNnapiHostStep(const LoadedModel &M, size_t Op,
       Out[E] = float(int32_t(In[E]) - Zero) * Scale;
     return;
   }
-  default: // the loader admits only the four above
+  case fb::OpKind::PIXELS_TO_TENSOR: {
+    // A camera frame to the image the NNAPI model takes (an image input).
+    PixelConversion C = pixelConversionOf(O, X, Y);
+    for (int64_t Row = 0; Row < C.rows(Y.dim(0)); ++Row)
+      convertPixelRow(C, From, reinterpret_cast<float *>(To), Row);
+    return;
+  }
+  default: // the loader admits only the five above
     return;
   }
 }
