@@ -32,6 +32,9 @@ struct kiln_session {
   std::vector<std::string> Kinds; // storage for kiln_operator_info::kind
   std::string Device;             // storage for kiln_engine_info::device
   std::string Precision;          // storage for kiln_engine_info::precision
+  /// kiln_session_set_image's resized frame, kept between calls (a fresh
+  /// buffer of this size would be mapped and faulted in on every frame).
+  std::vector<uint8_t> Image;
 };
 
 namespace {
@@ -726,7 +729,8 @@ kiln_status kiln_session_set_image(kiln_session *Session, size_t Index,
     return fail(invalidArgument("kiln_session_set_image: ", S.message()));
   int64_t OutH = Dst == PixelFormat::Nv21 ? T.dim(1) / 3 * 2 : T.dim(1);
   return guarded([&] {
-    std::vector<uint8_t> Image(size_t(T.Bytes));
+    std::vector<uint8_t> &Image = Session->Image;
+    Image.resize(size_t(T.Bytes));
     resizeFrame(F, O, Dst, OutH, T.dim(2), Image.data());
     if (Status S = Session->S->setInput(Index, Image.data(), Image.size()))
       return fail(S);

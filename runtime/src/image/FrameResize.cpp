@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace kiln::rt {
 
@@ -67,7 +68,99 @@ inline uint8_t toByte(float V) {
   return uint8_t(V + 0.5f);
 }
 
-/// Interleaved formats (and gray8) from any frame, through R, G, B.
+/// Writes V (R, G, B) as one pixel of Dst at P.
+inline void writePixel(PixelFormat Dst, bool SrcColor, const float V[3],
+                       uint8_t *P) {
+  switch (Dst) {
+  case PixelFormat::Gray8:
+    P[0] = toByte(SrcColor ? 0.299f * V[0] + 0.587f * V[1] + 0.114f * V[2]
+                           : V[0]);
+    return;
+  case PixelFormat::Bgr8:
+    P[0] = toByte(V[2]), P[1] = toByte(V[1]), P[2] = toByte(V[0]);
+    return;
+  case PixelFormat::Bgra8:
+    P[0] = toByte(V[2]), P[1] = toByte(V[1]), P[2] = toByte(V[0]), P[3] = 255;
+    return;
+  case PixelFormat::Rgba8:
+    P[0] = toByte(V[0]), P[1] = toByte(V[1]), P[2] = toByte(V[2]), P[3] = 255;
+    return;
+  default:
+    P[0] = toByte(V[0]), P[1] = toByte(V[1]), P[2] = toByte(V[2]);
+    return;
+  }
+}
+
+/// One axis of the upright image, precomputed: for each output index, the
+/// byte offsets in the frame of its two taps and the second's weight. The
+/// upright image's rows and columns are the frame's rows or columns, in
+/// order or reversed, as the rotation says; a sample's address is its row
+/// offset plus its column offset.
+struct AxisTaps {
+  std::vector<size_t> Off0, Off1;
+  std::vector<float> Weight;
+};
+
+AxisTaps axisTaps(int64_t Out, int64_t In, int64_t Start, size_t Step,
+                  bool Reversed, int64_t FrameSize) {
+  AxisTaps A;
+  A.Off0.resize(size_t(Out));
+  A.Off1.resize(size_t(Out));
+  A.Weight.resize(size_t(Out));
+  auto offset = [&](int64_t I) {
+    return size_t(Reversed ? FrameSize - 1 - I : I) * Step;
+  };
+  for (int64_t I = 0; I < Out; ++I) {
+    Taps T = tapsFor(I, Out, In, Start);
+    A.Off0[size_t(I)] = offset(T.I0);
+    A.Off1[size_t(I)] = offset(T.I1);
+    A.Weight[size_t(I)] = T.Weight;
+  }
+  return A;
+}
+
+/// An interleaved frame (Bytes a pixel; gray8 when 1; B, G, R order when
+/// Bgr) to any interleaved format: four taps a pixel at precomputed
+/// addresses.
+template <int Bytes, bool Bgr>
+void resizeInterleaved(const FrameView &F, const FrameOptions &O,
+                       PixelFormat Dst, int64_t OutH, int64_t OutW,
+                       uint8_t *Out) {
+  bool Turned = O.Rotation == 90 || O.Rotation == 270;
+  int64_t Rows = Turned ? F.Width : F.Height, Cols = Turned ? F.Height : F.Width;
+  Region R = regionOf(Rows, Cols, O.CenterCrop, OutH, OutW);
+  size_t Stride = F.RowStride, Pixel = size_t(Bytes);
+  // Upright rows walk the frame's rows (0, 180) or columns (90, 270);
+  // upright columns the other one.
+  AxisTaps Y = Turned ? axisTaps(OutH, R.Rows, R.Top, Pixel, O.Rotation == 270, F.Width)
+                      : axisTaps(OutH, R.Rows, R.Top, Stride, O.Rotation == 180, F.Height);
+  AxisTaps X = Turned ? axisTaps(OutW, R.Cols, R.Left, Stride, O.Rotation == 90, F.Height)
+                      : axisTaps(OutW, R.Cols, R.Left, Pixel, O.Rotation == 180, F.Width);
+  int OutBytes = numerics::pixelBytes(Dst);
+  for (int64_t I = 0; I < OutH; ++I) {
+    const uint8_t *R0 = F.Pixels + Y.Off0[size_t(I)];
+    const uint8_t *R1 = F.Pixels + Y.Off1[size_t(I)];
+    float WY = Y.Weight[size_t(I)];
+    uint8_t *P = Out + I * OutW * OutBytes;
+    for (int64_t J = 0; J < OutW; ++J, P += OutBytes) {
+      size_t X0 = X.Off0[size_t(J)], X1 = X.Off1[size_t(J)];
+      float WX = X.Weight[size_t(J)];
+      float V[3];
+      for (int K = 0; K < (Bytes == 1 ? 1 : 3); ++K) {
+        int C = Bgr ? 2 - K : K;
+        float A = R0[X0 + C], B = R0[X1 + C], Cc = R1[X0 + C], D = R1[X1 + C];
+        float Top = A + (B - A) * WX, Bottom = Cc + (D - Cc) * WX;
+        V[K] = Top + (Bottom - Top) * WY;
+      }
+      if (Bytes == 1)
+        V[1] = V[2] = V[0];
+      writePixel(Dst, Bytes != 1, V, P);
+    }
+  }
+}
+
+/// Any frame (nv21 included, whose pixels are not interleaved), each tap
+/// read through numerics::readRgb.
 void resizeToPixels(const FrameView &F, const FrameOptions &O, PixelFormat Dst,
                     int64_t OutH, int64_t OutW, uint8_t *Out) {
   bool Turned = O.Rotation == 90 || O.Rotation == 270;
@@ -94,23 +187,8 @@ void resizeToPixels(const FrameView &F, const FrameOptions &O, PixelFormat Dst,
         float Bottom = C[K] + (D[K] - C[K]) * TX.Weight;
         V[K] = Top + (Bottom - Top) * TY.Weight;
       }
-      uint8_t *P = Out + (I * OutW + J) * Bytes;
-      switch (Dst) {
-      case PixelFormat::Gray8:
-        P[0] = toByte(numerics::hasColor(F.Format)
-                          ? 0.299f * V[0] + 0.587f * V[1] + 0.114f * V[2]
-                          : V[0]);
-        break;
-      case PixelFormat::Bgr8:
-      case PixelFormat::Bgra8:
-        P[0] = toByte(V[2]), P[1] = toByte(V[1]), P[2] = toByte(V[0]);
-        break;
-      default:
-        P[0] = toByte(V[0]), P[1] = toByte(V[1]), P[2] = toByte(V[2]);
-        break;
-      }
-      if (Bytes == 4)
-        P[3] = 255;
+      writePixel(Dst, numerics::hasColor(F.Format), V,
+                 Out + (I * OutW + J) * Bytes);
     }
   }
 }
@@ -174,6 +252,14 @@ Status checkFrame(const FrameView &F, const FrameOptions &O, PixelFormat Dst) {
 
 void resizeFrame(const FrameView &F, const FrameOptions &O, PixelFormat Dst,
                  int64_t OutH, int64_t OutW, uint8_t *Out) {
+  switch (F.Format) {
+  case PixelFormat::Rgb8: return resizeInterleaved<3, false>(F, O, Dst, OutH, OutW, Out);
+  case PixelFormat::Bgr8: return resizeInterleaved<3, true>(F, O, Dst, OutH, OutW, Out);
+  case PixelFormat::Rgba8: return resizeInterleaved<4, false>(F, O, Dst, OutH, OutW, Out);
+  case PixelFormat::Bgra8: return resizeInterleaved<4, true>(F, O, Dst, OutH, OutW, Out);
+  case PixelFormat::Gray8: return resizeInterleaved<1, false>(F, O, Dst, OutH, OutW, Out);
+  default: break;
+  }
   if (Dst != PixelFormat::Nv21) {
     resizeToPixels(F, O, Dst, OutH, OutW, Out);
     return;

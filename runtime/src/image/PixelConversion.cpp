@@ -21,11 +21,42 @@ PixelConversion pixelConversionOf(const fb::Operator &Op,
   return C;
 }
 
+namespace {
+
+/// Interleaved frames to 3 channels: image channel K reads byte Src[K] of
+/// each pixel (the format's and the model's channel orders combined).
+template <int Bytes>
+void convertInterleaved(const PixelConversion &C, const uint8_t *In,
+                        float *Out, const int Src[3]) {
+  for (int64_t W = 0; W < C.Width; ++W, In += Bytes, Out += 3)
+    for (int K = 0; K < 3; ++K)
+      Out[K] = (float(In[Src[K]]) - C.Mean[K]) * C.Scale[K];
+}
+
+} // namespace
+
 void convertPixelRow(const PixelConversion &C, const uint8_t *Frame,
                      float *Image, int64_t Row) {
   int64_t N = Row / C.Height, H = Row % C.Height;
   const uint8_t *F = Frame + N * C.FrameRows * C.Stride;
   float *Out = Image + Row * C.Width * C.Channels;
+  using numerics::PixelFormat;
+  bool RgbOrder = C.Format == PixelFormat::Rgb8 || C.Format == PixelFormat::Rgba8;
+  bool Bgr = C.Format == PixelFormat::Bgr8 || C.Format == PixelFormat::Bgra8;
+  if (C.Channels == 3 && (RgbOrder || Bgr)) {
+    // Byte of R, G, B in the frame's pixel, then in the model's order.
+    int Src[3];
+    for (int K = 0; K < 3; ++K) {
+      int Color = C.Bgr ? 2 - K : K; // 0 R, 1 G, 2 B
+      Src[K] = Bgr ? 2 - Color : Color;
+    }
+    const uint8_t *In = F + H * C.Stride;
+    if (numerics::pixelBytes(C.Format) == 4)
+      convertInterleaved<4>(C, In, Out, Src);
+    else
+      convertInterleaved<3>(C, In, Out, Src);
+    return;
+  }
   for (int64_t W = 0; W < C.Width; ++W, Out += C.Channels) {
     float Rgb[3];
     if (C.Channels == 1)
