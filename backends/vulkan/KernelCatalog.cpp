@@ -23,6 +23,7 @@ llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name) {
   KERNEL(softmax)
   KERNEL(layer_norm)
   KERNEL(matmul)
+  KERNEL(pixels_to_tensor)
 #define F32_OUT(K)                                                             \
   if (Name == #K "_f16_f32")                                                   \
     return llvm::ArrayRef<uint32_t>(kernels::K##_f16_f32);                     \

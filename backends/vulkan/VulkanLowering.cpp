@@ -245,7 +245,8 @@ llvm::Expected<KilnModule> Lowering::run() {
   // (fully_connected_f16_f32, resize_f16_f32), needs no fp16 copy: the
   // kernel converts as it moves or stores (the NCHW <-> C4 transposes at
   // the graph's ends, classifier and segmentation heads).
-  std::vector<int> Readers(NumTensors, 0), GatherReaders(NumTensors, 0);
+  std::vector<int> Readers(NumTensors, 0), GatherReaders(NumTensors, 0),
+      FrameReaders(NumTensors, 0);
   std::vector<bool> F32Written(NumTensors, false);
   for (const auto &Op : M.operators) {
     bool Gathers = Op->kind == fb::OpKind::TRANSPOSE ||
@@ -255,6 +256,7 @@ llvm::Expected<KilnModule> Lowering::run() {
       if (T >= 0) {
         ++Readers[size_t(T)];
         GatherReaders[size_t(T)] += Gathers;
+        FrameReaders[size_t(T)] += Op->kind == fb::OpKind::PIXELS_TO_TENSOR;
       }
     // A RESHAPE writing a graph output is a gather too (never an alias).
     bool F32Variant = Gathers || Op->kind == fb::OpKind::RESHAPE ||
@@ -282,20 +284,25 @@ llvm::Expected<KilnModule> Lowering::run() {
                                    "another output (the Vulkan target gives "
                                    "each its own buffer)",
                                    What, Tensor.name));
-    if (Tensor.dtype != fb::DType::F32)
+    // An image input holds the frame's bytes, which only its
+    // PIXELS_TO_TENSOR reads.
+    bool Frame = K == Place::Input && Tensor.dtype == fb::DType::U8 &&
+                 Readers[size_t(T)] == FrameReaders[size_t(T)];
+    if (Tensor.dtype != fb::DType::F32 && !Frame)
       return Problem(llvm::formatv("{0} '{1}' is {2} (the Vulkan target's "
-                                   "graph inputs and outputs are f32)",
+                                   "graph inputs and outputs are f32, and "
+                                   "image inputs u8)",
                                    What, Tensor.name,
                                    fb::EnumNameDType(Tensor.dtype)));
     Storages[size_t(T)] = {dimsOf(Tensor), false};
     Place P;
     P.K = K;
     P.IoIndex = int32_t(Index);
-    P.Bytes = Storages[size_t(T)].bytes(4);
+    P.Bytes = Storages[size_t(T)].bytes(Frame ? 1 : 4);
     PlaceOf[size_t(T)] = Program.addPlace(P);
     Program.setTensorPlace(T, PlaceOf[size_t(T)]);
     IsIo[size_t(T)] = true;
-    if (Fp16 && !convertsInKernel(T, K)) {
+    if (Fp16 && !Frame && !convertsInKernel(T, K)) {
       // The kernels use an fp16 copy in the arena (PLAIN, as the buffer).
       IoPlaces.emplace_back(T, PlaceOf[size_t(T)]);
       Place Copy;
@@ -393,6 +400,9 @@ llvm::Expected<KilnModule> Lowering::run() {
         break;
       case fb::OpKind::MATMUL:
         Why = lowerMatMul(*this, Op);
+        break;
+      case fb::OpKind::PIXELS_TO_TENSOR:
+        Why = lowerPixelsToTensor(*this, Op);
         break;
       default:
         Why = "the Vulkan target has no kernel for it yet";

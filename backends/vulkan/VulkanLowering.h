@@ -154,5 +154,6 @@ std::string lowerSoftmax(Lowering &L, const fb::OperatorT &Op);
 std::string lowerResize(Lowering &L, const fb::OperatorT &Op);
 std::string lowerLayerNorm(Lowering &L, const fb::OperatorT &Op);
 std::string lowerMatMul(Lowering &L, const fb::OperatorT &Op);
+std::string lowerPixelsToTensor(Lowering &L, const fb::OperatorT &Op);
 
 } // namespace kiln::vulkan

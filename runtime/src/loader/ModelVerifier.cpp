@@ -359,16 +359,28 @@ Status checkOperator(const LoadedModel &LM, unsigned I,
   return Status::ok();
 }
 
+/// True when graph input I is an image input (schema 1.10 metadata).
+bool isImageInput(const LoadedModel &LM, size_t I) {
+  const fb::Metadata *MD = LM.Root->metadata();
+  return MD && MD->inputs() && I < MD->inputs()->size() &&
+         MD->inputs()->Get(unsigned(I))->image();
+}
+
 /// A Vulkan or Metal file's graph inputs and outputs are f32 in the
-/// caller's layout (INPUT and OUTPUT buffers hold exactly their bytes).
+/// caller's layout (INPUT and OUTPUT buffers hold exactly their bytes); an
+/// image input is the u8 frame.
 Status checkVulkanIo(const LoadedModel &LM) {
   for (const auto *Io : {&LM.Inputs, &LM.Outputs})
-    for (int32_t X : *Io) {
+    for (size_t I = 0; I < Io->size(); ++I) {
+      int32_t X = (*Io)[I];
       const TensorDesc &D = LM.Tensors[size_t(X)];
       const char *What = Io == &LM.Inputs ? "graph input" : "graph output";
-      if (D.DType != fb::DType::F32)
+      bool Frame = Io == &LM.Inputs && D.DType == fb::DType::U8 &&
+                   isImageInput(LM, I);
+      if (D.DType != fb::DType::F32 && !Frame)
         return invalidModel(What, " tensor ", X, " '", D.Name, "' is ",
-                            dtypeName(D.DType), " (a GPU file's are f32)");
+                            dtypeName(D.DType),
+                            " (a GPU file's are f32, image inputs u8)");
       if (D.Layout == fb::Layout::C4 || D.Layout == fb::Layout::PACKED)
         return invalidModel(What, " tensor ", X, " '", D.Name, "' is ",
                             fb::EnumNameLayout(D.Layout),
