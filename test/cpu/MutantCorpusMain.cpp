@@ -47,7 +47,10 @@
 // (fp32, lowest level), or nnapi-int8-LEVEL=CALIB (int8, lowered for
 // LEVEL); their sessions run on the device KILN_NNAPI_LIBRARY names; or
 // metal, `kiln convert --target metal` (its sessions are refused off Apple:
-// the runtime has no Metal executor there, but its loader verifies them).
+// the runtime has no Metal executor there, but its loader verifies them); or
+// image, `kiln convert --image-input input=rgba8 --mean 128 --std 64` (an
+// image input read by PIXELS_TO_TENSOR, its scale folded into the first
+// convolution).
 // --write keeps the corpus (seed-N.kiln and mutant-N.kiln) as files, e.g.
 // for libFuzzer.
 #include "LoaderFuzzTarget.h"
@@ -62,6 +65,7 @@
 #include "backends/vulkan/VulkanTarget.h"
 #endif
 #include "frontends/onnx/OnnxImporter.h"
+#include "passes/ImageInput.h"
 #include "passes/PassManager.h"
 #include "passes/Pipelines.h"
 #include "passes/quant/QuantizeGraph.h"
@@ -100,7 +104,8 @@ llvm::Expected<std::string> compileSeed(const std::string &Spec) {
       QMode = "int8";
       NnapiLevel = std::atoi(Mode.c_str() + 11);
     }
-    auto M = Mode == "native" || Mode == "vulkan" || Mode == "metal"
+    auto M = Mode == "native" || Mode == "vulkan" || Mode == "metal" ||
+                     Mode == "image"
                  ? QuantizeMode::None
                  : parseQuantizeMode(QMode);
     if (!M)
@@ -120,6 +125,17 @@ llvm::Expected<std::string> compileSeed(const std::string &Spec) {
   QuantizeReport Report;
   if (llvm::Error E = quantizeGraph(**G, Q, Report))
     return E;
+  if (Mode == "image") {
+    ImageInputSpec Image;
+    Image.Input = "input";
+    Image.Format = numerics::PixelFormat::Rgba8;
+    Image.Mean = {128.0};
+    Image.Std = {64.0};
+    if (llvm::Error E = attachImageInput(**G, Image))
+      return E;
+    if (llvm::Error E = PM.runPass("fold-image-normalization", **G))
+      return E;
+  }
   if (Mode == "vulkan") {
 #ifdef KILN_MUTANTS_VULKAN
     auto V = compileForVulkan(**G);
@@ -1011,7 +1027,7 @@ int main(int Argc, char **Argv) {
   if (Seeds.empty()) {
     llvm::errs() << "usage: kiln-mutants [--count N] [--seed S] [--write DIR] "
                     "MODEL.onnx[:int8-dynamic|:int8=CALIB|:native|:vulkan|"
-                    ":nnapi|:nnapi-int8-LEVEL=CALIB|:metal]..."
+                    ":nnapi|:nnapi-int8-LEVEL=CALIB|:metal|:image]..."
                     "\n";
     return 2;
   }
