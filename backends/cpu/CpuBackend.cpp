@@ -69,7 +69,7 @@ llvm::Expected<CpuCompileResult> compileStaticGraph(const Graph &G) {
       return addContext(std::move(E), "node '" + N.displayName() + "' (" +
                                           N.opName().str() + ")");
     CpuNodeReport Report{N.displayName(), N.opName().str(), {}, false};
-    Report.Int8 = isInt8Pattern(N);
+    Report.Int8 = isInt8Pattern(N) || fusedInputQuantize(N);
     for (const EmittedOp &Op : Ctx.emittedForCurrentNode())
       Report.Ops.push_back({Op.Kind, Op.Engine});
     R.Nodes.push_back(std::move(Report));

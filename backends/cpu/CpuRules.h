@@ -50,6 +50,9 @@ llvm::ArrayRef<CpuOpRule> imageRules(); // ImageLowering.cpp
 /// (ImageLowering.cpp), and what the file's metadata says about it.
 const Node *imageInputReader(const Value *In);
 std::unique_ptr<fb::ImageInputInfoT> imageInputInfo(const Value *In);
+/// The per-tensor int8 quantize that pixels_to_tensor P's PIXELS_TO_TENSOR
+/// writes the result of (its only user), or null.
+const Node *fusedInputQuantize(const Node &P);
 
 /// The rule for an op, or null when the CPU target has none.
 const CpuOpRule *findCpuRule(llvm::StringRef Op);

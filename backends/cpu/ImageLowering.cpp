@@ -2,7 +2,8 @@
 // reads the u8 frame and writes the normalized image straight in NHWC, the
 // layout the first convolution reads, so the frame is read once and no
 // transpose follows. The graph input it reads is laid out as the frame is
-// (NHWC), and the file's metadata marks it as an image input.
+// (NHWC), and the file's metadata marks it as an image input. In an int8
+// file the quantize that follows is folded in (PIXELS_TO_TENSOR writes i8).
 #include "backends/cpu/CpuRules.h"
 
 #include "numerics/PixelFormats.h"
@@ -21,6 +22,21 @@ std::vector<float> toFloats(const std::vector<double> &V) {
   return std::vector<float>(V.begin(), V.end());
 }
 
+} // namespace
+
+const Node *fusedInputQuantize(const Node &P) {
+  if (!P.isOp("pixels_to_tensor") || P.result()->numUses() != 1 ||
+      P.graph()->isOutput(P.result()))
+    return nullptr;
+  const Node *Q = P.result()->uses()[0].User;
+  const TensorType &T = Q->result()->type();
+  bool PerTensorInt8 = T.Elem == ElementType::I8 && T.Quant &&
+                       !T.Quant->isPerAxis() && T.Quant->Scales.size() == 1;
+  return Q->isOp("quantize") && PerTensorInt8 ? Q : nullptr;
+}
+
+namespace {
+
 llvm::Error lowerPixels(const Node &N, LoweringContext &Ctx) {
   fb::PixelsToTensorOptionsT O;
   O.format = fb::PixelFormat(numerics::parsePixelFormat(N.getString("format")));
@@ -28,10 +44,14 @@ llvm::Error lowerPixels(const Node &N, LoweringContext &Ctx) {
   O.mean = toFloats(N.getFloats("mean"));
   O.scale = toFloats(N.getFloats("scale"));
   int32_t In = Ctx.canonical(N.operand(0));
-  int32_t Out = Ctx.resultTensor(N.result(), true);
+  // An int8 model's input quantization is folded in: the operator writes
+  // the quantize's int8 result, and the image never exists as f32.
+  const Node *Q = fusedInputQuantize(N);
+  const Value *Result = Q ? Q->result() : N.result();
+  int32_t Out = Ctx.resultTensor(Result, true);
   Ctx.addOp(fb::OpKind::PIXELS_TO_TENSOR, {In}, {Out}, optionsOf(std::move(O)),
             fb::Engine::REFERENCE);
-  Ctx.define(N.result(), Out, true);
+  Ctx.define(Result, Out, true);
   return llvm::Error::success();
 }
 

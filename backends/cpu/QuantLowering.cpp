@@ -458,6 +458,8 @@ llvm::Error lowerQuantize(const Node &N, LoweringContext &Ctx) {
   const Value *X = N.operand(0);
   if (X->producer() && isInt8Pattern(*X->producer()))
     return llvm::Error::success(); // the int8 operator defined the result
+  if (X->producer() && fusedInputQuantize(*X->producer()) == &N)
+    return llvm::Error::success(); // PIXELS_TO_TENSOR wrote it
   bool Nhwc = Ctx.hasNhwc(X) && !Ctx.hasCanonical(X);
   int32_t In = Nhwc ? Ctx.nhwc(X) : Ctx.canonical(X);
   int32_t Out = Ctx.resultTensor(N.result(), Nhwc);

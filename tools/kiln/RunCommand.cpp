@@ -138,12 +138,16 @@ llvm::Error collectInputs(const RunOptions &O, const Signature &G,
                           ".kiln files (convert with --image-input); give "
                           "this model an .npy",
                           Arg);
-      if (It == G.Inputs.end() || !It->second.isStatic())
-        return usageError("--input {0}: the model has no static input named "
-                          "'{1}'",
+      if (It == G.Inputs.end())
+        return usageError("--input {0}: the model has no input named '{1}'",
                           Arg, Name);
+      // One image: a symbolic batch (or any unknown dim) is 1.
+      TensorType One = It->second;
+      for (Dim &D : One.Dims)
+        if (!D.isStatic())
+          D = Dim(1);
       (*Images)[Name] = Path.str();
-      ByName[Name] = makeZeros(It->second);
+      ByName[Name] = makeZeros(One);
       continue;
     }
     auto Arr = readNpyFile(Path);

@@ -1,5 +1,9 @@
 #include "image/PixelConversion.h"
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 namespace kiln::rt {
 
 PixelConversion pixelConversionOf(const fb::Operator &Op,
@@ -18,13 +22,19 @@ PixelConversion pixelConversionOf(const fb::Operator &Op,
     C.Mean[K] = O.mean()->Get(O.mean()->size() == 1 ? 0 : uint32_t(K));
     C.Scale[K] = O.scale()->Get(O.scale()->size() == 1 ? 0 : uint32_t(K));
   }
+  if (Image.DType == fb::DType::I8) {
+    C.Int8 = true;
+    C.QScale = Image.Scales[0];
+    C.QZero = float(Image.ZeroPoints[0]);
+  }
   return C;
 }
 
 namespace {
 
-/// Interleaved frames to 3 channels: image channel K reads byte Src[K] of
-/// each pixel (the format's and the model's channel orders combined).
+/// Interleaved frames to 3 float channels: image channel K reads byte
+/// Src[K] of each pixel (the format's and the model's channel orders
+/// combined).
 template <int Bytes>
 void convertInterleaved(const PixelConversion &C, const uint8_t *In,
                         float *Out, const int Src[3]) {
@@ -33,13 +43,40 @@ void convertInterleaved(const PixelConversion &C, const uint8_t *In,
       Out[K] = (float(In[Src[K]]) - C.Mean[K]) * C.Scale[K];
 }
 
+/// What QUANTIZE computes for V (runtime's reference and XNNPACK agree).
+inline int8_t quantize(const PixelConversion &C, float V) {
+  float Q = std::nearbyint(V / C.QScale) + C.QZero;
+  return int8_t(std::min(127.0f, std::max(-128.0f, Q)));
+}
+
+/// Image row Row as floats, into Out (the row's first value).
+void convertFloatRow(const PixelConversion &C, const uint8_t *Frame,
+                     float *Out, int64_t Row);
+
 } // namespace
 
 void convertPixelRow(const PixelConversion &C, const uint8_t *Frame,
-                     float *Image, int64_t Row) {
+                     void *Image, int64_t Row) {
+  int64_t First = Row * C.Width * C.Channels;
+  if (!C.Int8) {
+    convertFloatRow(C, Frame, static_cast<float *>(Image) + First, Row);
+    return;
+  }
+  // The row in float first, then quantized as the QUANTIZE it replaces
+  // would.
+  std::vector<float> Values(size_t(C.Width * C.Channels));
+  convertFloatRow(C, Frame, Values.data(), Row);
+  int8_t *Out = static_cast<int8_t *>(Image) + First;
+  for (size_t I = 0; I < Values.size(); ++I)
+    Out[I] = quantize(C, Values[I]);
+}
+
+namespace {
+
+void convertFloatRow(const PixelConversion &C, const uint8_t *Frame,
+                     float *Out, int64_t Row) {
   int64_t N = Row / C.Height, H = Row % C.Height;
   const uint8_t *F = Frame + N * C.FrameRows * C.Stride;
-  float *Out = Image + Row * C.Width * C.Channels;
   using numerics::PixelFormat;
   bool RgbOrder = C.Format == PixelFormat::Rgb8 || C.Format == PixelFormat::Rgba8;
   bool Bgr = C.Format == PixelFormat::Bgr8 || C.Format == PixelFormat::Bgra8;
@@ -67,5 +104,7 @@ void convertPixelRow(const PixelConversion &C, const uint8_t *Frame,
       Out[K] = (Rgb[C.Bgr ? 2 - K : K] - C.Mean[K]) * C.Scale[K];
   }
 }
+
+} // namespace
 
 } // namespace kiln::rt

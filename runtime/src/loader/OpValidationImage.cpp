@@ -1,6 +1,6 @@
 // The loader's checks of PIXELS_TO_TENSOR (schema/kiln.fbs): a known frame
 // format, a U8 frame whose shape is that format's for the image the output
-// holds, an F32 NHWC output of 1 or 3 channels, and finite per-channel
+// holds, an F32 (or per-tensor I8) NHWC output of 1 or 3 channels, and finite per-channel
 // values, so the kernel reads inside the frame and writes inside the image.
 #include "loader/OpValidation.h"
 
@@ -34,8 +34,13 @@ Status validatePixelsToTensor(const OpView &V) {
   const TensorDesc &X = *V.In[0], &Y = *V.Out[0];
   if (Status S = checkDType(X, DType::U8, "frame"))
     return S;
-  if (Status S = checkDType(Y, DType::F32, "output"))
+  // f32, or an int8 file's quantized image (its input QUANTIZE folded in).
+  if (Y.DType == DType::I8) {
+    if (Status S = checkInt8Activation(Y, "output"))
+      return S;
+  } else if (Status S = checkDType(Y, DType::F32, "output")) {
     return S;
+  }
   if (Status S = checkRank(X, 4, "frame"))
     return S;
   if (Status S = checkRank(Y, 4, "output"))

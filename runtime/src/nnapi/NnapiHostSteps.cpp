@@ -81,7 +81,7 @@ void runNnapiHostStep(const LoadedModel &M, size_t Op,
     // A camera frame to the image the NNAPI model takes (an image input).
     PixelConversion C = pixelConversionOf(O, X, Y);
     for (int64_t Row = 0; Row < C.rows(Y.dim(0)); ++Row)
-      convertPixelRow(C, From, reinterpret_cast<float *>(To), Row);
+      convertPixelRow(C, From, To, Row);
     return;
   }
   default: // the loader admits only the five above

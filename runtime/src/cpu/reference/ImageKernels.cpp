@@ -11,7 +11,7 @@ namespace {
 struct PixelsTask {
   PixelConversion C;
   const uint8_t *Frame;
-  float *Image;
+  void *Image; // float, or int8_t for an int8 image
 };
 
 void convertRowTask(void *Context, size_t Row) {
@@ -25,7 +25,7 @@ void convertRowTask(void *Context, size_t Row) {
 
 PooledRunFn pixelsToTensor(const KernelArgs &A) {
   PixelsTask T{pixelConversionOf(A.Op, *A.In[0].Desc, *A.Out[0].Desc),
-               A.In[0].as<const uint8_t>(), A.Out[0].as<float>()};
+               A.In[0].as<const uint8_t>(), A.Out[0].as<void>()};
   int64_t Rows = T.C.rows(A.Out[0].dim(0));
   return [T, Rows](pthreadpool_t Pool) mutable {
     if (pthreadpool_get_threads_count(Pool) <= 1) {
