@@ -7,6 +7,7 @@
 #include "image/FrameResize.h"
 
 #include <catch2/catch.hpp>
+#include <pthreadpool.h>
 
 #include <array>
 #include <cmath>
@@ -163,4 +164,23 @@ TEST_CASE("frames that cannot fill the input are refused", "[image]") {
   FrameView Unknown = Good;
   Unknown.Format = PixelFormat::Unknown;
   REQUIRE(!checkFrame(Unknown, O, PixelFormat::Rgb8).isOk());
+}
+
+TEST_CASE("a session's threads split the rows and give the same bytes",
+          "[image]") {
+  const int64_t W = 640, H = 480;
+  std::mt19937 Rng(5);
+  std::vector<uint8_t> Frame(size_t(W * H * 3));
+  for (uint8_t &B : Frame)
+    B = uint8_t(Rng());
+  FrameView F{Frame.data(), W, H, size_t(W * 3), PixelFormat::Rgb8};
+  FrameOptions O{90, true};
+  const int64_t OutH = 200, OutW = 150; // above the threading threshold
+  std::vector<uint8_t> Serial(size_t(OutH * OutW * 4)), Threaded(Serial.size());
+  resizeFrame(F, O, PixelFormat::Bgra8, OutH, OutW, Serial.data());
+  pthreadpool_t Pool = pthreadpool_create(2);
+  REQUIRE(Pool);
+  resizeFrame(F, O, PixelFormat::Bgra8, OutH, OutW, Threaded.data(), Pool);
+  pthreadpool_destroy(Pool);
+  REQUIRE(Serial == Threaded);
 }

@@ -731,7 +731,8 @@ kiln_status kiln_session_set_image(kiln_session *Session, size_t Index,
   return guarded([&] {
     std::vector<uint8_t> &Image = Session->Image;
     Image.resize(size_t(T.Bytes));
-    resizeFrame(F, O, Dst, OutH, T.dim(2), Image.data());
+    resizeFrame(F, O, Dst, OutH, T.dim(2), Image.data(),
+                Session->S->threadPool());
     if (Status S = Session->S->setInput(Index, Image.data(), Image.size()))
       return fail(S);
     return KILN_OK;

@@ -41,6 +41,7 @@ public:
   uint64_t arenaBytes() const override { return ArenaBytes; }
   /// Bytes of the working memory its kernels share (Kernel::scratchBytes).
   uint64_t scratchBytes() const override { return ScratchBytes; }
+  pthreadpool *threadPool() const override { return Pool; }
   /// The weights its kernels converted to a layout of their own, by tensor
   /// index (Kernel::packedWeights), in operator order.
   std::vector<std::pair<int32_t, PackedWeights>> packedWeights() const;

@@ -1,5 +1,9 @@
 #include "image/FrameResize.h"
 
+#include "cpu/reference/PoolHandOff.h"
+
+#include <pthreadpool.h>
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -121,25 +125,18 @@ AxisTaps axisTaps(int64_t Out, int64_t In, int64_t Start, size_t Step,
 
 /// An interleaved frame (Bytes a pixel; gray8 when 1; B, G, R order when
 /// Bgr) to any interleaved format: four taps a pixel at precomputed
-/// addresses.
-template <int Bytes, bool Bgr>
-void resizeInterleaved(const FrameView &F, const FrameOptions &O,
-                       PixelFormat Dst, int64_t OutH, int64_t OutW,
-                       uint8_t *Out) {
-  bool Turned = O.Rotation == 90 || O.Rotation == 270;
-  int64_t Rows = Turned ? F.Width : F.Height, Cols = Turned ? F.Height : F.Width;
-  Region R = regionOf(Rows, Cols, O.CenterCrop, OutH, OutW);
-  size_t Stride = F.RowStride, Pixel = size_t(Bytes);
-  // Upright rows walk the frame's rows (0, 180) or columns (90, 270);
-  // upright columns the other one.
-  AxisTaps Y = Turned ? axisTaps(OutH, R.Rows, R.Top, Pixel, O.Rotation == 270, F.Width)
-                      : axisTaps(OutH, R.Rows, R.Top, Stride, O.Rotation == 180, F.Height);
-  AxisTaps X = Turned ? axisTaps(OutW, R.Cols, R.Left, Stride, O.Rotation == 90, F.Height)
-                      : axisTaps(OutW, R.Cols, R.Left, Pixel, O.Rotation == 180, F.Width);
-  int OutBytes = numerics::pixelBytes(Dst);
-  for (int64_t I = 0; I < OutH; ++I) {
-    const uint8_t *R0 = F.Pixels + Y.Off0[size_t(I)];
-    const uint8_t *R1 = F.Pixels + Y.Off1[size_t(I)];
+/// addresses, rows over Pool's threads.
+template <int Bytes, bool Bgr> struct InterleavedResize {
+  const FrameView *F;
+  PixelFormat Dst;
+  int64_t OutW;
+  AxisTaps Y, X;
+  uint8_t *Out;
+
+  void row(int64_t I) const {
+    int OutBytes = numerics::pixelBytes(Dst);
+    const uint8_t *R0 = F->Pixels + Y.Off0[size_t(I)];
+    const uint8_t *R1 = F->Pixels + Y.Off1[size_t(I)];
     float WY = Y.Weight[size_t(I)];
     uint8_t *P = Out + I * OutW * OutBytes;
     for (int64_t J = 0; J < OutW; ++J, P += OutBytes) {
@@ -157,6 +154,43 @@ void resizeInterleaved(const FrameView &F, const FrameOptions &O,
       writePixel(Dst, Bytes != 1, V, P);
     }
   }
+
+  static void task(void *Context, size_t I) {
+    ref::takeOver(Context);
+    static_cast<const InterleavedResize *>(Context)->row(int64_t(I));
+    ref::handOff(Context);
+  }
+};
+
+/// Output pixels below which threads cost more than they save.
+constexpr int64_t MinThreadedPixels = 16384;
+
+template <int Bytes, bool Bgr>
+void resizeInterleaved(const FrameView &F, const FrameOptions &O,
+                       PixelFormat Dst, int64_t OutH, int64_t OutW,
+                       uint8_t *Out, pthreadpool *Pool) {
+  bool Turned = O.Rotation == 90 || O.Rotation == 270;
+  int64_t Rows = Turned ? F.Width : F.Height, Cols = Turned ? F.Height : F.Width;
+  Region R = regionOf(Rows, Cols, O.CenterCrop, OutH, OutW);
+  size_t Stride = F.RowStride, Pixel = size_t(Bytes);
+  // Upright rows walk the frame's rows (0, 180) or columns (90, 270);
+  // upright columns the other one.
+  AxisTaps Y = Turned ? axisTaps(OutH, R.Rows, R.Top, Pixel, O.Rotation == 270, F.Width)
+                      : axisTaps(OutH, R.Rows, R.Top, Stride, O.Rotation == 180, F.Height);
+  AxisTaps X = Turned ? axisTaps(OutW, R.Cols, R.Left, Stride, O.Rotation == 90, F.Height)
+                      : axisTaps(OutW, R.Cols, R.Left, Pixel, O.Rotation == 180, F.Width);
+  InterleavedResize<Bytes, Bgr> R2{&F, Dst, OutW, std::move(Y), std::move(X),
+                                    Out};
+  if (!Pool || pthreadpool_get_threads_count(Pool) <= 1 ||
+      OutH * OutW < MinThreadedPixels) {
+    for (int64_t I = 0; I < OutH; ++I)
+      R2.row(I);
+    return;
+  }
+  ref::handOff(&R2);
+  pthreadpool_parallelize_1d(Pool, &InterleavedResize<Bytes, Bgr>::task, &R2,
+                             size_t(OutH), /*flags=*/0);
+  ref::takeOver(&R2);
 }
 
 /// Any frame (nv21 included, whose pixels are not interleaved), each tap
@@ -251,13 +285,18 @@ Status checkFrame(const FrameView &F, const FrameOptions &O, PixelFormat Dst) {
 }
 
 void resizeFrame(const FrameView &F, const FrameOptions &O, PixelFormat Dst,
-                 int64_t OutH, int64_t OutW, uint8_t *Out) {
+                 int64_t OutH, int64_t OutW, uint8_t *Out, pthreadpool *Pool) {
   switch (F.Format) {
-  case PixelFormat::Rgb8: return resizeInterleaved<3, false>(F, O, Dst, OutH, OutW, Out);
-  case PixelFormat::Bgr8: return resizeInterleaved<3, true>(F, O, Dst, OutH, OutW, Out);
-  case PixelFormat::Rgba8: return resizeInterleaved<4, false>(F, O, Dst, OutH, OutW, Out);
-  case PixelFormat::Bgra8: return resizeInterleaved<4, true>(F, O, Dst, OutH, OutW, Out);
-  case PixelFormat::Gray8: return resizeInterleaved<1, false>(F, O, Dst, OutH, OutW, Out);
+  case PixelFormat::Rgb8:
+    return resizeInterleaved<3, false>(F, O, Dst, OutH, OutW, Out, Pool);
+  case PixelFormat::Bgr8:
+    return resizeInterleaved<3, true>(F, O, Dst, OutH, OutW, Out, Pool);
+  case PixelFormat::Rgba8:
+    return resizeInterleaved<4, false>(F, O, Dst, OutH, OutW, Out, Pool);
+  case PixelFormat::Bgra8:
+    return resizeInterleaved<4, true>(F, O, Dst, OutH, OutW, Out, Pool);
+  case PixelFormat::Gray8:
+    return resizeInterleaved<1, false>(F, O, Dst, OutH, OutW, Out, Pool);
   default: break;
   }
   if (Dst != PixelFormat::Nv21) {

@@ -20,6 +20,8 @@
 #include <cstddef>
 #include <cstdint>
 
+struct pthreadpool;
+
 namespace kiln::rt {
 
 struct FrameView {
@@ -41,9 +43,10 @@ Status checkFrame(const FrameView &F, const FrameOptions &O,
 
 /// Writes the image, DstHeight x DstWidth in format Dst, to Out
 /// (frameRows(Dst, DstHeight) * DstWidth * pixelBytes(Dst) bytes). The
-/// frame must have passed checkFrame.
+/// frame must have passed checkFrame. With Pool (a session's threads) the
+/// rows of an interleaved frame are split over its threads.
 void resizeFrame(const FrameView &F, const FrameOptions &O,
                  numerics::PixelFormat Dst, int64_t DstHeight,
-                 int64_t DstWidth, uint8_t *Out);
+                 int64_t DstWidth, uint8_t *Out, pthreadpool *Pool = nullptr);
 
 } // namespace kiln::rt

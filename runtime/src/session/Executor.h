@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+struct pthreadpool;
+
 namespace kiln::rt {
 
 /// What a session runs on, for tools (kiln_session_engine_info).
@@ -141,6 +143,9 @@ public:
   virtual uint64_t scratchBytes() const { return 0; }
   /// The device and what one run submits to it (the CPU's: all defaults).
   virtual EngineInfo engineInfo() const { return {}; }
+  /// The session's worker threads, for host work beside the run (fitting a
+  /// camera frame to an image input); null when the executor has none.
+  virtual pthreadpool *threadPool() const { return nullptr; }
 };
 
 /// The executor for Model's target, or KILN_ERROR_UNSUPPORTED naming the

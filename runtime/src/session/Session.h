@@ -57,6 +57,8 @@ public:
   const uint8_t *tensorData(size_t T) const { return Exec->hostTensor(T); }
   /// The target's executor (for tests and tools that know its type).
   const Executor &executor() const { return *Exec; }
+  /// The executor's worker threads (null: none).
+  pthreadpool *threadPool() const { return Exec->threadPool(); }
 
 private:
   Session() = default;
