@@ -39,11 +39,18 @@ Plane rotateUpright(const Plane &P, int Rotation) {
 Plane centerCrop(const Plane &P, int64_t OutH, int64_t OutW) {
   int64_t H = int64_t(P.size()), W = int64_t(P[0].size());
   int64_t CH = H, CW = W;
+  // Python's round (half to even), as torchvision's CenterCrop.
+  auto pyRound = [](double V) {
+    double F = std::floor(V), Diff = V - F;
+    if (Diff != 0.5)
+      return int64_t(std::floor(V + 0.5));
+    return int64_t(std::fmod(F, 2.0) == 0 ? F : F + 1);
+  };
   if (W * OutH > H * OutW)
-    CW = std::llround(double(H) * OutW / OutH);
+    CW = pyRound(double(H) * OutW / OutH);
   else
-    CH = std::llround(double(W) * OutH / OutW);
-  int64_t Top = std::llround((H - CH) / 2.0), Left = std::llround((W - CW) / 2.0);
+    CH = pyRound(double(W) * OutH / OutW);
+  int64_t Top = pyRound((H - CH) / 2.0), Left = pyRound((W - CW) / 2.0);
   Plane Out(static_cast<size_t>(CH), Row(static_cast<size_t>(CW)));
   for (int64_t Y = 0; Y < CH; ++Y)
     for (int64_t X = 0; X < CW; ++X)
@@ -183,4 +190,33 @@ TEST_CASE("a session's threads split the rows and give the same bytes",
   resizeFrame(F, O, PixelFormat::Bgra8, OutH, OutW, Threaded.data(), Pool);
   pthreadpool_destroy(Pool);
   REQUIRE(Serial == Threaded);
+}
+
+TEST_CASE("an nv21 frame fills an rgb input through the BT.601 matrix",
+          "[image]") {
+  const int64_t W = 12, H = 10;
+  std::mt19937 Rng(9);
+  std::vector<uint8_t> Frame(size_t(W * (H + H / 2)));
+  for (uint8_t &B : Frame)
+    B = uint8_t(Rng());
+  // The reference decodes every pixel with the documented matrix first.
+  Plane Rgb(static_cast<size_t>(H), Row(static_cast<size_t>(W)));
+  for (int64_t Y = 0; Y < H; ++Y)
+    for (int64_t X = 0; X < W; ++X) {
+      double L = Frame[size_t(Y * W + X)];
+      size_t VU = size_t((H + Y / 2) * W + (X / 2) * 2);
+      double Cr = Frame[VU] - 128.0, Cb = Frame[VU + 1] - 128.0;
+      auto Clamp = [](double V) { return std::min(255.0, std::max(0.0, V)); };
+      Rgb[size_t(Y)][size_t(X)] = {Clamp(L + 1.402 * Cr),
+                                   Clamp(L - 0.344136 * Cb - 0.714136 * Cr),
+                                   Clamp(L + 1.772 * Cb)};
+    }
+  FrameView F{Frame.data(), W, H, size_t(W), PixelFormat::Nv21};
+  for (int Rotation : {0, 270}) {
+    FrameOptions O{Rotation, false};
+    REQUIRE(checkFrame(F, O, PixelFormat::Rgb8).isOk());
+    std::vector<uint8_t> Got(7 * 5 * 3);
+    resizeFrame(F, O, PixelFormat::Rgb8, 7, 5, Got.data());
+    requireWithinOne(Got, bilinearRgb(rotateUpright(Rgb, Rotation), 7, 5));
+  }
 }

@@ -136,7 +136,7 @@ llvm::Expected<OperatorProfile> profileOperators(CompiledModel &M,
 
 /// --image: the median time to fit a frame, and the conversion operator's.
 struct ImageTiming {
-  std::string Input;
+  std::string Input, Format;
   int64_t Width = 0, Height = 0;
   double FitMs = 0, ConvertMs = 0;
 };
@@ -146,8 +146,10 @@ llvm::Expected<ImageTiming> timeImage(CompiledModel &M, llvm::StringRef Path,
   ImageTiming T;
   auto [W, H] = Size.split('x');
   if (W.getAsInteger(10, T.Width) || H.getAsInteger(10, T.Height) ||
-      T.Width < 1 || T.Height < 1)
-    return usageError("--image takes WxH, e.g. 1920x1080; got '{0}'", Size);
+      T.Width < 1 || T.Height < 1 || T.Width > 16384 || T.Height > 16384)
+    return usageError("--image takes WxH, each 1 to 16384, e.g. 1920x1080; "
+                      "got '{0}'",
+                      Size);
   size_t Index = 0;
   while (Index < M.inputs().size() && !M.imageInput(Index))
     ++Index;
@@ -156,15 +158,25 @@ llvm::Expected<ImageTiming> timeImage(CompiledModel &M, llvm::StringRef Path,
                       "--image-input NAME=FORMAT)",
                       Path);
   T.Input = M.inputs()[Index].Name;
+  // An nv21 input takes nv21 frames (even sizes); every other one RGBA.
+  bool Nv21 = M.imageInput(Index)->format == KILN_PIXEL_NV21;
+  if (Nv21 && (T.Width % 2 || T.Height % 2))
+    return usageError("--image: '{0}' takes nv21 frames, whose width and "
+                      "height are even; got {1}",
+                      T.Input, Size);
+  T.Format = Nv21 ? "nv21" : "rgba8";
+  size_t Stride = size_t(T.Width) * (Nv21 ? 1 : 4);
+  size_t Rows = size_t(T.Height) + (Nv21 ? size_t(T.Height) / 2 : 0);
   std::mt19937 Rng(7);
-  std::vector<uint8_t> Frame(size_t(T.Width * T.Height * 4));
+  std::vector<uint8_t> Frame(Stride * Rows);
   for (uint8_t &B : Frame)
     B = uint8_t(Rng());
   std::vector<double> Times;
   for (unsigned I = 0; I < Runs; ++I) {
     auto Start = Clock::now();
     if (llvm::Error E = M.setImage(Index, Frame.data(), T.Width, T.Height,
-                                   size_t(T.Width * 4), KILN_PIXEL_RGBA8))
+                                   Stride,
+                                   Nv21 ? KILN_PIXEL_NV21 : KILN_PIXEL_RGBA8))
       return E;
     Times.push_back(msSince(Start));
   }
@@ -306,7 +318,7 @@ llvm::Error runBench(const BenchOptions &O) {
       J["image"] = llvm::json::Object{
           {"input", Image->Input},
           {"frame", std::to_string(Image->Width) + "x" +
-                        std::to_string(Image->Height) + " rgba8"},
+                        std::to_string(Image->Height) + " " + Image->Format},
           {"fit_ms", Image->FitMs},
           {"convert_ms", Image->ConvertMs},
           {"fraction_of_latency",
@@ -349,11 +361,11 @@ llvm::Error runBench(const BenchOptions &O) {
                      "(%u runs)\n",
                      Median, P90, Min, O.Runs);
   if (Image)
-    OS << llvm::format("  image:     %lldx%lld rgba8 frame to '%s': fit %.3f ms "
+    OS << llvm::format("  image:     %lldx%lld %s frame to '%s': fit %.3f ms "
                        "(resize, kiln_session_set_image) + convert %.3f ms "
                        "(PIXELS_TO_TENSOR) = %.1f%% of the median latency\n",
                        (long long)Image->Width, (long long)Image->Height,
-                       Image->Input.c_str(), Image->FitMs, Image->ConvertMs,
+                       Image->Format.c_str(), Image->Input.c_str(), Image->FitMs, Image->ConvertMs,
                        100.0 * (Image->FitMs + Image->ConvertMs) / Median);
   OS << "  arena:     " << M->arenaBytes() << " bytes";
   if (size_t Scratch = M->scratchBytes())

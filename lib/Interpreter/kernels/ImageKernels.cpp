@@ -37,7 +37,8 @@ llvm::Error pixelsToTensorKernel(KernelContext &Ctx) {
         else
           numerics::readRgb(Frame, F, Height, Stride, H, W, Rgb);
         for (int64_t C = 0; C < Channels; ++C) {
-          float V = Rgb[Bgr ? 2 - C : C];
+          // One channel is the luma, whatever the channel order.
+          float V = Channels == 1 ? Rgb[0] : Rgb[Bgr ? 2 - C : C];
           Y[((B * Channels + C) * Height + H) * Width + W] =
               (V - perChannel(Mean, C)) * perChannel(Scale, C);
         }

@@ -403,7 +403,8 @@ typedef struct kiln_image_options {
    * (CameraX's ImageInfo.getRotationDegrees()). */
   int rotation;
   /* Non-zero: crop the upright frame to the input's aspect ratio, centered,
-   * before resizing (torchvision's Resize(shorter side) + CenterCrop). */
+   * before resizing (approximately torchvision's Resize(shorter side) +
+   * CenterCrop: kiln crops first, then resizes). */
   int center_crop;
 } kiln_image_options;
 KILN_API void kiln_image_options_init(kiln_image_options *options);

@@ -703,7 +703,10 @@ kiln_status kiln_session_set_image(kiln_session *Session, size_t Index,
                         "input (convert with --image-input NAME=FORMAT)");
   auto Dst = PixelFormat(Info->format());
   const TensorDesc &T = M.Tensors[size_t(M.Inputs[Index])];
+  // The loader checked the description against the tensor
+  // (checkImageInputs); checked again here, as this call writes by it.
   if (T.DType != kiln::fb::DType::U8 || T.rank() != 4 ||
+      kiln::numerics::pixelBytes(Dst) == 0 ||
       T.dim(3) != kiln::numerics::pixelBytes(Dst))
     return fail(invalidModel("image input '", T.Name, "' is not a ",
                              kiln::numerics::pixelFormatName(Dst), " frame"));

@@ -44,14 +44,17 @@ Region regionOf(int64_t Rows, int64_t Cols, bool Crop, int64_t OutH,
   Region R{0, 0, Rows, Cols};
   if (!Crop)
     return R;
-  // The largest region of the output's aspect ratio, centered (rounded as
-  // torchvision's CenterCrop rounds its offsets).
+  // The largest region of the output's aspect ratio, centered, its offsets
+  // rounded half to even as torchvision's CenterCrop rounds them (Python's
+  // round).
   if (Cols * OutH > Rows * OutW)
-    R.Cols = std::max<int64_t>(1, std::llround(double(Rows) * OutW / OutH));
+    R.Cols = std::max<int64_t>(1, int64_t(std::nearbyint(double(Rows) * OutW / OutH)));
   else
-    R.Rows = std::max<int64_t>(1, std::llround(double(Cols) * OutH / OutW));
-  R.Top = std::llround((Rows - R.Rows) / 2.0);
-  R.Left = std::llround((Cols - R.Cols) / 2.0);
+    R.Rows = std::max<int64_t>(1, int64_t(std::nearbyint(double(Cols) * OutH / OutW)));
+  R.Cols = std::min(R.Cols, Cols);
+  R.Rows = std::min(R.Rows, Rows);
+  R.Top = int64_t(std::nearbyint((Rows - R.Rows) / 2.0));
+  R.Left = int64_t(std::nearbyint((Cols - R.Cols) / 2.0));
   return R;
 }
 
@@ -276,11 +279,14 @@ Status checkFrame(const FrameView &F, const FrameOptions &O, PixelFormat Dst) {
   if (F.Format == PixelFormat::Nv21 && (F.Width % 2 || F.Height % 2))
     return invalidArgument("an nv21 frame needs an even width and height, got ",
                            F.Width, "x", F.Height);
-  if ((Dst == PixelFormat::Nv21) != (F.Format == PixelFormat::Nv21))
-    return invalidArgument("the input takes ", numerics::pixelFormatName(Dst),
-                           " images; a ", numerics::pixelFormatName(F.Format),
+  if (Dst == PixelFormat::Nv21 && F.Format != PixelFormat::Nv21)
+    return invalidArgument("the input takes nv21 images; a ",
+                           numerics::pixelFormatName(F.Format),
                            " frame cannot fill it (nv21 inputs take nv21 "
-                           "frames only, and only they do)");
+                           "frames only)");
+  if (F.RowStride > MaxFrameSide * 4 * 16)
+    return invalidArgument("row stride ", F.RowStride, " is more than ",
+                           MaxFrameSide * 4 * 16, " bytes");
   return Status::ok();
 }
 

@@ -1,7 +1,8 @@
 // Filling an image input from a camera frame or bitmap of any size
 // (kiln_session_set_image): the frame is turned upright (rotated clockwise
 // by 0, 90, 180 or 270 degrees), optionally center-cropped to the input's
-// aspect ratio (torchvision's CenterCrop placement), and resized to the
+// aspect ratio (torchvision's CenterCrop rounding of the offsets; cropping
+// before resizing approximates its Resize + CenterCrop), and resized to the
 // input's size with bilinear interpolation and half-pixel centers
 // (torchvision's Resize on tensors, antialias off, = PyTorch's interpolate,
 // bilinear, align_corners=False), in one pass that reads each output

@@ -100,7 +100,11 @@ void convertFloatRow(const PixelConversion &C, const uint8_t *Frame,
       Rgb[0] = numerics::readLuma(F, C.Stride, H, W);
     else
       numerics::readRgb(F, C.Format, C.Height, C.Stride, H, W, Rgb);
-    for (int64_t K = 0; K < C.Channels; ++K)
+    if (C.Channels == 1) { // the luma, whatever the channel order
+      Out[0] = (Rgb[0] - C.Mean[0]) * C.Scale[0];
+      continue;
+    }
+    for (int64_t K = 0; K < 3; ++K)
       Out[K] = (Rgb[C.Bgr ? 2 - K : K] - C.Mean[K]) * C.Scale[K];
   }
 }

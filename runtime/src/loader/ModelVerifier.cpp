@@ -20,6 +20,8 @@
 #include "loader/VulkanPayloadVerifier.h"
 #include "schema/KilnSchemaVersion.h"
 
+#include "numerics/PixelFormats.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -389,6 +391,46 @@ Status checkVulkanIo(const LoadedModel &LM) {
   return Status::ok();
 }
 
+/// Each image input's description (TensorInfo.image, 1.10) against its
+/// tensor: a known format, the frame's shape for that format, 1 or 3
+/// channels and as many mean and std values, so that kiln_session_set_image
+/// can trust it.
+Status checkImageInputs(const LoadedModel &LM) {
+  const fb::Metadata *MD = LM.Root->metadata();
+  if (!MD || !MD->inputs())
+    return Status::ok();
+  for (unsigned I = 0; I < MD->inputs()->size(); ++I) {
+    const fb::ImageInputInfo *Img = MD->inputs()->Get(I)->image();
+    if (!Img)
+      continue;
+    std::string Where = concat("image input ", I);
+    if (I >= LM.Inputs.size())
+      return invalidModel(Where, ": the model has ", LM.Inputs.size(),
+                          " graph inputs");
+    const TensorDesc &T = LM.Tensors[size_t(LM.Inputs[I])];
+    auto F = numerics::PixelFormat(Img->format());
+    int Bytes = numerics::pixelBytes(F);
+    if (Bytes == 0)
+      return invalidModel(Where, ": unknown pixel format ", int(Img->format()));
+    if (T.DType != fb::DType::U8 || T.rank() != 4 || T.dim(3) != Bytes)
+      return invalidModel(Where, " '", T.Name, "' is not a ",
+                          numerics::pixelFormatName(F), " frame [N, H, W, ",
+                          Bytes, "] of u8");
+    if (F == numerics::PixelFormat::Nv21 &&
+        (T.dim(1) % 3 != 0 || (T.dim(1) / 3) % 2 != 0 || T.dim(2) % 2 != 0))
+      return invalidModel(Where, " '", T.Name, "': nv21 needs H + H/2 rows "
+                          "for an even H and an even width");
+    int32_t C = Img->channels();
+    if (C != 1 && C != 3)
+      return invalidModel(Where, ": ", C, " channels (1 or 3)");
+    for (const auto *V : {Img->mean(), Img->std()})
+      if (V && V->size() != 1 && int32_t(V->size()) != C)
+        return invalidModel(Where, ": ", V->size(), " mean or std values for ",
+                            C, " channels");
+  }
+  return Status::ok();
+}
+
 void readMetadata(const fb::Model &M, std::map<std::string, std::string> &Out) {
   const fb::Metadata *MD = M.metadata();
   if (!MD)
@@ -507,6 +549,8 @@ Status loadAtSizes(std::shared_ptr<ModelBytes> Bytes,
       return invalidModel("graph output tensor ", X, " '",
                           LM->Tensors[size_t(X)].Name, "' is BLOCKED");
   }
+  if (Status S = checkImageInputs(*LM))
+    return S;
   if (LM->Target == fb::Target::VULKAN) {
     if (Status S = checkVulkanIo(*LM))
       return S;
