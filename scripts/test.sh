@@ -140,12 +140,14 @@ if [ "$PRESET" = release ]; then
   # and Metal targets, the install), and the lit tests that only run larger
   # models through the same converter threads for their numbers (the
   # TorchScript fixtures and the pre-quantized models, the int8 accuracy
-  # runs on them, the NNAPI host device's int8 run, the transformer and
+  # runs on them and on the trained shapes models, the NNAPI host device's
+  # int8 run, the round trip of every op through the text IR, the
+  # transformer and
   # sequence models on every target, the DeepLabV3 mask, the shapes model
   # through 400 PNG runs; and the lit folders whose tests run only
   # single-threaded code through the tool: the ONNX importer, the passes,
   # the IR, the malformed-file corpus, and the Vulkan, NNAPI and Metal
-  # targets: LIT_FILTER_OUT below; about 330 s in the release build, many
+  # targets: LIT_FILTER_OUT below; about 450 s in the release build, many
   # times that under TSan): the release stage runs them once. oneDNN and
   # libgomp are not instrumented, so their races are suppressed
   # (test/tsan.supp). GCC 12's
@@ -162,7 +164,7 @@ if [ "$PRESET" = release ]; then
     if setarch "$(uname -m)" -R true 2>/dev/null; then
       NoAslr=(setarch "$(uname -m)" -R)
     fi
-    local Heavy='(torchscript-import/(fixtures|quantize-modes)|quant/(prequantized-|quantize-torchscript|int8-mobile-zoo-isolated)|nnapi/|sequence/|image/(argmax|int8-shapes)|onnx/|passes/|ir/|malformed/|vulkan/|metal/)'
+    local Heavy='(torchscript-import/(fixtures|quantize-modes)|quant/(prequantized-|quantize-torchscript|int8-mobile-zoo-isolated|shapes-mobile-accuracy|shapes-accuracy|convert-shapes-accuracy)|roundtrip-all|nnapi/|sequence/|image/(argmax|int8-shapes)|onnx/|passes/|ir/|malformed/|vulkan/|metal/)'
     LIT_FILTER_OUT="$Heavy" "${NoAslr[@]}" ctest --preset tsan -R \
       '^(lit|unit-(support|ir|interpreter|interpreter-nn|onnx|passes|quant|runtime|tooling)|conformance-all|cpu-e2e|fuzz-regressions.*)$'
   }
