@@ -147,7 +147,7 @@ if [ "$PRESET" = release ]; then
   # through 400 PNG runs; and the lit folders whose tests run only
   # single-threaded code through the tool: the ONNX importer, the passes,
   # the IR, the malformed-file corpus, and the Vulkan, NNAPI and Metal
-  # targets: LIT_FILTER_OUT below; about 450 s in the release build, many
+  # targets: LIT_FILTER_OUT below; several minutes in the release build, many
   # times that under TSan): the release stage runs them once. oneDNN and
   # libgomp are not instrumented, so their races are suppressed
   # (test/tsan.supp). GCC 12's
