@@ -12,6 +12,7 @@
 
 #include "IR/NpyTensor.h"
 #include "Interpreter/Interpreter.h"
+#include "Interpreter/Kernel.h"
 #include "Support/Error.h"
 #include "Support/FileSystem.h"
 #include "Support/Image.h"
@@ -88,12 +89,6 @@ llvm::Error checkMember(const Signature &G, llvm::StringRef Path,
   return usageError("{0}: the model has no input named '{1}'", Path, Member);
 }
 
-/// A tensor of zeros of static type T.
-Tensor makeZeros(const TensorType &T) {
-  std::vector<uint8_t> Bytes(size_t(*numElements(T.Dims)) * elementSize(T.Elem));
-  return Tensor(T, Buffer::own(std::move(Bytes)));
-}
-
 /// Collects input tensors by name from the --input arguments. An image file
 /// (.png, .jpg) is left in Images by input name, for the runtime to fit to
 /// the input (kiln_session_set_image); its input gets zeros until then.
@@ -147,7 +142,7 @@ llvm::Error collectInputs(const RunOptions &O, const Signature &G,
         if (!D.isStatic())
           D = Dim(1);
       (*Images)[Name] = Path.str();
-      ByName[Name] = makeZeros(One);
+      ByName[Name] = makeTensor(One.Elem, staticSizes(One.Dims));
       continue;
     }
     auto Arr = readNpyFile(Path);

@@ -31,17 +31,12 @@ llvm::Error pixelsToTensorKernel(KernelContext &Ctx) {
     const uint8_t *Frame = X + B * Rows * Stride;
     for (int64_t H = 0; H < Height; ++H)
       for (int64_t W = 0; W < Width; ++W) {
-        float Rgb[3];
-        if (Channels == 1)
-          Rgb[0] = numerics::readLuma(Frame, Stride, H, W);
-        else
-          numerics::readRgb(Frame, F, Height, Stride, H, W, Rgb);
-        for (int64_t C = 0; C < Channels; ++C) {
-          // One channel is the luma, whatever the channel order.
-          float V = Channels == 1 ? Rgb[0] : Rgb[Bgr ? 2 - C : C];
+        float V[3];
+        numerics::readModelPixel(Frame, F, Height, Stride, H, W, Channels, Bgr,
+                                 V);
+        for (int64_t C = 0; C < Channels; ++C)
           Y[((B * Channels + C) * Height + H) * Width + W] =
-              (V - perChannel(Mean, C)) * perChannel(Scale, C);
-        }
+              (V[C] - perChannel(Mean, C)) * perChannel(Scale, C);
       }
   }
   Ctx.Outputs.push_back(std::move(Out));

@@ -137,17 +137,6 @@ kiln_status sessionInfo(const kiln_session *Session, size_t Index, bool Input,
   return KILN_OK;
 }
 
-/// The image description of graph input Index, or null when it is not an
-/// image input (or out of range).
-const kiln::fb::ImageInputInfo *imageInfoOf(const LoadedModel &M,
-                                            size_t Index) {
-  const kiln::fb::Metadata *MD = M.Root->metadata();
-  if (!MD || !MD->inputs() || Index >= MD->inputs()->size() ||
-      Index >= M.Inputs.size())
-    return nullptr;
-  return MD->inputs()->Get(unsigned(Index))->image();
-}
-
 } // namespace
 
 extern "C" {
@@ -667,7 +656,7 @@ kiln_status kiln_model_input_image(const kiln_model *Model, size_t Index,
                                    kiln_image_info *Out) {
   if (!Model || !Out)
     return failArgument("kiln_model_input_image: null argument");
-  const kiln::fb::ImageInputInfo *I = imageInfoOf(*Model->Model, Index);
+  const kiln::fb::ImageInputInfo *I = Model->Model->imageInput(Index);
   if (!I)
     return failArgument("kiln_model_input_image: not an image input");
   Out->format = kiln_pixel_format(I->format());
@@ -697,7 +686,7 @@ kiln_status kiln_session_set_image(kiln_session *Session, size_t Index,
   if (!Session)
     return failArgument("kiln_session_set_image: null session");
   const LoadedModel &M = Session->S->model();
-  const kiln::fb::ImageInputInfo *Info = imageInfoOf(M, Index);
+  const kiln::fb::ImageInputInfo *Info = M.imageInput(Index);
   if (!Info)
     return failArgument("kiln_session_set_image: the input is not an image "
                         "input (convert with --image-input NAME=FORMAT)");

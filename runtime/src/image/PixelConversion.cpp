@@ -95,17 +95,11 @@ void convertFloatRow(const PixelConversion &C, const uint8_t *Frame,
     return;
   }
   for (int64_t W = 0; W < C.Width; ++W, Out += C.Channels) {
-    float Rgb[3];
-    if (C.Channels == 1)
-      Rgb[0] = numerics::readLuma(F, C.Stride, H, W);
-    else
-      numerics::readRgb(F, C.Format, C.Height, C.Stride, H, W, Rgb);
-    if (C.Channels == 1) { // the luma, whatever the channel order
-      Out[0] = (Rgb[0] - C.Mean[0]) * C.Scale[0];
-      continue;
-    }
-    for (int64_t K = 0; K < 3; ++K)
-      Out[K] = (Rgb[C.Bgr ? 2 - K : K] - C.Mean[K]) * C.Scale[K];
+    float V[3];
+    numerics::readModelPixel(F, C.Format, C.Height, C.Stride, H, W,
+                             C.Channels, C.Bgr, V);
+    for (int64_t K = 0; K < C.Channels; ++K)
+      Out[K] = (V[K] - C.Mean[K]) * C.Scale[K];
   }
 }
 

@@ -44,6 +44,14 @@ struct LoadedModel {
   bool isPolymorphic() const { return !Symbols.empty(); }
 
   const fb::Operator &op(size_t I) const { return *Root->operators()->Get(unsigned(I)); }
+  /// Graph input I's image description (TensorInfo.image, schema 1.10), or
+  /// null when it is not an image input (or out of range).
+  const fb::ImageInputInfo *imageInput(size_t I) const {
+    const fb::Metadata *MD = Root->metadata();
+    if (!MD || !MD->inputs() || I >= MD->inputs()->size() || I >= Inputs.size())
+      return nullptr;
+    return MD->inputs()->Get(unsigned(I))->image();
+  }
   size_t numOperators() const {
     return Root->operators() ? Root->operators()->size() : 0;
   }

@@ -361,13 +361,6 @@ Status checkOperator(const LoadedModel &LM, unsigned I,
   return Status::ok();
 }
 
-/// True when graph input I is an image input (schema 1.10 metadata).
-bool isImageInput(const LoadedModel &LM, size_t I) {
-  const fb::Metadata *MD = LM.Root->metadata();
-  return MD && MD->inputs() && I < MD->inputs()->size() &&
-         MD->inputs()->Get(unsigned(I))->image();
-}
-
 /// A Vulkan or Metal file's graph inputs and outputs are f32 in the
 /// caller's layout (INPUT and OUTPUT buffers hold exactly their bytes); an
 /// image input is the u8 frame.
@@ -378,7 +371,7 @@ Status checkVulkanIo(const LoadedModel &LM) {
       const TensorDesc &D = LM.Tensors[size_t(X)];
       const char *What = Io == &LM.Inputs ? "graph input" : "graph output";
       bool Frame = Io == &LM.Inputs && D.DType == fb::DType::U8 &&
-                   isImageInput(LM, I);
+                   LM.imageInput(I);
       if (D.DType != fb::DType::F32 && !Frame)
         return invalidModel(What, " tensor ", X, " '", D.Name, "' is ",
                             dtypeName(D.DType),
@@ -400,11 +393,11 @@ Status checkImageInputs(const LoadedModel &LM) {
   if (!MD || !MD->inputs())
     return Status::ok();
   for (unsigned I = 0; I < MD->inputs()->size(); ++I) {
-    const fb::ImageInputInfo *Img = MD->inputs()->Get(I)->image();
-    if (!Img)
+    if (!MD->inputs()->Get(I)->image())
       continue;
     std::string Where = concat("image input ", I);
-    if (I >= LM.Inputs.size())
+    const fb::ImageInputInfo *Img = LM.imageInput(I);
+    if (!Img)
       return invalidModel(Where, ": the model has ", LM.Inputs.size(),
                           " graph inputs");
     const TensorDesc &T = LM.Tensors[size_t(LM.Inputs[I])];

@@ -134,4 +134,20 @@ inline float readLuma(const uint8_t *Frame, int64_t Stride, int64_t Y,
   return Frame[Y * Stride + X];
 }
 
+/// Pixel (Y, X) in the model's channels: Channels 1 reads the luma (gray8's
+/// byte, nv21's Y) whatever the order; 3 reads R, G, B, reversed for a
+/// model trained on B, G, R (Bgr). What pixels_to_tensor normalizes.
+inline void readModelPixel(const uint8_t *Frame, PixelFormat F, int64_t Height,
+                           int64_t Stride, int64_t Y, int64_t X,
+                           int64_t Channels, bool Bgr, float Out[3]) {
+  if (Channels == 1) {
+    Out[0] = readLuma(Frame, Stride, Y, X);
+    return;
+  }
+  float Rgb[3];
+  readRgb(Frame, F, Height, Stride, Y, X, Rgb);
+  for (int C = 0; C < 3; ++C)
+    Out[C] = Rgb[Bgr ? 2 - C : C];
+}
+
 } // namespace kiln::numerics
