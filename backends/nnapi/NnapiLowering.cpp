@@ -494,14 +494,20 @@ void Lowering::lowerOperator(int32_t Op) {
   // NNAPI's operations take tensors of rank 4 at most; a longer shape loses
   // its 1s (nnapiDims), and one still longer is refused here, by name, not
   // by the device when the model is finished.
-  // Dropping axes renumbers the rest: only RESHAPE and TRANSPOSE (which
-  // remaps its perm) take any such tensor; elementwise operations take one
-  // that lost leading 1s only (broadcasting aligns the trailing axes);
-  // operations with axis attributes, which are not remapped, take none.
+  // Dropping axes renumbers the rest: RESHAPE, TRANSPOSE (which remaps its
+  // perm), CONCAT and SLICE (which remap their axes, and check that every
+  // operand lost the same 1s) take any such tensor; elementwise operations
+  // take one that lost leading 1s only (broadcasting aligns the trailing
+  // axes); other operations with axis attributes, which are not remapped,
+  // take none.
   const fb::OperatorT &O = *M.Model.operators[size_t(Op)];
-  bool Movement = O.kind == fb::OpKind::RESHAPE || O.kind == fb::OpKind::TRANSPOSE;
+  bool Movement = O.kind == fb::OpKind::RESHAPE ||
+                  O.kind == fb::OpKind::TRANSPOSE ||
+                  O.kind == fb::OpKind::CONCAT || O.kind == fb::OpKind::SLICE;
   bool Elementwise = O.kind == fb::OpKind::BINARY ||
-                     O.kind == fb::OpKind::UNARY || O.kind == fb::OpKind::PRELU;
+                     O.kind == fb::OpKind::UNARY || O.kind == fb::OpKind::PRELU ||
+                     O.kind == fb::OpKind::QUANTIZE ||
+                     O.kind == fb::OpKind::DEQUANTIZE;
   for (const std::vector<int32_t> *List : {&O.inputs, &O.outputs})
     for (int32_t T : *List) {
       if (T < 0)

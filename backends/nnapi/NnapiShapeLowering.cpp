@@ -6,25 +6,56 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 namespace kiln::nnapi {
 
 namespace {
 
+/// The size-1 axes that the operands of a tensor above rank 4 lost
+/// (nnapiDroppedAxes), when every tensor of operator \p Op lost the same
+/// ones; nullopt (after L.fail) otherwise. An operator with axis attributes
+/// then renumbers them past the dropped axes. (None of those is a concat or
+/// slice axis: such an axis has size 1 in every operand, a copy.)
+std::optional<std::vector<bool>> commonDroppedAxes(Lowering &L, int32_t Op) {
+  const fb::OperatorT &O = L.op(Op);
+  std::vector<bool> Dropped = nnapiDroppedAxes(L.tensor(O.outputs[0]).shape);
+  for (const std::vector<int32_t> *List : {&O.inputs, &O.outputs})
+    for (int32_t T : *List)
+      if (T >= 0 && nnapiDroppedAxes(L.tensor(T).shape) != Dropped) {
+        L.fail(Op, "tensor '" + L.tensor(T).name + "' loses other size-1 "
+                   "axes than the operator's other tensors on NNAPI's way "
+                   "down to rank 4");
+        return std::nullopt;
+      }
+  return Dropped;
+}
+
+/// \p Axis counted among the axes that are not \p Dropped.
+int32_t keptAxis(const std::vector<bool> &Dropped, int64_t Axis) {
+  return int32_t(Axis - std::count(Dropped.begin(), Dropped.begin() + Axis, true));
+}
+
 void lowerSlice(Lowering &L, int32_t Op, uint32_t X, int32_t OutT) {
   const fb::OperatorT &O = L.op(Op);
   const fb::SliceOptionsT &C = *O.options.AsSliceOptions();
   const auto &YShape = L.tensor(OutT).shape;
+  // A dropped axis has size 1 on both sides, so its slice is the whole axis.
+  std::optional<std::vector<bool>> Dropped = commonDroppedAxes(L, Op);
+  if (!Dropped)
+    return;
   std::vector<int32_t> Begin, End, Strides;
   int32_t EndMask = 0;
   for (size_t I = 0; I < YShape.size(); ++I) {
+    if ((*Dropped)[I])
+      continue;
     int64_t Start = C.starts[I], Step = C.steps[I], Count = YShape[I];
     if (Count == 0)
       return L.fail(Op, "an empty slice");
     int64_t Last = Start + Step * (Count - 1);
     int64_t Stop = Step > 0 ? Last + 1 : Last - 1;
     if (Stop < 0) {
-      EndMask |= 1 << I;
+      EndMask |= 1 << Begin.size();
       Stop = 0;
     }
     Begin.push_back(int32_t(Start));
@@ -123,7 +154,11 @@ void lowerMovement(Lowering &L, int32_t Op) {
     if (!SameParams && L.quantized(OutT) &&
         !L.need(29, "a quantized concat of inputs with other scales", Op))
       return;
-    In.push_back(L.scalarI32(O.options.AsConcatOptions()->axis));
+    const int64_t Axis = O.options.AsConcatOptions()->axis;
+    std::optional<std::vector<bool>> Dropped = commonDroppedAxes(L, Op);
+    if (!Dropped)
+      return;
+    In.push_back(L.scalarI32(keptAxis(*Dropped, Axis)));
     return L.emit(CONCATENATION, In, {Out}, Op);
   }
   case fb::OpKind::SLICE:

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 
@@ -134,10 +135,61 @@ private:
     }
     if (Info.Role != Int8Role::SameScale && !Observed.count(N.result(0)))
       return "no calibration statistics for its result";
+    // A value mixing ranges far apart (a float concat of them, or a
+    // reshape, slice or concat of such a value) is no better at one scale
+    // in a later op: the op stays float, and a movement op passes the mix on.
+    for (unsigned I : Info.Activations) {
+      auto It = MixedBy.find(N.operand(I));
+      if (It == MixedBy.end())
+        continue;
+      if (Info.Role == Int8Role::SameScale || N.isOp("concat"))
+        for (const Value *R : N.results())
+          MixedBy[R] = It->second;
+      return "operand '" + reportName(*N.operand(I)) + "' holds values of "
+             "ranges far apart (concatenated by '" + It->second + "')";
+    }
+    if (N.isOp("concat"))
+      if (std::string Why = concatRangesApart(N); !Why.empty()) {
+        MixedBy[N.result(0)] = N.displayName();
+        return Why;
+      }
     if (Info.Role == Int8Role::Weighted &&
         !planWeightQuant(N.operand(unsigned(Info.Weight)), Info.WeightAxis))
       return "its weight is not an f32 constant";
     return "";
+  }
+
+  /// Why an int8 concat would crush one of its inputs, or "": its inputs
+  /// share one scale (classOf), so one whose calibrated range is a small
+  /// part of the union keeps few of the 256 levels. A YOLO head concatenates
+  /// box sizes in pixels (hundreds) with scores in [0, 1]: at one scale the
+  /// scores would all round to 0.
+  std::string concatRangesApart(const Node &N) const {
+    constexpr double MaxSpread = 16; // the narrowest keeps 16 levels or more
+    double Lo = 0, Hi = 0, Narrowest = std::numeric_limits<double>::infinity();
+    const Value *NarrowestV = nullptr;
+    for (const Value *X : N.operands()) {
+      auto It = Observed.find(X);
+      if (It == Observed.end())
+        continue;
+      ActivationRange R = chooseRange(*It->second, Opts.Method);
+      Lo = std::min(Lo, R.Lo);
+      Hi = std::max(Hi, R.Hi);
+      if (R.Hi - R.Lo < Narrowest) {
+        Narrowest = R.Hi - R.Lo;
+        NarrowestV = X;
+      }
+    }
+    if (!NarrowestV || (Hi - Lo) <= MaxSpread * Narrowest)
+      return "";
+    char Buf[160];
+    std::snprintf(Buf, sizeof(Buf),
+                  "its inputs' ranges are %.3g apart: operand '%s' spans "
+                  "%.3g of the union's %.3g, too few of one int8 scale's "
+                  "256 levels",
+                  (Hi - Lo) / std::max(Narrowest, 1e-30),
+                  reportName(*NarrowestV).c_str(), Narrowest, Hi - Lo);
+    return Buf;
   }
 
   /// V has statistics, or is the result of an int8 same-scale op (whose
@@ -222,6 +274,8 @@ private:
     }
   }
 
+  /// Values that mix ranges far apart, with the concat that mixed them.
+  llvm::DenseMap<const Value *, std::string> MixedBy;
   llvm::DenseMap<const Value *, size_t> Index;
   std::vector<size_t> Parent; // union-find over P.Activations
   const Graph &G;
