@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Transformers and ConvNeXt on the CPU at 1 thread: kiln against ONNX
+"""Transformers, ConvNeXt and a YOLO-shaped detector on the CPU at 1 thread: kiln against ONNX
 Runtime, in one run (not part of ctest).
 
     bench/transformers_vs_ort.py KILN ORT_DIR WORKDIR [--models a,b] [--runs N]
@@ -12,6 +12,8 @@ weights, nothing downloaded), exported by torch.onnx.export (opset 17):
   bert       the 2-layer BERT-style encoder of test/sequence-models (d 128,
              4 heads, FF 512) on 128 token ids
   convnext_t torchvision convnext_tiny, 224x224
+  yolo320    the YOLOv5-shaped detector of test/detection-models (width 16,
+             3 classes, boxes decoded in the graph), 320x320
 For each: `kiln convert` (-O2, CPU target), then in alternating rounds
 `kiln bench --threads 1` (median of RUNS) and ONNX Runtime (onnxruntime-node
 in ORT_DIR, 1 intra-op thread, all graph optimizations, median of RUNS);
@@ -35,6 +37,10 @@ spec = importlib.util.spec_from_file_location(
     "seq", os.path.join(HERE, "..", "test", "sequence-models", "make_models.py"))
 seq = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(seq)
+spec = importlib.util.spec_from_file_location(
+    "yolo", os.path.join(HERE, "..", "test", "detection-models", "make_yolo.py"))
+yolo = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(yolo)
 
 
 def models():
@@ -45,6 +51,7 @@ def models():
         "bert": (lambda: seq.TinyBert(seq=128), "ids", [1, 128], "int64"),
         "convnext_t": (lambda: torchvision.models.convnext_tiny(), "x",
                        [1, 3, 224, 224], "float32"),
+        "yolo320": (lambda: yolo.Yolo(), "images", [1, 3, 320, 320], "float32"),
     }
 
 

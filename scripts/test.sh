@@ -164,7 +164,7 @@ if [ "$PRESET" = release ]; then
     if setarch "$(uname -m)" -R true 2>/dev/null; then
       NoAslr=(setarch "$(uname -m)" -R)
     fi
-    local Heavy='(torchscript-import/(fixtures|quantize-modes)|quant/(prequantized-|quantize-torchscript|int8-mobile-zoo-isolated|shapes-mobile-accuracy|shapes-accuracy|convert-shapes-accuracy)|roundtrip-all|nnapi/|sequence/|image/(argmax|int8-shapes)|onnx/|passes/|ir/|malformed/|vulkan/|metal/)'
+    local Heavy='(torchscript-import/(fixtures|quantize-modes)|quant/(prequantized-|quantize-torchscript|int8-mobile-zoo-isolated|shapes-mobile-accuracy|shapes-accuracy|convert-shapes-accuracy)|roundtrip-all|nnapi/|sequence/|image/(argmax|int8-shapes)|detection/|onnx/|passes/|ir/|malformed/|vulkan/|metal/)'
     LIT_FILTER_OUT="$Heavy" "${NoAslr[@]}" ctest --preset tsan -R \
       '^(lit|unit-(support|ir|interpreter|interpreter-nn|onnx|passes|quant|runtime|tooling)|conformance-all|cpu-e2e|fuzz-regressions.*)$'
   }
