@@ -53,13 +53,17 @@ llvm::Error checkSegmentIndices(const KilnModule &M) {
   return llvm::Error::success();
 }
 
-/// 1.10 for image inputs (PIXELS_TO_TENSOR), 1.9 for symbolic dims, else
-/// 1.8.
+/// 1.11 for BOX_NMS, 1.10 for image inputs (PIXELS_TO_TENSOR), 1.9 for
+/// symbolic dims, else 1.8.
 uint32_t requiredMinor(const fb::ModelT &Model) {
+  uint32_t Minor =
+      Model.symbols.empty() ? fb::StaticFileMinor : fb::SymbolicFileMinor;
   for (const auto &Op : Model.operators)
-    if (Op->kind == fb::OpKind::PIXELS_TO_TENSOR)
-      return 10;
-  return Model.symbols.empty() ? fb::StaticFileMinor : fb::SymbolicFileMinor;
+    if (Op->kind == fb::OpKind::BOX_NMS)
+      Minor = std::max<uint32_t>(Minor, 11);
+    else if (Op->kind == fb::OpKind::PIXELS_TO_TENSOR)
+      Minor = std::max<uint32_t>(Minor, 10);
+  return Minor;
 }
 
 } // namespace

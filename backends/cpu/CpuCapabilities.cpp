@@ -14,7 +14,7 @@ namespace kiln {
 const CpuOpRule *findCpuRule(llvm::StringRef Op) {
   for (auto Family : {spatialRules(), linearRules(), elementwiseRules(),
                       shapeRules(), reductionRules(), resizeRules(),
-                      quantRules(), imageRules()})
+                      quantRules(), imageRules(), detectionRules()})
     for (const CpuOpRule &R : Family)
       if (Op == R.Op)
         return &R;
@@ -25,7 +25,7 @@ std::vector<std::string> cpuSupportedOps() {
   std::vector<std::string> Ops;
   for (auto Family : {spatialRules(), linearRules(), elementwiseRules(),
                       shapeRules(), reductionRules(), resizeRules(),
-                      quantRules(), imageRules()})
+                      quantRules(), imageRules(), detectionRules()})
     for (const CpuOpRule &R : Family)
       Ops.push_back(R.Op);
   std::sort(Ops.begin(), Ops.end());

@@ -1,4 +1,5 @@
 #include "backends/nnapi/NnapiLowering.h"
+#include "backends/common/DeviceRefusals.h"
 
 #include "Support/Error.h"
 #include "numerics/FloatConversions.h"
@@ -562,6 +563,8 @@ void Lowering::lowerOperator(int32_t Op) {
   case fb::OpKind::QUANTIZE:
   case fb::OpKind::DEQUANTIZE:
     return lowerQuantize(*this, Op);
+  case fb::OpKind::BOX_NMS:
+    return fail(Op, BoxNmsOnCpuOnly);
   default:
     return fail(Op, "no NNAPI lowering for this operator");
   }

@@ -1,4 +1,5 @@
 #include "backends/vulkan/VulkanLowering.h"
+#include "backends/common/DeviceRefusals.h"
 
 #include "Support/Error.h"
 #include "numerics/FloatConversions.h"
@@ -360,6 +361,8 @@ llvm::Expected<KilnModule> Lowering::run() {
         Why = "its output '" + tensor(T).name + "' is " +
               fb::EnumNameDType(tensor(T).dtype) +
               " (the Vulkan kernels compute fp32 and fp16)";
+    if (Op.kind == fb::OpKind::BOX_NMS)
+      Why = BoxNmsOnCpuOnly;
     if (Why.empty()) {
       switch (Op.kind) {
       case fb::OpKind::CONV_2D:

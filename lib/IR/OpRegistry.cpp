@@ -37,6 +37,7 @@ OpRegistry::OpRegistry() {
   registerReductionOps(*this);
   registerQuantOps(*this);
   registerImageOps(*this);
+  registerDetectionOps(*this);
   registerRecurrentOps(*this);
 }
 

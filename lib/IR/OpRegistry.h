@@ -105,6 +105,7 @@ void registerConvOps(OpRegistry &R);
 void registerElementwiseOps(OpRegistry &R);
 void registerShapeOps(OpRegistry &R);
 void registerImageOps(OpRegistry &R);
+void registerDetectionOps(OpRegistry &R);
 void registerRecurrentOps(OpRegistry &R);
 void registerReductionOps(OpRegistry &R);
 void registerQuantOps(OpRegistry &R);

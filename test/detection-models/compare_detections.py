@@ -6,7 +6,7 @@ objectness, the class scores). It prints:
          --max-rel (when given);
   scores: the largest absolute error of an objectness or class score;
   nms: the boxes kept by the same NMS on both (YOLOv5's: score = objectness x
-       class score >= --score, torchvision's batched_nms at --iou per class),
+       class score > --score, torchvision's batched_nms at --iou per class),
        their counts, and the mean IoU of each reference box with the
        got box of the same class that overlaps it most (0 when none does).
 usage: compare_detections.py GOT.npz REF.npz [--max-rel R] [--min-iou M]
@@ -29,7 +29,7 @@ def nms(pred, score_min, iou):
     """YOLOv5's post-processing of one image: xyxy boxes, scores, labels."""
     p = torch.from_numpy(pred[0])
     scores, labels = (p[:, 5:] * p[:, 4:5]).max(1)
-    keep = scores >= score_min
+    keep = scores > score_min
     p, scores, labels = p[keep], scores[keep], labels[keep]
     xyxy = torch.cat((p[:, :2] - p[:, 2:4] / 2, p[:, :2] + p[:, 2:4] / 2), 1)
     kept = batched_nms(xyxy, scores, labels, iou)

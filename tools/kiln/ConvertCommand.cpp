@@ -70,6 +70,7 @@ Command addConvertCommand(CLI::App &App) {
   addDisablePassFlag(*Sub, C.Pipeline);
   addInputShapeOption(*Sub, C.InputShapes);
   addImageInputFlags(*Sub, C.Image);
+  addDetectionFlags(*Sub, C.Nms);
   Sub->add_flag("--stats", O->Stats,
                 "also print what each pass did and which kernels (XNNPACK or "
                 "reference) run each node");

@@ -157,6 +157,7 @@ Command addOptCommand(CLI::App &App) {
   Sub->add_option("input", C.Input, "the model (.kir, .onnx or .pt TorchScript)")->required();
   addInputShapeOption(*Sub, C.InputShapes);
   addImageInputFlags(*Sub, C.Image);
+  addDetectionFlags(*Sub, C.Nms);
   Sub->add_option("-o,--output", O->Output,
                   "write the result here (large weights go to OUT.weights)");
   addOptLevelFlag(*Sub, C.Pipeline, "optimization level 0, 1 or 2 (default 2)");

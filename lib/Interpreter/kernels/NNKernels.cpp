@@ -307,6 +307,7 @@ void registerNNKernels() {
   registerPoolKernels();
   registerResizeKernels();
   registerImageKernels();
+  registerDetectionKernels();
   registerRecurrentKernels();
   registerKernel("softmax", [](KernelContext &C) {
     return nn::dispatchFloat(C, softmax<float, false>, softmax<double, false>);

@@ -24,6 +24,7 @@ void registerNormKernels();
 void registerPoolKernels();
 void registerResizeKernels();
 void registerImageKernels();
+void registerDetectionKernels();
 void registerRecurrentKernels();
 
 namespace nn {

@@ -424,7 +424,17 @@ KILN_API kiln_status kiln_session_set_image(kiln_session *session, size_t index,
                                             kiln_pixel_format format,
                                             const kiln_image_options *options);
 KILN_API kiln_status kiln_session_run(kiln_session *session);
-/* Points *data at output index; valid until the next run or destroy. */
+/* Points *data at output index; valid until the next run or destroy.
+ *
+ * Detections (`kiln convert --nms`, a BOX_NMS operator): a varying number
+ * of boxes comes as outputs of a fixed size, the most any image can keep
+ * (K, `max=`), and a count. For each batch item b:
+ *   "boxes"  float [N, K, 4]   x1, y1, x2, y2 in the model's input pixels
+ *   "scores" float [N, K]      highest first
+ *   "labels" int32 [N, K]      class indices
+ *   "count"  int32 [N]         rows 0 .. count[b] - 1 hold the detections;
+ *                              the rest are 0, with label -1
+ * kiln inspect lists these outputs and their shapes. */
 KILN_API kiln_status kiln_session_get_output(kiln_session *session,
                                              size_t index, const void **data,
                                              size_t *byte_size);

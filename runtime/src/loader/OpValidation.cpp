@@ -34,6 +34,7 @@ fb::OpOptions expectedOptions(fb::OpKind Kind) {
   case K::ARG_REDUCE: return O::ArgReduceOptions;
   case K::LAYER_NORM: return O::LayerNormOptions;
   case K::PIXELS_TO_TENSOR: return O::PixelsToTensorOptions;
+  case K::BOX_NMS: return O::BoxNmsOptions;
   case K::RESIZE: return O::ResizeOptions;
   case K::QUANTIZE:
   case K::DEQUANTIZE: return O::QuantizeOptions;
@@ -127,6 +128,7 @@ static Status validateKind(const OpView &V) {
   case K::ARG_REDUCE: return validateArgReduce(V);
   case K::LAYER_NORM: return validateLayerNorm(V);
   case K::PIXELS_TO_TENSOR: return validatePixelsToTensor(V);
+  case K::BOX_NMS: return validateBoxNms(V);
   case K::RESIZE: return validateResize(V);
   case K::QUANTIZE:
   case K::DEQUANTIZE: return validateQuantize(V);

@@ -55,6 +55,8 @@ Status validateResize(const OpView &V);
 Status validateQuantize(const OpView &V);
 /// PIXELS_TO_TENSOR (OpValidationImage.cpp).
 Status validatePixelsToTensor(const OpView &V);
+/// BOX_NMS (OpValidationDetection.cpp).
+Status validateBoxNms(const OpView &V);
 
 //===-- Helpers shared by the validators ----------------------------------===//
 

@@ -39,7 +39,9 @@ llvm::Error checkCompileFlags(const CompileGraphOptions &O) {
   auto L = makeLoadOptions(O.InputShapes);
   if (!L)
     return L.takeError();
-  return checkImageInputFlags(O.Image);
+  if (llvm::Error E = checkImageInputFlags(O.Image))
+    return E;
+  return checkDetectionFlags(O.Nms);
 }
 
 llvm::Expected<CompiledGraph> compileGraph(const CompileGraphOptions &O) {
@@ -71,6 +73,8 @@ llvm::Expected<CompiledGraph> compileGraph(const CompileGraphOptions &O) {
   if (llvm::Error E = quantizeGraph(*C.G, C.Quantize, C.QuantizeResult))
     return addContext(std::move(E), O.Input);
   if (llvm::Error E = applyImageInputFlags(O.Image, *C.G, *C.QuantizePasses))
+    return addContext(std::move(E), O.Input);
+  if (llvm::Error E = applyDetectionFlags(O.Nms, *C.G))
     return addContext(std::move(E), O.Input);
   if (llvm::Error E = verifyGraph(*C.G))
     return internalError("{0}: the optimized graph does not verify:\n{1}",

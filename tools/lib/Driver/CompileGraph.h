@@ -7,6 +7,7 @@
 // (possibly large) model is read.
 #pragma once
 
+#include "Driver/DetectionFlags.h"
 #include "Driver/ImageInputFlags.h"
 #include "Driver/PipelineFlags.h"
 #include "Driver/QuantizeFlags.h"
@@ -32,6 +33,8 @@ struct CompileGraphOptions {
   /// Camera-frame inputs and mask outputs, applied after quantization (the
   /// calibration data are the model's own float inputs).
   ImageInputFlags Image;
+  /// --nms: post-processing appended to a YOLO-style output, in float.
+  std::string Nms;
   /// Verification and IR printing after each pass (`kiln opt`).
   PassManagerOptions PassOptions;
   /// Drop the links to the source model's nodes once the passes and the

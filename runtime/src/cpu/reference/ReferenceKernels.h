@@ -43,6 +43,8 @@ PooledRunFn int8Unary(const KernelArgs &A);  // any UnaryOp, as a 256-entry tabl
 RunFn int8MaxPool2D(const KernelArgs &A);
 RunFn int8GlobalAveragePool2D(const KernelArgs &A);
 RunFn quantizeOrDequantize(const KernelArgs &A);
+/// BOX_NMS (BoxNmsKernel.cpp).
+RunFn boxNms(const KernelArgs &A);
 /// PIXELS_TO_TENSOR, rows over the session's threads (ImageKernels.cpp).
 PooledRunFn pixelsToTensor(const KernelArgs &A);
 
