@@ -5,6 +5,7 @@
 #include "cpu/reference/ReferenceKernels.h"
 
 #include <algorithm>
+#include <memory>
 
 namespace kiln::rt::ref {
 
@@ -35,9 +36,18 @@ RunFn resize(const KernelArgs &A) {
   float *Y = A.Out[0].as<float>();
   uint64_t InCount = A.In[0].elements();
   uint64_t Largest = std::max(InCount, A.Out[0].elements());
+  // The two intermediates are the kernel's, allocated once: allocating them
+  // each run cost a page fault per 4 KiB, 10x the arithmetic (a 2x nearest
+  // upsampling of 64x20x20: 4.2 ms a run, 0.33 ms without the faults).
+  struct Scratch {
+    std::vector<double> Cur, Next;
+  };
+  auto S = std::make_shared<Scratch>();
+  S->Cur.reserve(size_t(Largest));
+  S->Next.reserve(size_t(Largest));
   return [=]() {
-    std::vector<double> Cur(X, X + InCount), Next;
-    Next.reserve(size_t(Largest));
+    std::vector<double> &Cur = S->Cur, &Next = S->Next;
+    Cur.assign(X, X + InCount);
     std::vector<int64_t> Shape = In;
     for (const AxisPass &P : Passes) {
       int64_t Outer = 1, Inner = 1, Len = Shape[P.Axis], NewLen = Out[P.Axis];
