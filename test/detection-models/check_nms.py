@@ -3,26 +3,22 @@ labels [1, K], count [1]) against YOLOv5's post-processing of PyTorch's raw
 output (REF.npz, [1, boxes, 5 + classes]): score = objectness x class score,
 the best class a box, kept when above --score, torchvision's batched_nms at
 --iou, the first --max. Prints the counts, the largest box corner error
-relative to the coordinate (max(|ref|, 1)), the largest score error, whether
-the labels and the order are the same, and whether the rows past the count
-are zero (labels -1).
+(relative to the larger of the coordinate and the box's width or height: a
+corner near 0 is a difference of larger numbers), the largest score error,
+whether the labels and the order are the same, and whether the rows past
+the count are zero (labels -1).
 usage: check_nms.py GOT.npz REF.npz --iou 0.45 --score 0.25 --max 100
 """
 import argparse
 
 import numpy as np
-import torch
-from torchvision.ops import batched_nms
+
+from compare_detections import nms
 
 
 def reference(raw, iou, score_min, max_det):
-    p = torch.from_numpy(raw[0])
-    scores, labels = (p[:, 5:] * p[:, 4:5]).max(1)
-    keep = scores > score_min
-    p, scores, labels = p[keep], scores[keep], labels[keep]
-    xyxy = torch.cat((p[:, :2] - p[:, 2:4] / 2, p[:, :2] + p[:, 2:4] / 2), 1)
-    kept = batched_nms(xyxy, scores, labels, iou)[:max_det]
-    return xyxy[kept].numpy(), scores[kept].numpy(), labels[kept].numpy()
+    boxes, scores, labels = nms(raw, score_min, iou)
+    return boxes[:max_det].numpy(), scores[:max_det].numpy(), labels[:max_det].numpy()
 
 
 def main():
@@ -42,7 +38,10 @@ def main():
     if n != len(rb):
         return
     gb, gs, gl = got["boxes"][0], got["scores"][0], got["labels"][0]
-    err = (np.abs(gb[:n] - rb) / np.maximum(np.abs(rb), 1)).max() if n else 0.0
+    # Relative to the coordinate or the box's size, whichever is larger: a
+    # corner near 0 is a difference of two larger numbers.
+    size = np.maximum(rb[:, 2:] - rb[:, :2], 1).max(1, keepdims=True)
+    err = (np.abs(gb[:n] - rb) / np.maximum(np.abs(rb), size)).max() if n else 0.0
     print(f"boxes: {err:.1e} relative")
     print(f"scores: {np.abs(gs[:n] - rs).max() if n else 0.0:.1e} absolute")
     print(f"labels and order: {'same' if (gl[:n] == rl).all() else 'DIFFER'}")

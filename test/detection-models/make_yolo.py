@@ -1,6 +1,4 @@
-"""A YOLOv5-shaped detector, as users write and export it, with seeded random
-weights and BatchNorm statistics re-estimated on images (nothing is
-downloaded):
+"""A YOLOv5-shaped detector, as users write and export it:
   Conv = Conv2d + BatchNorm + SiLU; C3 blocks of bottlenecks; SPPF (three 5x5
   max-pools); an FPN/PAN neck with nearest upsampling and concatenation; a
   Detect head over strides 8, 16 and 32 that decodes boxes in the graph, as
@@ -8,11 +6,15 @@ downloaded):
   constants, xy = (2 s - 0.5 + grid) * stride, wh = (2 s)^2 * anchor. The
   output is [1, boxes, 5 + classes]: cx, cy, w, h in input pixels, the
   objectness and the class scores. No NMS in the graph.
+Its weights are yolo_shapes.npz (train_yolo.py: a short training on the
+generated shapes below, float16), or with --weights none seeded random ones
+with BatchNorm statistics re-estimated on images (nothing is downloaded).
 It writes yolo.onnx (torch.onnx.export, opset 17), yolo.traced.pt
-(torch.jit.trace), yolo.input.npz (one image in [0, 1]), yolo.ref.npz
-(PyTorch's float32 output on it) and yolo.calib.npz (8 other images, for
-int8 calibration).
-usage: make_yolo.py [OUTDIR] [--size 320] [--classes 3] [--width 16]
+(torch.jit.trace), yolo.input.npz (one image of three shapes in [0, 1]),
+yolo.ref.npz (PyTorch's float32 output on it) and yolo.calib.npz (8 other
+images, for int8 calibration).
+usage: make_yolo.py [OUTDIR] [--weights W.npz|none] [--size 320]
+       [--classes 3] [--width 16]
 """
 import argparse
 import math
@@ -24,6 +26,7 @@ import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class Conv(nn.Module):
@@ -75,7 +78,11 @@ class SPPF(nn.Module):
 
 class Detect(nn.Module):
     """YOLOv5's head in export mode: the grids are computed in forward from
-    each map's shape, so the exporter writes Range, meshgrid and Cast."""
+    each map's shape, so the exporter writes Range, meshgrid and Cast. With
+    raw set (training), forward gives each level's logits [B, 3, ny, nx,
+    5 + classes] instead."""
+
+    raw = False
 
     strides = (8, 16, 32)
     anchors = ((10, 13, 16, 30, 33, 23), (30, 61, 62, 45, 59, 119),
@@ -107,12 +114,15 @@ class Detect(nn.Module):
             x = self.m[i](x)
             bs, _, ny, nx = x.shape
             x = x.view(bs, self.na, self.no, ny, nx).permute(0, 1, 3, 4, 2).contiguous()
+            if self.raw:
+                out.append(x)
+                continue
             grid, anchor = self.grid(i, ny, nx)
             xy, wh, conf = x.sigmoid().split((2, 2, self.no - 4), 4)
             xy = (xy * 2 + grid) * self.strides[i]
             wh = (wh * 2) ** 2 * anchor
             out.append(torch.cat((xy, wh, conf), 4).view(bs, self.na * nx * ny, self.no))
-        return torch.cat(out, 1)
+        return out if self.raw else torch.cat(out, 1)
 
 
 class Yolo(nn.Module):
@@ -146,23 +156,36 @@ class Yolo(nn.Module):
         return self.detect([o3, o4, o5])
 
 
-def images(count, size, rng):
-    """Bright rectangles and discs on a dark textured background, in [0, 1]."""
+def shapes(count, size, rng):
+    """Images of 1 to 3 shapes on a dark textured background, in [0, 1], and
+    their boxes: per image a list of (class, cx, cy, w, h) in pixels; class
+    0 a square, 1 a disc, 2 a triangle (apex up)."""
     out = np.empty((count, 3, size, size), np.float32)
+    labels = []
     yy, xx = np.mgrid[0:size, 0:size]
     for i in range(count):
         img = rng.uniform(0.0, 0.3, (3, size, size)).astype(np.float32)
+        boxes = []
         for _ in range(rng.integers(1, 4)):
             cx, cy = rng.uniform(0.2, 0.8, 2) * size
             r = rng.uniform(0.05, 0.2) * size
             color = rng.uniform(0.5, 1.0, 3).astype(np.float32)
-            if rng.integers(2):
+            cls = int(rng.integers(3))
+            if cls == 0:
                 mask = (abs(xx - cx) < r) & (abs(yy - cy) < r)
-            else:
+            elif cls == 1:
                 mask = (xx - cx) ** 2 + (yy - cy) ** 2 < r * r
+            else:
+                mask = (yy >= cy - r) & (yy < cy + r) & (abs(xx - cx) <= (yy - cy + r) / 2)
             img[:, mask] = color[:, None]
+            boxes.append((cls, cx, cy, 2 * r, 2 * r))
         out[i] = img
-    return out
+        labels.append(boxes)
+    return out, labels
+
+
+def images(count, size, rng):
+    return shapes(count, size, rng)[0]
 
 
 def main():
@@ -171,20 +194,37 @@ def main():
     parser.add_argument("--size", type=int, default=320)
     parser.add_argument("--classes", type=int, default=3)
     parser.add_argument("--width", type=int, default=16)
+    parser.add_argument("--weights", default=os.path.join(HERE, "yolo_shapes.npz"),
+                        help="trained weights (train_yolo.py; default the "
+                        "shipped yolo_shapes.npz), or none for seeded random "
+                        "weights")
     args = parser.parse_args()
     os.makedirs(args.outdir, exist_ok=True)
     rng = np.random.default_rng(0)
     model = Yolo(args.classes, args.width)
-    # BatchNorm statistics from images, so activations keep a sane range.
-    model.train()
-    with torch.no_grad():
-        for m in model.modules():
-            if isinstance(m, nn.BatchNorm2d):
-                m.momentum = None
-        for _ in range(4):
-            model(torch.from_numpy(images(4, args.size, rng)))
+    if args.weights != "none":
+        # Trained weights (train_yolo.py), stored as float16.
+        with np.load(args.weights) as w:
+            model.load_state_dict({
+                k: torch.from_numpy(w[k].astype(np.float32) if w[k].dtype == np.float16 else w[k])
+                for k in w.files})
+    else:
+        # BatchNorm statistics from images, so activations keep a sane range.
+        model.train()
+        with torch.no_grad():
+            for m in model.modules():
+                if isinstance(m, nn.BatchNorm2d):
+                    m.momentum = None
+            for _ in range(4):
+                model(torch.from_numpy(images(4, args.size, rng)))
     model.eval()
-    x = torch.from_numpy(images(1, args.size, rng))
+    # The first generated image with three shapes, so that NMS keeps several
+    # boxes.
+    while True:
+        image, labels = shapes(1, args.size, rng)
+        if len(labels[0]) == 3:
+            break
+    x = torch.from_numpy(image)
     with torch.no_grad():
         ref = model(x)
     path = lambda name: os.path.join(args.outdir, name)
