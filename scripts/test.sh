@@ -130,35 +130,36 @@ if [ "$PRESET" = release ]; then
 
   # The tests that run kiln's threads, again under ThreadSanitizer
   # (build/tsan): the writer's producer thread and sharded calibration (lit,
-  # through the kiln tool), the interpreter's thread pool (its unit tests
-  # and the 475 core conformance models), the runtime's multi-threaded
-  # sessions (unit-runtime, cpu-e2e), the quantizer's and the tools' unit
-  # tests. Left out, to keep CI under an hour: tests that only repeat those
-  # threads on other inputs (wholemodel-O2: the same interpreter and runtime
-  # on larger models; conformance-all: the same kernels on more ONNX tests,
-  # 141 s of TSan time) and tests of single-threaded code (the IR's, the
-  # ONNX importer's and the passes' unit tests, the mutant corpus through
-  # the loader, the NNAPI and Metal targets, the install), and the lit tests
-  # that only run larger models through the same converter threads for their
-  # numbers (the TorchScript fixtures and the pre-quantized models, the int8
-  # accuracy runs on them and on the trained shapes models, the NNAPI host
-  # device's int8 run, the round trip of every op through the text IR, the
-  # transformer and sequence models and the YOLO-shaped detector on every
-  # target, the DeepLabV3 mask, the shapes model through 400 PNG runs; and
-  # the lit folders whose tests run only single-threaded code through the
-  # tool: the ONNX importer, the passes, the IR, the malformed-file corpus,
-  # and the Vulkan, NNAPI and Metal targets: LIT_FILTER_OUT below; several
-  # minutes in the release build, many times that under TSan): the release
-  # stage runs them once. oneDNN and libgomp are not instrumented, so their
-  # races are suppressed (test/tsan.supp). GCC 12's TSan cannot start under
-  # the high-entropy address randomization of some newer kernels
-  # ("unexpected memory mapping"), so the tests run without randomization
-  # where the system allows that.
+  # through the kiln tool), the interpreter's thread pool (its unit tests),
+  # the runtime's multi-threaded sessions (unit-runtime, cpu-e2e), the
+  # quantizer's and the tools' unit tests. Left out, to keep CI under an
+  # hour: tests that only repeat those threads on other inputs
+  # (wholemodel-O2: the same interpreter and runtime on larger models; the
+  # ONNX conformance models: the interpreter's kernels again, 218 s of TSan
+  # time for the 475 core ones at -O1) and tests of single-threaded code
+  # (the IR's, the ONNX importer's and the passes' unit tests, the mutant
+  # corpus through the loader, the NNAPI and Metal targets, the install),
+  # and the lit tests that only run larger models through the same converter
+  # threads for their numbers (the TorchScript fixtures and the
+  # pre-quantized models, the int8 accuracy runs on them and on the trained
+  # shapes models, the NNAPI host device's int8 run, the round trip of every
+  # op through the text IR, the transformer and sequence models and the
+  # YOLO-shaped detector on every target, the DeepLabV3 mask, the shapes
+  # model through 400 PNG runs; and the lit folders whose tests run only
+  # single-threaded code through the tool: the ONNX importer, the passes,
+  # the IR, the malformed-file corpus, and the Vulkan, NNAPI and Metal
+  # targets: LIT_FILTER_OUT below; several minutes in the release build,
+  # many times that under TSan): the release stage runs them once. oneDNN
+  # and libgomp are not instrumented, so their races are suppressed
+  # (test/tsan.supp). GCC 12's TSan cannot start under the high-entropy
+  # address randomization of some newer kernels ("unexpected memory
+  # mapping"), so the tests run without randomization where the system
+  # allows that.
   tsanSuite() {
     cmake --preset tsan >/dev/null || return 1
     cmake --build --preset tsan -j2 --target kiln kiln_nnapi_host \
       unit-support unit-interpreter unit-interpreter-nn unit-quant \
-      unit-runtime unit-tooling kiln-conformance kiln-cpu-e2e \
+      unit-runtime unit-tooling kiln-cpu-e2e \
       kiln-loader-replay kiln-input-replay || return 1
     local NoAslr=()
     if setarch "$(uname -m)" -R true 2>/dev/null; then
@@ -166,7 +167,7 @@ if [ "$PRESET" = release ]; then
     fi
     local Heavy='(torchscript-import/(fixtures|quantize-modes)|quant/(prequantized-|quantize-torchscript|int8-mobile-zoo-isolated|shapes-mobile-accuracy|shapes-accuracy|convert-shapes-accuracy)|roundtrip-all|nnapi/|sequence/|image/(argmax|int8-shapes)|detection/|onnx/|passes/|ir/|malformed/|vulkan/|metal/)'
     LIT_FILTER_OUT="$Heavy" "${NoAslr[@]}" ctest --preset tsan -R \
-      '^(lit|unit-(support|interpreter|interpreter-nn|quant|runtime|tooling)|conformance-core|cpu-e2e|fuzz-regressions.*)$'
+      '^(lit|unit-(support|interpreter|interpreter-nn|quant|runtime|tooling)|cpu-e2e|fuzz-regressions.*)$'
   }
   stage "ctest (tsan)" tsanSuite
 fi
