@@ -156,6 +156,14 @@ class Yolo(nn.Module):
         return self.detect([o3, o4, o5])
 
 
+def load_weights(model, path):
+    """Weights as train_yolo.py stores them: float16, counters as they are."""
+    with np.load(path) as w:
+        model.load_state_dict({
+            k: torch.from_numpy(w[k].astype(np.float32) if w[k].dtype == np.float16 else w[k])
+            for k in w.files})
+
+
 def shapes(count, size, rng):
     """Images of 1 to 3 shapes on a dark textured background, in [0, 1], and
     their boxes: per image a list of (class, cx, cy, w, h) in pixels; class
@@ -203,11 +211,7 @@ def main():
     rng = np.random.default_rng(0)
     model = Yolo(args.classes, args.width)
     if args.weights != "none":
-        # Trained weights (train_yolo.py), stored as float16.
-        with np.load(args.weights) as w:
-            model.load_state_dict({
-                k: torch.from_numpy(w[k].astype(np.float32) if w[k].dtype == np.float16 else w[k])
-                for k in w.files})
+        load_weights(model, args.weights)
     else:
         # BatchNorm statistics from images, so activations keep a sane range.
         model.train()

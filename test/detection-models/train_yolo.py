@@ -69,10 +69,7 @@ def main():
     rng = np.random.default_rng(args.seed)
     model = make_yolo.Yolo()
     if args.init:
-        with np.load(args.init) as w:
-            model.load_state_dict({
-                k: torch.from_numpy(w[k].astype(np.float32) if w[k].dtype == np.float16 else w[k])
-                for k in w.files})
+        make_yolo.load_weights(model, args.init)
     model.train()
     model.detect.raw = True
     opt = torch.optim.Adam(model.parameters(), 2e-3)
