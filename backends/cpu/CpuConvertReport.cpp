@@ -52,9 +52,9 @@ llvm::json::Value arrivedQuantizedJson(const std::vector<PassSummary> &Passes,
 
 class CpuConvertReport final : public TargetReport {
 public:
-  CpuConvertReport(CpuCompileResult C, CpuConvertFacts F)
+  CpuConvertReport(KilnOpsResult C, CpuConvertFacts F)
       : Compiled(std::move(C)), Facts(std::move(F)) {
-    for (const CpuNodeReport &N : Compiled.Nodes)
+    for (const KilnOpsNodeReport &N : Compiled.Nodes)
       for (const auto &Op : N.Ops)
         (Op.second == "xnnpack" ? Xnnpack : Reference) += 1;
     for (const Segment &S : Compiled.Module.Segments)
@@ -103,7 +103,7 @@ public:
         OS << '\n';
       }
     OS << "kernels:\n";
-    for (const CpuNodeReport &N : Compiled.Nodes) {
+    for (const KilnOpsNodeReport &N : Compiled.Nodes) {
       OS << "  " << N.Op << " '" << N.Node << "':";
       for (size_t I = 0; I < N.Ops.size(); ++I)
         OS << (I ? "," : "") << ' ' << N.Ops[I].first << " ["
@@ -122,7 +122,7 @@ public:
       Passes.push_back(llvm::json::Object{
           {"name", S.Name}, {"changed", S.Changed}, {"stats", std::move(Counts)}});
     }
-    for (const CpuNodeReport &N : Compiled.Nodes) {
+    for (const KilnOpsNodeReport &N : Compiled.Nodes) {
       llvm::json::Array Ops;
       for (const auto &Op : N.Ops)
         Ops.push_back(llvm::json::Object{{"kind", Op.first}, {"engine", Op.second}});
@@ -159,7 +159,7 @@ public:
   }
 
 private:
-  CpuCompileResult Compiled;
+  KilnOpsResult Compiled;
   CpuConvertFacts Facts;
   size_t Xnnpack = 0, Reference = 0, WeightBytes = 0;
   bool Quantized = false;
@@ -168,7 +168,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<TargetReport> makeCpuConvertReport(CpuCompileResult Compiled,
+std::unique_ptr<TargetReport> makeCpuConvertReport(KilnOpsResult Compiled,
                                                    CpuConvertFacts Facts) {
   return std::make_unique<CpuConvertReport>(std::move(Compiled),
                                             std::move(Facts));

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "backends/Target.h"
-#include "backends/cpu/CpuTarget.h"
+#include "backends/kilnops/KilnOps.h"
 #include "backends/cpu/NativePrepack.h"
 
 #include "passes/quant/QuantizeGraph.h"
@@ -24,7 +24,7 @@ struct CpuConvertFacts {
   uint64_t SourceHash = 0;
 };
 
-std::unique_ptr<TargetReport> makeCpuConvertReport(CpuCompileResult Compiled,
+std::unique_ptr<TargetReport> makeCpuConvertReport(KilnOpsResult Compiled,
                                                    CpuConvertFacts Facts);
 
 } // namespace kiln

@@ -14,9 +14,9 @@ bool isQuantizationNode(llvm::StringRef Op) {
          Op == "layout" || Op == "cast";
 }
 
-int64_t int8NodeCount(const CpuCompileResult &C) {
+int64_t int8NodeCount(const KilnOpsResult &C) {
   int64_t N = 0;
-  for (const CpuNodeReport &R : C.Nodes)
+  for (const KilnOpsNodeReport &R : C.Nodes)
     N += R.Int8;
   return N;
 }
@@ -24,11 +24,11 @@ int64_t int8NodeCount(const CpuCompileResult &C) {
 } // namespace
 
 std::vector<FloatLayerReport> floatLayersOnCpu(const QuantizeReport &Q,
-                                               const CpuCompileResult &C) {
+                                               const KilnOpsResult &C) {
   if (Q.Mode != QuantizeMode::Int8)
     return Q.FloatLayers;
   std::vector<FloatLayerReport> Out;
-  for (const CpuNodeReport &R : C.Nodes) {
+  for (const KilnOpsNodeReport &R : C.Nodes) {
     if (R.Int8 || isQuantizationNode(R.Op))
       continue;
     std::string Reason = "no int8 kernel on the CPU target; runs in f32 "
@@ -58,7 +58,7 @@ const char *cpuExecutionOf(QuantizeMode M) {
 }
 
 void printQuantizeSummary(llvm::raw_ostream &OS, const QuantizeReport &Q,
-                          const CpuCompileResult &C,
+                          const KilnOpsResult &C,
                           const std::vector<FloatLayerReport> &Float,
                           bool Stats) {
   double Ratio = Q.ConstantBytesBefore ? double(Q.ConstantBytesAfter) /
@@ -82,7 +82,7 @@ void printQuantizeSummary(llvm::raw_ostream &OS, const QuantizeReport &Q,
 }
 
 llvm::json::Value quantizeJson(const QuantizeReport &Q,
-                               const CpuCompileResult &C,
+                               const KilnOpsResult &C,
                                const std::vector<FloatLayerReport> &Float) {
   llvm::json::Value V = quantizeReportToJson(Q);
   llvm::json::Object &O = *V.getAsObject();
@@ -90,7 +90,7 @@ llvm::json::Value quantizeJson(const QuantizeReport &Q,
   for (const FloatLayerReport &F : Float)
     Layers.push_back(llvm::json::Object{
         {"node", F.Node}, {"op", F.Op}, {"reason", F.Reason}});
-  for (const CpuNodeReport &R : C.Nodes)
+  for (const KilnOpsNodeReport &R : C.Nodes)
     if (R.Int8)
       Int8Nodes.push_back(llvm::json::Object{{"node", R.Node}, {"op", R.Op}});
   O["cpu_float_layers"] = std::move(Layers);

@@ -5,7 +5,7 @@
 // kernel on the CPU target (they run in f32 between dequantize and quantize).
 #pragma once
 
-#include "backends/cpu/CpuTarget.h"
+#include "backends/kilnops/KilnOps.h"
 #include "passes/quant/QuantizeGraph.h"
 
 #include "llvm/Support/JSON.h"
@@ -18,17 +18,17 @@ namespace kiln {
 /// Layers that run in float: in int8 mode every compute node the CPU target
 /// did not lower to int8, else the quantizer's own list.
 std::vector<FloatLayerReport> floatLayersOnCpu(const QuantizeReport &Q,
-                                               const CpuCompileResult &C);
+                                               const KilnOpsResult &C);
 
 /// How the CPU runtime runs the mode, in one line.
 const char *cpuExecutionOf(QuantizeMode M);
 
 void printQuantizeSummary(llvm::raw_ostream &OS, const QuantizeReport &Q,
-                          const CpuCompileResult &C,
+                          const KilnOpsResult &C,
                           const std::vector<FloatLayerReport> &Float,
                           bool Stats);
 llvm::json::Value quantizeJson(const QuantizeReport &Q,
-                               const CpuCompileResult &C,
+                               const KilnOpsResult &C,
                                const std::vector<FloatLayerReport> &Float);
 
 } // namespace kiln

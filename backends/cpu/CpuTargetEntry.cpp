@@ -1,5 +1,5 @@
 // The CPU target's registry entry (backends/Targets.def): lowering to the
-// kiln runtime's CPU operators (compileForCpu), optional native weight
+// kiln runtime's CPU operators (lowerToKilnOps), optional native weight
 // prepacking, and the .kiln file, written in place from the module's
 // segments with the source hash last and checked by the driver's verifier
 // before it replaces the output.
@@ -7,7 +7,7 @@
 #include "backends/TargetMetadata.h"
 #include "backends/common/KilnWriter.h"
 #include "backends/cpu/CpuConvertReport.h"
-#include "backends/cpu/CpuTarget.h"
+#include "backends/kilnops/KilnOps.h"
 #include "backends/cpu/NativePrepack.h"
 
 #include "Support/Error.h"
@@ -27,7 +27,7 @@ std::string optionOr(const EmitRequest &R, const std::string &Name,
 
 llvm::Expected<std::unique_ptr<TargetReport>> emitCpu(const Graph &G,
                                                       const EmitRequest &R) {
-  auto Compiled = compileForCpu(G);
+  auto Compiled = lowerToKilnOps(G);
   if (!Compiled)
     return addContext(Compiled.takeError(), R.Input);
   CpuConvertFacts Facts;
@@ -61,8 +61,8 @@ Target cpuTarget() {
   T.Status = TargetStatus::Works;
   T.FileTarget = int(fb::Target::CPU);
   T.PolymorphicFiles = true;
-  T.SupportedOps = cpuSupportedOps;
-  T.Check = checkCpuGraph;
+  T.SupportedOps = kilnOpsSupportedOps;
+  T.Check = checkKilnOpsGraph;
   T.Pipeline = pipelineForRuntimeTarget;
   T.Emit = emitCpu;
   return T;

@@ -36,9 +36,22 @@ std::unique_ptr<fb::MetalKernelT> kernelRecord(const std::string &Name,
   return R;
 }
 
-bool declares(const fb::MetalKernelT &K, uint32_t Id) {
-  return std::any_of(K.function_constants.begin(), K.function_constants.end(),
-                     [&](const fb::MetalFunctionConstant &C) { return C.id() == Id; });
+/// The type K declares constant Id with, or null where K lacks it.
+const fb::MetalFunctionConstant *declared(const fb::MetalKernelT &K,
+                                          uint32_t Id) {
+  auto It = std::find_if(K.function_constants.begin(), K.function_constants.end(),
+                         [&](const fb::MetalFunctionConstant &C) { return C.id() == Id; });
+  return It == K.function_constants.end() ? nullptr : &*It;
+}
+
+/// A float constant of +-infinity (an activation's open bound) as
+/// +-FLT_MAX: the same clamp for every finite value, and still defined if
+/// an app's build turns fast math on, under which MSL's fast::min/max with
+/// an infinite operand are undefined. Other values pass unchanged.
+uint32_t finiteFloatBits(uint32_t Bits) {
+  constexpr uint32_t PosInf = 0x7f800000u, NegInf = 0xff800000u;
+  constexpr uint32_t PosMax = 0x7f7fffffu, NegMax = 0xff7fffffu;
+  return Bits == PosInf ? PosMax : Bits == NegInf ? NegMax : Bits;
 }
 
 std::unique_ptr<fb::MetalDispatchT>
@@ -47,8 +60,11 @@ dispatchRecord(const fb::VulkanDispatchT &D, uint32_t KernelIndex,
   auto R = std::make_unique<fb::MetalDispatchT>();
   R->kernel = KernelIndex;
   for (const fb::VulkanSpecConstant &C : D.spec_constants)
-    if (declares(K, C.id()))
-      R->function_constants.push_back(C);
+    if (const fb::MetalFunctionConstant *F = declared(K, C.id()))
+      R->function_constants.emplace_back(
+          C.id(), F->type() == fb::MetalConstantType::FLOAT
+                      ? finiteFloatBits(C.value())
+                      : C.value());
   uint32_t Threads[3];
   for (unsigned Dim = 0; Dim < 3; ++Dim) {
     Threads[Dim] = K.threadgroup_size[Dim];

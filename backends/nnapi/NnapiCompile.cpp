@@ -1,10 +1,9 @@
 // compileForNnapi: the CPU target's lowering, then the NNAPI lowering at
 // the requested feature level or the lowest that works.
 #include "backends/nnapi/NnapiTarget.h"
-#include "backends/cpu/CpuTarget.h"
-#include "backends/cpu/QuantLowering.h"
+#include "backends/kilnops/KilnOps.h"
 #include "backends/nnapi/NnapiLowering.h"
-#include "runtime/src/nnapi/NeuralNetworksApi.h"
+#include "schema/nnapi/NeuralNetworksApi.h"
 
 #include <algorithm>
 
@@ -18,7 +17,7 @@ std::vector<std::string> nnapiSupportedOps() {
       "gelu", "mish", "softplus", "round", "sign", "celu", "selu",
       "ceil", "tile"};
   std::vector<std::string> Ops;
-  for (const std::string &Op : cpuSupportedOps())
+  for (const std::string &Op : kilnOpsSupportedOps())
     if (std::find(std::begin(Missing), std::end(Missing), Op) ==
         std::end(Missing))
       Ops.push_back(Op);
@@ -30,19 +29,20 @@ compileForNnapi(const Graph &G, int32_t FeatureLevel, bool RelaxFp16) {
   int32_t First = FeatureLevel ? FeatureLevel : nnapi::FeatureLevelMin;
   int32_t Last = FeatureLevel ? FeatureLevel : nnapi::FeatureLevelMax;
   llvm::Error Failure = llvm::Error::success();
-  // The CPU module's int8 tables and MUL stay int8 operators, which the
-  // NNAPI lowering maps to NNAPI's int8 operations (LOGISTIC and TANH into
-  // their fixed parameters, then requantized); its biases keep their
-  // scales, which NNAPI's bias operands carry.
-  Int8ExtensionsScope Int8Elementwise(/*Elementwise=*/true,
-                                      /*OmitBiasScales=*/false);
+  // The int8 tables and MUL stay int8 operators, which the NNAPI lowering
+  // maps to NNAPI's int8 operations (LOGISTIC and TANH into their fixed
+  // parameters, then requantized); biases keep their scales, which NNAPI's
+  // bias operands carry.
+  LoweringOptions Opts;
+  Opts.Int8Elementwise = true;
+  Opts.OmitInt8BiasScales = false;
   for (int32_t Level = First; Level <= Last; ++Level) {
-    auto Cpu = compileForCpu(G);
-    if (!Cpu) {
+    auto Lowered = lowerToKilnOps(G, Opts);
+    if (!Lowered) {
       llvm::consumeError(std::move(Failure));
-      return Cpu.takeError();
+      return Lowered.takeError();
     }
-    nnapi::Lowering L(Cpu->Module, {Level, RelaxFp16});
+    nnapi::Lowering L(Lowered->Module, {Level, RelaxFp16});
     if (llvm::Error E = L.run()) {
       // Keep the error of the highest level tried: it lists only what no
       // level can run.
@@ -52,7 +52,7 @@ compileForNnapi(const Graph &G, int32_t FeatureLevel, bool RelaxFp16) {
     }
     llvm::consumeError(std::move(Failure));
     NnapiCompileResult R;
-    R.Module = std::move(Cpu->Module);
+    R.Module = std::move(Lowered->Module);
     R.FeatureLevel = L.neededLevel();
     R.LoweredLevel = Level;
     R.Relaxed = RelaxFp16;

@@ -1,6 +1,6 @@
 // Convolutions, fully connected layers and pools.
 #include "backends/nnapi/NnapiLowering.h"
-#include "runtime/src/nnapi/NeuralNetworksApi.h"
+#include "schema/nnapi/NeuralNetworksApi.h"
 
 #include <string>
 

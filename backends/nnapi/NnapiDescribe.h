@@ -3,7 +3,7 @@
 // tools read payloads without linking the lowering.
 #pragma once
 
-#include "runtime/src/nnapi/NeuralNetworksApi.h"
+#include "schema/nnapi/NeuralNetworksApi.h"
 #include "schema/kiln_generated.h"
 
 #include <cstring>

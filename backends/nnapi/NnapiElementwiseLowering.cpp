@@ -1,6 +1,6 @@
 // Binary and unary elementwise operators, softmax and PReLU.
 #include "backends/nnapi/NnapiLowering.h"
-#include "runtime/src/nnapi/NeuralNetworksApi.h"
+#include "schema/nnapi/NeuralNetworksApi.h"
 
 #include <cstring>
 #include <limits>

@@ -9,7 +9,7 @@
 // float) goes through float (DEQUANTIZE, the float operations, QUANTIZE),
 // and the lowering records why (Lowering::floatIslands).
 #include "backends/nnapi/NnapiLowering.h"
-#include "runtime/src/nnapi/NeuralNetworksApi.h"
+#include "schema/nnapi/NeuralNetworksApi.h"
 
 #include <algorithm>
 #include <cmath>

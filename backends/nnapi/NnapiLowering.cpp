@@ -3,7 +3,7 @@
 
 #include "Support/Error.h"
 #include "numerics/FloatConversions.h"
-#include "runtime/src/nnapi/NeuralNetworksApi.h"
+#include "schema/nnapi/NeuralNetworksApi.h"
 
 #include "llvm/ADT/StringExtras.h"
 

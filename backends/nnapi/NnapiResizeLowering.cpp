@@ -5,7 +5,7 @@
 // index per output coordinate, and refuses a resize no NNAPI mode computes
 // (cubic, pytorch_half_pixel at size 1, ...).
 #include "backends/nnapi/NnapiLowering.h"
-#include "runtime/src/nnapi/NeuralNetworksApi.h"
+#include "schema/nnapi/NeuralNetworksApi.h"
 
 #include <cmath>
 #include <cstring>

@@ -1,7 +1,7 @@
 // Data movement (reshape, transpose, concat, slice, pad, gather),
 // reductions, and quantize/dequantize.
 #include "backends/nnapi/NnapiLowering.h"
-#include "runtime/src/nnapi/NeuralNetworksApi.h"
+#include "schema/nnapi/NeuralNetworksApi.h"
 
 #include <algorithm>
 #include <cmath>

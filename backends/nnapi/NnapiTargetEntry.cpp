@@ -9,7 +9,7 @@
 
 #include "Support/Error.h"
 #include "passes/Pipelines.h"
-#include "runtime/src/nnapi/NeuralNetworksApi.h"
+#include "schema/nnapi/NeuralNetworksApi.h"
 
 #include "llvm/ADT/StringExtras.h"
 

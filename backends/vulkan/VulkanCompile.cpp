@@ -1,7 +1,7 @@
 // compileForVulkan: the CPU target's lowering to kiln operators, then the
 // Vulkan lowering of those operators to dispatches.
 #include "backends/vulkan/VulkanTarget.h"
-#include "backends/cpu/CpuTarget.h"
+#include "backends/kilnops/KilnOps.h"
 #include "backends/vulkan/VulkanLowering.h"
 
 #include <algorithm>
@@ -15,7 +15,7 @@ std::vector<std::string> vulkanSupportedOps() {
       "dynamic_quantize", "equal", "gather", "greater", "less", "pad",
       "quantize", "where"};
   std::vector<std::string> Ops;
-  for (const std::string &Op : cpuSupportedOps())
+  for (const std::string &Op : kilnOpsSupportedOps())
     if (std::find(std::begin(Missing), std::end(Missing), Op) == std::end(Missing))
       Ops.push_back(Op);
   return Ops;
@@ -23,10 +23,10 @@ std::vector<std::string> vulkanSupportedOps() {
 
 llvm::Expected<VulkanCompileResult> compileForVulkan(const Graph &G,
                                                      bool Fp16) {
-  auto Cpu = compileForCpu(G);
-  if (!Cpu)
-    return Cpu.takeError();
-  vulkan::Lowering L(Cpu->Module, Fp16);
+  auto Lowered = lowerToKilnOps(G);
+  if (!Lowered)
+    return Lowered.takeError();
+  vulkan::Lowering L(Lowered->Module, Fp16);
   auto Module = L.run();
   if (!Module)
     return Module.takeError();

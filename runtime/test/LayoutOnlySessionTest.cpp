@@ -6,6 +6,7 @@
 // turns back into the weight.
 #include "loader/BlockedLayout.h"
 #include "loader/LoadedModel.h"
+#include "target/RuntimeTargets.h"
 #include "loader/ModelBytes.h"
 #include "RuntimeTestModels.h"
 #include "cpu/CpuExecutor.h"

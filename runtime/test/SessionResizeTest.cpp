@@ -6,6 +6,7 @@
 #include "TestSession.h"
 #include "cpu/CpuExecutor.h"
 #include "loader/LoadedModel.h"
+#include "target/RuntimeTargets.h"
 #include "loader/ModelBytes.h"
 #include "session/Session.h"
 

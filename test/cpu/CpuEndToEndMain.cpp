@@ -35,7 +35,7 @@
 #include "RuntimeKernels.h"
 #include "Support/Npy.h"
 #include "backends/common/KilnWriter.h"
-#include "backends/cpu/CpuTarget.h"
+#include "backends/kilnops/KilnOps.h"
 #include "backends/cpu/NativePrepack.h"
 #include "frontends/onnx/OnnxImporter.h"
 #ifdef KILN_WITH_TORCHSCRIPT
@@ -102,7 +102,7 @@ struct CompiledBytes {
 };
 
 llvm::Expected<CompiledBytes> compileToBytes(Graph &G) {
-  auto C = compileForCpu(G);
+  auto C = lowerToKilnOps(G);
   if (!C)
     return C.takeError();
   CompiledBytes Out;
@@ -205,7 +205,7 @@ Verdict checkModel(const std::string &Path, std::vector<Tensor> Inputs,
 
 /// What the CPU target runs of an int8-dynamic graph: the int8 weights
 /// (widened), on f32 activations, since it has no kernels that quantize
-/// activations at run time (backends/cpu/QuantLowering.cpp). Each
+/// activations at run time (backends/kilnops/QuantLowering.cpp). Each
 /// dynamic_quantize -> dequantize pair of an activation is bypassed.
 void keepActivationsFloat(Graph &G) {
   for (Node &N : G.nodes()) {
@@ -239,7 +239,7 @@ std::string checkQuantized(const std::string &Path,
   QuantizeReport Report;
   if (llvm::Error E = quantizeGraph(**G, QO, Report))
     return Name + ": quantize: " + firstLine(std::move(E));
-  auto C = compileForCpu(**G);
+  auto C = lowerToKilnOps(**G);
   if (!C)
     return Name + ": compile: " + firstLine(C.takeError());
   auto Bytes = serializeKilnModule(C->Module);

@@ -57,7 +57,7 @@
 
 #include "Support/FileSystem.h"
 #include "backends/common/KilnWriter.h"
-#include "backends/cpu/CpuTarget.h"
+#include "backends/kilnops/KilnOps.h"
 #include "backends/cpu/NativePrepack.h"
 #include "backends/nnapi/NnapiTarget.h"
 #include "backends/metal/MetalTarget.h"
@@ -162,7 +162,7 @@ llvm::Expected<std::string> compileSeed(const std::string &Spec) {
       return N.takeError();
     return serializeKilnModule(N->Module);
   }
-  auto C = compileForCpu(**G);
+  auto C = lowerToKilnOps(**G);
   if (!C)
     return C.takeError();
   if (Mode == "native")

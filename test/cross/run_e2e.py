@@ -109,7 +109,7 @@ DEQ = re.compile(rf"^\s*({NAME}) = dequantize\(({NAME})[,)]")
 def strip_dynamic_activations(kir):
     """The int8-dynamic graph as the CPU target runs it: every
     dequantize(dynamic_quantize(x)) replaced by x, the pair removed
-    (backends/cpu/QuantLowering.cpp: lowerDequantize)."""
+    (backends/kilnops/QuantLowering.cpp: lowerDequantize)."""
     text = open(kir).read().splitlines(keepends=True)
     quantized = {}  # dynamic_quantize's first result -> its operand
     for line in text:

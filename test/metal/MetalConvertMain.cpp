@@ -23,7 +23,7 @@
 #include "backends/metal/MetalTarget.h"
 #include "backends/vulkan/KernelCatalog.h"
 #include "backends/vulkan/VulkanTarget.h"
-#include "loader/SpirvReflection.h"
+#include "vulkan/SpirvReflection.h"
 #include "passes/quant/QuantizeGraph.h"
 
 #include "kiln/kiln.h"

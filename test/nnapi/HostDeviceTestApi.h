@@ -3,7 +3,7 @@
 // HostDeviceTest.cpp and HostDeviceAospTest.cpp.
 #pragma once
 
-#include "runtime/src/nnapi/NeuralNetworksApi.h"
+#include "schema/nnapi/NeuralNetworksApi.h"
 
 #include <catch2/catch.hpp>
 

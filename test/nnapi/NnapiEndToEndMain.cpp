@@ -42,7 +42,7 @@
 #include "ModelChecks.h"
 #include "PerLayerInt8.h"
 #include "backends/common/KilnWriter.h"
-#include "backends/cpu/CpuTarget.h"
+#include "backends/kilnops/KilnOps.h"
 #include "backends/nnapi/NnapiTarget.h"
 #include "passes/quant/QuantizeGraph.h"
 
@@ -247,7 +247,7 @@ std::string checkInt8(const std::string &Path,
     QuantizeReport Report;
     if (llvm::Error E = quantizeGraph(**G, QO, Report))
       return "int8: quantize: " + firstLine(std::move(E));
-    auto Cpu = compileForCpu(**G);
+    auto Cpu = lowerToKilnOps(**G);
     if (!Cpu)
       return "int8: CPU compile: " + firstLine(Cpu.takeError());
     std::vector<float> Quanta = outputQuanta(Cpu->Module);

@@ -4,7 +4,7 @@
 #include "ModelChecks.h"
 #include "backends/common/KilnWriter.h"
 #include "backends/nnapi/NnapiLowering.h"
-#include "runtime/src/nnapi/NeuralNetworksApi.h"
+#include "schema/nnapi/NeuralNetworksApi.h"
 
 #include <catch2/catch.hpp>
 

@@ -7,7 +7,7 @@
 #include "image/FrameResize.h"
 #include "loader/LoadedModel.h"
 #include "loader/OpValidation.h"
-#include "loader/Targets.h"
+#include "target/RuntimeTargets.h"
 #include "loader/WeightHashes.h"
 #include "session/Session.h"
 #include "schema/KilnSchemaVersion.h"
@@ -68,7 +68,7 @@ kiln_tensor_info infoOf(const TensorDesc &D) {
   kiln_tensor_info I;
   I.name = D.Name.c_str();
   I.dtype = static_cast<kiln_dtype>(D.DType);
-  // A C4 activation reaches the host as NHWC (VulkanReadback.h).
+  // A C4 activation reaches the host as NHWC (gpu/GpuReadback.h).
   I.layout = D.Layout == kiln::fb::Layout::NCHW ? KILN_LAYOUT_NCHW
              : D.Layout == kiln::fb::Layout::NHWC || D.Layout == kiln::fb::Layout::C4
                  ? KILN_LAYOUT_NHWC
@@ -352,32 +352,6 @@ kiln_status kiln_session_create(const kiln_model *Model,
       Options->struct_size != ShapesAt)
     return failArgument("kiln_session_create: options not initialized with "
                         "kiln_session_options_init");
-  const kiln_cpu_options *Cpu =
-      Options && Options->struct_size > CpuAt ? Options->cpu : nullptr;
-  if (Cpu && Cpu->struct_size != sizeof(kiln_cpu_options))
-    return failArgument("kiln_session_create: cpu options not initialized "
-                        "with kiln_cpu_options_init");
-  const kiln_vulkan_options *Vulkan =
-      Options && Options->struct_size > VulkanAt ? Options->vulkan : nullptr;
-  constexpr size_t Fp16MathAt = offsetof(kiln_vulkan_options, fp16_arithmetic);
-  if (Vulkan && Vulkan->struct_size != sizeof(kiln_vulkan_options) &&
-      Vulkan->struct_size != Fp16MathAt)
-    return failArgument("kiln_session_create: vulkan options not initialized "
-                        "with kiln_vulkan_options_init");
-  const kiln_nnapi_options *Nnapi =
-      Options && Options->struct_size > NnapiAt ? Options->nnapi : nullptr;
-  if (Nnapi && Nnapi->struct_size != sizeof(kiln_nnapi_options))
-    return failArgument("kiln_session_create: nnapi options not initialized "
-                        "with kiln_nnapi_options_init");
-  if (Nnapi && (Nnapi->preference < KILN_NNAPI_PREFER_LOW_POWER ||
-                Nnapi->preference > KILN_NNAPI_PREFER_SUSTAINED_SPEED))
-    return failArgument("kiln_session_create: nnapi preference is not a "
-                        "KILN_NNAPI_PREFER_* value");
-  const kiln_metal_options *Metal =
-      Options && Options->struct_size > MetalAt ? Options->metal : nullptr;
-  if (Metal && Metal->struct_size != sizeof(kiln_metal_options))
-    return failArgument("kiln_session_create: metal options not initialized "
-                        "with kiln_metal_options_init");
   return guarded([&] {
     SessionOptions O;
     if (Options) {
@@ -385,37 +359,10 @@ kiln_status kiln_session_create(const kiln_model *Model,
       O.MaxArenaBytes = Options->max_arena_bytes;
       O.KeepIntermediates =
           Options->struct_size > KeepAt && Options->keep_intermediates != 0;
-      // The CPU knobs the struct carried before kiln_cpu_options still work.
-      O.Cpu.ForceReference = Options->force_reference != 0;
-      O.Cpu.DisableOnednn =
-          Options->struct_size > OnednnAt && Options->disable_onednn != 0;
-      O.Cpu.HugePageWeights =
-          Options->struct_size > HugeAt && Options->huge_page_weights != 0;
+      // Each target reads its own struct (cpu, vulkan, ...: RuntimeTarget).
+      if (Status S = readTargetOptions(*Options, O))
+        return fail(S);
     }
-    if (Cpu) {
-      O.Cpu.ForceReference |= Cpu->force_reference != 0;
-      O.Cpu.DisableOnednn |= Cpu->disable_onednn != 0;
-      O.Cpu.HugePageWeights |= Cpu->huge_page_weights != 0;
-    }
-    if (Vulkan) {
-      O.Vulkan.DeviceIndex = Vulkan->device_index;
-      O.Vulkan.Validation = Vulkan->validation != 0;
-      if (Vulkan->pipeline_cache_dir)
-        O.Vulkan.PipelineCacheDir = Vulkan->pipeline_cache_dir;
-      if (Vulkan->struct_size > Fp16MathAt &&
-          Vulkan->fp16_arithmetic == KILN_VULKAN_FP16_ARITHMETIC_OFF)
-        O.Vulkan.Fp16Arithmetic = false;
-    }
-    if (Nnapi) {
-      if (Nnapi->library)
-        O.Nnapi.Library = Nnapi->library;
-      O.Nnapi.Preference = Nnapi->preference;
-      O.Nnapi.DisallowCpu = Nnapi->disallow_cpu != 0;
-      if (Nnapi->cache_dir)
-        O.Nnapi.CacheDir = Nnapi->cache_dir;
-    }
-    if (Metal && Metal->binary_archive_path)
-      O.Metal.BinaryArchivePath = Metal->binary_archive_path;
     if (Options && Options->struct_size > HashesAt &&
         Options->verify_weight_hashes != 0)
       if (Status S = verifyWeightHashes(*Model->Model))

@@ -2,6 +2,7 @@
 
 #include "cpu/CpuExecutor.h"
 #include "loader/ModelBytes.h"
+#include "target/RuntimeTargets.h"
 
 namespace kiln::runtime {
 

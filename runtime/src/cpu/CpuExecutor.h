@@ -6,7 +6,7 @@
 
 #include "cpu/Kernel.h"
 #include "loader/LoadedModel.h"
-#include "session/Executor.h"
+#include "target/Executor.h"
 #include "cpu/OperatorFusion.h"
 
 #include <cstdlib>

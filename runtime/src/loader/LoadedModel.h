@@ -3,7 +3,7 @@
 #pragma once
 
 #include "loader/ModelBytes.h"
-#include "loader/SpirvReflection.h"
+#include "loader/TargetRules.h"
 #include "loader/TensorDesc.h"
 
 #include <map>
@@ -12,6 +12,13 @@
 #include <vector>
 
 namespace kiln::rt {
+
+/// What a target's payload verifier learned of the payload, for its
+/// executor (vulkan/VulkanPayloadVerifier.h: each SPIR-V module's
+/// reflection); each target derives its own.
+struct PayloadInfo {
+  virtual ~PayloadInfo() = default;
+};
 
 /// A dim of size Factor * (the size of symbol Symbol) (schema 1.9).
 struct SymbolicDimDesc {
@@ -28,11 +35,12 @@ struct LoadedModel {
   std::vector<int32_t> Inputs, Outputs;
   /// Metadata strings by key ("target", "source_hash", ...).
   std::map<std::string, std::string> Metadata;
-  /// The target it is compiled for (Targets.h): one this runtime runs.
+  /// The target it is compiled for, and what the loader knows of it
+  /// (TargetRules.h; never null once loaded).
   fb::Target Target = fb::Target::CPU;
-  /// Vulkan files: what reflection learned of each SPIR-V module (by
-  /// VulkanPayload.shaders index).
-  std::vector<VulkanModuleInfo> VulkanModules;
+  const TargetRules *Rules = nullptr;
+  /// What the target's payload verifier kept (null: nothing).
+  std::shared_ptr<const PayloadInfo> Payload;
   /// A batch-polymorphic file's symbols (Model.symbols), the sizes they have
   /// here (every shape in Tensors is at these sizes: 1 each as loaded, or a
   /// session's, specializeModel), and each tensor's symbolic dims. All
@@ -57,18 +65,15 @@ struct LoadedModel {
   }
 };
 
-/// Verifies Bytes (ModelVerifier.cpp) and builds the model. Errors are
-/// KILN_ERROR_INVALID_MODEL (or UNSUPPORTED for another schema version). A
-/// batch-polymorphic file is checked and described with every symbol at 1.
-Status loadVerifiedModel(std::shared_ptr<ModelBytes> Bytes,
-                         std::shared_ptr<const LoadedModel> &Out);
-
-/// The batch-polymorphic model Model at other symbol sizes (one per symbol,
-/// each at least 1): every check of loadVerifiedModel runs again at those
-/// sizes (shapes, limits, each operator's contract). Errors are
-/// KILN_ERROR_INVALID_ARGUMENT, naming the tensor or operator.
-Status specializeModel(const LoadedModel &Model,
-                       const std::vector<int64_t> &Sizes,
-                       std::shared_ptr<const LoadedModel> &Out);
+/// Verifies Bytes (ModelVerifier.cpp) for the targets of Catalog and
+/// builds the model, at the given symbol sizes (null: every symbol at 1).
+/// Errors are KILN_ERROR_INVALID_MODEL (or UNSUPPORTED for another schema
+/// version or an unknown target). The runtime's callers go through the
+/// registry (target/RuntimeTargets.h: loadVerifiedModel, specializeModel),
+/// which passes its table.
+Status verifyModel(const TargetCatalog &Catalog,
+                   std::shared_ptr<ModelBytes> Bytes,
+                   const std::vector<int64_t> *Sizes,
+                   std::shared_ptr<const LoadedModel> &Out);
 
 } // namespace kiln::rt

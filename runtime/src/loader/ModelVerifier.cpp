@@ -3,21 +3,16 @@
 // semantic check (schema version, target, tensors and their segments with
 // overflow-checked arithmetic, graph inputs and outputs, and operators in an
 // order where each input already exists, which makes the graph acyclic),
-// then each operator's own contract (OpValidation.h), and for a Vulkan file
-// its payload (VulkanPayloadVerifier.h) instead: a Vulkan file's operators
-// describe the graph for tools, and only the payload runs. An NNAPI file's
-// likewise (NnapiPayloadVerifier.h), except the host steps it names, which
-// get their operator checks there; a Metal file's (MetalPayloadVerifier.h)
-// as a Vulkan file's. Nothing is used
-// before it is checked.
+// then each operator's own contract (OpValidation.h), and the payload's check
+// of the file's target (TargetRules::VerifyPayload, in the target's folder).
+// Where the payload runs (Vulkan, NNAPI, Metal), the operators describe the
+// graph for tools and the payload's verifier checks what runs instead.
+// Nothing is used before it is checked. The loader names no target: the
+// registry (target/RuntimeTargets.cpp) passes the table of them.
 #include "loader/BlockedLayout.h"
 #include "loader/LoadedModel.h"
 #include "loader/Limits.h"
-#include "loader/MetalPayloadVerifier.h"
-#include "loader/NnapiPayloadVerifier.h"
 #include "loader/OpValidation.h"
-#include "loader/Targets.h"
-#include "loader/VulkanPayloadVerifier.h"
 #include "schema/KilnSchemaVersion.h"
 
 #include "numerics/PixelFormats.h"
@@ -141,13 +136,13 @@ Status describeQuantization(const fb::Tensor &T, TensorDesc &D) {
 /// The GPU layouts (1.5): C4 activations of rank 4 and PACKED constants,
 /// whose segment holds at least the logical bytes, in whole elements. Only
 /// Vulkan and Metal files have them.
-Status checkGpuLayout(const fb::Model &M, fb::Target Target,
+Status checkGpuLayout(const fb::Model &M, const TargetRules &Target,
                       const TensorDesc &D) {
   if (D.Layout != fb::Layout::C4 && D.Layout != fb::Layout::PACKED)
     return Status::ok();
   const char *Name = fb::EnumNameLayout(D.Layout);
-  if (Target != fb::Target::VULKAN && Target != fb::Target::METAL)
-    return invalidModel("layout ", Name, " in a ", targetName(Target),
+  if (!Target.GpuLayouts)
+    return invalidModel("layout ", Name, " in a ", Target.Name,
                         " file (only GPU files have it)");
   if (D.Layout == fb::Layout::C4) {
     if (D.isConstant())
@@ -196,7 +191,7 @@ Status describeSymbolicDims(const fb::Tensor &T, size_t NumSymbols,
   return Status::ok();
 }
 
-Status describeTensor(const fb::Model &M, fb::Target Target, unsigned I,
+Status describeTensor(const fb::Model &M, const TargetRules &Target, unsigned I,
                       const ModelBytes &Bytes,
                       const std::vector<int64_t> &SymbolSizes,
                       std::vector<SymbolicDimDesc> &Symbolic, TensorDesc &D) {
@@ -353,34 +348,10 @@ Status checkOperator(const LoadedModel &LM, unsigned I,
       View.Out.push_back(&LM.Tensors[size_t(X)]);
     }
   }
-  if (LM.Target == fb::Target::VULKAN || LM.Target == fb::Target::NNAPI ||
-      LM.Target == fb::Target::METAL)
+  if (LM.Rules->PayloadRuns)
     return Status::ok(); // descriptive: the payload runs
   if (Status S = validateOperator(View))
     return S.withContext(Where);
-  return Status::ok();
-}
-
-/// A Vulkan or Metal file's graph inputs and outputs are f32 in the
-/// caller's layout (INPUT and OUTPUT buffers hold exactly their bytes); an
-/// image input is the u8 frame.
-Status checkVulkanIo(const LoadedModel &LM) {
-  for (const auto *Io : {&LM.Inputs, &LM.Outputs})
-    for (size_t I = 0; I < Io->size(); ++I) {
-      int32_t X = (*Io)[I];
-      const TensorDesc &D = LM.Tensors[size_t(X)];
-      const char *What = Io == &LM.Inputs ? "graph input" : "graph output";
-      bool Frame = Io == &LM.Inputs && D.DType == fb::DType::U8 &&
-                   LM.imageInput(I);
-      if (D.DType != fb::DType::F32 && !Frame)
-        return invalidModel(What, " tensor ", X, " '", D.Name, "' is ",
-                            dtypeName(D.DType),
-                            " (a GPU file's are f32, image inputs u8)");
-      if (D.Layout == fb::Layout::C4 || D.Layout == fb::Layout::PACKED)
-        return invalidModel(What, " tensor ", X, " '", D.Name, "' is ",
-                            fb::EnumNameLayout(D.Layout),
-                            " (a GPU file's keep their logical layout)");
-    }
   return Status::ok();
 }
 
@@ -448,8 +419,8 @@ Status readSymbols(const fb::Model &M, LoadedModel &LM) {
   if (M.symbols()->size() > limits::MaxSymbols)
     return invalidModel("too many symbols (", M.symbols()->size(), ", at most ",
                         limits::MaxSymbols, ")");
-  if (LM.Target != fb::Target::CPU)
-    return invalidModel("symbolic dims in a ", targetName(LM.Target),
+  if (!LM.Rules->Polymorphic)
+    return invalidModel("symbolic dims in a ", LM.Rules->Name,
                         " file (only CPU files are batch-polymorphic)");
   for (const flatbuffers::String *Name : *M.symbols()) {
     std::string S = str(Name);
@@ -462,8 +433,44 @@ Status readSymbols(const fb::Model &M, LoadedModel &LM) {
   return Status::ok();
 }
 
-/// The whole check at the given symbol sizes (null: every symbol at 1).
-Status loadAtSizes(std::shared_ptr<ModelBytes> Bytes,
+/// The target M is compiled for: its Model.target, or CPU for files before
+/// schema 1.4 (all CPU files, written without one). Fails for a target the
+/// catalog does not hold, for a 1.4 file without a target, and for a
+/// payload that belongs to another target.
+Status resolveTarget(const fb::Model &M, const TargetCatalog &Catalog,
+                     const TargetRules *&Out) {
+  fb::Target T = M.target();
+  if (T == fb::Target::UNKNOWN) {
+    if (M.schema_minor() >= 4)
+      return invalidModel("the file names no target (schema ", M.schema_major(),
+                          ".", M.schema_minor(), " files name one)");
+    T = fb::Target::CPU; // before 1.4, every file was a CPU file
+  }
+  const TargetRules *R = Catalog.find(T);
+  if (!R) {
+    if (uint8_t(T) > uint8_t(fb::Target::MAX))
+      return unsupported("the file is for target ", unsigned(T),
+                         ", which this runtime does not know; it runs: ",
+                         Catalog.Runnable, " (update the kiln runtime)");
+    return unsupported("the file is for the ", fb::EnumNameTarget(T),
+                       " target, and this runtime runs only: ",
+                       Catalog.Runnable, "; convert the model for one of "
+                       "those, or use a runtime built with it");
+  }
+  if (M.payload_type() != fb::TargetPayload::NONE &&
+      M.payload_type() != R->Payload)
+    return invalidModel("the payload (", fb::EnumNameTargetPayload(M.payload_type()),
+                        ") is not the ", R->Name, " target's");
+  if (M.schema_minor() >= 4 && M.payload_type() == fb::TargetPayload::NONE)
+    return invalidModel("the file has no ", R->Name, " payload");
+  Out = R;
+  return Status::ok();
+}
+
+} // namespace
+
+Status verifyModel(const TargetCatalog &Catalog,
+                   std::shared_ptr<ModelBytes> Bytes,
                    const std::vector<int64_t> *Sizes,
                    std::shared_ptr<const LoadedModel> &Out) {
   if (Status S = verifyFlatBuffer(*Bytes))
@@ -473,8 +480,9 @@ Status loadAtSizes(std::shared_ptr<ModelBytes> Bytes,
   const fb::Model &M = *LM->Root;
   if (Status S = checkVersion(M))
     return S;
-  if (Status S = resolveTarget(M, LM->Target))
+  if (Status S = resolveTarget(M, Catalog, LM->Rules))
     return S;
+  LM->Target = LM->Rules->Value;
   if (Status S = checkBuffers(M, Bytes->size()))
     return S;
   if (Status S = readSymbols(M, *LM))
@@ -494,7 +502,7 @@ Status loadAtSizes(std::shared_ptr<ModelBytes> Bytes,
   for (unsigned I = 0; I < NumTensors; ++I) {
     Unused.clear();
     if (Status S = describeTensor(
-            M, LM->Target, I, *Bytes, LM->SymbolSizes,
+            M, *LM->Rules, I, *Bytes, LM->SymbolSizes,
             LM->isPolymorphic() ? LM->TensorSymbols[I] : Unused,
             LM->Tensors[I]))
       return S;
@@ -544,45 +552,13 @@ Status loadAtSizes(std::shared_ptr<ModelBytes> Bytes,
   }
   if (Status S = checkImageInputs(*LM))
     return S;
-  if (LM->Target == fb::Target::VULKAN) {
-    if (Status S = checkVulkanIo(*LM))
+  if (LM->Rules->VerifyPayload)
+    if (Status S = LM->Rules->VerifyPayload(M, *LM))
       return S;
-    if (Status S = verifyVulkanPayload(M, LM->Tensors, LM->VulkanModules))
-      return S;
-  }
-  if (LM->Target == fb::Target::NNAPI)
-    if (Status S = verifyNnapiPayload(M, LM->Tensors))
-      return S;
-  if (LM->Target == fb::Target::METAL) {
-    if (Status S = checkVulkanIo(*LM))
-      return S;
-    if (Status S = verifyMetalPayload(M, LM->Tensors))
-      return S;
-  }
   readMetadata(M, LM->Metadata);
   LM->Bytes = std::move(Bytes);
   Out = std::move(LM);
   return Status::ok();
-}
-
-} // namespace
-
-Status loadVerifiedModel(std::shared_ptr<ModelBytes> Bytes,
-                         std::shared_ptr<const LoadedModel> &Out) {
-  return loadAtSizes(std::move(Bytes), nullptr, Out);
-}
-
-Status specializeModel(const LoadedModel &Model,
-                       const std::vector<int64_t> &Sizes,
-                       std::shared_ptr<const LoadedModel> &Out) {
-  for (size_t K = 0; K < Sizes.size() && K < Model.Symbols.size(); ++K)
-    if (Sizes[K] < 1)
-      return invalidArgument("symbol '", Model.Symbols[K], "' = ", Sizes[K],
-                             " (sizes are at least 1)");
-  Status S = loadAtSizes(Model.Bytes, &Sizes, Out);
-  if (S.code() == KILN_ERROR_INVALID_MODEL) // the file loaded at size 1
-    return invalidArgument(S.message());
-  return S;
 }
 
 } // namespace kiln::rt

@@ -11,10 +11,10 @@
 // run into several command buffers (MetalExecutor.mm says how).
 //
 // A pure C++ header (the Objective-C++ state is behind Impl), so that
-// session/Executors.cpp stays C++.
+// the registry (MetalTarget.cpp) stays C++.
 #pragma once
 
-#include "session/Executor.h"
+#include "target/Executor.h"
 
 #include <memory>
 

@@ -24,9 +24,9 @@
 // is that operator's time; the waits between them are not counted).
 #include "metal/MetalExecutor.h"
 
-#include "loader/VulkanPayloadVerifier.h"
+#include "vulkan/VulkanPayloadVerifier.h"
 #include "metal/MetalPipelines.h"
-#include "vulkan/VulkanReadback.h"
+#include "gpu/GpuReadback.h"
 
 #import <Foundation/Foundation.h>
 #import <Metal/Metal.h>
@@ -412,7 +412,7 @@ Status MetalExecutor::Impl::submit(size_t Begin, size_t End, double *Seconds) {
 
 void MetalExecutor::Impl::readBack(const Readback &R) {
   const auto *Bytes = static_cast<const uint8_t *>(Buffers[R.Buffer].contents);
-  vk::placeToHost(Model->Tensors[R.Tensor], payload().fp16(), Bytes + R.Offset,
+  placeToHost(Model->Tensors[R.Tensor], payload().fp16(), Bytes + R.Offset,
               HostCopies[R.Tensor].data());
 }
 

@@ -1,6 +1,6 @@
 #include "nnapi/NnapiExecutor.h"
 
-#include "loader/NnapiPayloadVerifier.h"
+#include "nnapi/NnapiPayloadVerifier.h"
 #include "nnapi/NnapiHostSteps.h"
 
 #include <cerrno>

@@ -12,7 +12,7 @@
 #pragma once
 
 #include "nnapi/NnapiLibrary.h"
-#include "session/Executor.h"
+#include "target/Executor.h"
 
 #include <string>
 #include <vector>

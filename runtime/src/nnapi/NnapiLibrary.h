@@ -5,7 +5,7 @@
 #pragma once
 
 #include "Status.h"
-#include "nnapi/NeuralNetworksApi.h"
+#include "schema/nnapi/NeuralNetworksApi.h"
 
 #include <memory>
 #include <string>

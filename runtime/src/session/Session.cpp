@@ -1,6 +1,6 @@
 #include "session/Session.h"
 
-#include "loader/Targets.h"
+#include "target/RuntimeTargets.h"
 
 #include <algorithm>
 #include <cstring>

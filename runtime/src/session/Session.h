@@ -4,7 +4,7 @@
 // no executor repeats those rules.
 #pragma once
 
-#include "session/Executor.h"
+#include "target/Executor.h"
 
 #include <memory>
 #include <vector>

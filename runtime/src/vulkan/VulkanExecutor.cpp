@@ -1,7 +1,7 @@
 #include "vulkan/VulkanExecutor.h"
 
-#include "loader/VulkanPayloadVerifier.h"
-#include "vulkan/VulkanReadback.h"
+#include "vulkan/VulkanPayloadVerifier.h"
+#include "gpu/GpuReadback.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -113,7 +113,7 @@ Status VulkanExecutor::create(std::shared_ptr<const LoadedModel> Model,
     return S;
   if (Status S = E->Cache.open(*E->Dev, Opts.Vulkan.PipelineCacheDir))
     return S;
-  if (Status S = E->Pipes.create(*E->Dev, P, E->Model->VulkanModules,
+  if (Status S = E->Pipes.create(*E->Dev, P, vulkanModules(*E->Model),
                                  E->Cache.handle(), UseTwins))
     return S;
   E->Cache.save();
@@ -172,7 +172,7 @@ Status VulkanExecutor::checkDeviceLimits() const {
                           D->group_count_z()};
     // The workgroup size: specialization constants 0, 1, 2, else the
     // module's own (known where the loader could reflect it).
-    const VulkanModuleInfo &Mod = Model->VulkanModules[D->shader()];
+    const VulkanModuleInfo &Mod = vulkanModules(*Model)[D->shader()];
     uint32_t Local[3] = {Mod.LocalSize[0], Mod.LocalSize[1], Mod.LocalSize[2]};
     if (const auto *Spec = D->spec_constants())
       for (const fb::VulkanSpecConstant *C : *Spec)

@@ -8,10 +8,10 @@
 // barrier; run() submits it and waits. Profiling runs a second recording
 // with timestamps around each dispatch; keep_intermediates copies each
 // operator's outputs to a host-visible readback buffer after its dispatches
-// (VulkanReadback.h converts them to the host layout).
+// (gpu/GpuReadback.h converts them to the host layout).
 #pragma once
 
-#include "session/Executor.h"
+#include "target/Executor.h"
 #include "vulkan/PipelineCache.h"
 #include "vulkan/VulkanBuffers.h"
 #include "vulkan/VulkanPipelines.h"

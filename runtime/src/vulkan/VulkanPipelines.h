@@ -7,7 +7,7 @@
 // fp16_math_variant twin (same interface, checked by the loader).
 #pragma once
 
-#include "loader/SpirvReflection.h"
+#include "vulkan/SpirvReflection.h"
 #include "vulkan/VulkanDevice.h"
 
 #include "schema/kiln_generated.h"
@@ -24,7 +24,7 @@ public:
   Pipelines &operator=(const Pipelines &) = delete;
 
   /// Creates everything P's dispatches need; Modules is the loader's
-  /// reflection (LoadedModel::VulkanModules). With Fp16Math (the device
+  /// reflection (vulkanModules(), VulkanPayloadVerifier.h). With Fp16Math (the device
   /// has shaderFloat16 enabled) shaders with a twin run the twin's code.
   Status create(const Device &D, const fb::VulkanPayload &P,
                 const std::vector<VulkanModuleInfo> &Modules,

@@ -7,7 +7,7 @@
 // (every function) and 27 (KILN_FAKE_NNAPI_LEVEL: no device choice, no
 // caching, startCompute instead of compute, an execution per run).
 // The real device for end-to-end tests is test/nnapi/host_device.
-#include "nnapi/NeuralNetworksApi.h"
+#include "schema/nnapi/NeuralNetworksApi.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "../TestKilnWriter.h"
-#include "nnapi/NeuralNetworksApi.h"
+#include "schema/nnapi/NeuralNetworksApi.h"
 #include "schema/KilnSchemaVersion.h"
 #include "schema/kiln_generated.h"
 

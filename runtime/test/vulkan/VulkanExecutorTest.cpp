@@ -7,9 +7,10 @@
 #include "VulkanTestModels.h"
 
 #include "loader/LoadedModel.h"
+#include "target/RuntimeTargets.h"
 #include "session/Session.h"
 #include "vulkan/VulkanExecutor.h"
-#include "vulkan/VulkanReadback.h"
+#include "gpu/GpuReadback.h"
 
 #include "kiln/kiln.h"
 
@@ -345,11 +346,6 @@ TEST_CASE("a file over the device's limits fails at session creation",
 
 TEST_CASE("fp16 intermediates are widened to f32 on the host",
           "[vulkan][readback]") {
-  REQUIRE(vk::halfToFloat(0x3c00) == 1.f);
-  REQUIRE(vk::halfToFloat(0xc000) == -2.f);
-  REQUIRE(vk::halfToFloat(0x0001) == 0x1p-24f);
-  REQUIRE(vk::halfToFloat(0x7c00) == std::numeric_limits<float>::infinity());
-  REQUIRE(std::isnan(vk::halfToFloat(0x7e00)));
   TensorDesc D;
   D.DType = fb::DType::F32;
   D.Layout = fb::Layout::C4;
@@ -360,7 +356,7 @@ TEST_CASE("fp16 intermediates are widened to f32 on the host",
   const uint16_t Src[8] = {0x3c00, 0x4000, 0x4200, 0x7c00,
                            0x4400, 0x4500, 0x4600, 0x7c00};
   float Dst[6] = {};
-  vk::placeToHost(D, true, reinterpret_cast<const uint8_t *>(Src),
+  placeToHost(D, true, reinterpret_cast<const uint8_t *>(Src),
                   reinterpret_cast<uint8_t *>(Dst));
   REQUIRE(std::vector<float>(Dst, Dst + 6) ==
           std::vector<float>{1, 2, 3, 4, 5, 6});

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "QuantMath.h"
-#include "runtime/src/nnapi/NeuralNetworksApi.h"
+#include "schema/nnapi/NeuralNetworksApi.h"
 
 #include <cstdint>
 #include <cstdio>

@@ -2,8 +2,8 @@
 // one transpose at the input, pre-packed weights, fused activations as clamp
 // bounds (or an extra operator), depthwise detection, and one error listing
 // every unsupported node.
-#include "backends/cpu/CpuTarget.h"
-#include "backends/cpu/QuantLowering.h"
+#include "backends/kilnops/KilnOps.h"
+#include "backends/kilnops/QuantLowering.h"
 
 #include "IR/Parser.h"
 #include "LlvmErrorChecks.h"
@@ -11,16 +11,14 @@
 
 #include <catch2/catch.hpp>
 
-#include <future>
-#include <thread>
 
 using namespace kiln;
 
 namespace {
 
-CpuCompileResult compile(const std::string &Kir) {
+KilnOpsResult compile(const std::string &Kir) {
   auto G = requireValue(parseGraph(Kir, "test.kir"));
-  return requireValue(compileForCpu(*G));
+  return requireValue(lowerToKilnOps(*G));
 }
 
 std::vector<std::string> kinds(const fb::ModelT &M) {
@@ -37,7 +35,7 @@ const fb::TensorT &tensor(const fb::ModelT &M, int32_t I) {
 } // namespace
 
 TEST_CASE("conv + relu + global pool + flatten + linear", "[cpu]") {
-  CpuCompileResult R = compile(R"(graph @g(%x: f32[1,2,4,4]) -> (%y: f32[1,3]) {
+  KilnOpsResult R = compile(R"(graph @g(%x: f32[1,2,4,4]) -> (%y: f32[1,3]) {
   %w = const f32[3,2,1,1] dense[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
   %c = conv(%x, %w) {activation="relu"} : f32[1,3,4,4]
   %p = global_avg_pool(%c) : f32[1,3,1,1]
@@ -82,7 +80,7 @@ TEST_CASE("conv + relu + global pool + flatten + linear", "[cpu]") {
 }
 
 TEST_CASE("a depthwise conv gets HWO weights", "[cpu]") {
-  CpuCompileResult R = compile(R"(graph @g(%x: f32[1,2,3,3]) -> (%y: f32[1,4,3,3]) {
+  KilnOpsResult R = compile(R"(graph @g(%x: f32[1,2,3,3]) -> (%y: f32[1,4,3,3]) {
   %w = const f32[4,1,1,1] dense[1.0, 2.0, 3.0, 4.0]
   %y = conv(%x, %w) {group=2, activation="clip", activation_min=0.0, activation_max=6.0} : f32[1,4,3,3]
   return %y
@@ -105,7 +103,7 @@ TEST_CASE("a depthwise conv gets HWO weights", "[cpu]") {
 
 TEST_CASE("leaky_relu and hard_swish become an operator after the producer",
           "[cpu]") {
-  CpuCompileResult R = compile(R"(graph @g(%x: f32[2,3]) -> (%y: f32[2,2]) {
+  KilnOpsResult R = compile(R"(graph @g(%x: f32[2,3]) -> (%y: f32[2,2]) {
   %w = const f32[2,3] dense[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
   %y = linear(%x, %w) {activation="leaky_relu", activation_alpha=0.2} : f32[2,2]
   return %y
@@ -119,7 +117,7 @@ TEST_CASE("leaky_relu and hard_swish become an operator after the producer",
 }
 
 TEST_CASE("elementwise ops stay in NHWC after a conv", "[cpu]") {
-  CpuCompileResult R = compile(R"(graph @g(%x: f32[1,2,2,2]) -> (%y: f32[1,2,2,2]) {
+  KilnOpsResult R = compile(R"(graph @g(%x: f32[1,2,2,2]) -> (%y: f32[1,2,2,2]) {
   %w = const f32[2,2,1,1] dense[1.0, 0.0, 0.0, 1.0]
   %c = conv(%x, %w) : f32[1,2,2,2]
   %s = const f32[2,1,1] dense[10.0, 20.0]
@@ -145,7 +143,7 @@ TEST_CASE("every unsupported node is listed in one error", "[cpu]") {
   return %y, %z, %v
 })",
                                    "test.kir"));
-  auto R = compileForCpu(*G);
+  auto R = lowerToKilnOps(*G);
   REQUIRE(!R);
   Diagnosis D = diagnose(R.takeError());
   REQUIRE(D.Code == ExitCode::BadInput);
@@ -167,7 +165,7 @@ TEST_CASE("a symbolic batch stays open in the module", "[cpu]") {
   return %y, %v
 })",
                                    "test.kir"));
-  CpuCompileResult R = requireValue(compileForCpu(*G));
+  KilnOpsResult R = requireValue(lowerToKilnOps(*G));
   const fb::ModelT &M = R.Module.Model;
   REQUIRE(M.symbols == std::vector<std::string>{"N"});
   for (int32_t T : {M.inputs[0], M.outputs[0]}) {
@@ -194,7 +192,7 @@ TEST_CASE("a dim the file cannot keep names the node", "[cpu]") {
   return %y
 })",
                                    "test.kir"));
-  auto R = compileForCpu(*G);
+  auto R = lowerToKilnOps(*G);
   REQUIRE(!R);
   std::string Message = llvm::toString(R.takeError());
   INFO(Message);
@@ -204,35 +202,23 @@ TEST_CASE("a dim the file cannot keep names the node", "[cpu]") {
   REQUIRE(Message.find("--input-shape") != std::string::npos);
 }
 
-TEST_CASE("the int8 extensions are switched off per thread",
+TEST_CASE("the int8 extensions follow the lowering options",
           "[cpu][lowering]") {
-  // The NNAPI target lowers with them off; a CPU conversion on another
-  // thread at the same time still gets its int8 tables.
+  // NNAPI lowers with the bias scales kept; a lowering without the
+  // elementwise extensions keeps the activation tables float. The options
+  // are a value: nothing one conversion sets reaches another.
   auto G = requireValue(parseGraph(R"(graph @g(%x: f32[4]) -> (%y: f32[4]) {
   %y = sigmoid(%x) : f32[4]
   return %y
 })",
                                    "test.kir"));
   const Node &Sigmoid = *G->nodes().begin();
-  REQUIRE(isInt8Table(Sigmoid));
-  std::promise<void> Off, Checked;
-  std::thread Nnapi([&] {
-    Int8ExtensionsScope NoExtensions(false);
-    CHECK(!isInt8Table(Sigmoid));
-    Off.set_value();
-    Checked.get_future().wait();
-  });
-  Off.get_future().wait();
-  CHECK(isInt8Table(Sigmoid)); // this thread's setting, while the other's holds
-  Checked.set_value();
-  Nnapi.join();
-  {
-    Int8ExtensionsScope Outer(false);
-    {
-      Int8ExtensionsScope Inner(true);
-      CHECK(isInt8Table(Sigmoid));
-    }
-    CHECK(!isInt8Table(Sigmoid));
-  }
-  CHECK(isInt8Table(Sigmoid));
+  LoweringOptions Defaults;
+  CHECK(Defaults.Int8Elementwise);
+  CHECK(Defaults.OmitInt8BiasScales);
+  CHECK(isInt8Table(Sigmoid, Defaults));
+  LoweringOptions NoElementwise;
+  NoElementwise.Int8Elementwise = false;
+  CHECK(!isInt8Table(Sigmoid, NoElementwise));
+  CHECK(isInt8Table(Sigmoid, Defaults)); // unchanged by the other value
 }

@@ -3,7 +3,7 @@
 // identifier, atomic replacement, a source hash filled in late, and an
 // internal error for a module that names a missing segment.
 #include "backends/common/KilnWriter.h"
-#include "backends/cpu/CpuTarget.h"
+#include "backends/kilnops/KilnOps.h"
 #include "schema/KilnSchemaVersion.h"
 
 #include "IR/Parser.h"
@@ -44,7 +44,7 @@ KilnModule tinyCnnModule() {
   for (const std::string &P : pipelineForLevel(2))
     REQUIRE_NO_ERROR(PM.add(P));
   REQUIRE_NO_ERROR(PM.run(*Fixed));
-  return requireValue(compileForCpu(*Fixed)).Module;
+  return requireValue(lowerToKilnOps(*Fixed)).Module;
 }
 
 /// One 3x3 convolution, W[o][i][y][x] = 10*o + 100*i + 3*y + x, compiled
@@ -57,7 +57,7 @@ KilnModule conv3x3Module() {
   return %y
 })",
       "conv3x3.kir"));
-  return requireValue(compileForCpu(*G)).Module;
+  return requireValue(lowerToKilnOps(*G)).Module;
 }
 
 } // namespace

@@ -1,5 +1,5 @@
 // Weight layouts for XNNPACK, checked against hand-written expectations.
-#include "backends/cpu/WeightPacking.h"
+#include "backends/kilnops/WeightPacking.h"
 
 #include <catch2/catch.hpp>
 

@@ -229,17 +229,29 @@ inline std::string str(const llvm::json::Object *O, llvm::StringRef Key) {
 }
 
 /// The dispatch plan's rows in a section's text: #, kernel, operator, group
-/// counts, workgroup size, other constants, push bytes, bindings.
-inline void checkGpuDispatchRows(const std::string &Text) {
-  CHECK(hasLine(Text, "0 nchw_to_c4 - [3,1,1] [64,1,1] - 8 B "
-                      "buf#2[0, +768] buf#0[0, +1024]"));
-  CHECK(hasLine(Text, "1 conv2d_c4 conv_0 [1,1,1] [8,8,1] 3=3 4=1 16 B "
-                      "buf#0[0, +1024] buf#1[0, +64] buf#1[256, +16] "
-                      "buf#0[1024, +1024]"));
-  CHECK(hasLine(Text, "2 conv2d_c4 conv_1 [1,1,1] [8,8,1] 3=4 16 B "
-                      "buf#0[1024, +1024] buf#1[512, +64] buf#0[0, +1024]"));
-  CHECK(hasLine(Text, "3 c4_to_nchw - [4,1,1] [64,1,1] - 0 B "
-                      "buf#0[0, +1024] buf#3[0, +1024]"));
+/// counts, workgroup size, constants, push bytes, bindings. Vulkan lists the
+/// constants beyond the workgroup size; Metal (Sizes) every function
+/// constant, the workgroup size's (0, 1, 2) first.
+inline void checkGpuDispatchRows(const std::string &Text, bool Sizes = false) {
+  auto Row = [&](const char *Head, const char *SizeConstants,
+                 const char *Others, const char *Tail) {
+    std::string C = Sizes ? std::string(SizeConstants) +
+                                (*Others ? std::string(" ") + Others : "")
+                          : std::string(*Others ? Others : "-");
+    return std::string(Head) + " " + C + " " + Tail;
+  };
+  CHECK(hasLine(Text, Row("0 nchw_to_c4 - [3,1,1] [64,1,1]", "0=64 1=1 2=1",
+                          "", "8 B buf#2[0, +768] buf#0[0, +1024]")));
+  CHECK(hasLine(Text, Row("1 conv2d_c4 conv_0 [1,1,1] [8,8,1]", "0=8 1=8 2=1",
+                          "3=3 4=1",
+                          "16 B buf#0[0, +1024] buf#1[0, +64] "
+                          "buf#1[256, +16] buf#0[1024, +1024]")));
+  CHECK(hasLine(Text, Row("2 conv2d_c4 conv_1 [1,1,1] [8,8,1]", "0=8 1=8 2=1",
+                          "3=4",
+                          "16 B buf#0[1024, +1024] buf#1[512, +64] "
+                          "buf#0[0, +1024]")));
+  CHECK(hasLine(Text, Row("3 c4_to_nchw - [4,1,1] [64,1,1]", "0=64 1=1 2=1",
+                          "", "0 B buf#0[0, +1024] buf#3[0, +1024]")));
 }
 
 /// The dispatch plan in a section's JSON (O): the target names the kernel
@@ -249,7 +261,8 @@ inline void checkGpuDispatchesJson(const llvm::json::Object &O,
                                    const std::string &KernelKey,
                                    llvm::StringRef GroupsKey,
                                    llvm::StringRef ThreadsKey,
-                                   llvm::StringRef ConstantsKey) {
+                                   llvm::StringRef ConstantsKey,
+                                   bool Sizes = false) {
   CHECK(num(&O, "dispatch_count") == 4);
   const llvm::json::Array *D = O.getArray("dispatches");
   REQUIRE(D);
@@ -266,9 +279,14 @@ inline void checkGpuDispatchesJson(const llvm::json::Object &O,
   REQUIRE(D1->getArray(ThreadsKey));
   CHECK(*D1->getArray(ThreadsKey) == llvm::json::Array{8, 8, 1});
   REQUIRE(D1->getArray(ConstantsKey));
-  CHECK(*D1->getArray(ConstantsKey) ==
-        llvm::json::Array{llvm::json::Object{{"id", 3}, {"value", 3}},
-                          llvm::json::Object{{"id", 4}, {"value", 1}}});
+  llvm::json::Array Constants;
+  if (Sizes) // Metal: the workgroup size's function constants too
+    for (int64_t Id = 0; Id < 3; ++Id)
+      Constants.push_back(
+          llvm::json::Object{{"id", Id}, {"value", Id == 2 ? 1 : 8}});
+  Constants.push_back(llvm::json::Object{{"id", 3}, {"value", 3}});
+  Constants.push_back(llvm::json::Object{{"id", 4}, {"value", 1}});
+  CHECK(*D1->getArray(ConstantsKey) == Constants);
   CHECK(num(D1, "push_constant_bytes") == 16);
   const llvm::json::Array *B1 = D1->getArray("bindings");
   REQUIRE(B1);

@@ -117,7 +117,7 @@ TEST_CASE("the Metal section lists kernels, dispatches, buffers and totals",
   CHECK(hasLine(Text, "dispatches: 4"));
   CHECK(hasLine(Text, "# kernel operator threadgroups threads constants push "
                       "bindings"));
-  checkGpuDispatchRows(Text);
+  checkGpuDispatchRows(Text, /*Sizes=*/true);
   checkGpuBufferPlanText(Text);
   CHECK(hasLine(Text, "MSL 1550"));
 }
@@ -208,7 +208,7 @@ TEST_CASE("the Metal JSON holds the same data as numbers",
   CHECK(num(K3, "dispatches") == 0);
 
   checkGpuDispatchesJson(*O, "kernel", "threadgroups", "threads_per_threadgroup",
-                         "function_constants");
+                         "function_constants", /*Sizes=*/true);
 
   checkGpuBufferPlanJson(*O, "msl", 1550);
 }

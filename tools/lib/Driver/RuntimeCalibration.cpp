@@ -1,7 +1,7 @@
 #include "Driver/RuntimeCalibration.h"
 
 #include "backends/common/KilnWriter.h"
-#include "backends/cpu/CpuTarget.h"
+#include "backends/kilnops/KilnOps.h"
 #include "kiln/kiln.h"
 
 #include "Support/Error.h"
@@ -115,7 +115,7 @@ runtimeCalibrationEngine(const Graph &G) {
                Why.str());
     return nullptr;
   };
-  auto Compiled = compileForCpu(G);
+  auto Compiled = lowerToKilnOps(G);
   if (!Compiled)
     return Interpreter(llvm::toString(Compiled.takeError()));
   const KilnModule &M = Compiled->Module;

@@ -75,19 +75,21 @@ std::optional<uint32_t> gpuConstant(const std::vector<fb::VulkanSpecConstant> &C
   return std::nullopt;
 }
 
-std::string gpuOtherConstantsText(const std::vector<fb::VulkanSpecConstant> &C) {
+std::string gpuOtherConstantsText(const std::vector<fb::VulkanSpecConstant> &C,
+                                  uint32_t FirstId) {
   std::string R;
   for (const fb::VulkanSpecConstant &K : C)
-    if (K.id() > 2)
+    if (K.id() >= FirstId)
       R += (R.empty() ? "" : " ") + std::to_string(K.id()) + "=" +
            std::to_string(K.value());
   return R.empty() ? "-" : R;
 }
 
-llvm::json::Array gpuOtherConstantsJson(const std::vector<fb::VulkanSpecConstant> &C) {
+llvm::json::Array gpuOtherConstantsJson(const std::vector<fb::VulkanSpecConstant> &C,
+                                        uint32_t FirstId) {
   llvm::json::Array R;
   for (const fb::VulkanSpecConstant &K : C)
-    if (K.id() > 2)
+    if (K.id() >= FirstId)
       R.push_back(llvm::json::Object{{"id", int64_t(K.id())},
                                      {"value", int64_t(K.value())}});
   return R;

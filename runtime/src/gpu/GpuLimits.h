@@ -1,0 +1,24 @@
+// Limits on the GPU payloads (Vulkan and Metal, gpu/GpuBuffersVerifier.h):
+// they bound the work and memory the loader spends on an untrusted file.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kiln::rt::limits {
+
+/// What a Vulkan or Metal payload may hold (the two share the buffer,
+/// dispatch and binding tables): modules or kernels, buffers and their
+/// bytes (64 GiB), dispatches, the storage buffers one dispatch binds.
+constexpr size_t MaxVulkanShaders = 4096;
+constexpr size_t MaxVulkanBuffers = 4096;
+constexpr uint64_t MaxVulkanBufferBytes = uint64_t(1) << 36;
+constexpr size_t MaxVulkanDispatches = size_t(1) << 20;
+constexpr size_t MaxVulkanBindings = 64;
+/// Workgroups per dimension of one dispatch: every Vulkan device allows
+/// this many (the minimum of maxComputeWorkGroupCount).
+constexpr uint32_t MaxVulkanGroupCount = 65535;
+/// Bytes of push constants (the minimum of maxPushConstantsSize).
+constexpr uint32_t MaxVulkanPushBytes = 128;
+
+} // namespace kiln::rt::limits

@@ -1,0 +1,70 @@
+// The Metal target's entry in the runtime's registry (Targets.def): its
+// payload is verified in every build, so that tools read Metal files
+// anywhere; the executor (Objective-C++) needs KILN_WITH_METAL, on Apple.
+#include "gpu/GpuBuffersVerifier.h"
+#include "metal/MetalPayloadVerifier.h"
+#include "target/RuntimeTarget.h"
+#ifdef KILN_WITH_METAL
+#include "metal/MetalExecutor.h"
+#endif
+
+#include <cstddef>
+
+namespace kiln::rt {
+
+namespace {
+
+Status verifyMetalFile(const fb::Model &M, LoadedModel &LM) {
+  if (Status S = verifyGpuIo(LM))
+    return S;
+  return verifyMetalPayload(M, LM.Tensors);
+}
+
+#ifdef KILN_WITH_METAL
+Status createMetalExecutor(std::shared_ptr<const LoadedModel> Model,
+                           const SessionOptions &Opts,
+                           std::unique_ptr<Executor> &Out, Executor *) {
+  std::unique_ptr<metal::MetalExecutor> Mtl;
+  if (Status S = metal::MetalExecutor::create(std::move(Model), Opts, Mtl))
+    return S;
+  Out = std::move(Mtl);
+  return Status::ok();
+}
+#endif
+
+Status readMetalOptions(const kiln_session_options &C, SessionOptions &Opts) {
+  const kiln_metal_options *Metal =
+      hasOptionsField(C, offsetof(kiln_session_options, metal)) ? C.metal
+                                                                : nullptr;
+  if (!Metal)
+    return Status::ok();
+  if (Metal->struct_size != sizeof(kiln_metal_options))
+    return invalidArgument("kiln_session_create: metal options not "
+                           "initialized with kiln_metal_options_init");
+  if (Metal->binary_archive_path)
+    Opts.Metal.BinaryArchivePath = Metal->binary_archive_path;
+  return Status::ok();
+}
+
+} // namespace
+
+const RuntimeTarget &metalRuntimeTarget() {
+  static const RuntimeTarget Entry = [] {
+    RuntimeTarget T;
+    T.Loader.Value = fb::Target::METAL;
+    T.Loader.Name = "metal";
+    T.Loader.Payload = fb::TargetPayload::MetalPayload;
+    T.Loader.PayloadRuns = true;
+    T.Loader.GpuLayouts = true;
+    T.Loader.VerifyPayload = verifyMetalFile;
+    T.BuildOption = "Metal (KILN_WITH_METAL, Apple only)";
+#ifdef KILN_WITH_METAL
+    T.CreateExecutor = createMetalExecutor;
+#endif
+    T.ReadOptions = readMetalOptions;
+    return T;
+  }();
+  return Entry;
+}
+
+} // namespace kiln::rt

@@ -1,0 +1,48 @@
+# The Vulkan target (included by runtime/CMakeLists.txt for Targets.def's
+# vulkan line).
+target_sources(kiln_runtime_objects PRIVATE
+  src/vulkan/VulkanTarget.cpp
+  src/vulkan/VulkanPayloadVerifier.cpp
+  src/vulkan/SpirvReflection.cpp)
+
+# The loader verifies Vulkan files in every build: SPIRV-Tools validates
+# their SPIR-V modules and SPIRV-Cross reflects them where the build has
+# them (scripts/install-deps.sh: spirv-tools, libspirv-cross-c-shared-dev;
+# Debian ships SPIRV-Tools as a position-independent static library). A
+# build without them (the aarch64 cross build) keeps the structural checks.
+find_package(SPIRV-Tools CONFIG QUIET)
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(KILN_SPIRV_CROSS QUIET IMPORTED_TARGET spirv-cross-c-shared)
+endif()
+set(kiln_spirv_libs)
+if(TARGET SPIRV-Tools-shared)
+  list(APPEND kiln_spirv_libs SPIRV-Tools-shared)
+elseif(TARGET SPIRV-Tools-static)
+  list(APPEND kiln_spirv_libs SPIRV-Tools-static)
+endif()
+if(kiln_spirv_libs)
+  target_compile_definitions(kiln_runtime_objects PRIVATE KILN_WITH_SPIRV_TOOLS)
+endif()
+if(KILN_SPIRV_CROSS_FOUND)
+  list(APPEND kiln_spirv_libs PkgConfig::KILN_SPIRV_CROSS)
+  target_compile_definitions(kiln_runtime_objects PRIVATE KILN_WITH_SPIRV_CROSS)
+endif()
+target_link_libraries(kiln_runtime_objects PRIVATE ${kiln_spirv_libs})
+list(APPEND kiln_runtime_libs ${kiln_spirv_libs})
+message(STATUS "Vulkan files verified with SPIRV-Tools / SPIRV-Cross: "
+               "${kiln_spirv_libs}")
+
+# The Vulkan executor (src/vulkan), where libvulkan-dev is installed
+# (KILN_WITH_VULKAN, cmake/KilnDependencies.cmake).
+if(KILN_WITH_VULKAN)
+  target_sources(kiln_runtime_objects PRIVATE
+    src/vulkan/VulkanDevice.cpp
+    src/vulkan/VulkanBuffers.cpp
+    src/vulkan/VulkanExecutor.cpp
+    src/vulkan/VulkanPipelines.cpp
+    src/vulkan/PipelineCache.cpp)
+  target_link_libraries(kiln_runtime_objects PRIVATE Vulkan::Vulkan)
+  list(APPEND kiln_runtime_libs Vulkan::Vulkan)
+  target_compile_definitions(kiln_runtime_objects PRIVATE KILN_WITH_VULKAN)
+endif()

@@ -1,0 +1,83 @@
+// The Vulkan target's entry in the runtime's registry (Targets.def): its
+// payload is verified in every build (SPIR-V validated and reflected where
+// the build has SPIRV-Tools and SPIRV-Cross); the executor needs
+// KILN_WITH_VULKAN.
+#include "gpu/GpuBuffersVerifier.h"
+#include "target/RuntimeTarget.h"
+#include "vulkan/VulkanPayloadVerifier.h"
+#ifdef KILN_WITH_VULKAN
+#include "vulkan/VulkanExecutor.h"
+#endif
+
+#include <cstddef>
+
+namespace kiln::rt {
+
+namespace {
+
+Status verifyVulkanFile(const fb::Model &M, LoadedModel &LM) {
+  if (Status S = verifyGpuIo(LM))
+    return S;
+  auto Info = std::make_shared<VulkanPayloadInfo>();
+  if (Status S = verifyVulkanPayload(M, LM.Tensors, Info->Modules))
+    return S;
+  LM.Payload = std::move(Info);
+  return Status::ok();
+}
+
+#ifdef KILN_WITH_VULKAN
+Status createVulkanExecutor(std::shared_ptr<const LoadedModel> Model,
+                            const SessionOptions &Opts,
+                            std::unique_ptr<Executor> &Out, Executor *) {
+  std::unique_ptr<vk::VulkanExecutor> Vk;
+  if (Status S = vk::VulkanExecutor::create(std::move(Model), Opts, Vk))
+    return S;
+  Out = std::move(Vk);
+  return Status::ok();
+}
+#endif
+
+/// kiln_vulkan_options (fp16_arithmetic appended in 1.8).
+Status readVulkanOptions(const kiln_session_options &C, SessionOptions &Opts) {
+  const kiln_vulkan_options *Vulkan =
+      hasOptionsField(C, offsetof(kiln_session_options, vulkan)) ? C.vulkan
+                                                                 : nullptr;
+  if (!Vulkan)
+    return Status::ok();
+  constexpr size_t Fp16MathAt = offsetof(kiln_vulkan_options, fp16_arithmetic);
+  if (Vulkan->struct_size != sizeof(kiln_vulkan_options) &&
+      Vulkan->struct_size != Fp16MathAt)
+    return invalidArgument("kiln_session_create: vulkan options not "
+                           "initialized with kiln_vulkan_options_init");
+  Opts.Vulkan.DeviceIndex = Vulkan->device_index;
+  Opts.Vulkan.Validation = Vulkan->validation != 0;
+  if (Vulkan->pipeline_cache_dir)
+    Opts.Vulkan.PipelineCacheDir = Vulkan->pipeline_cache_dir;
+  if (Vulkan->struct_size > Fp16MathAt &&
+      Vulkan->fp16_arithmetic == KILN_VULKAN_FP16_ARITHMETIC_OFF)
+    Opts.Vulkan.Fp16Arithmetic = false;
+  return Status::ok();
+}
+
+} // namespace
+
+const RuntimeTarget &vulkanRuntimeTarget() {
+  static const RuntimeTarget Entry = [] {
+    RuntimeTarget T;
+    T.Loader.Value = fb::Target::VULKAN;
+    T.Loader.Name = "vulkan";
+    T.Loader.Payload = fb::TargetPayload::VulkanPayload;
+    T.Loader.PayloadRuns = true;
+    T.Loader.GpuLayouts = true;
+    T.Loader.VerifyPayload = verifyVulkanFile;
+    T.BuildOption = "Vulkan (KILN_WITH_VULKAN)";
+#ifdef KILN_WITH_VULKAN
+    T.CreateExecutor = createVulkanExecutor;
+#endif
+    T.ReadOptions = readVulkanOptions;
+    return T;
+  }();
+  return Entry;
+}
+
+} // namespace kiln::rt
