@@ -8,6 +8,8 @@
 #include "passes/quant/QuantizeGraph.h"
 #include "schema/kiln_generated.h"
 
+#include "Support/Error.h"
+
 #include "llvm/Support/Path.h"
 
 namespace kiln {
@@ -63,6 +65,28 @@ writeRequestedKilnFile(const EmitRequest &R, KilnModule &M, uint64_t &FileBytes,
       },
       R.SourceHash ? LateSourceHash([&R] { return R.SourceHash(); })
                    : LateSourceHash());
+}
+
+/// What every .kiln target's Emit ends with: M's metadata filled from R
+/// (fillMetadata), then the file written (writeRequestedKilnFile, with the
+/// target's own Check when given).
+inline llvm::Error emitKilnModule(const EmitRequest &R, QuantizeMode Mode,
+                                  KilnModule &M, uint64_t &FileBytes,
+                                  llvm::function_ref<llvm::Error()> Check = nullptr) {
+  fillMetadata(*M.Model.metadata, R, Mode);
+  return writeRequestedKilnFile(R, M, FileBytes, Check);
+}
+
+/// The GPU targets' refusal of int8 (their kernels have no int8 variants
+/// yet), naming the target ("Vulkan", "Metal"); success for none and fp16.
+inline llvm::Error refuseGpuInt8(const EmitRequest &R, QuantizeMode Mode,
+                                 llvm::StringRef Target) {
+  if (Mode == QuantizeMode::None || Mode == QuantizeMode::Fp16)
+    return llvm::Error::success();
+  return inputError("{0}: the {1} target does not take --quantize {2} yet; "
+                    "convert without --quantize or with --quantize fp16",
+                    R.Input, Target,
+                    Mode == QuantizeMode::Int8 ? "int8" : "int8-dynamic");
 }
 
 } // namespace kiln

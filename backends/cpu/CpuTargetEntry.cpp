@@ -36,15 +36,14 @@ llvm::Expected<std::unique_ptr<TargetReport>> emitCpu(const Graph &G,
     Facts.Quantize = *R.Quantize;
   Facts.Request.Quantize = nullptr; // the report reads Facts.Quantize
   Facts.Prepack = optionOr(R, "prepack", "portable");
-  fillMetadata(*Compiled->Module.Model.metadata, R, Facts.Quantize.Mode);
   if (Facts.Prepack == "native") {
     auto P = prepackForThisCpu(Compiled->Module);
     if (!P)
       return addContext(P.takeError(), R.Input);
     Facts.Prepacked = *P;
   }
-  if (llvm::Error E = writeRequestedKilnFile(
-          R, Compiled->Module, Facts.FileBytes,
+  if (llvm::Error E = emitKilnModule(
+          R, Facts.Quantize.Mode, Compiled->Module, Facts.FileBytes,
           [&] { return Facts.Prepacked.conversionError(); }))
     return E;
   Facts.SourceHash = R.SourceHash ? R.SourceHash() : 0;

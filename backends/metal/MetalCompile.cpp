@@ -1,13 +1,13 @@
-// compileForMetal: the Vulkan lowering, then its payload rewritten for
+// compileForMetal: the GPU dispatch lowering, then its payload rewritten for
 // Metal: each kernel a dispatch names (its fp16-arithmetic twin in fp16
 // files) translated to MSL once, in order of first use; each dispatch's
 // specialization constants kept as function constants where the MSL
 // declares them; its workgroup size (constants 0, 1, 2, else the module's)
 // as the threadgroup size and its group counts as the grid.
+#include "backends/gpu/GpuDispatchLowering.h"
+#include "backends/gpu/KernelCatalog.h"
 #include "backends/metal/MetalTarget.h"
 #include "backends/metal/MslTranslation.h"
-#include "backends/vulkan/KernelCatalog.h"
-#include "backends/vulkan/VulkanTarget.h"
 
 #include "Support/Error.h"
 
@@ -87,10 +87,10 @@ dispatchRecord(const fb::VulkanDispatchT &D, uint32_t KernelIndex,
 
 } // namespace
 
-std::vector<std::string> metalSupportedOps() { return vulkanSupportedOps(); }
+std::vector<std::string> metalSupportedOps() { return gpuSupportedOps(); }
 
 llvm::Error checkMetalGraph(const Graph &G) {
-  if (llvm::Error E = checkVulkanGraph(G)) {
+  if (llvm::Error E = checkGpuGraph(G)) {
     // The Vulkan target's list, in the Metal target's words.
     std::string Text = llvm::toString(std::move(E));
     for (size_t At; (At = Text.find("Vulkan target")) != std::string::npos;)
@@ -103,7 +103,7 @@ llvm::Error checkMetalGraph(const Graph &G) {
 llvm::Expected<MetalCompileResult> compileForMetal(const Graph &G, bool Fp16) {
   if (llvm::Error E = checkMetalGraph(G))
     return E;
-  auto Vk = compileForVulkan(G, Fp16);
+  auto Vk = lowerToGpuDispatches(G, Fp16);
   if (!Vk)
     return Vk.takeError();
   MetalCompileResult R;

@@ -76,19 +76,13 @@ private:
 llvm::Expected<std::unique_ptr<TargetReport>>
 emitMetal(const Graph &G, const EmitRequest &R) {
   QuantizeMode Mode = R.Quantize ? R.Quantize->Mode : QuantizeMode::None;
-  // The Vulkan kernels the MSL comes from have no int8 variants yet.
-  if (Mode != QuantizeMode::None && Mode != QuantizeMode::Fp16)
-    return inputError("{0}: the Metal target does not take --quantize {1} "
-                      "yet; convert without --quantize or with --quantize "
-                      "fp16",
-                      R.Input, Mode == QuantizeMode::Int8 ? "int8"
-                                                          : "int8-dynamic");
+  if (llvm::Error E = refuseGpuInt8(R, Mode, "Metal"))
+    return E;
   auto Compiled = compileForMetal(G, Mode == QuantizeMode::Fp16);
   if (!Compiled)
     return addContext(Compiled.takeError(), R.Input);
-  fillMetadata(*Compiled->Module.Model.metadata, R, Mode);
   uint64_t FileBytes = 0;
-  if (llvm::Error E = writeRequestedKilnFile(R, Compiled->Module, FileBytes))
+  if (llvm::Error E = emitKilnModule(R, Mode, Compiled->Module, FileBytes))
     return E;
   return std::make_unique<MetalConvertReport>(R, std::move(*Compiled),
                                               FileBytes);

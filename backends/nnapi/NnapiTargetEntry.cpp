@@ -153,9 +153,8 @@ emitNnapi(const Graph &G, const EmitRequest &R) {
   auto Compiled = compileForNnapi(G, *Level, Mode == QuantizeMode::Fp16);
   if (!Compiled)
     return addContext(Compiled.takeError(), R.Input);
-  fillMetadata(*Compiled->Module.Model.metadata, R, Mode);
   uint64_t FileBytes = 0;
-  if (llvm::Error E = writeRequestedKilnFile(R, Compiled->Module, FileBytes))
+  if (llvm::Error E = emitKilnModule(R, Mode, Compiled->Module, FileBytes))
     return E;
   std::string Precision =
       Mode == QuantizeMode::Int8 || arrivesStaticInt8(R)

@@ -4,7 +4,7 @@
 #include "backends/Target.h"
 #include "backends/TargetMetadata.h"
 #include "backends/common/KilnWriter.h"
-#include "backends/vulkan/VulkanTarget.h"
+#include "backends/gpu/GpuDispatchLowering.h"
 
 #include "Support/Error.h"
 #include "passes/Pipelines.h"
@@ -15,7 +15,7 @@ namespace {
 
 class VulkanConvertReport final : public TargetReport {
 public:
-  VulkanConvertReport(const EmitRequest &R, VulkanCompileResult C,
+  VulkanConvertReport(const EmitRequest &R, GpuDispatchResult C,
                       uint64_t FileBytes)
       : Input(R.Input), Output(R.Output), Pipeline(R.Pipeline),
         C(std::move(C)), FileBytes(FileBytes) {
@@ -71,7 +71,7 @@ public:
 
 private:
   std::string Input, Output, Pipeline;
-  VulkanCompileResult C;
+  GpuDispatchResult C;
   uint64_t FileBytes;
   int64_t OpsBefore = 0;
 };
@@ -79,20 +79,13 @@ private:
 llvm::Expected<std::unique_ptr<TargetReport>>
 emitVulkan(const Graph &G, const EmitRequest &R) {
   QuantizeMode Mode = R.Quantize ? R.Quantize->Mode : QuantizeMode::None;
-  // fp16 (the IR's weights are f16 already): fp16 storage of weights and
-  // activations. int8 kernels do not exist yet.
-  if (Mode != QuantizeMode::None && Mode != QuantizeMode::Fp16)
-    return inputError("{0}: the Vulkan target does not take --quantize {1} "
-                      "yet; convert without --quantize or with --quantize "
-                      "fp16",
-                      R.Input, Mode == QuantizeMode::Int8 ? "int8"
-                                                          : "int8-dynamic");
-  auto Compiled = compileForVulkan(G, Mode == QuantizeMode::Fp16);
+  if (llvm::Error E = refuseGpuInt8(R, Mode, "Vulkan"))
+    return E;
+  auto Compiled = lowerToGpuDispatches(G, Mode == QuantizeMode::Fp16);
   if (!Compiled)
     return addContext(Compiled.takeError(), R.Input);
-  fillMetadata(*Compiled->Module.Model.metadata, R, Mode);
   uint64_t FileBytes = 0;
-  if (llvm::Error E = writeRequestedKilnFile(R, Compiled->Module, FileBytes))
+  if (llvm::Error E = emitKilnModule(R, Mode, Compiled->Module, FileBytes))
     return E;
   return std::make_unique<VulkanConvertReport>(R, std::move(*Compiled),
                                                FileBytes);
@@ -107,8 +100,8 @@ Target vulkanTarget() {
                   "and dispatch records in the file, run by the kiln runtime";
   T.Status = TargetStatus::Works;
   T.FileTarget = int(fb::Target::VULKAN);
-  T.SupportedOps = vulkanSupportedOps;
-  T.Check = checkVulkanGraph;
+  T.SupportedOps = gpuSupportedOps;
+  T.Check = checkGpuGraph;
   T.Pipeline = pipelineForRuntimeTarget;
   T.Emit = emitVulkan;
   return T;

@@ -62,7 +62,7 @@
 #include "backends/nnapi/NnapiTarget.h"
 #include "backends/metal/MetalTarget.h"
 #ifdef KILN_MUTANTS_VULKAN
-#include "backends/vulkan/VulkanTarget.h"
+#include "backends/gpu/GpuDispatchLowering.h"
 #endif
 #include "IR/Parser.h"
 #include "frontends/onnx/OnnxImporter.h"
@@ -141,7 +141,7 @@ llvm::Expected<std::string> compileSeed(const std::string &Spec) {
   }
   if (Mode == "vulkan") {
 #ifdef KILN_MUTANTS_VULKAN
-    auto V = compileForVulkan(**G);
+    auto V = lowerToGpuDispatches(**G);
     if (!V)
       return V.takeError();
     return serializeKilnModule(V->Module);

@@ -21,8 +21,8 @@
 #include "ModelChecks.h"
 #include "backends/common/KilnWriter.h"
 #include "backends/metal/MetalTarget.h"
-#include "backends/vulkan/KernelCatalog.h"
-#include "backends/vulkan/VulkanTarget.h"
+#include "backends/gpu/KernelCatalog.h"
+#include "backends/gpu/GpuDispatchLowering.h"
 #include "vulkan/SpirvReflection.h"
 #include "passes/quant/QuantizeGraph.h"
 
@@ -169,7 +169,7 @@ std::string convertAndCheck(const GraphSource &Fresh, bool Fp16, size_t &Bytes) 
     Bytes = Out.size();
     if (std::string Why = loads(Out); !Why.empty())
       return Why;
-    auto V = compileForVulkan(**G, Fp16);
+    auto V = lowerToGpuDispatches(**G, Fp16);
     if (!V)
       return "vulkan: " + firstLine(V.takeError());
     if (std::string Why = checkAgainstVulkan(C->Module.Model, V->Module.Model);

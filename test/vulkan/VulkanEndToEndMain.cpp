@@ -26,7 +26,7 @@
 #include "EndToEndDriver.h"
 #include "ModelChecks.h"
 #include "backends/common/KilnWriter.h"
-#include "backends/vulkan/VulkanTarget.h"
+#include "backends/gpu/GpuDispatchLowering.h"
 #include "passes/quant/QuantizeGraph.h"
 #include "vulkan/VulkanDevice.h"
 
@@ -49,7 +49,7 @@ kiln_session_options vulkanOptions() {
 }
 
 llvm::Expected<std::string> compileToBytes(Graph &G, bool Fp16 = false) {
-  auto C = compileForVulkan(G, Fp16);
+  auto C = lowerToGpuDispatches(G, Fp16);
   if (!C)
     return C.takeError();
   return serializeKilnModule(C->Module);

@@ -27,6 +27,7 @@
 #include "vulkan/VulkanPayloadVerifier.h"
 #include "metal/MetalPipelines.h"
 #include "gpu/GpuReadback.h"
+#include "gpu/GpuReadbackPlan.h"
 
 #import <Foundation/Foundation.h>
 #import <Metal/Metal.h>
@@ -327,49 +328,28 @@ Status MetalExecutor::Impl::planReadback() {
   ReadsAfter.assign(N, {});
   if (!KeepIntermediates || !P.places())
     return Status::ok();
-  // As the Vulkan executor (VulkanExecutor::planReadback): the first place
-  // of each activation, read once its operator's last dispatch is done (an
-  // operator with none, a reshape aliasing its input, after the last
-  // dispatch before it; -1: before any, so nothing wrote it).
-  std::map<size_t, const fb::VulkanTensorPlace *> PlaceOf;
-  for (const fb::VulkanTensorPlace *Pl : *P.places())
-    PlaceOf.emplace(size_t(Pl->tensor()), Pl);
-  size_t NumOps = Model->numOperators();
-  std::vector<int64_t> LastOf(NumOps, -1);
+  std::vector<int32_t> Operators;
   for (size_t D = 0; D < N; ++D)
-    if (int32_t Op = P.dispatches()->Get(unsigned(D))->operator_();
-        Op >= 0 && size_t(Op) < NumOps)
-      LastOf[size_t(Op)] = int64_t(D);
-  int64_t Ready = -1;
-  for (size_t Op = 0; Op < NumOps; ++Op) {
-    Ready = std::max(Ready, LastOf[Op]);
-    const auto *Outs = Model->op(Op).outputs();
-    if (!Outs)
-      continue;
-    for (int32_t T : *Outs) {
-      auto It = PlaceOf.find(size_t(T));
-      if (It == PlaceOf.end() || IoBuffer.count(size_t(T)) ||
-          HostCopies.count(size_t(T)))
-        continue;
-      const fb::VulkanTensorPlace *Pl = It->second;
-      const TensorDesc &Desc = Model->Tensors[size_t(T)];
-      if (Pl->buffer() >= Buffers.size() ||
-          Pl->offset() > Buffers[Pl->buffer()].length ||
-          vulkanPlaceBytes(Desc, P.fp16()) >
-              Buffers[Pl->buffer()].length - Pl->offset())
-        return invalidModel("Metal: the place of tensor ", T,
-                            " is outside buffer ", Pl->buffer());
-      Readback R{size_t(T), Pl->buffer(), Pl->offset()};
-      bool Arena = P.buffers()->Get(Pl->buffer())->kind() ==
-                   fb::VulkanBufferKind::ARENA;
-      if (!Arena) // no dispatch changes INPUT, OUTPUT or WEIGHTS bytes later
-        HostReads.push_back(R);
-      else if (Ready >= 0)
-        ReadsAfter[size_t(Ready)].push_back(R);
-      else
-        continue; // nothing has written it: no value to read
-      HostCopies[size_t(T)].assign(Desc.Bytes, 0);
-    }
+    Operators.push_back(P.dispatches()->Get(unsigned(D))->operator_());
+  for (const PlannedRead &Plan : planGpuReadback(
+           *Model, *P.places(), *P.buffers(), Operators,
+           [&](size_t T) { return IoBuffer.count(T) != 0; })) {
+    const fb::VulkanTensorPlace *Pl = Plan.Place;
+    const TensorDesc &Desc = Model->Tensors[Plan.Tensor];
+    if (Pl->buffer() >= Buffers.size() ||
+        Pl->offset() > Buffers[Pl->buffer()].length ||
+        vulkanPlaceBytes(Desc, P.fp16()) >
+            Buffers[Pl->buffer()].length - Pl->offset())
+      return invalidModel("Metal: the place of tensor ", Plan.Tensor,
+                          " is outside buffer ", Pl->buffer());
+    Readback R{Plan.Tensor, Pl->buffer(), Pl->offset()};
+    if (!Plan.Arena) // no dispatch changes INPUT, OUTPUT or WEIGHTS bytes later
+      HostReads.push_back(R);
+    else if (Plan.Ready >= 0)
+      ReadsAfter[size_t(Plan.Ready)].push_back(R);
+    else
+      continue; // nothing has written it: no value to read
+    HostCopies[Plan.Tensor].assign(Desc.Bytes, 0);
   }
   return Status::ok();
 }

@@ -20,18 +20,6 @@ Status verifyMetalFile(const fb::Model &M, LoadedModel &LM) {
   return verifyMetalPayload(M, LM.Tensors);
 }
 
-#ifdef KILN_WITH_METAL
-Status createMetalExecutor(std::shared_ptr<const LoadedModel> Model,
-                           const SessionOptions &Opts,
-                           std::unique_ptr<Executor> &Out, Executor *) {
-  std::unique_ptr<metal::MetalExecutor> Mtl;
-  if (Status S = metal::MetalExecutor::create(std::move(Model), Opts, Mtl))
-    return S;
-  Out = std::move(Mtl);
-  return Status::ok();
-}
-#endif
-
 Status readMetalOptions(const kiln_session_options &C, SessionOptions &Opts) {
   const kiln_metal_options *Metal =
       hasOptionsField(C, offsetof(kiln_session_options, metal)) ? C.metal
@@ -59,7 +47,7 @@ const RuntimeTarget &metalRuntimeTarget() {
     T.Loader.VerifyPayload = verifyMetalFile;
     T.BuildOption = "Metal (KILN_WITH_METAL, Apple only)";
 #ifdef KILN_WITH_METAL
-    T.CreateExecutor = createMetalExecutor;
+    T.CreateExecutor = createExecutorOf<metal::MetalExecutor>;
 #endif
     T.ReadOptions = readMetalOptions;
     return T;

@@ -18,18 +18,6 @@ Status verifyNnapiFile(const fb::Model &M, LoadedModel &LM) {
   return verifyNnapiPayload(M, LM.Tensors);
 }
 
-#ifdef KILN_WITH_NNAPI
-Status createNnapiExecutor(std::shared_ptr<const LoadedModel> Model,
-                           const SessionOptions &Opts,
-                           std::unique_ptr<Executor> &Out, Executor *) {
-  std::unique_ptr<NnapiExecutor> Nn;
-  if (Status S = NnapiExecutor::create(std::move(Model), Opts, Nn))
-    return S;
-  Out = std::move(Nn);
-  return Status::ok();
-}
-#endif
-
 Status readNnapiOptions(const kiln_session_options &C, SessionOptions &Opts) {
   const kiln_nnapi_options *Nnapi =
       hasOptionsField(C, offsetof(kiln_session_options, nnapi)) ? C.nnapi
@@ -64,7 +52,7 @@ const RuntimeTarget &nnapiRuntimeTarget() {
     T.Loader.VerifyPayload = verifyNnapiFile;
     T.BuildOption = "NNAPI (KILN_WITH_NNAPI)";
 #ifdef KILN_WITH_NNAPI
-    T.CreateExecutor = createNnapiExecutor;
+    T.CreateExecutor = createExecutorOf<NnapiExecutor>;
 #endif
     T.ReadOptions = readNnapiOptions;
     return T;

@@ -37,6 +37,19 @@ struct RuntimeTarget {
                         SessionOptions &Opts) = nullptr;
 };
 
+/// RuntimeTarget::CreateExecutor for an executor class with
+/// `static Status create(Model, Opts, std::unique_ptr<ExecutorT> &)`.
+template <typename ExecutorT>
+Status createExecutorOf(std::shared_ptr<const LoadedModel> Model,
+                        const SessionOptions &Opts,
+                        std::unique_ptr<Executor> &Out, Executor *) {
+  std::unique_ptr<ExecutorT> E;
+  if (Status S = ExecutorT::create(std::move(Model), Opts, E))
+    return S;
+  Out = std::move(E);
+  return Status::ok();
+}
+
 /// Whether C, which ends at C.struct_size bytes, has the field at Offset.
 inline bool hasOptionsField(const kiln_session_options &C, size_t Offset) {
   return C.struct_size > Offset;

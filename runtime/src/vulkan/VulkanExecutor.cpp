@@ -2,6 +2,7 @@
 
 #include "vulkan/VulkanPayloadVerifier.h"
 #include "gpu/GpuReadback.h"
+#include "gpu/GpuReadbackPlan.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -343,50 +344,26 @@ Status VulkanExecutor::planReadback() {
   CopiesAfter.assign(N, {});
   if (!KeepIntermediates || !P.places())
     return Status::ok();
-  // The first place of each activation.
-  std::map<size_t, const fb::VulkanTensorPlace *> PlaceOf;
-  for (const fb::VulkanTensorPlace *Pl : *P.places())
-    PlaceOf.emplace(size_t(Pl->tensor()), Pl);
-  // When each operator's outputs are complete: after its last dispatch; an
-  // operator with none (a reshape aliasing its input's place) after the
-  // last dispatch before it, since its bytes are its input's, which are
-  // not overwritten before every reader of the alias has run. -1: before
-  // any dispatch.
-  size_t NumOps = Model->numOperators();
-  std::vector<int64_t> LastOf(NumOps, -1);
+  std::vector<int32_t> Operators;
   for (unsigned I = 0; I < N; ++I)
-    if (int32_t Op = P.dispatches()->Get(I)->operator_();
-        Op >= 0 && size_t(Op) < NumOps)
-      LastOf[size_t(Op)] = I;
-  int64_t Ready = -1;
+    Operators.push_back(P.dispatches()->Get(I)->operator_());
   VkDeviceSize End = 0;
-  for (size_t Op = 0; Op < NumOps; ++Op) {
-    Ready = std::max(Ready, LastOf[Op]);
-    const auto *Outs = Model->op(Op).outputs();
-    if (!Outs)
-      continue;
-    for (int32_t T : *Outs) {
-      auto It = PlaceOf.find(size_t(T));
-      if (It == PlaceOf.end() || IoBuffer.count(size_t(T)) ||
-          HostCopies.count(size_t(T)))
-        continue;
-      const fb::VulkanTensorPlace *Pl = It->second;
-      const DeviceBuffer &Buf = Buffers[Pl->buffer()];
-      bool Arena = P.buffers()->Get(Pl->buffer())->kind() ==
-                   fb::VulkanBufferKind::ARENA;
-      if (!Arena && Buf.Mapped) {
-        // INPUT, OUTPUT or WEIGHTS bytes: no dispatch changes them before
-        // the run ends, so they are read on the host then.
-        HostReads.push_back({size_t(T), Pl->buffer(), Pl->offset()});
-      } else if (Ready >= 0) {
-        CopiesAfter[size_t(Ready)].push_back(
-            {size_t(T), Pl->buffer(), Pl->offset(), End, Pl->size()});
-        End += (Pl->size() + 15) / 16 * 16;
-      } else {
-        continue; // nothing has written it: no value to read
-      }
-      HostCopies[size_t(T)].assign(Model->Tensors[size_t(T)].Bytes, 0);
+  for (const PlannedRead &R : planGpuReadback(
+           *Model, *P.places(), *P.buffers(), Operators,
+           [&](size_t T) { return IoBuffer.count(T) != 0; })) {
+    const fb::VulkanTensorPlace *Pl = R.Place;
+    if (!R.Arena && Buffers[Pl->buffer()].Mapped) {
+      // INPUT, OUTPUT or WEIGHTS bytes: no dispatch changes them before
+      // the run ends, so they are read on the host then.
+      HostReads.push_back({R.Tensor, Pl->buffer(), Pl->offset()});
+    } else if (R.Ready >= 0) {
+      CopiesAfter[size_t(R.Ready)].push_back(
+          {R.Tensor, Pl->buffer(), Pl->offset(), End, Pl->size()});
+      End += (Pl->size() + 15) / 16 * 16;
+    } else {
+      continue; // nothing has written it: no value to read
     }
+    HostCopies[R.Tensor].assign(Model->Tensors[R.Tensor].Bytes, 0);
   }
   if (!End)
     return Status::ok();

@@ -25,18 +25,6 @@ Status verifyVulkanFile(const fb::Model &M, LoadedModel &LM) {
   return Status::ok();
 }
 
-#ifdef KILN_WITH_VULKAN
-Status createVulkanExecutor(std::shared_ptr<const LoadedModel> Model,
-                            const SessionOptions &Opts,
-                            std::unique_ptr<Executor> &Out, Executor *) {
-  std::unique_ptr<vk::VulkanExecutor> Vk;
-  if (Status S = vk::VulkanExecutor::create(std::move(Model), Opts, Vk))
-    return S;
-  Out = std::move(Vk);
-  return Status::ok();
-}
-#endif
-
 /// kiln_vulkan_options (fp16_arithmetic appended in 1.8).
 Status readVulkanOptions(const kiln_session_options &C, SessionOptions &Opts) {
   const kiln_vulkan_options *Vulkan =
@@ -72,7 +60,7 @@ const RuntimeTarget &vulkanRuntimeTarget() {
     T.Loader.VerifyPayload = verifyVulkanFile;
     T.BuildOption = "Vulkan (KILN_WITH_VULKAN)";
 #ifdef KILN_WITH_VULKAN
-    T.CreateExecutor = createVulkanExecutor;
+    T.CreateExecutor = createExecutorOf<vk::VulkanExecutor>;
 #endif
     T.ReadOptions = readVulkanOptions;
     return T;

@@ -7,7 +7,7 @@
 // parameter, the [[function_constant(n)]] declarations, the absence of
 // threadgroup memory and barriers).
 #include "backends/metal/MslTranslation.h"
-#include "backends/vulkan/KernelCatalog.h"
+#include "backends/gpu/KernelCatalog.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
-// The Vulkan arena planner (backends/vulkan/ArenaPlanner.h): buffers alive
+// The Vulkan arena planner (backends/gpu/ArenaPlanner.h): buffers alive
 // at the same time never overlap, dead ones are reused, offsets are aligned,
 // and the plan is the one worked out by hand.
-#include "backends/vulkan/ArenaPlanner.h"
+#include "backends/gpu/ArenaPlanner.h"
 
 #include <catch2/catch.hpp>
 

@@ -3,8 +3,8 @@
 // in for its "_f16" kernel with the same dispatch records (no constant the
 // kernel lacks), only the twins need the Float16 capability
 // (shaderFloat16), and a file names each twin from its kernel's shader.
-#include "backends/vulkan/KernelCatalog.h"
-#include "backends/vulkan/VulkanProgram.h"
+#include "backends/gpu/KernelCatalog.h"
+#include "backends/gpu/VulkanProgram.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
-// The generic kernels' operand addressing (backends/vulkan/TensorAccess.h),
+// The generic kernels' operand addressing (backends/gpu/TensorAccess.h),
 // checked by evaluating the spec constants the way kernels/tensor_access.glsl
 // does and comparing with offsets computed by hand from the C4 and
 // row-major layouts.
-#include "backends/vulkan/TensorAccess.h"
+#include "backends/gpu/TensorAccess.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,9 +1,11 @@
-// The Vulkan target: compiles an optimized IR graph into a .kiln file whose
-// payload holds the SPIR-V kernels the model uses and one dispatch record
-// per kernel launch, for the kiln runtime's Vulkan executor, which knows no
-// operator. The graph is first lowered to kiln operators as for the CPU
-// (resolved padding, fused clamps, NHWC), then each operator to dispatches
-// on C4 activations (VulkanLowering.h).
+// The GPU dispatch lowering, shared by the Vulkan and Metal targets:
+// compiles an optimized IR graph into a module whose payload holds the
+// SPIR-V kernels the model uses and one dispatch record per kernel launch
+// (a VulkanPayload), for an executor that knows no operator. The Vulkan
+// target writes it as it is; the Metal target translates its kernels to MSL.
+// The graph is first lowered to kiln operators (backends/kilnops: resolved
+// padding, fused clamps, NHWC), then each operator to dispatches on C4
+// activations (VulkanLowering.h).
 #pragma once
 
 #include "backends/common/KilnModule.h"
@@ -17,7 +19,7 @@
 
 namespace kiln {
 
-struct VulkanCompileResult {
+struct GpuDispatchResult {
   KilnModule Module;
   /// Operators of the kiln graph (after fusion) and dispatches.
   size_t Operators = 0, Dispatches = 0;
@@ -32,13 +34,13 @@ struct VulkanCompileResult {
 };
 
 /// Lists every node the Vulkan target cannot run in one bad-input error.
-llvm::Error checkVulkanGraph(const Graph &G);
+llvm::Error checkGpuGraph(const Graph &G);
 /// The IR ops the Vulkan target runs, sorted.
-std::vector<std::string> vulkanSupportedOps();
+std::vector<std::string> gpuSupportedOps();
 /// Fp16 (--quantize fp16): weights and activations fp16 in memory, fp32
 /// arithmetic in the kernels, fp16 in their twins (run where the device has
 /// shaderFloat16); graph inputs and outputs stay f32.
-llvm::Expected<VulkanCompileResult> compileForVulkan(const Graph &G,
+llvm::Expected<GpuDispatchResult> lowerToGpuDispatches(const Graph &G,
                                                      bool Fp16 = false);
 
 } // namespace kiln

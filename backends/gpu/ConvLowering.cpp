@@ -1,7 +1,7 @@
 // CONV_2D on C4 tensors: depthwise (one filter per channel), dense (groups
 // 1) with weights packed as 4x4 blocks the kernel multiplies a vec4 by, and
 // any other grouping lane by lane. Bias is padded to whole blocks.
-#include "backends/vulkan/VulkanLowering.h"
+#include "backends/gpu/VulkanLowering.h"
 
 namespace kiln::vulkan {
 

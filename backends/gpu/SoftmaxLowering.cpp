@@ -1,6 +1,6 @@
 // SOFTMAX (and log-softmax) along one axis of a PLAIN tensor; a C4 input is
 // made PLAIN first.
-#include "backends/vulkan/VulkanLowering.h"
+#include "backends/gpu/VulkanLowering.h"
 
 namespace kiln::vulkan {
 

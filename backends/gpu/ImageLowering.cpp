@@ -1,7 +1,7 @@
 // PIXELS_TO_TENSOR: the camera frame, uploaded as the u8 bytes the app holds
 // (the graph input's buffer), converted on the device into the C4 image the
 // first convolution reads (kernels/pixels_to_tensor.comp).
-#include "backends/vulkan/VulkanLowering.h"
+#include "backends/gpu/VulkanLowering.h"
 
 namespace kiln::vulkan {
 

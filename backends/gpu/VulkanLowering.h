@@ -18,8 +18,8 @@
 #pragma once
 
 #include "backends/common/KilnModule.h"
-#include "backends/vulkan/TensorAccess.h"
-#include "backends/vulkan/VulkanProgram.h"
+#include "backends/gpu/TensorAccess.h"
+#include "backends/gpu/VulkanProgram.h"
 
 #include "llvm/Support/Error.h"
 

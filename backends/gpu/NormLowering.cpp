@@ -1,7 +1,7 @@
 // LAYER_NORM over the trailing axes of a PLAIN tensor (a C4 input is made
 // PLAIN first), with constant weight and bias of one value per normalized
 // element.
-#include "backends/vulkan/VulkanLowering.h"
+#include "backends/gpu/VulkanLowering.h"
 
 namespace kiln::vulkan {
 

@@ -1,4 +1,4 @@
-#include "backends/vulkan/VulkanLowering.h"
+#include "backends/gpu/VulkanLowering.h"
 #include "backends/common/DeviceRefusals.h"
 
 #include "Support/Error.h"

@@ -1,14 +1,14 @@
-// compileForVulkan: the CPU target's lowering to kiln operators, then the
+// lowerToGpuDispatches: the CPU target's lowering to kiln operators, then the
 // Vulkan lowering of those operators to dispatches.
-#include "backends/vulkan/VulkanTarget.h"
+#include "backends/gpu/GpuDispatchLowering.h"
 #include "backends/kilnops/KilnOps.h"
-#include "backends/vulkan/VulkanLowering.h"
+#include "backends/gpu/VulkanLowering.h"
 
 #include <algorithm>
 
 namespace kiln {
 
-std::vector<std::string> vulkanSupportedOps() {
+std::vector<std::string> gpuSupportedOps() {
   // The IR ops whose kiln operators have no Vulkan kernel yet.
   static const char *const Missing[] = {
       "argmax", "argmin", "cast", "conv_transpose", "dequantize",
@@ -21,7 +21,7 @@ std::vector<std::string> vulkanSupportedOps() {
   return Ops;
 }
 
-llvm::Expected<VulkanCompileResult> compileForVulkan(const Graph &G,
+llvm::Expected<GpuDispatchResult> lowerToGpuDispatches(const Graph &G,
                                                      bool Fp16) {
   auto Lowered = lowerToKilnOps(G);
   if (!Lowered)
@@ -30,7 +30,7 @@ llvm::Expected<VulkanCompileResult> compileForVulkan(const Graph &G,
   auto Module = L.run();
   if (!Module)
     return Module.takeError();
-  VulkanCompileResult R;
+  GpuDispatchResult R;
   R.Module = std::move(*Module);
   R.Fp16 = Fp16;
   R.Operators = R.Module.Model.operators.size();
@@ -54,8 +54,8 @@ llvm::Expected<VulkanCompileResult> compileForVulkan(const Graph &G,
   return R;
 }
 
-llvm::Error checkVulkanGraph(const Graph &G) {
-  auto R = compileForVulkan(G);
+llvm::Error checkGpuGraph(const Graph &G) {
+  auto R = lowerToGpuDispatches(G);
   return R ? llvm::Error::success() : R.takeError();
 }
 

@@ -3,7 +3,7 @@
 // resampling kernel over at most two axes, on C4 or PLAIN tensors; an axis
 // that keeps its size and is needed as the kernel's second gets one
 // identity tap.
-#include "backends/vulkan/VulkanLowering.h"
+#include "backends/gpu/VulkanLowering.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,7 +1,7 @@
 // FULLY_CONNECTED: x[..., K] times OI weights [OUT][K] plus bias, with a
 // fused clamp. The input and output are PLAIN, or C4 [N, 1, 1, C] (whose
 // rows are padded to four channels); any other C4 input is made PLAIN first.
-#include "backends/vulkan/VulkanLowering.h"
+#include "backends/gpu/VulkanLowering.h"
 
 namespace kiln::vulkan {
 

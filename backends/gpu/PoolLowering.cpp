@@ -1,7 +1,7 @@
 // Pooling on C4 tensors: windowed max and average (pool2d_c4), and global
 // average and max over the image (global_pool_c4), which a REDUCE mean or
 // max over H and W that keeps them is too.
-#include "backends/vulkan/VulkanLowering.h"
+#include "backends/gpu/VulkanLowering.h"
 
 #include <limits>
 

@@ -3,7 +3,7 @@
 // A RESHAPE between two tensors with the same bytes is an alias, not a
 // dispatch; converting a graph input from NCHW to C4, or a C4 result back to
 // an NCHW graph output, is the TRANSPOSE the graph already has.
-#include "backends/vulkan/VulkanLowering.h"
+#include "backends/gpu/VulkanLowering.h"
 
 namespace kiln::vulkan {
 

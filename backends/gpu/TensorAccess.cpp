@@ -1,4 +1,4 @@
-#include "backends/vulkan/TensorAccess.h"
+#include "backends/gpu/TensorAccess.h"
 
 #include <cassert>
 

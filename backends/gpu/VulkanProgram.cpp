@@ -1,6 +1,6 @@
-#include "backends/vulkan/VulkanProgram.h"
-#include "backends/vulkan/ArenaPlanner.h"
-#include "backends/vulkan/KernelCatalog.h"
+#include "backends/gpu/VulkanProgram.h"
+#include "backends/gpu/ArenaPlanner.h"
+#include "backends/gpu/KernelCatalog.h"
 
 #include <algorithm>
 #include <cassert>

@@ -5,7 +5,7 @@
 // ASPP 5). A concat of more inputs becomes one dispatch per seven, each
 // writing its own range of the output, with no intermediate copies. A
 // constant input (a ViT's class token) is read from a PLAIN weight blob.
-#include "backends/vulkan/VulkanLowering.h"
+#include "backends/gpu/VulkanLowering.h"
 
 #include <map>
 

@@ -1,4 +1,4 @@
-#include "backends/vulkan/ArenaPlanner.h"
+#include "backends/gpu/ArenaPlanner.h"
 
 #include <algorithm>
 #include <numeric>

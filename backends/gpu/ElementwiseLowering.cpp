@@ -1,7 +1,7 @@
 // BINARY, UNARY and PRELU: one elementwise dispatch over the output with
 // numpy broadcasting (a broadcast axis reads with stride 0), on any mix of
 // C4 and PLAIN operands; constants are read from the weights as PLAIN.
-#include "backends/vulkan/VulkanLowering.h"
+#include "backends/gpu/VulkanLowering.h"
 
 #include <cmath>
 

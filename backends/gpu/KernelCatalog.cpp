@@ -1,4 +1,4 @@
-#include "backends/vulkan/KernelCatalog.h"
+#include "backends/gpu/KernelCatalog.h"
 
 #include "VulkanKernels.h"
 
