@@ -1,6 +1,6 @@
 // The arena planner: tensors alive at the same time never overlap, tensors
 // that are not may share bytes, and slots are aligned and padded.
-#include "session/MemoryPlanner.h"
+#include "cpu/MemoryPlanner.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 #include "cpu/CpuExecutor.h"
 
 #include "loader/BlockedLayout.h"
-#include "session/MemoryPlanner.h"
+#include "cpu/MemoryPlanner.h"
 #include "RoundUp.h"
 #include "cpu/WeightWidening.h"
 

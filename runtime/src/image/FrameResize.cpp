@@ -1,6 +1,6 @@
 #include "image/FrameResize.h"
 
-#include "cpu/reference/PoolHandOff.h"
+#include "PoolHandOff.h"
 
 #include <pthreadpool.h>
 

@@ -24,7 +24,7 @@
 // is that operator's time; the waits between them are not counted).
 #include "metal/MetalExecutor.h"
 
-#include "vulkan/VulkanPayloadVerifier.h"
+#include "gpu/GpuBuffersVerifier.h"
 #include "metal/MetalPipelines.h"
 #include "gpu/GpuReadback.h"
 #include "gpu/GpuReadbackPlan.h"

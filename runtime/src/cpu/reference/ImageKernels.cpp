@@ -1,6 +1,6 @@
 // PIXELS_TO_TENSOR on the CPU: image/PixelConversion.h's rows split over the
 // session's threads.
-#include "cpu/reference/PoolHandOff.h"
+#include "PoolHandOff.h"
 #include "cpu/reference/ReferenceKernels.h"
 #include "image/PixelConversion.h"
 

@@ -7,7 +7,7 @@
 // is a 256-entry table of its f32 function on every input value,
 // requantized; max pooling moves values; global average pooling averages
 // (x - x_zp) and requantizes; QUANTIZE/DEQUANTIZE convert.
-#include "cpu/reference/PoolHandOff.h"
+#include "PoolHandOff.h"
 #include "cpu/reference/ReferenceKernels.h"
 
 #include <algorithm>

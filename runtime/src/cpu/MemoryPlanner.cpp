@@ -1,4 +1,4 @@
-#include "session/MemoryPlanner.h"
+#include "cpu/MemoryPlanner.h"
 
 #include "RoundUp.h"
 
