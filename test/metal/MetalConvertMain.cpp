@@ -9,7 +9,7 @@
 //     and dispatch for dispatch the same bindings, grid and operator, with
 //     the same kernel (its fp16-arithmetic twin in fp16 files);
 //   - record for every kernel what an independent reflection of its SPIR-V
-//     says (the runtime's loader/SpirvReflection: storage buffers,
+//     says (the runtime's vulkan/SpirvReflection: storage buffers,
 //     specialization constants, workgroup size), and for every dispatch the
 //     threadgroup size its constants give.
 // Models the Vulkan target cannot run count as UNSUPPORTED; examples and

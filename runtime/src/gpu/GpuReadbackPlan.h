@@ -3,6 +3,7 @@
 // and Metal executors share this plan and differ only in how they copy.
 #pragma once
 
+#include "gpu/GpuBuffersVerifier.h"
 #include "loader/LoadedModel.h"
 
 #include "schema/kiln_generated.h"
@@ -30,11 +31,12 @@ struct PlannedRead {
 
 /// One entry per operator output with a place, in operator order, but for
 /// the tensors Skip names (graph inputs and outputs, read from their own
-/// buffers). DispatchOperators: each dispatch's operator (-1: none).
+/// buffers) and places naming no buffer of Buffers. Empty when the payload
+/// has no places or no buffers (either may be absent). DispatchOperators:
+/// each dispatch's operator (-1: none).
 std::vector<PlannedRead>
-planGpuReadback(const LoadedModel &Model,
-                const flatbuffers::Vector<flatbuffers::Offset<fb::VulkanTensorPlace>> &Places,
-                const flatbuffers::Vector<flatbuffers::Offset<fb::VulkanBuffer>> &Buffers,
+planGpuReadback(const LoadedModel &Model, const GpuPlaces *Places,
+                const GpuBuffers *Buffers,
                 const std::vector<int32_t> &DispatchOperators,
                 const std::function<bool(size_t Tensor)> &Skip);
 

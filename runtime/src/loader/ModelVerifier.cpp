@@ -18,6 +18,7 @@
 #include "numerics/PixelFormats.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 
@@ -452,10 +453,13 @@ Status resolveTarget(const fb::Model &M, const TargetCatalog &Catalog,
       return unsupported("the file is for target ", unsigned(T),
                          ", which this runtime does not know; it runs: ",
                          Catalog.Runnable, " (update the kiln runtime)");
-    return unsupported("the file is for the ", fb::EnumNameTarget(T),
+    std::string Name = fb::EnumNameTarget(T);
+    for (char &C : Name)
+      C = char(std::tolower(static_cast<unsigned char>(C)));
+    return unsupported("the file is for the ", Name,
                        " target, and this runtime runs only: ",
                        Catalog.Runnable, "; convert the model for one of "
-                       "those, or use a runtime built with it");
+                       "those, or use a runtime built with ", Name);
   }
   if (M.payload_type() != fb::TargetPayload::NONE &&
       M.payload_type() != R->Payload)

@@ -1,6 +1,6 @@
 // The Metal executor (MetalExecutor.h): buffers, weight upload, per-dispatch
 // plans checked against the device at creation, and the run. Compiled with
-// -fobjc-arc (runtime/CMakeLists.txt): the Metal objects Impl holds are
+// -fobjc-arc (runtime/src/metal/Sources.cmake): the Metal objects Impl holds are
 // strong references, released when the executor is destroyed; nothing here
 // retains or releases by hand.
 //
@@ -332,7 +332,7 @@ Status MetalExecutor::Impl::planReadback() {
   for (size_t D = 0; D < N; ++D)
     Operators.push_back(P.dispatches()->Get(unsigned(D))->operator_());
   for (const PlannedRead &Plan : planGpuReadback(
-           *Model, *P.places(), *P.buffers(), Operators,
+           *Model, P.places(), P.buffers(), Operators,
            [&](size_t T) { return IoBuffer.count(T) != 0; })) {
     const fb::VulkanTensorPlace *Pl = Plan.Place;
     const TensorDesc &Desc = Model->Tensors[Plan.Tensor];

@@ -1,7 +1,7 @@
 // The Metal executor's pipelines (MetalPipelines.h): MSL compilation with the
 // payload's language version, function-constant specialization, one
 // pipeline per distinct (kernel, constants), and the optional MTLBinaryArchive
-// cache. Compiled with -fobjc-arc (runtime/CMakeLists.txt).
+// cache. Compiled with -fobjc-arc (runtime/src/metal/Sources.cmake).
 #include "metal/MetalPipelines.h"
 
 #include <Availability.h>

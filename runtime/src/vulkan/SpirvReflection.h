@@ -2,7 +2,7 @@
 // magic number and length always; where the build has them, SPIRV-Tools'
 // validator (Vulkan 1.1 rules) and SPIRV-Cross's reflection of the module's
 // descriptors, specialization constants, push constants and workgroup size
-// (KILN_WITH_SPIRV_TOOLS, KILN_WITH_SPIRV_CROSS; runtime/CMakeLists.txt).
+// (KILN_WITH_SPIRV_TOOLS, KILN_WITH_SPIRV_CROSS; vulkan/Sources.cmake).
 #pragma once
 
 #include "Status.h"

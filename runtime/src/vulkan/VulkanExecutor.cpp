@@ -349,7 +349,7 @@ Status VulkanExecutor::planReadback() {
     Operators.push_back(P.dispatches()->Get(I)->operator_());
   VkDeviceSize End = 0;
   for (const PlannedRead &R : planGpuReadback(
-           *Model, *P.places(), *P.buffers(), Operators,
+           *Model, P.places(), P.buffers(), Operators,
            [&](size_t T) { return IoBuffer.count(T) != 0; })) {
     const fb::VulkanTensorPlace *Pl = R.Place;
     if (!R.Arena && Buffers[Pl->buffer()].Mapped) {

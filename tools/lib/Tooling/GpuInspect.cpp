@@ -75,7 +75,7 @@ std::optional<uint32_t> gpuConstant(const std::vector<fb::VulkanSpecConstant> &C
   return std::nullopt;
 }
 
-std::string gpuOtherConstantsText(const std::vector<fb::VulkanSpecConstant> &C,
+std::string gpuConstantsText(const std::vector<fb::VulkanSpecConstant> &C,
                                   uint32_t FirstId) {
   std::string R;
   for (const fb::VulkanSpecConstant &K : C)
@@ -85,7 +85,7 @@ std::string gpuOtherConstantsText(const std::vector<fb::VulkanSpecConstant> &C,
   return R.empty() ? "-" : R;
 }
 
-llvm::json::Array gpuOtherConstantsJson(const std::vector<fb::VulkanSpecConstant> &C,
+llvm::json::Array gpuConstantsJson(const std::vector<fb::VulkanSpecConstant> &C,
                                         uint32_t FirstId) {
   llvm::json::Array R;
   for (const fb::VulkanSpecConstant &K : C)

@@ -48,9 +48,9 @@ std::optional<uint32_t> gpuConstant(const std::vector<fb::VulkanSpecConstant> &C
 /// The constants from id FirstId on: "3=16 4=1", "-". Vulkan's text starts
 /// at 3, after the workgroup size (ids 0..2, its own column); Metal's at 0,
 /// since its function constants are what the pipeline is compiled with.
-std::string gpuOtherConstantsText(const std::vector<fb::VulkanSpecConstant> &C,
+std::string gpuConstantsText(const std::vector<fb::VulkanSpecConstant> &C,
                                   uint32_t FirstId = 3);
-llvm::json::Array gpuOtherConstantsJson(const std::vector<fb::VulkanSpecConstant> &C,
+llvm::json::Array gpuConstantsJson(const std::vector<fb::VulkanSpecConstant> &C,
                                         uint32_t FirstId = 3);
 
 /// A dispatch's bindings: "buf#0[0, +1024] buf#1[0, +64]", "-".

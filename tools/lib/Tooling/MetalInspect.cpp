@@ -142,7 +142,7 @@ std::string metalTextSection(const fb::ModelT &M, bool Detail) {
                       gpuTripleText(D.threads_per_threadgroup_x,
                                     D.threads_per_threadgroup_y,
                                     D.threads_per_threadgroup_z),
-                      gpuOtherConstantsText(D.function_constants, 0),
+                      gpuConstantsText(D.function_constants, 0),
                       std::to_string(D.push_constants.size()) + " B",
                       gpuBindingsText(D.bindings)});
     }
@@ -208,7 +208,7 @@ llvm::json::Value metalJsonSection(const fb::ModelT &M) {
          llvm::json::Array{int64_t(D.threads_per_threadgroup_x),
                            int64_t(D.threads_per_threadgroup_y),
                            int64_t(D.threads_per_threadgroup_z)}},
-        {"function_constants", gpuOtherConstantsJson(D.function_constants, 0)},
+        {"function_constants", gpuConstantsJson(D.function_constants, 0)},
         {"push_constant_bytes", int64_t(D.push_constants.size())},
         {"bindings", gpuBindingsJson(D.bindings)}});
   }

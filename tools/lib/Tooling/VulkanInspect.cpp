@@ -102,7 +102,7 @@ std::string vulkanTextSection(const fb::ModelT &M, bool Detail) {
                       gpuOperatorName(M, D.operator_),
                       gpuTripleText(D.group_count_x, D.group_count_y,
                                     D.group_count_z),
-                      workgroupText(D), gpuOtherConstantsText(D.spec_constants),
+                      workgroupText(D), gpuConstantsText(D.spec_constants),
                       std::to_string(D.push_constants.size()) + " B",
                       gpuBindingsText(D.bindings)});
     }
@@ -151,7 +151,7 @@ llvm::json::Value vulkanJsonSection(const fb::ModelT &M) {
                                           int64_t(D.group_count_y),
                                           int64_t(D.group_count_z)}},
         {"workgroup_size", std::move(Workgroup)},
-        {"spec_constants", gpuOtherConstantsJson(D.spec_constants)},
+        {"spec_constants", gpuConstantsJson(D.spec_constants)},
         {"push_constant_bytes", int64_t(D.push_constants.size())},
         {"bindings", gpuBindingsJson(D.bindings)}});
   }
