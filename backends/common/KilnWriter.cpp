@@ -53,8 +53,8 @@ llvm::Error checkSegmentIndices(const KilnModule &M) {
   return llvm::Error::success();
 }
 
-/// 1.11 for BOX_NMS, 1.10 for image inputs (PIXELS_TO_TENSOR), 1.9 for
-/// symbolic dims, else 1.8.
+/// 1.12 for Metal kernels that read buffer lengths, 1.11 for BOX_NMS, 1.10
+/// for image inputs (PIXELS_TO_TENSOR), 1.9 for symbolic dims, else 1.8.
 uint32_t requiredMinor(const fb::ModelT &Model) {
   uint32_t Minor =
       Model.symbols.empty() ? fb::StaticFileMinor : fb::SymbolicFileMinor;
@@ -63,6 +63,10 @@ uint32_t requiredMinor(const fb::ModelT &Model) {
       Minor = std::max<uint32_t>(Minor, 11);
     else if (Op->kind == fb::OpKind::PIXELS_TO_TENSOR)
       Minor = std::max<uint32_t>(Minor, 10);
+  if (const fb::MetalPayloadT *P = Model.payload.AsMetalPayload())
+    for (const auto &K : P->kernels)
+      if (K->buffer_size_index >= 0)
+        Minor = std::max<uint32_t>(Minor, 12);
   return Minor;
 }
 

@@ -26,6 +26,7 @@ std::unique_ptr<fb::MetalKernelT> kernelRecord(const std::string &Name,
   R->buffer_indices = std::move(K.BufferIndices);
   R->push_constant_index = K.PushConstantIndex;
   R->push_constant_bytes = K.PushConstantBytes;
+  R->buffer_size_index = K.BufferSizeIndex;
   for (const metal::FunctionConstant &C : K.FunctionConstants)
     R->function_constants.emplace_back(
         C.Id, static_cast<fb::MetalConstantType>(C.Type));

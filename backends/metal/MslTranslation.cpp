@@ -195,13 +195,26 @@ llvm::Expected<MslKernel> translateToMsl(llvm::StringRef Name,
     }
   }
 
+  // The bindings' lengths (GLSL's .length(), which every kiln kernel
+  // checks its indices against) come from a buffer of byte sizes at the
+  // first free index, indexed by [[buffer(n)]]; the executor fills it.
+  uint32_t SizesIndex = uint32_t(K.BufferIndices.size()) +
+                        (K.PushConstantIndex >= 0 ? 1 : 0);
+  spvc_compiler_options SizeOptions = nullptr;
+  if (spvc_compiler_create_compiler_options(Compiler, &SizeOptions) !=
+          SPVC_SUCCESS ||
+      spvc_compiler_options_set_uint(
+          SizeOptions, SPVC_COMPILER_OPTION_MSL_BUFFER_SIZE_BUFFER_INDEX,
+          SizesIndex) != SPVC_SUCCESS ||
+      spvc_compiler_install_compiler_options(Compiler, SizeOptions) !=
+          SPVC_SUCCESS)
+    return fail("the buffer-size buffer index is refused");
+
   const char *Source = nullptr;
   if (spvc_compiler_compile(Compiler, &Source) != SPVC_SUCCESS || !Source)
     return fail("compilation failed");
   if (spvc_compiler_msl_needs_buffer_size_buffer(Compiler))
-    return internalError("kernel '{0}' reads buffer lengths, which the Metal "
-                         "target does not pass",
-                         Name);
+    K.BufferSizeIndex = int32_t(SizesIndex);
   K.Source = Source;
   const char *Entry = spvc_compiler_get_cleansed_entry_point_name(
       Compiler, "main", SpvExecutionModelGLCompute);

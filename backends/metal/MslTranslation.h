@@ -40,6 +40,9 @@ struct MslKernel {
   /// [[buffer(n)]] of the push-constant block (-1: none) and its bytes.
   int32_t PushConstantIndex = -1;
   uint32_t PushConstantBytes = 0;
+  /// [[buffer(n)]] of the bindings' byte sizes (uint per [[buffer(m)]],
+  /// indexed by m) that the kernel's length checks read; -1: it reads none.
+  int32_t BufferSizeIndex = -1;
   /// Sorted by id.
   std::vector<FunctionConstant> FunctionConstants;
   /// The SPIR-V module's workgroup size, and the constant id that sets
@@ -50,11 +53,12 @@ struct MslKernel {
 };
 
 /// Translates kernel Name's SPIR-V to MSL. Storage buffer binding i is
-/// [[buffer(i)]] and the push-constant block the next index, assigned
-/// through spvc_compiler_msl_add_resource_binding (never declaration
-/// order). Fails, naming the kernel, where SPIRV-Cross fails or the MSL
-/// would need what the Metal executor does not provide (a buffer-size
-/// buffer, textures, a descriptor set other than 0).
+/// [[buffer(i)]], the push-constant block the next index and the
+/// buffer-size buffer the one after, assigned through
+/// spvc_compiler_msl_add_resource_binding and SPIRV-Cross's options (never
+/// declaration order). Fails, naming the kernel, where SPIRV-Cross fails or
+/// the MSL would need what the Metal executor does not provide (textures,
+/// a descriptor set other than 0).
 llvm::Expected<MslKernel> translateToMsl(llvm::StringRef Name,
                                          llvm::ArrayRef<uint32_t> Spirv);
 

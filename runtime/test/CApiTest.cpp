@@ -209,7 +209,7 @@ TEST_CASE("inputs, outputs and metadata are described", "[capi]") {
   uint32_t Major = 0, Minor = 99;
   kiln_schema_version(&Major, &Minor);
   REQUIRE(Major == 1);
-  REQUIRE(Minor == 11); // schema 1.11: BOX_NMS
+  REQUIRE(Minor == 12); // schema 1.12: Metal buffer lengths
 }
 
 TEST_CASE("argument errors are reported", "[capi]") {

@@ -18,6 +18,14 @@
 //                   lies) a dispatch's binding buffer/offset/size, group
 //                   count (0 or huge), workgroup size or shader index, a
 //                   SPIR-V word, a buffer's size or kind, a tensor's place
+//   constant lies   (Vulkan seeds, in place of the shape lies) a
+//                   dispatch's shape constant (specialization constant 5
+//                   or above) multiplied by 2 to 4, or a binding's size
+//                   halved: a file the loader accepts whose constants lie
+//                   about its bindings. Run with robustBufferAccess off
+//                   (KILN_VULKAN_ROBUST_BUFFER_ACCESS=off): the kernels'
+//                   own bounds checks must keep them inside their bindings
+//                   (docs/security.md).
 //   nnapi lies      (NNAPI seeds, likewise) an operand, operation, tensor,
 //                   operator or segment index out of range; an operation's
 //                   first input dropped or input 0 appended; a quantized
@@ -77,6 +85,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iterator>
 #include <map>
 #include <random>
@@ -175,9 +184,10 @@ class Mutator {
 public:
   explicit Mutator(uint64_t Seed) : Rng(Seed) {}
 
-  /// Applies mutation Kind (0..10) to a copy of Seed; Name says what it did.
+  /// Applies mutation Kind (0..11) to a copy of Seed; Name says what it did.
   /// A Vulkan seed takes vulkan lies (8) for half of kinds 6 and 7 (Kind is
-  /// updated), since its fp32 tensors have no quantization or blocking; an
+  /// updated), since its fp32 tensors have no quantization or blocking, and
+  /// constant lies (11) for kind 5; an
   /// NNAPI seed likewise takes nnapi lies (9), and a Metal seed metal lies
   /// (10), when one applies.
   std::string mutate(const std::string &Seed, unsigned &Kind, std::string &Name) {
@@ -186,6 +196,14 @@ public:
     if ((Kind == 6 || Kind == 7) && Seed.size() >= 8 &&
         M->payload_type() == fb::TargetPayload::VulkanPayload && Rng() % 2)
       Kind = 8;
+    if (Kind == 5 && Seed.size() >= 8 &&
+        M->payload_type() == fb::TargetPayload::VulkanPayload) {
+      for (unsigned Try = 0; Try < 16; ++Try)
+        if (lieAboutConstants(*M, Name)) {
+          Kind = 11;
+          return B;
+        }
+    }
     if ((Kind == 6 || Kind == 7) && Seed.size() >= 8 &&
         M->payload_type() == fb::TargetPayload::NnapiPayload && Rng() % 2) {
       for (unsigned Try = 0; Try < 16; ++Try)
@@ -501,6 +519,41 @@ private:
           ->mutate_operator_(int32_t(V));
     }
     }
+  }
+
+  /// A Vulkan dispatch's shape constant multiplied by 2 to 4, or one of its
+  /// bindings halved: the constants then claim more than the bindings hold,
+  /// and the loader, which cannot tell, accepts the file.
+  bool lieAboutConstants(fb::Model &M, std::string &Name) {
+    auto *P = static_cast<fb::VulkanPayload *>(M.mutable_payload());
+    auto *Ds = P ? P->mutable_dispatches() : nullptr;
+    if (!Ds || !Ds->size())
+      return false;
+    fb::VulkanDispatch *D = Ds->GetMutableObject(unsigned(pick(Ds->size())));
+    if (Rng() % 2) {
+      auto *Bs = D->mutable_bindings();
+      if (!Bs || !Bs->size())
+        return false;
+      unsigned I = unsigned(pick(Bs->size()));
+      auto *Bd = const_cast<fb::VulkanBinding *>(Bs->Get(I));
+      if (Bd->size() < 2)
+        return false;
+      Name = llvm::formatv("binding {0} size {1} -> {2}", I, Bd->size(),
+                           Bd->size() / 2);
+      Bd->mutate_size(Bd->size() / 2);
+      return true;
+    }
+    auto *Spec = D->mutable_spec_constants();
+    if (!Spec || !Spec->size())
+      return false;
+    auto *C = const_cast<fb::VulkanSpecConstant *>(Spec->Get(unsigned(pick(Spec->size()))));
+    if (C->id() < 5 || C->value() == 0 || C->value() > (1u << 20))
+      return false;
+    uint32_t Factor = 2 + uint32_t(Rng() % 3);
+    Name = llvm::formatv("spec constant {0}: {1} -> {2}", C->id(), C->value(),
+                         C->value() * Factor);
+    C->mutate_value(C->value() * Factor);
+    return true;
   }
 
   /// A Metal payload's field set to a value the loader must reject (none
@@ -1068,6 +1121,7 @@ int main(int Argc, char **Argv) {
   std::map<kiln::fuzz::Outcome, unsigned> Outcomes, NnapiOutcomes;
   std::map<unsigned, std::pair<unsigned, unsigned>> ByKind; // rejected, ran
   unsigned NnapiMutants = 0, NnapiLies = 0, MetalLies = 0, LiesLoaded = 0;
+  unsigned ConstantLies = 0;
   for (unsigned I = 0; I < Count; ++I) {
     // Eight in a row (every kind) from each seed in turn.
     unsigned Kind = I % 8;
@@ -1077,7 +1131,15 @@ int main(int Argc, char **Argv) {
     if (!WriteDir.empty())
       (void)writeFileAtomically(
           llvm::formatv("{0}/mutant-{1:D4}.kiln", WriteDir, I).str(), Mutant);
+    // A constant lie runs without robustBufferAccess: only the kernels'
+    // bounds checks hold it inside its bindings.
+    if (Kind == 11) {
+      ++ConstantLies;
+      setenv("KILN_VULKAN_ROBUST_BUFFER_ACCESS", "off", 1);
+    }
     kiln::fuzz::Outcome O = kiln::fuzz::runOne(Mutant);
+    if (Kind == 11)
+      unsetenv("KILN_VULKAN_ROBUST_BUFFER_ACCESS");
     ++Outcomes[O];
     (O == kiln::fuzz::Outcome::Ran ? ByKind[Kind].second : ByKind[Kind].first)++;
     if (IsNnapi(From)) {
@@ -1097,7 +1159,7 @@ int main(int Argc, char **Argv) {
   static const char *KindNames[] = {
       "bit flips",  "truncation",  "offset lies", "index lies", "cycles",
       "shape lies", "quant lies",  "layout lies", "vulkan lies", "nnapi lies",
-      "metal lies"};
+      "metal lies", "constant lies"};
   for (const auto &[Kind, RR] : ByKind)
     llvm::outs() << llvm::formatv("{0,-12} {1,4} rejected, {2,4} ran cleanly\n",
                                   KindNames[Kind], RR.first, RR.second);
@@ -1106,7 +1168,8 @@ int main(int Argc, char **Argv) {
       "the session was created, {4} failed cleanly while running, {5} ran; "
       "0 crashes; nnapi: {6} mutants of {7} seeds ({8} rejected when loaded, "
       "{9} when the session was created, {10} failed while running, {11} "
-      "ran), {12} nnapi lies, {13} metal lies, {14}\n",
+      "ran), {12} nnapi lies, {13} metal lies, {14}; {15} constant lies run "
+      "without robustBufferAccess\n",
       Count, Seeds.size(), Outcomes[kiln::fuzz::Outcome::RejectedAtLoad],
       Outcomes[kiln::fuzz::Outcome::RejectedAtSession],
       Outcomes[kiln::fuzz::Outcome::FailedRun],
@@ -1116,6 +1179,7 @@ int main(int Argc, char **Argv) {
       NnapiOutcomes[kiln::fuzz::Outcome::FailedRun],
       NnapiOutcomes[kiln::fuzz::Outcome::Ran], NnapiLies, MetalLies,
       LiesLoaded ? llvm::formatv("{0} NOT rejected when loaded", LiesLoaded).str()
-                 : std::string("all rejected when loaded"));
+                 : std::string("all rejected when loaded"),
+      ConstantLies);
   return LiesLoaded ? 1 : 0;
 }

@@ -16,12 +16,21 @@
 // does), and with fp16_arithmetic off (fp32 arithmetic, what a device
 // without it runs). Both must keep an SQNR of at least 40 dB against the
 // fp32 reference on every output; the worst of each is printed per model.
+// Every model that matches is also converted with its bindings halved (its
+// shape constants then lie about them) and run with robustBufferAccess on
+// and off: the outputs must be byte-identical, which holds only if every
+// kernel stays inside its bindings (docs/security.md; lavapipe bounds every
+// access whatever the setting, so there it cannot fail, but every kernel
+// runs on lying bindings). Before the models, one lie with a hand-computed
+// answer (checkClampedRead) tells checked kernels from trusting ones on
+// lavapipe too.
 //
 // With no Vulkan device the test fails when the environment has CI set
 // (a CI machine must have lavapipe), and exits 77 (skipped) otherwise.
 //
 //   kiln-vulkan-e2e [--suite DIR] [--examples DIR]... [--kir DIR]
 //                   [--filter S] [--verbose]
+#include "IR/Parser.h"
 #include "Interpreter/Interpreter.h"
 #include "EndToEndDriver.h"
 #include "ModelChecks.h"
@@ -33,6 +42,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 
@@ -134,6 +144,105 @@ std::string checkFp16(const GraphSource &Fresh,
   return Why;
 }
 
+/// The file of G with every dispatch's bindings halved (in 16-byte steps;
+/// bindings under 32 bytes kept), so that its shape constants claim up to
+/// twice what each binding holds, as a file whose constants lie about its
+/// bindings would. The kernels check their indices against the bindings'
+/// real lengths (docs/security.md), so they stay inside them: then
+/// robustBufferAccess, which discards what strays, changes nothing, and
+/// the outputs with it off equal those with it on, byte for byte. A kernel
+/// that trusted its constants would write past the bindings into the
+/// arena's other tensors with it off, on a device that honours the
+/// setting (lavapipe does not: it is always robust). "" or why not; Shrunk
+/// counts the bindings halved.
+std::string checkLyingBindings(Graph &G, const std::vector<Tensor> &Inputs,
+                               unsigned &Shrunk) {
+  auto C = lowerToGpuDispatches(G, false);
+  if (!C)
+    return "lying bindings: compile: " + firstLine(C.takeError());
+  for (auto &D : C->Module.Model.payload.AsVulkanPayload()->dispatches)
+    for (fb::VulkanBinding &B : D->bindings)
+      if (B.size() >= 32) {
+        B.mutate_size(B.size() / 32 * 16);
+        ++Shrunk;
+      }
+  auto Bytes = serializeKilnModule(C->Module);
+  if (!Bytes)
+    return "lying bindings: write: " + firstLine(Bytes.takeError());
+  std::vector<Tensor> Got[2];
+  for (bool Robust : {true, false}) {
+    kiln_vulkan_options V;
+    kiln_vulkan_options_init(&V);
+    V.robust_buffer_access = Robust ? KILN_VULKAN_ROBUST_BUFFER_ACCESS_AUTO
+                                    : KILN_VULKAN_ROBUST_BUFFER_ACCESS_OFF;
+    kiln_session_options O = vulkanOptions();
+    O.vulkan = &V;
+    if (std::string Why = runCompiled(*Bytes, Inputs, O, Got[Robust]);
+        !Why.empty())
+      return llvm::formatv("lying bindings (robustBufferAccess {0}): {1}",
+                           Robust ? "on" : "off", Why)
+          .str();
+  }
+  for (size_t I = 0; I < Got[0].size(); ++I)
+    if (Got[0][I].buffer().str() != Got[1][I].buffer().str())
+      return llvm::formatv("lying bindings: output {0} differs with "
+                           "robustBufferAccess off: a kernel left a binding",
+                           I)
+          .str();
+  return "";
+}
+
+/// A lie with a hand-computed answer: relu over x = 1, 2, ..., 64 (f32
+/// [2, 32]) with the first dispatch's first binding, which reads x, cut to
+/// 32 floats while its constants still say 64. The bounds checks read
+/// element 31 for every index past it, so y = 1, ..., 32, then 32 repeated;
+/// a kernel that trusted its constants reads past the binding, which
+/// lavapipe (always robust, whatever the feature says) answers with zeros
+/// and other drivers with whatever lies there. Run with
+/// robustBufferAccess off. "" or what differs.
+std::string checkClampedRead() {
+  auto G = parseGraph("graph @lie(%x: f32[2,32]) -> (%y: f32[2,32]) {\n"
+                      "  %y = relu(%x) : f32[2,32]\n"
+                      "  return %y\n"
+                      "}\n",
+                      "lie.kir");
+  if (!G)
+    return "clamped read: parse: " + firstLine(G.takeError());
+  auto C = lowerToGpuDispatches(**G, false);
+  if (!C)
+    return "clamped read: compile: " + firstLine(C.takeError());
+  auto &Dispatches = C->Module.Model.payload.AsVulkanPayload()->dispatches;
+  if (Dispatches.empty() || Dispatches[0]->bindings.empty() ||
+      Dispatches[0]->bindings[0].size() != 256)
+    return "clamped read: the first dispatch does not read x's 256 bytes";
+  Dispatches[0]->bindings[0].mutate_size(128);
+  auto Bytes = serializeKilnModule(C->Module);
+  if (!Bytes)
+    return "clamped read: write: " + firstLine(Bytes.takeError());
+  std::vector<float> X(64), Want(64);
+  for (int I = 0; I < 64; ++I) {
+    X[size_t(I)] = float(I + 1);
+    Want[size_t(I)] = float(std::min(I, 31) + 1);
+  }
+  kiln_vulkan_options V;
+  kiln_vulkan_options_init(&V);
+  V.robust_buffer_access = KILN_VULKAN_ROBUST_BUFFER_ACCESS_OFF;
+  kiln_session_options O = vulkanOptions();
+  O.vulkan = &V;
+  std::vector<Tensor> Got;
+  std::vector<Tensor> In{Tensor::fromValues<float>(ElementType::F32, {2, 32}, X)};
+  if (std::string Why = runCompiled(*Bytes, In, O, Got); !Why.empty())
+    return "clamped read: " + Why;
+  if (Got.size() != 1 || Got[0].numElements() != 64)
+    return "clamped read: not one output of 64 elements";
+  for (int I = 0; I < 64; ++I)
+    if (Got[0].at<float>(I) != Want[size_t(I)])
+      return llvm::formatv("clamped read: y[{0}] = {1}, not {2}", I,
+                           Got[0].at<float>(I), Want[size_t(I)])
+          .str();
+  return "";
+}
+
 Verdict checkModel(Graph &G, const std::vector<Tensor> &Inputs,
                    bool MustPass, const GraphSource &Again,
                    const GraphSource &Fresh) {
@@ -162,6 +271,9 @@ Verdict checkModel(Graph &G, const std::vector<Tensor> &Inputs,
     if (!Diff.empty())
       return {"FAIL", llvm::formatv("output {0}: {1}", I, Diff).str()};
   }
+  unsigned Shrunk = 0;
+  if (std::string Lie = checkLyingBindings(G, Inputs, Shrunk); !Lie.empty())
+    return {"FAIL", Lie};
   if (Again) {
     auto G2 = Again();
     if (!G2)
@@ -174,7 +286,9 @@ Verdict checkModel(Graph &G, const std::vector<Tensor> &Inputs,
     if (*Bytes2 != *Bytes)
       return {"FAIL", "two conversions differ"};
   }
-  std::string Detail = llvm::formatv("{0} bytes", Bytes->size()).str();
+  std::string Detail =
+      llvm::formatv("{0} bytes, {1} bindings halved", Bytes->size(), Shrunk)
+          .str();
   if (Fresh) {
     double Worst = 0, WorstF32 = 0;
     size_t Fp16Bytes = 0;
@@ -243,6 +357,12 @@ int main(int Argc, char **Argv) {
     llvm::errs() << "kiln-vulkan-e2e: no models found\n";
     return 1;
   }
+  if (std::string Why = checkClampedRead(); !Why.empty()) {
+    llvm::outs() << "FAIL " << Why << '\n';
+    return 1;
+  }
+  llvm::outs() << "PASS clamped read: a binding cut to half reads its last "
+                  "element past the end\n";
   std::map<std::string, unsigned> Counts, Reasons;
   unsigned Examples_ = 0, Kirs = 0;
   for (const ModelEntry &M : Models) {

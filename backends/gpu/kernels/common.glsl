@@ -64,3 +64,23 @@ uint flatInvocation() {
   return gl_GlobalInvocationID.x +
          gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
 }
+
+// Bounds-safe buffer access (docs/security.md). Every kernel reads and
+// writes its storage buffers only through LOAD and STORE, which check the
+// index against the binding's real length (OpArrayLength: the descriptor's
+// range on Vulkan, the buffer-size buffer SPIRV-Cross adds on Metal), not
+// against the shape constants. A file whose constants lie about a tensor
+// therefore cannot make a kernel reach past a binding, with or without
+// robustBufferAccess: a read past the end takes the binding's last element
+// (of a binding shorter than one element, its first, inside the slack the
+// executors allocate past every buffer), and a store past the end is
+// dropped. The index is taken as unsigned, so a negative one is past the
+// end too. kernel-bounds.test checks that no kernel indexes a buffer
+// otherwise.
+#define LOAD(buf, i) buf[min(uint(i), max(uint(buf.length()), 1u) - 1u)]
+#define STORE(buf, i, v)                                                     \
+  do {                                                                       \
+    uint at_ = uint(i);                                                      \
+    if (at_ < uint(buf.length()))                                            \
+      buf[at_] = (v);                                                        \
+  } while (false)

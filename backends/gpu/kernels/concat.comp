@@ -46,21 +46,21 @@ void main() {
   domainIndex(i, p);
   // Branches, not a select: selecting between fp16 values is fp16
   // arithmetic (the Float16 capability).
-  int c = p[CAT_AXIS];
+  int c = p[CAT_AXIS], o = DST_offset(p);
   if (isPadding(p))
-    y[DST_offset(p)] = SCALAR(storeZero());
+    STORE(y, o, SCALAR(storeZero()));
   else if (c < END0)
-    y[DST_offset(p)] = x0[IN0_offset(p)];
+    STORE(y, o, LOAD(x0, IN0_offset(p)));
   else if (c < END1)
-    y[DST_offset(p)] = x1[IN1_offset(p)];
+    STORE(y, o, LOAD(x1, IN1_offset(p)));
   else if (c < END2)
-    y[DST_offset(p)] = x2[IN2_offset(p)];
+    STORE(y, o, LOAD(x2, IN2_offset(p)));
   else if (c < END3)
-    y[DST_offset(p)] = x3[IN3_offset(p)];
+    STORE(y, o, LOAD(x3, IN3_offset(p)));
   else if (c < END4)
-    y[DST_offset(p)] = x4[IN4_offset(p)];
+    STORE(y, o, LOAD(x4, IN4_offset(p)));
   else if (c < END5)
-    y[DST_offset(p)] = x5[IN5_offset(p)];
+    STORE(y, o, LOAD(x5, IN5_offset(p)));
   else
-    y[DST_offset(p)] = x6[IN6_offset(p)];
+    STORE(y, o, LOAD(x6, IN6_offset(p)));
 }

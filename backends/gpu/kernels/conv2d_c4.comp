@@ -25,16 +25,16 @@ layout(std430, set = 0, binding = 3) writeonly buffer Y { VEC4 y[]; };
 /// acc += the 4x4 weight block at w[wi] (rows: input lanes) times v, in
 /// the arithmetic of type T (vec4, or MVEC4).
 #define MAC(T, acc, wi, v)                                                     \
-  acc += T(w[wi]) * v.x + T(w[wi + 1]) * v.y + T(w[wi + 2]) * v.z +           \
-         T(w[wi + 3]) * v.w
+  acc += T(LOAD(w, wi)) * v.x + T(LOAD(w, wi + 1)) * v.y +                   \
+         T(LOAD(w, wi + 2)) * v.z + T(LOAD(w, wi + 3)) * v.w
 
 /// The four taps of input block ic4 in type T, zero outside the input.
 #define LOAD_TAPS(T)                                                           \
   int xi = xRow + ic4 * plane;                                                 \
-  T v0 = mix(T(0), T(x[xi + col.x]), bvec4(inside.x));                         \
-  T v1 = mix(T(0), T(x[xi + col.y]), bvec4(inside.y));                         \
-  T v2 = mix(T(0), T(x[xi + col.z]), bvec4(inside.z));                         \
-  T v3 = mix(T(0), T(x[xi + col.w]), bvec4(inside.w))
+  T v0 = mix(T(0), T(LOAD(x, xi + col.x)), bvec4(inside.x));                   \
+  T v1 = mix(T(0), T(LOAD(x, xi + col.y)), bvec4(inside.y));                   \
+  T v2 = mix(T(0), T(LOAD(x, xi + col.z)), bvec4(inside.z));                   \
+  T v3 = mix(T(0), T(LOAD(x, xi + col.w)), bvec4(inside.w))
 
 /// The eight multiply-adds of input block ic4 into accumulators A* and B*.
 #define MAC_TAPS(T, A0, A1, A2, A3, B0, B1, B2, B3)                            \
@@ -52,13 +52,13 @@ layout(std430, set = 0, binding = 3) writeonly buffer Y { VEC4 y[]; };
 void store(int block, int oy, int ox, vec4 p0, vec4 p1, vec4 p2, vec4 p3) {
   int yi = (block * OUT_H + oy) * OUT_W + ox;
   vec4 mask = laneMask(block % OUT_C4);
-  y[yi] = VEC4(activate(p0) * mask);
+  STORE(y, yi, VEC4(activate(p0) * mask));
   if (ox + 1 < OUT_W)
-    y[yi + 1] = VEC4(activate(p1) * mask);
+    STORE(y, yi + 1, VEC4(activate(p1) * mask));
   if (ox + 2 < OUT_W)
-    y[yi + 2] = VEC4(activate(p2) * mask);
+    STORE(y, yi + 2, VEC4(activate(p2) * mask));
   if (ox + 3 < OUT_W)
-    y[yi + 3] = VEC4(activate(p3) * mask);
+    STORE(y, yi + 3, VEC4(activate(p3) * mask));
 }
 
 void main() {
@@ -71,8 +71,8 @@ void main() {
   int n = z / PAIRS, oc = z % PAIRS * 2;
   // An odd last block is computed twice and stored once.
   int oc1 = min(oc + 1, OUT_C4 - 1);
-  vec4 a0 = vec4(bias[oc]), a1 = a0, a2 = a0, a3 = a0;
-  vec4 b0 = vec4(bias[oc1]), b1 = b0, b2 = b0, b3 = b0;
+  vec4 a0 = vec4(LOAD(bias, oc)), a1 = a0, a2 = a0, a3 = a0;
+  vec4 b0 = vec4(LOAD(bias, oc1)), b1 = b0, b2 = b0, b3 = b0;
   int plane = IN_H * IN_W;
   int secondBlock = (oc1 - oc) * KH * KW * IN_C4 * 4;
   for (int ky = 0; ky < KH; ++ky) {

@@ -22,7 +22,7 @@ void main() {
   if (ox >= OUT_W || oy >= OUT_H || z >= BATCH * OUT_C4)
     return;
   int n = z / OUT_C4, oc4 = z % OUT_C4;
-  vec4 acc = vec4(bias[oc4]);
+  vec4 acc = vec4(LOAD(bias, oc4));
   int plane = IN_H * IN_W;
   for (int lane = 0; lane < 4; ++lane) {
     int oc = oc4 * 4 + lane;
@@ -45,7 +45,7 @@ void main() {
           for (int ic = ic0; ic < min(ic0 + FP16_RUN, GROUP_IN); ++ic) {
             int c = firstIn + ic;
             int xi = ((n * IN_C4 + (c >> 2)) * plane + iy * IN_W + ix) * 4 + (c & 3);
-            run += MSCALAR(x[xi]) * MSCALAR(w[wi + ic]);
+            run += MSCALAR(LOAD(x, xi)) * MSCALAR(LOAD(w, wi + ic));
           }
           sum += float(run);
         }
@@ -53,12 +53,12 @@ void main() {
         for (int ic = 0; ic < GROUP_IN; ++ic) {
           int c = firstIn + ic;
           int xi = ((n * IN_C4 + (c >> 2)) * plane + iy * IN_W + ix) * 4 + (c & 3);
-          sum += float(x[xi]) * float(w[wi + ic]);
+          sum += float(LOAD(x, xi)) * float(LOAD(w, wi + ic));
         }
 #endif
       }
     }
     acc[lane] += sum;
   }
-  y[(z * OUT_H + oy) * OUT_W + ox] = VEC4(activate(acc) * laneMask(oc4));
+  STORE(y, (z * OUT_H + oy) * OUT_W + ox, VEC4(activate(acc) * laneMask(oc4)));
 }

@@ -17,7 +17,7 @@ void main() {
   if (ox >= OUT_W || oy >= OUT_H || z >= BATCH * OUT_C4)
     return;
   int c4 = z % OUT_C4;
-  MVEC4 acc = MVEC4(bias[c4]);
+  MVEC4 acc = MVEC4(LOAD(bias, c4));
   int base = z * IN_H * IN_W;
   for (int ky = 0; ky < KH; ++ky) {
     int iy = oy * STRIDE_H - PAD_TOP + ky * DILATION_H;
@@ -27,8 +27,9 @@ void main() {
       int ix = ox * STRIDE_W - PAD_LEFT + kx * DILATION_W;
       if (ix < 0 || ix >= IN_W)
         continue;
-      acc += MVEC4(x[base + iy * IN_W + ix]) * MVEC4(w[(c4 * KH + ky) * KW + kx]);
+      acc += MVEC4(LOAD(x, base + iy * IN_W + ix)) *
+             MVEC4(LOAD(w, (c4 * KH + ky) * KW + kx));
     }
   }
-  y[(z * OUT_H + oy) * OUT_W + ox] = VEC4(activate(acc) * mLaneMask(c4));
+  STORE(y, (z * OUT_H + oy) * OUT_W + ox, VEC4(activate(acc) * mLaneMask(c4)));
 }

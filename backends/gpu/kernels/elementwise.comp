@@ -87,11 +87,11 @@ void main() {
   int p[6];
   domainIndex(i, p);
   if (isPadding(p)) {
-    y[OUT_offset(p)] = SCALAR(storeZero());
+    STORE(y, OUT_offset(p), SCALAR(storeZero()));
     return;
   }
-  MSCALAR l = MSCALAR(a[A_offset(p)]);
+  MSCALAR l = MSCALAR(LOAD(a, A_offset(p)));
   MSCALAR v = UNARY != 0 ? MSCALAR(unary(float(l)))
-                         : binary(l, MSCALAR(b[B_offset(p)]));
-  y[OUT_offset(p)] = SCALAR(activate(v));
+                         : binary(l, MSCALAR(LOAD(b, B_offset(p))));
+  STORE(y, OUT_offset(p), SCALAR(activate(v)));
 }

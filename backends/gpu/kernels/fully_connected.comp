@@ -32,20 +32,20 @@ void main() {
     return;
   int m = i / Y_ROW, o = i % Y_ROW;
   if (o >= OUT) {
-    y[i] = DST_T(storeZero());
+    STORE(y, i, DST_T(storeZero()));
     return;
   }
-  float acc = HAS_BIAS != 0 ? float(bias[o]) : 0.0;
+  float acc = HAS_BIAS != 0 ? float(LOAD(bias, o)) : 0.0;
 #ifdef KILN_FP16_MATH
   for (int k0 = 0; k0 < K; k0 += FP16_RUN) {
     MSCALAR run = MSCALAR(0.0);
     for (int k = k0; k < min(k0 + FP16_RUN, K); ++k)
-      run += MSCALAR(x[m * X_ROW + k]) * MSCALAR(w[o * K + k]);
+      run += MSCALAR(LOAD(x, m * X_ROW + k)) * MSCALAR(LOAD(w, o * K + k));
     acc += float(run);
   }
 #else
   for (int k = 0; k < K; ++k)
-    acc += float(x[m * X_ROW + k]) * float(w[o * K + k]);
+    acc += float(LOAD(x, m * X_ROW + k)) * float(LOAD(w, o * K + k));
 #endif
-  y[i] = DST_T(activate(acc));
+  STORE(y, i, DST_T(activate(acc)));
 }

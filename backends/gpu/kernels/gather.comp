@@ -34,7 +34,7 @@ void main() {
   // Branches, not a select: selecting between fp16 values is fp16
   // arithmetic (the Float16 capability).
   if (isPadding(p))
-    y[DST_offset(p)] = DST_T(storeZero());
+    STORE(y, DST_offset(p), DST_T(storeZero()));
   else
-    y[DST_offset(p)] = DST_T(x[SRC_offset(p)]);
+    STORE(y, DST_offset(p), DST_T(LOAD(x, SRC_offset(p))));
 }

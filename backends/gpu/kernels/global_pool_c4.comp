@@ -16,8 +16,9 @@ void main() {
     return;
   vec4 acc = IS_MAX != 0 ? vec4(-1.0 / 0.0) : vec4(0.0);
   for (int i = 0, base = z * PIXELS; i < PIXELS; ++i)
-    acc = IS_MAX != 0 ? max(acc, vec4(x[base + i])) : acc + vec4(x[base + i]);
+    acc = IS_MAX != 0 ? max(acc, vec4(LOAD(x, base + i)))
+                     : acc + vec4(LOAD(x, base + i));
   if (IS_MAX == 0)
     acc /= float(PIXELS);
-  y[z] = VEC4(activate(acc));
+  STORE(y, z, VEC4(activate(acc)));
 }

@@ -22,18 +22,18 @@ void main() {
   int base = r * N;
   float sum = 0.0;
   for (int k = 0; k < N; ++k)
-    sum += float(x[base + k]);
+    sum += float(LOAD(x, base + k));
   float mean = sum / float(N);
   float sq = 0.0;
   for (int k = 0; k < N; ++k) {
-    float d = float(x[base + k]) - mean;
+    float d = float(LOAD(x, base + k)) - mean;
     sq += d * d;
   }
   float inv = 1.0 / sqrt(sq / float(N) + EPSILON);
   for (int k = 0; k < N; ++k) {
-    float v = (float(x[base + k]) - mean) * inv * float(w[k]);
+    float v = (float(LOAD(x, base + k)) - mean) * inv * float(LOAD(w, k));
     if (HAS_BIAS != 0)
-      v += float(bias[k]);
-    y[base + k] = SCALAR(v);
+      v += float(LOAD(bias, k));
+    STORE(y, base + k, SCALAR(v));
   }
 }

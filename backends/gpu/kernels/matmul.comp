@@ -24,6 +24,6 @@ void main() {
   int ab = p * A_BATCH + m * K, bb = p * B_BATCH + n;
   float acc = 0.0;
   for (int k = 0; k < K; ++k)
-    acc += float(a[ab + k]) * float(b[bb + k * N]);
-  y[i] = SCALAR(activate(acc));
+    acc += float(LOAD(a, ab + k)) * float(LOAD(b, bb + k * N));
+  STORE(y, i, SCALAR(activate(acc)));
 }

@@ -28,7 +28,7 @@ layout(std430, set = 0, binding = 0) readonly buffer Frame { uint frame[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Y { VEC4 y[]; };
 
 float byteAt(int i) {
-  return float((frame[i >> 2] >> ((i & 3) * 8)) & 0xFFu);
+  return float((LOAD(frame, i >> 2) >> ((i & 3) * 8)) & 0xFFu);
 }
 
 float clampPixel(float v) { return clamp(v, 0.0, 255.0); }
@@ -65,5 +65,5 @@ void main() {
     o.y = (rgb.y - MEAN1) * SCALE1;
     o.z = (rgb.z - MEAN2) * SCALE2;
   }
-  y[(n * H + h) * W + w] = VEC4(o);
+  STORE(y, (n * H + h) * W + w, VEC4(o));
 }

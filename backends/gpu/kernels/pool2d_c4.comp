@@ -33,11 +33,11 @@ void main() {
         continue;
 #ifdef KILN_FP16_MATH
       if (IS_MAX != 0)
-        top = max(top, MVEC4(x[base + iy * IN_W + ix]));
+        top = max(top, MVEC4(LOAD(x, base + iy * IN_W + ix)));
       else
-        acc += vec4(x[base + iy * IN_W + ix]);
+        acc += vec4(LOAD(x, base + iy * IN_W + ix));
 #else
-      vec4 v = vec4(x[base + iy * IN_W + ix]);
+      vec4 v = vec4(LOAD(x, base + iy * IN_W + ix));
       acc = IS_MAX != 0 ? max(acc, v) : acc + v;
 #endif
       ++count;
@@ -49,10 +49,11 @@ void main() {
   }
 #ifdef KILN_FP16_MATH
   if (IS_MAX != 0) {
-    y[(z * OUT_H + oy) * OUT_W + ox] =
-        VEC4(activate(top) * mLaneMask(z % OUT_C4));
+    STORE(y, (z * OUT_H + oy) * OUT_W + ox,
+          VEC4(activate(top) * mLaneMask(z % OUT_C4)));
     return;
   }
 #endif
-  y[(z * OUT_H + oy) * OUT_W + ox] = VEC4(activate(acc) * laneMask(z % OUT_C4));
+  STORE(y, (z * OUT_H + oy) * OUT_W + ox,
+        VEC4(activate(acc) * laneMask(z % OUT_C4)));
 }

@@ -40,20 +40,20 @@ void main() {
   int p[6];
   domainIndex(i, p);
   if (isPadding(p)) {
-    y[DST_offset(p)] = DST_T(storeZero());
+    STORE(y, DST_offset(p), DST_T(storeZero()));
     return;
   }
   int a = p[AXIS_A], b = p[AXIS_B];
   int q[6] = p;
   MSCALAR acc = MSCALAR(0.0);
   for (int ta = 0; ta < TAPS_A; ++ta) {
-    q[AXIS_A] = idxA[a * TAPS_A + ta];
+    q[AXIS_A] = LOAD(idxA, a * TAPS_A + ta);
     MSCALAR row = MSCALAR(0.0);
     for (int tb = 0; tb < TAPS_B; ++tb) {
-      q[AXIS_B] = idxB[b * TAPS_B + tb];
-      row += MSCALAR(wB[b * TAPS_B + tb]) * MSCALAR(x[SRC_offset(q)]);
+      q[AXIS_B] = LOAD(idxB, b * TAPS_B + tb);
+      row += MSCALAR(LOAD(wB, b * TAPS_B + tb)) * MSCALAR(LOAD(x, SRC_offset(q)));
     }
-    acc += MSCALAR(wA[a * TAPS_A + ta]) * row;
+    acc += MSCALAR(LOAD(wA, a * TAPS_A + ta)) * row;
   }
-  y[DST_offset(p)] = DST_T(acc);
+  STORE(y, DST_offset(p), DST_T(acc));
 }

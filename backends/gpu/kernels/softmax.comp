@@ -19,12 +19,12 @@ void main() {
   int base = (r / INNER) * AXIS * INNER + r % INNER;
   float top = -1.0 / 0.0;
   for (int k = 0; k < AXIS; ++k)
-    top = max(top, float(x[base + k * INNER]));
+    top = max(top, float(LOAD(x, base + k * INNER)));
   float sum = 0.0;
   for (int k = 0; k < AXIS; ++k)
-    sum += exp(float(x[base + k * INNER]) - top);
+    sum += exp(float(LOAD(x, base + k * INNER)) - top);
   for (int k = 0; k < AXIS; ++k) {
-    float v = float(x[base + k * INNER]) - top;
-    y[base + k * INNER] = SCALAR(LOG != 0 ? v - log(sum) : exp(v) / sum);
+    float v = float(LOAD(x, base + k * INNER)) - top;
+    STORE(y, base + k * INNER, SCALAR(LOG != 0 ? v - log(sum) : exp(v) / sum));
   }
 }

@@ -143,11 +143,25 @@ typedef struct kiln_vulkan_options {
    * to work around a driver). The environment variable
    * KILN_VULKAN_FP16_ARITHMETIC=off does the same. */
   uint32_t fp16_arithmetic;
+  /* Appended after fp16_arithmetic (schema 1.12; a caller built before
+   * passes a shorter struct_size and gets AUTO).
+   * KILN_VULKAN_ROBUST_BUFFER_ACCESS_AUTO (the default) enables the
+   * device's robustBufferAccess where it has it; _OFF never does. kiln's
+   * kernels check every index against their bindings' lengths, so they
+   * stay inside them either way (docs/security.md); OFF is how tests show
+   * it, and how a model runs as it would on a device without the feature.
+   * The environment variable KILN_VULKAN_ROBUST_BUFFER_ACCESS=off does the
+   * same. */
+  uint32_t robust_buffer_access;
 } kiln_vulkan_options;
 
 /* Values of kiln_vulkan_options.fp16_arithmetic. */
 #define KILN_VULKAN_FP16_ARITHMETIC_AUTO 0u
 #define KILN_VULKAN_FP16_ARITHMETIC_OFF 1u
+
+/* Values of kiln_vulkan_options.robust_buffer_access. */
+#define KILN_VULKAN_ROBUST_BUFFER_ACCESS_AUTO 0u
+#define KILN_VULKAN_ROBUST_BUFFER_ACCESS_OFF 1u
 
 /* Options only the NNAPI executor reads; other targets ignore them.
  * Appended with .kiln schema 1.6, with the NNAPI target. */

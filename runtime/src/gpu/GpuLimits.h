@@ -21,4 +21,11 @@ constexpr uint32_t MaxVulkanGroupCount = 65535;
 /// Bytes of push constants (the minimum of maxPushConstantsSize).
 constexpr uint32_t MaxVulkanPushBytes = 128;
 
+/// Bytes the executors allocate past every buffer's size. A kernel's bounds
+/// checks (backends/gpu/kernels/common.glsl) read element 0 of a binding
+/// shorter than one element (length 0): at most 16 bytes (a vec4) from the
+/// binding's start, which lies inside the buffer, so the read stays inside
+/// the allocation.
+constexpr uint64_t GpuBufferSlackBytes = 16;
+
 } // namespace kiln::rt::limits

@@ -25,6 +25,7 @@
 #include "metal/MetalExecutor.h"
 
 #include "gpu/GpuBuffersVerifier.h"
+#include "gpu/GpuLimits.h"
 #include "metal/MetalPipelines.h"
 #include "gpu/GpuReadback.h"
 #include "gpu/GpuReadbackPlan.h"
@@ -56,6 +57,10 @@ struct DispatchPlan {
   std::vector<Bind> Binds;
   const uint8_t *Push = nullptr;
   NSUInteger PushBytes = 0, PushIndex = 0;
+  /// The kernel's buffer-size buffer: the byte size of each binding at its
+  /// [[buffer(n)]] (common.glsl's bounds checks read it); empty: none.
+  std::vector<uint32_t> Sizes;
+  NSUInteger SizesIndex = 0;
   MTLSize Groups, Threads;
   /// A zero group count: nothing to run (Vulkan runs nothing either).
   bool Empty = false;
@@ -169,8 +174,9 @@ Status MetalExecutor::Impl::createBuffers() {
   Buffers.assign(N, nil);
   for (unsigned Index = 0; Index < N; ++Index) {
     const fb::VulkanBuffer *B = P.buffers()->Get(Index);
-    // Metal makes no empty buffers; one byte stands in for none.
-    uint64_t Length = std::max<uint64_t>(B->size(), 1);
+    // Past the size, the slack a bounds check of an empty binding may read
+    // (gpu/GpuLimits.h); Metal makes no empty buffers anyway.
+    uint64_t Length = B->size() + limits::GpuBufferSlackBytes;
     if (Length > MaxLength)
       return {KILN_ERROR_OUT_OF_MEMORY,
               concat("Metal buffer ", Index, " is ", Length, " bytes, over ",
@@ -246,6 +252,15 @@ Status MetalExecutor::Impl::planDispatches() {
                             ", offset ", Bd->offset(), ", [[buffer(", Index,
                             ")]]) is out of range");
       Plan.Binds.push_back({Bd->buffer(), NSUInteger(Bd->offset()), Index});
+    }
+    // The bindings' sizes for the kernel's bounds checks (the verifier
+    // keeps the index free and each size within 32 bits).
+    if (K->buffer_size_index() >= 0) {
+      Plan.Sizes.assign(MaxBufferIndex + 1, 0);
+      for (uint32_t B = 0; B < NumBindings; ++B)
+        Plan.Sizes[K->buffer_indices()->Get(B)] =
+            uint32_t(Dp->bindings()->Get(B)->size());
+      Plan.SizesIndex = NSUInteger(K->buffer_size_index());
     }
 
     // The push-constant block, by value.
@@ -372,6 +387,10 @@ Status MetalExecutor::Impl::submit(size_t Begin, size_t End, double *Seconds) {
         [Enc setBuffer:Buffers[B.Buffer] offset:B.Offset atIndex:B.Index];
       if (Plan.Push)
         [Enc setBytes:Plan.Push length:Plan.PushBytes atIndex:Plan.PushIndex];
+      if (!Plan.Sizes.empty())
+        [Enc setBytes:Plan.Sizes.data()
+               length:Plan.Sizes.size() * sizeof(uint32_t)
+              atIndex:Plan.SizesIndex];
       [Enc dispatchThreadgroups:Plan.Groups threadsPerThreadgroup:Plan.Threads];
     }
     [Enc endEncoding];

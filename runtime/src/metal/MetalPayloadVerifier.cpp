@@ -62,6 +62,13 @@ Status checkKernel(const fb::MetalKernel &K) {
     return invalidModel("the push-constant block is at buffer index ", Push,
                         ", which is taken or outside [0, ",
                         limits::MetalBufferSlots, ")");
+  int32_t Sizes = K.buffer_size_index();
+  if (Sizes != -1 &&
+      (Sizes < 0 || uint32_t(Sizes) >= limits::MetalBufferSlots ||
+       Used[size_t(Sizes)] || Sizes == Push))
+    return invalidModel("the buffer-size buffer is at buffer index ", Sizes,
+                        ", which is taken or outside [0, ",
+                        limits::MetalBufferSlots, ")");
   if ((Push == -1) != (K.push_constant_bytes() == 0) ||
       K.push_constant_bytes() % 4 != 0 ||
       K.push_constant_bytes() > limits::MaxVulkanPushBytes)
@@ -119,12 +126,17 @@ Status checkDispatch(const fb::Model &M, const fb::MetalPayload &P,
     if (Status S = verifyGpuBinding(P.buffers(), I, *B))
       return S;
     // The kernels read float4/half4 (16 and 8 bytes) from the binding's
-    // start; Metal wants device offsets aligned to the type. (Sizes are
-    // never passed to Metal: an fp16 binding may hold an odd count.)
+    // start; Metal wants device offsets aligned to the type. (Sizes reach
+    // only the kernels' bounds checks: an fp16 binding may hold an odd
+    // count.)
     if (B->offset() % limits::MetalBindingAlignment != 0)
       return invalidModel("binding ", I, " (offset ", B->offset(),
                           ") is not a multiple of ",
                           limits::MetalBindingAlignment);
+    // The buffer-size buffer holds 32-bit sizes.
+    if (K.buffer_size_index() >= 0 && B->size() > UINT32_MAX)
+      return invalidModel("binding ", I, " is ", B->size(), " bytes, more "
+                          "than the kernel's 32-bit buffer sizes hold");
   }
   if (const auto *C = D.function_constants())
     for (unsigned I = 0; I < C->size(); ++I) {

@@ -66,6 +66,11 @@ struct VulkanOptions {
   /// has shaderFloat16 (kiln_vulkan_options.fp16_arithmetic; the
   /// environment variable KILN_VULKAN_FP16_ARITHMETIC=off too).
   bool Fp16Arithmetic = true;
+  /// False: robustBufferAccess stays off even where the device has it
+  /// (kiln_vulkan_options.robust_buffer_access; the environment variable
+  /// KILN_VULKAN_ROBUST_BUFFER_ACCESS=off too). The kernels' own bounds
+  /// checks keep them inside their bindings either way.
+  bool RobustBufferAccess = true;
 };
 
 /// What the NNAPI executor alone reads (kiln_nnapi_options).

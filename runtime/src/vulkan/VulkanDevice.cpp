@@ -159,15 +159,17 @@ Status Device::create(const DeviceOptions &Opts, std::unique_ptr<Device> &Out) {
     return unsupported("Vulkan: the model needs storageBuffer16BitAccess, "
                        "which ", D->Props.deviceName, " does not have");
 
-  // A .kiln file is untrusted: out-of-bounds accesses must stay inside the
-  // buffer where the device can promise it.
+  // A .kiln file is untrusted: kiln's kernels check every index against
+  // their bindings, and robustBufferAccess, where the device has it, also
+  // holds accesses inside them (defence in depth, unless turned off).
   auto WantF16 = vkStruct<VkPhysicalDeviceShaderFloat16Int8Features>(
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES);
   auto Want16 = vkStruct<VkPhysicalDevice16BitStorageFeatures>(
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES);
   auto Want = vkStruct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
-  Want.features.robustBufferAccess = Have.features.robustBufferAccess;
-  D->Robust = Have.features.robustBufferAccess == VK_TRUE;
+  D->Robust = Opts.RobustBufferAccess &&
+              Have.features.robustBufferAccess == VK_TRUE;
+  Want.features.robustBufferAccess = D->Robust ? VK_TRUE : VK_FALSE;
   std::vector<const char *> DevExtensions;
   void **Tail = &Want.pNext;
   if (Opts.StorageBuffer16BitAccess) {

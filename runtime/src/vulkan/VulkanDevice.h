@@ -1,7 +1,8 @@
 // The Vulkan device a Vulkan executor runs on: the instance (with the Khronos
 // validation layer when asked, its messages counted), the first physical
 // device with a compute queue (or the one asked for), a logical device with
-// robustBufferAccess where the device has it, the 16-bit features an fp16
+// robustBufferAccess where the device has it (unless asked not to: kiln's
+// kernels check their own bounds, docs/security.md), the 16-bit features an fp16
 // model asks for (and shaderFloat16 where the device has it and the model's
 // fp16-arithmetic kernels can use it), one compute queue and a command
 // pool. The Vulkan executor
@@ -33,6 +34,9 @@ struct DeviceOptions {
   /// shaderFloat16 enabled where the device has it, and no failure where
   /// not (the fp16-arithmetic twins of an fp16 file's shaders).
   bool PreferShaderFloat16 = false;
+  /// robustBufferAccess enabled where the device has it (defence in depth:
+  /// the kernels check their indices themselves).
+  bool RobustBufferAccess = true;
 };
 
 class Device {

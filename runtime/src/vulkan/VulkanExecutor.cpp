@@ -1,6 +1,7 @@
 #include "vulkan/VulkanExecutor.h"
 
 #include "vulkan/VulkanPayloadVerifier.h"
+#include "gpu/GpuLimits.h"
 #include "gpu/GpuReadback.h"
 #include "gpu/GpuReadbackPlan.h"
 
@@ -81,6 +82,9 @@ Status VulkanExecutor::create(std::shared_ptr<const LoadedModel> Model,
                          !(Fp16Env && std::strcmp(Fp16Env, "off") == 0);
   bool HasTwins = hasFp16MathTwins(P);
   DO.PreferShaderFloat16 = HasTwins && Fp16MathAllowed;
+  const char *RobustEnv = std::getenv("KILN_VULKAN_ROBUST_BUFFER_ACCESS");
+  DO.RobustBufferAccess = Opts.Vulkan.RobustBufferAccess &&
+                          !(RobustEnv && std::strcmp(RobustEnv, "off") == 0);
   if (Status S = Device::create(DO, E->Dev))
     return S;
   // The twins run where the device enabled shaderFloat16 for them.
@@ -95,13 +99,10 @@ Status VulkanExecutor::create(std::shared_ptr<const LoadedModel> Model,
     E->Precision = "fp16 storage, fp32 arithmetic (fp16_arithmetic off)";
   else
     E->Precision = "fp16 storage, fp32 arithmetic (device lacks shaderFloat16)";
-  // The loader keeps every binding inside its buffer; robustBufferAccess
-  // keeps every shader access inside its binding, whatever the push
-  // constants say. Without it a file's kernels could reach other memory.
-  if (!E->Dev->robustBufferAccess())
-    return unsupported("Vulkan: ", E->Dev->name(), " has no robustBufferAccess, "
-                       "which kiln needs to keep a file's kernels inside "
-                       "their buffers");
+  // The loader keeps every binding inside its buffer, and every kiln kernel
+  // checks its indices against its bindings' lengths, whatever the
+  // constants say: a device without robustBufferAccess runs them safely
+  // (docs/security.md).
   if (Status S = E->checkDeviceLimits())
     return S;
   if (Status S = E->createBuffers())
@@ -230,7 +231,9 @@ Status VulkanExecutor::createBuffers() {
     const fb::VulkanBuffer *B = P.buffers()->Get(I);
     bool Host = B->kind() == fb::VulkanBufferKind::INPUT ||
                 B->kind() == fb::VulkanBufferKind::OUTPUT;
-    if (Status S = createBuffer(*Dev, B->size(),
+    // Past the size, the slack a bounds check of an empty binding may read
+    // (gpu/GpuLimits.h).
+    if (Status S = createBuffer(*Dev, B->size() + limits::GpuBufferSlackBytes,
                                 Host ? MemoryUse::HostVisible
                                      : MemoryUse::DeviceLocal,
                                 Buffers[I]))
@@ -253,6 +256,21 @@ Status VulkanExecutor::uploadWeights() {
   const uint8_t *File = Model->Bytes->data();
   for (unsigned I = 0; I < Buffers.size(); ++I) {
     const fb::VulkanBuffer *B = P.buffers()->Get(I);
+    if (B->kind() == fb::VulkanBufferKind::ARENA) {
+      // Defined contents, as Metal's shared buffers have: a tensor no
+      // dispatch wrote (a file whose constants lie about its bindings) reads
+      // as zeros, and runs are reproducible.
+      VkBuffer Arena = Buffers[I].Buffer;
+      if (Status S = submitOnce(*Dev, [&](VkCommandBuffer C) {
+            vkCmdFillBuffer(C, Arena, 0, VK_WHOLE_SIZE, 0);
+            memoryBarrier(C, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                          VK_ACCESS_TRANSFER_WRITE_BIT,
+                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+          }))
+        return S.withContext(concat("clearing Vulkan buffer ", I));
+      continue;
+    }
     if (B->kind() != fb::VulkanBufferKind::WEIGHTS)
       continue;
     // Fill the bytes on the host: in place where the device memory is

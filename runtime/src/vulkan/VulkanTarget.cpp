@@ -25,7 +25,8 @@ Status verifyVulkanFile(const fb::Model &M, LoadedModel &LM) {
   return Status::ok();
 }
 
-/// kiln_vulkan_options (fp16_arithmetic appended in 1.8).
+/// kiln_vulkan_options (fp16_arithmetic appended in 1.8,
+/// robust_buffer_access in 1.12).
 Status readVulkanOptions(const kiln_session_options &C, SessionOptions &Opts) {
   const kiln_vulkan_options *Vulkan =
       hasOptionsField(C, offsetof(kiln_session_options, vulkan)) ? C.vulkan
@@ -33,8 +34,9 @@ Status readVulkanOptions(const kiln_session_options &C, SessionOptions &Opts) {
   if (!Vulkan)
     return Status::ok();
   constexpr size_t Fp16MathAt = offsetof(kiln_vulkan_options, fp16_arithmetic);
+  constexpr size_t RobustAt = offsetof(kiln_vulkan_options, robust_buffer_access);
   if (Vulkan->struct_size != sizeof(kiln_vulkan_options) &&
-      Vulkan->struct_size != Fp16MathAt)
+      Vulkan->struct_size != RobustAt && Vulkan->struct_size != Fp16MathAt)
     return invalidArgument("kiln_session_create: vulkan options not "
                            "initialized with kiln_vulkan_options_init");
   Opts.Vulkan.DeviceIndex = Vulkan->device_index;
@@ -44,6 +46,9 @@ Status readVulkanOptions(const kiln_session_options &C, SessionOptions &Opts) {
   if (Vulkan->struct_size > Fp16MathAt &&
       Vulkan->fp16_arithmetic == KILN_VULKAN_FP16_ARITHMETIC_OFF)
     Opts.Vulkan.Fp16Arithmetic = false;
+  if (Vulkan->struct_size > RobustAt &&
+      Vulkan->robust_buffer_access == KILN_VULKAN_ROBUST_BUFFER_ACCESS_OFF)
+    Opts.Vulkan.RobustBufferAccess = false;
   return Status::ok();
 }
 

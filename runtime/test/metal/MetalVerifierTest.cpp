@@ -50,6 +50,9 @@ using Type = fb::MetalConstantType;
 TEST_CASE("a valid Metal file loads and names its target", "[metal][loader]") {
   MetalModel M = chainModel();
   SECTION("as built") {}
+  SECTION("with a buffer-size buffer after the push constants") {
+    M.kernel(0).buffer_size_index = 3;
+  }
   SECTION("without push constants or function constants") {
     M.kernel(0).push_constant_index = -1;
     M.kernel(0).push_constant_bytes = 0;
@@ -138,6 +141,19 @@ TEST_CASE("hostile Metal kernels are rejected", "[metal][loader]") {
       {"push constants at index -2",
        [](MetalModel &M) { M.kernel(0).push_constant_index = -2; },
        "the push-constant block is at buffer index -2"},
+      {"the buffer-size buffer at a storage buffer's index",
+       [](MetalModel &M) { M.kernel(0).buffer_size_index = 1; },
+       "the buffer-size buffer is at buffer index 1, which is taken or "
+       "outside [0, 31)"},
+      {"the buffer-size buffer at the push constants' index",
+       [](MetalModel &M) { M.kernel(0).buffer_size_index = 2; },
+       "the buffer-size buffer is at buffer index 2, which is taken"},
+      {"the buffer-size buffer at index 31",
+       [](MetalModel &M) { M.kernel(0).buffer_size_index = 31; },
+       "the buffer-size buffer is at buffer index 31"},
+      {"the buffer-size buffer at index -2",
+       [](MetalModel &M) { M.kernel(0).buffer_size_index = -2; },
+       "the buffer-size buffer is at buffer index -2"},
       {"push bytes without an index",
        [](MetalModel &M) { M.kernel(0).push_constant_index = -1; },
        "8 bytes of push constants at buffer index -1 (a multiple of 4, at "

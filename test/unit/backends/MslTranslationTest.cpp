@@ -115,9 +115,21 @@ TEST_CASE("every Vulkan kernel translates to MSL that matches its SPIR-V",
       ++BufferParams;
       Rest = M.suffix();
     }
-    // No push-constant block in kiln's kernels: nothing beyond the buffers.
+    // No push-constant block in kiln's kernels; after the storage buffers,
+    // the buffer-size buffer that every kernel's bounds checks read
+    // (common.glsl's LOAD and STORE), at the next index.
     CHECK(K->PushConstantIndex == -1);
-    CHECK(BufferParams == K->BufferIndices.size());
+    CHECK(K->BufferSizeIndex == int32_t(K->BufferIndices.size()));
+    CHECK(BufferParams == K->BufferIndices.size() + 1);
+    std::regex Sizes("constant uint\\* spvBufferSizeConstants \\[\\[buffer\\(" +
+                     std::to_string(K->BufferIndices.size()) + "\\)\\]\\]");
+    CHECK(std::regex_search(Sig, Sizes));
+    // Each storage buffer's length is read from its own slot
+    // (spvBufferSizeConstants[n] for [[buffer(n)]]), as the executor fills
+    // it.
+    for (size_t B = 0; B < K->BufferIndices.size(); ++B)
+      CHECK(K->Source.find("spvBufferSizeConstants[" + std::to_string(B) +
+                           "]") != std::string::npos);
 
     // Function constants: the SpecIds, each declared once in the MSL.
     std::set<uint32_t> Reported;

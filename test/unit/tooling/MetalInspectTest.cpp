@@ -85,6 +85,7 @@ GpuFile metalModel() {
   P.kernels.push_back(kernel("nchw_to_c4", 300, {0, 1}, 2, 8, {}));
   P.kernels.push_back(kernel("conv2d_c4", 1000, {0, 1, 2, 3}, 4, 16, {3, 4}));
   P.kernels[1]->threadgroup_memory_bytes = 512;
+  P.kernels[1]->buffer_size_index = 5;
   P.kernels.push_back(kernel("c4_to_nchw", 200, {0, 1}, -1, 0, {}));
   P.kernels.push_back(kernel("fixed_size", 50, {0}, -1, 0, {}, {32, 2, 1}));
   for (GpuDispatchSpec &D : gpuDispatchPlan())
@@ -106,14 +107,14 @@ TEST_CASE("the Metal section lists kernels, dispatches, buffers and totals",
   CHECK(hasLine(Text, "fp16: no"));
   // 300 + 1000 + 200 + 50 bytes of MSL.
   CHECK(hasLine(Text, "kernels: 4 (1550 B of MSL)"));
-  CHECK(hasLine(Text, "kernel entry MSL dispatches buffers push constants "
-                      "threadgroup threadgroup memory"));
-  CHECK(hasLine(Text, "nchw_to_c4 main0 300 B 1 [0,1] buffer(2) 8 B 3 "
+  CHECK(hasLine(Text, "kernel entry MSL dispatches buffers push sizes "
+                      "constants threadgroup threadgroup memory"));
+  CHECK(hasLine(Text, "nchw_to_c4 main0 300 B 1 [0,1] buffer(2) 8 B - 3 "
                       "[fc0,fc1,fc2] 0 B"));
-  CHECK(hasLine(Text, "conv2d_c4 main0 1000 B 2 [0,1,2,3] buffer(4) 16 B 5 "
+  CHECK(hasLine(Text, "conv2d_c4 main0 1000 B 2 [0,1,2,3] buffer(4) 16 B buffer(5) 5 "
                       "[fc0,fc1,fc2] 512 B"));
-  CHECK(hasLine(Text, "c4_to_nchw main0 200 B 1 [0,1] - 3 [fc0,fc1,fc2] 0 B"));
-  CHECK(hasLine(Text, "fixed_size main0 50 B 0 [0] - 0 [32,2,1] 0 B"));
+  CHECK(hasLine(Text, "c4_to_nchw main0 200 B 1 [0,1] - - 3 [fc0,fc1,fc2] 0 B"));
+  CHECK(hasLine(Text, "fixed_size main0 50 B 0 [0] - - 0 [32,2,1] 0 B"));
   CHECK(hasLine(Text, "dispatches: 4"));
   CHECK(hasLine(Text, "# kernel operator threadgroups threads constants push "
                       "bindings"));
@@ -145,7 +146,7 @@ TEST_CASE("a threadgroup size set in part by a constant shows which",
   K.threadgroup_size_constants = {7, -1, -1};
   std::string Text = metalTextSection(F.Model, false);
   INFO(Text);
-  CHECK(hasLine(Text, "fixed_size main0 50 B 0 [0] - 0 [fc7,4,1] 0 B"));
+  CHECK(hasLine(Text, "fixed_size main0 50 B 0 [0] - - 0 [fc7,4,1] 0 B"));
   llvm::json::Value V = metalJsonSection(F.Model);
   const llvm::json::Object *K3 =
       (*V.getAsObject()->getArray("kernels"))[3].getAsObject();
@@ -171,7 +172,7 @@ TEST_CASE("many Metal dispatches are listed only with the detail flag",
   CHECK(hasLine(Long, std::to_string(N - 1) +
                           " fixed_size - [1,1,1] [32,2,1] - 0 B -"));
   CHECK(hasLine(Long, "fixed_size main0 50 B " + std::to_string(N - 4) +
-                          " [0] - 0 [32,2,1] 0 B"));
+                          " [0] - - 0 [32,2,1] 0 B"));
 }
 
 TEST_CASE("the Metal JSON holds the same data as numbers",
@@ -196,6 +197,7 @@ TEST_CASE("the Metal JSON holds the same data as numbers",
   CHECK(*K1->getArray("buffer_indices") == llvm::json::Array{0, 1, 2, 3});
   CHECK(num(K1, "push_constant_index") == 4);
   CHECK(num(K1, "push_constant_bytes") == 16);
+  CHECK(num(K1, "buffer_size_index") == 5);
   const llvm::json::Array *C1 = K1->getArray("function_constants");
   REQUIRE(C1);
   REQUIRE(C1->size() == 5);
@@ -205,6 +207,7 @@ TEST_CASE("the Metal JSON holds the same data as numbers",
   CHECK(num(K1, "threadgroup_memory_bytes") == 512);
   const llvm::json::Object *K3 = (*K)[3].getAsObject();
   CHECK(num(K3, "push_constant_index") == -1);
+  CHECK(num(K3, "buffer_size_index") == -1);
   CHECK(num(K3, "dispatches") == 0);
 
   checkGpuDispatchesJson(*O, "kernel", "threadgroups", "threads_per_threadgroup",

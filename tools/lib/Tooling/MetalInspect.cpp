@@ -79,6 +79,7 @@ std::vector<MetalKernelStats> metalKernels(const fb::MetalPayloadT &P) {
     S.BufferIndices = K.buffer_indices;
     S.PushConstantIndex = K.push_constant_index;
     S.PushConstantBytes = K.push_constant_bytes;
+    S.BufferSizeIndex = K.buffer_size_index;
     S.FunctionConstants = K.function_constants.size();
     S.Threadgroup = threadgroupText(K);
     S.ThreadgroupMemoryBytes = K.threadgroup_memory_bytes;
@@ -118,13 +119,17 @@ std::string metalTextSection(const fb::ModelT &M, bool Detail) {
     for (const MetalKernelStats &K : Kernels)
       Rows.push_back({K.Name, K.EntryPoint, std::to_string(K.MslBytes) + " B",
                       std::to_string(K.Dispatches), indicesText(K.BufferIndices),
-                      pushText(K), std::to_string(K.FunctionConstants),
+                      pushText(K),
+                      K.BufferSizeIndex < 0
+                          ? std::string("-")
+                          : "buffer(" + std::to_string(K.BufferSizeIndex) + ")",
+                      std::to_string(K.FunctionConstants),
                       K.Threadgroup,
                       std::to_string(K.ThreadgroupMemoryBytes) + " B"});
     gpuTable(OS,
              {"kernel", "entry", "MSL", "dispatches", "buffers", "push",
-              "constants", "threadgroup", "threadgroup memory"},
-             Rows, /*RightAligned=*/{2, 3, 6});
+              "sizes", "constants", "threadgroup", "threadgroup memory"},
+             Rows, /*RightAligned=*/{2, 3, 7});
   }
 
   OS << "  dispatches: " << P->dispatches.size();
@@ -186,6 +191,7 @@ llvm::json::Value metalJsonSection(const fb::ModelT &M) {
         {"buffer_indices", std::move(Indices)},
         {"push_constant_index", int64_t(S.PushConstantIndex)},
         {"push_constant_bytes", int64_t(S.PushConstantBytes)},
+        {"buffer_size_index", int64_t(S.BufferSizeIndex)},
         {"function_constants", std::move(Constants)},
         {"threadgroup_size", std::move(Size)},
         {"threadgroup_size_constants", std::move(SizeConstants)},

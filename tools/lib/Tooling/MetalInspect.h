@@ -33,6 +33,9 @@ struct MetalKernelStats {
   /// [[buffer(n)]] of the push-constant block and its bytes; -1, 0: none.
   int32_t PushConstantIndex = -1;
   uint32_t PushConstantBytes = 0;
+  /// [[buffer(n)]] of the binding sizes its bounds checks read (1.12); -1:
+  /// none.
+  int32_t BufferSizeIndex = -1;
   size_t FunctionConstants = 0;
   /// Each of x, y, z: "fcN" where function constant N sets it, else the
   /// fixed size: "[fc0,fc1,fc2]", "[64,1,1]".
