@@ -122,6 +122,28 @@ public:
   virtual llvm::json::Object json() const = 0;
 };
 
+namespace fb {
+struct ModelT;
+} // namespace fb
+
+/// What `kiln inspect` shows of a file of one target beyond its graph: the
+/// target's own payload, rendered by code in the target's folder
+/// (backends/vulkan/VulkanInspect.cpp, ...). A null member shows nothing.
+struct TargetInspector {
+  /// The text section after the graph; Detail with --nodes.
+  std::string (*Text)(const fb::ModelT &M, bool Detail) = nullptr;
+  /// The object `--json` puts under the target's name.
+  llvm::json::Value (*Json)(const fb::ModelT &M) = nullptr;
+  /// The kernels the file holds, in file order, and the source of one of
+  /// them (`kiln inspect --kernel`; Name is one of KernelNames).
+  std::vector<std::string> (*KernelNames)(const fb::ModelT &M) = nullptr;
+  llvm::Expected<std::string> (*KernelSource)(const fb::ModelT &M,
+                                              llvm::StringRef Name) = nullptr;
+  /// The target runs every operator itself (its files leave
+  /// Operator.engine at ANY): inspect names the target as each one's engine.
+  bool RunsEveryOperator = false;
+};
+
 struct Target {
   const char *Name;        // the --target spelling
   const char *Description; // one line
@@ -144,12 +166,18 @@ struct Target {
   /// Lowers the optimized (and quantized) graph and writes Req.Output.
   llvm::Expected<std::unique_ptr<TargetReport>> (*Emit)(
       const Graph &G, const EmitRequest &Req);
+  /// What `kiln inspect` shows of its files beyond the graph.
+  TargetInspector Inspect = {};
 };
 
 /// Every registered target (Targets.def), in registry order.
 llvm::ArrayRef<Target> allTargets();
 /// The target named Name, or null.
 const Target *findTarget(llvm::StringRef Name);
+/// The target whose files carry FileTarget in Model.target (a schema
+/// Target value; files before 1.4 carry UNKNOWN and are CPU files), or
+/// null.
+const Target *findTargetOfFile(int FileTarget);
 /// Usage error for an unknown --target, naming the known targets.
 llvm::Error unknownTargetError(llvm::StringRef Name);
 

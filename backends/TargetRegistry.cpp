@@ -36,6 +36,16 @@ const Target *findTarget(llvm::StringRef Name) {
   return nullptr;
 }
 
+const Target *findTargetOfFile(int FileTarget) {
+  constexpr int Unknown = 0, Cpu = 1; // schema Target values
+  if (FileTarget == Unknown)
+    FileTarget = Cpu;
+  for (const Target &T : allTargets())
+    if (T.FileTarget == FileTarget)
+      return &T;
+  return nullptr;
+}
+
 llvm::Error unknownTargetError(llvm::StringRef Name) {
   std::vector<std::string> Known;
   for (const Target &T : allTargets())

@@ -29,7 +29,7 @@ bool preferNhwc(const Node &N, const LoweringContext &Ctx) {
   for (const Value *V : N.operands()) {
     if (!V)
       continue;
-    if (constantOf(V)) {
+    if (Ctx.constantOf(V)) {
       if (V->type().rank() > 4)
         return false;
       continue;
@@ -48,7 +48,7 @@ int32_t constantInNhwc(LoweringContext &Ctx, const Value *V) {
     return Ctx.nhwc(V);
   std::vector<int64_t> S = sizesOf(V);
   S.insert(S.begin(), 4 - S.size(), 1);
-  const Tensor &T = *constantOf(V);
+  const Tensor &T = *Ctx.constantOf(V);
   size_t ElemSize = elementSize(T.type().Elem);
   std::string Name = (V->name().empty() ? "const" : V->name()) + ".nhwc";
   return Ctx.addConstant(Name, T.type().Elem, toNhwcShape(S), fb::Layout::NHWC,
@@ -59,7 +59,7 @@ int32_t constantInNhwc(LoweringContext &Ctx, const Value *V) {
 int32_t operandIn(LoweringContext &Ctx, const Value *V, bool Nhwc) {
   if (!Nhwc)
     return Ctx.canonical(V);
-  return constantOf(V) ? constantInNhwc(Ctx, V) : Ctx.nhwc(V);
+  return Ctx.constantOf(V) ? constantInNhwc(Ctx, V) : Ctx.nhwc(V);
 }
 
 //===-- Binary ------------------------------------------------------------===//
@@ -183,8 +183,7 @@ KilnOpSupport checkUnary(const Node &N) {
     return S;
   if (N.isOp("clip"))
     for (unsigned I = 1; I < N.numOperands(); ++I)
-      if (N.operand(I) && (!constantOf(N.operand(I)) ||
-                           constantOf(N.operand(I))->numElements() != 1))
+      if (N.operand(I) && !constantScalar(N.operand(I)))
         return notSupported("clip bounds must be constant scalars");
   if (N.isOp("celu") && N.getFloat("alpha") == 0)
     return notSupported("celu with alpha 0");
@@ -200,10 +199,11 @@ void clampBounds(const Node &N, fb::UnaryOptionsT &O) {
     return;
   }
   double Lo = N.getFloat("min"), Hi = N.getFloat("max");
+  // The checks hold the bounds to constant scalars.
   if (N.numOperands() > 1 && N.operand(1))
-    Lo = constantOf(N.operand(1))->asDouble(0);
+    Lo = constantScalar(N.operand(1)).getValueOr(Lo);
   if (N.numOperands() > 2 && N.operand(2))
-    Hi = constantOf(N.operand(2))->asDouble(0);
+    Hi = constantScalar(N.operand(2)).getValueOr(Hi);
   if (Lo > Hi)
     Lo = Hi;
   O.min = float(Lo), O.max = float(Hi);
@@ -284,8 +284,8 @@ KilnOpSupport checkIdentity(const Node &N) {
   if (N.numResults() != 1)
     return notSupported("dropout with a mask result");
   if (N.isOp("dropout") && N.numOperands() > 2 && N.operand(2)) {
-    const Tensor *Training = constantOf(N.operand(2));
-    if (!Training || Training->numElements() != 1 || Training->asInt(0) != 0)
+    llvm::Optional<double> Training = constantScalar(N.operand(2));
+    if (!Training || *Training != 0)
       return notSupported("training-mode dropout");
   }
   return supported();
@@ -295,7 +295,7 @@ llvm::Error lowerIdentity(const Node &N, LoweringContext &Ctx) {
   const Value *X = N.operand(0);
   if (Ctx.hasNhwc(X))
     Ctx.define(N.result(), Ctx.nhwc(X), true);
-  if (Ctx.hasCanonical(X) || constantOf(X) || !Ctx.hasNhwc(X))
+  if (Ctx.hasCanonical(X) || Ctx.constantOf(X) || !Ctx.hasNhwc(X))
     Ctx.define(N.result(), Ctx.canonical(X), false);
   return llvm::Error::success();
 }
@@ -335,7 +335,7 @@ llvm::Error lowerPRelu(const Node &N, LoweringContext &Ctx) {
   bool Nhwc = Rank == 4 && (Axis == 1 || (Axis == -1 && Ctx.hasNhwc(X)));
   std::vector<int64_t> Sizes = sizesOf(X);
   int64_t Channels = Nhwc ? Sizes[1] : Sizes.back();
-  std::vector<float> Slope = floatsOf(*constantOf(N.operand(1)));
+  std::vector<float> Slope = floatsOf(*Ctx.constantOf(N.operand(1)));
   if (Slope.size() == 1)
     Slope.assign(size_t(Channels), Slope[0]);
   std::string Name = N.operand(1)->name().empty() ? "slope" : N.operand(1)->name();
@@ -387,10 +387,10 @@ KilnOpSupport checkBatchNorm(const Node &N) {
 
 llvm::Error lowerBatchNorm(const Node &N, LoweringContext &Ctx) {
   const Value *X = N.operand(0);
-  std::vector<float> Gamma = floatsOf(*constantOf(N.operand(1))),
-                     Beta = floatsOf(*constantOf(N.operand(2))),
-                     Mean = floatsOf(*constantOf(N.operand(3))),
-                     Var = floatsOf(*constantOf(N.operand(4)));
+  std::vector<float> Gamma = floatsOf(*Ctx.constantOf(N.operand(1))),
+                     Beta = floatsOf(*Ctx.constantOf(N.operand(2))),
+                     Mean = floatsOf(*Ctx.constantOf(N.operand(3))),
+                     Var = floatsOf(*Ctx.constantOf(N.operand(4)));
   double Eps = N.getFloat("epsilon");
   size_t C = Gamma.size();
   std::vector<float> Scale(C), Shift(C);

@@ -57,7 +57,7 @@ KilnOpSupport requireConstant(const Node &N, unsigned I, const char *What) {
   if (I >= N.numOperands() || !N.operand(I))
     return notSupported("the {0} must be a constant", What);
   const Value *V = N.operand(I);
-  if (constantOf(V))
+  if (isConstantOrFolded(V))
     return supported();
   if (const Node *P = V->producer())
     return notSupported("the {0} must be a constant, but '{1}' computes it "

@@ -45,7 +45,6 @@ namespace {
 
 llvm::Expected<KilnOpsResult> compileStaticGraph(const Graph &G,
                                                   const LoweringOptions &Opts) {
-  FoldedConstantScope Folds;
   if (llvm::Error E = checkKilnOpsGraph(G))
     return E;
   KilnOpsResult R;

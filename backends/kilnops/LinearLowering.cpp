@@ -73,7 +73,7 @@ llvm::Error lowerLinear(const Node &N, LoweringContext &Ctx) {
   }
   int32_t Weight = Ctx.addConstant(nameOf(W, "weight"), ElementType::F32,
                                    sizesOf(W), fb::Layout::OI,
-                                   constantOf(W)->buffer());
+                                   Ctx.constantOf(W)->buffer());
   int32_t Bias =
       N.numOperands() > 2 && N.operand(2) ? Ctx.canonical(N.operand(2)) : -1;
   emitFullyConnected(Ctx, N.result(), Ctx.canonical(N.operand(0)), Weight,
@@ -84,10 +84,10 @@ llvm::Error lowerLinear(const Node &N, LoweringContext &Ctx) {
 KilnOpSupport checkGemm(const Node &N) {
   if (KilnOpSupport S = requireF32(N); !S.Supported)
     return S;
-  bool ConstB = constantOf(N.operand(1)) != nullptr;
+  bool ConstB = isConstantOrFolded(N.operand(1));
   if (!ConstB && N.getFloat("alpha") != 1.0)
     return notSupported("alpha != 1 with a non-constant B");
-  if (N.numOperands() > 2 && N.operand(2) && !constantOf(N.operand(2)) &&
+  if (N.numOperands() > 2 && N.operand(2) && !isConstantOrFolded(N.operand(2)) &&
       N.getFloat("beta") != 1.0)
     return notSupported("beta != 1 with a non-constant C");
   return supported();
@@ -95,17 +95,18 @@ KilnOpSupport checkGemm(const Node &N) {
 
 /// beta * C as a bias of N features, if C broadcasts along the features
 /// only ([N], [1, N], or a single value).
-llvm::Optional<std::vector<float>> biasFromC(const Node &N, int64_t Features) {
+llvm::Optional<std::vector<float>> biasFromC(const Node &N, int64_t Features,
+                                             const LoweringContext &Ctx) {
   const Value *C = N.numOperands() > 2 ? N.operand(2) : nullptr;
-  if (!C || !constantOf(C))
+  if (!C || !Ctx.constantOf(C))
     return llvm::None;
   std::vector<int64_t> S = sizesOf(C);
-  int64_t Count = constantOf(C)->numElements();
+  int64_t Count = Ctx.constantOf(C)->numElements();
   bool AlongFeatures = (Count == Features || Count == 1) &&
                        (S.size() < 2 || S[0] == 1);
   if (!AlongFeatures)
     return llvm::None;
-  std::vector<float> V = floatsOf(*constantOf(C));
+  std::vector<float> V = floatsOf(*Ctx.constantOf(C));
   std::vector<float> Bias(static_cast<size_t>(Features));
   float Beta = float(N.getFloat("beta"));
   for (int64_t I = 0; I < Features; ++I)
@@ -126,8 +127,8 @@ llvm::Error lowerGemm(const Node &N, LoweringContext &Ctx) {
   OutputActivation Act = outputActivation(N);
   bool CNeeded = C && Beta != 0.0f;
   llvm::Optional<std::vector<float>> Bias;
-  if (CNeeded && constantOf(B))
-    Bias = biasFromC(N, Features);
+  if (CNeeded && Ctx.constantOf(B))
+    Bias = biasFromC(N, Features, Ctx);
   // C that is not a bias is added after the product, which then carries no
   // activation: the ADD does.
   bool AddAfter = CNeeded && !Bias;
@@ -136,8 +137,8 @@ llvm::Error lowerGemm(const Node &N, LoweringContext &Ctx) {
       AddAfter ? OutputActivation{-Inf, Inf, llvm::None} : Act;
 
   auto EmitProduct = [&](int32_t Out) {
-    if (constantOf(B)) {
-      std::vector<float> W = floatsOf(*constantOf(B));
+    if (Ctx.constantOf(B)) {
+      std::vector<float> W = floatsOf(*Ctx.constantOf(B));
       if (!TransB) // B is [K, N]; the weight is [N, K]
         W = transposeMatrix(W.data(), SB[0], SB[1]);
       for (float &X : W)
@@ -172,8 +173,8 @@ llvm::Error lowerGemm(const Node &N, LoweringContext &Ctx) {
   EmitProduct(Product);
   // y = product + beta * C, with the fused activation.
   int32_t Addend;
-  if (constantOf(C)) {
-    std::vector<float> V = floatsOf(*constantOf(C));
+  if (Ctx.constantOf(C)) {
+    std::vector<float> V = floatsOf(*Ctx.constantOf(C));
     for (float &X : V)
       X *= Beta;
     Addend = Ctx.addFloatConstant(nameOf(C, "c") + ".scaled", sizesOf(C),
@@ -199,11 +200,11 @@ llvm::Error lowerMatMul(const Node &N, LoweringContext &Ctx) {
                        Y = sizesOf(N.result());
   OutputActivation Act = outputActivation(N);
   int32_t In = Ctx.canonical(A);
-  if (constantOf(B) && SB.size() <= 2) {
+  if (Ctx.constantOf(B) && SB.size() <= 2) {
     // y = a . b with b [K, N] (or [K]): a fully connected layer with the
     // weight b^T [N, K].
     int64_t K = SB[0], Features = SB.size() == 2 ? SB[1] : 1;
-    std::vector<float> W = floatsOf(*constantOf(B));
+    std::vector<float> W = floatsOf(*Ctx.constantOf(B));
     if (SB.size() == 2)
       W = transposeMatrix(W.data(), K, Features);
     int32_t Weight = Ctx.addFloatConstant(nameOf(B, "b") + ".oi",

@@ -12,15 +12,6 @@ static_assert(static_cast<int>(ElementType::F32) == static_cast<int>(fb::DType::
 
 fb::DType toDType(ElementType T) { return static_cast<fb::DType>(T); }
 
-const Tensor *constantOf(const Value *V) {
-  while (V && !V->constant() && V->producer() &&
-         V->producer()->isOp("identity"))
-    V = V->producer()->operand(0);
-  if (V && !V->constant())
-    return foldedConstantOf(V); // cast/dequantize of a constant
-  return V ? V->constant() : nullptr;
-}
-
 /// Copies the QuantParams of tensor From (if any) to tensor To.
 static void copyQuant(KilnModule &M, int32_t From, int32_t To) {
   const auto &Q = M.Model.tensors[size_t(From)]->quant;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "backends/common/KilnModule.h"
+#include "backends/kilnops/ConstantFolds.h"
 #include "backends/kilnops/LoweringOptions.h"
 
 #include "IR/Graph.h"
@@ -32,6 +33,11 @@ public:
 
   /// What the target chose (KilnOps.h).
   const LoweringOptions &options() const { return Opts; }
+
+  /// The constant behind V (its own, through identities, or a cast or
+  /// dequantize of one folded to f32, once per value); null if V is
+  /// computed (ConstantFolds.h).
+  const Tensor *constantOf(const Value *V) const { return Folds.constantOf(V); }
 
   //===-- Tensors ---------------------------------------------------------===//
 
@@ -109,15 +115,13 @@ private:
 
   KilnModule &M;
   LoweringOptions Opts;
+  mutable ConstantFolds Folds;
   llvm::DenseMap<const Value *, Placement> Where;
   std::string CurrentName;
   std::vector<std::string> CurrentSources; // provenance of the current node
   std::vector<EmittedOp> Current;
 };
 
-/// The constant behind V: its own, or the one an identity chain passes on
-/// (exporters wrap shared weights in Identity); null if V is computed.
-const Tensor *constantOf(const Value *V);
 
 /// IR element type -> schema dtype (the values are the same by design).
 fb::DType toDType(ElementType T);

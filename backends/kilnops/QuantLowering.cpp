@@ -14,9 +14,6 @@ namespace kiln {
 
 namespace {
 
-using FoldedMap = std::map<const Value *, std::unique_ptr<Tensor>>;
-thread_local FoldedMap *ActiveFolds = nullptr;
-
 bool isConst(const Value *V) { return V && V->constant(); }
 
 /// The quantization of dequantize node D: scales and zero points from its
@@ -203,21 +200,42 @@ bool isNarrowingNode(const Node &N) {
   return N.numResults() == 1 && narrowingNode(N.result()) == &N;
 }
 
-FoldedConstantScope::FoldedConstantScope() : Saved(ActiveFolds) {
-  ActiveFolds = new FoldedMap();
-}
-FoldedConstantScope::~FoldedConstantScope() {
-  delete ActiveFolds;
-  ActiveFolds = static_cast<FoldedMap *>(Saved);
+/// V after the identity chain that passes a value on unchanged.
+static const Value *throughIdentities(const Value *V) {
+  while (V && !V->constant() && V->producer() &&
+         V->producer()->isOp("identity"))
+    V = V->producer()->operand(0);
+  return V;
 }
 
-const Tensor *foldedConstantOf(const Value *V) {
-  if (!ActiveFolds)
+bool isConstantOrFolded(const Value *V) {
+  V = throughIdentities(V);
+  return V && (V->constant() || narrowingNode(V));
+}
+
+llvm::Optional<double> constantScalar(const Value *V) {
+  V = throughIdentities(V);
+  if (!V)
+    return llvm::None;
+  if (const Tensor *T = V->constant())
+    return T->numElements() == 1 ? llvm::Optional<double>(T->asDouble(0))
+                                 : llvm::None;
+  const Node *P = narrowingNode(V);
+  if (!P || numElements(V->type().Dims).getValueOr(0) != 1)
+    return llvm::None;
+  return fold(*P)->asDouble(0);
+}
+
+const Tensor *ConstantFolds::constantOf(const Value *V) {
+  V = throughIdentities(V);
+  if (!V)
     return nullptr;
+  if (const Tensor *T = V->constant())
+    return T;
   const Node *P = narrowingNode(V);
   if (!P)
     return nullptr;
-  std::unique_ptr<Tensor> &Slot = (*ActiveFolds)[V];
+  std::unique_ptr<Tensor> &Slot = Folded[V];
   if (!Slot)
     Slot = fold(*P);
   return Slot.get();

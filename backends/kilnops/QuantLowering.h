@@ -3,7 +3,7 @@
 //    dequantize(i8/i32 constant) stays narrow in the file (F16, or I8/I32
 //    with its QuantParams); the runtime widens it at load for a float
 //    operator. Any other use of such a value gets the folded f32 constant
-//    (FoldedConstantScope, seen through constantOf).
+//    (ConstantFolds.h: the lowering context's constantOf).
 //  - Int8 patterns: conv, linear, add, mul (1.8), max_pool, global_avg_pool
 //    and the unary activations (1.8, as I8 UNARY: a table) whose
 //    activations are dequantize(i8 per tensor), whose weight is
@@ -24,24 +24,9 @@
 
 namespace kiln {
 
-/// While alive (one lowerToKilnOps), constantOf sees cast/dequantize of
-/// constants as the folded f32 constant. Per thread; a nested scope has its
-/// own folds and gives the outer ones back when it ends.
-class FoldedConstantScope {
-public:
-  FoldedConstantScope();
-  ~FoldedConstantScope();
-  FoldedConstantScope(const FoldedConstantScope &) = delete;
-  FoldedConstantScope &operator=(const FoldedConstantScope &) = delete;
-
-private:
-  void *Saved; // the enclosing scope's folds
-};
 /// True for cast/dequantize of a constant (no operator: its users read the
 /// narrow or the folded constant).
 bool isNarrowingNode(const Node &N);
-/// The folded f32 constant of V = cast/dequantize(constants), or null.
-const Tensor *foldedConstantOf(const Value *V);
 
 /// A weight kept narrow: the stored constant and its parameters (none for
 /// f16).

@@ -23,7 +23,7 @@ KilnOpSupport checkAny(const Node &) { return supported(); }
 
 KilnOpSupport checkConstantOperands(const Node &N, unsigned From) {
   for (unsigned I = From; I < N.numOperands(); ++I)
-    if (N.operand(I) && !constantOf(N.operand(I)))
+    if (N.operand(I) && !isConstantOrFolded(N.operand(I)))
       return notSupported("operand {0} must be a constant (run -O1 or higher "
                           "to fold it)",
                           I);
@@ -160,7 +160,7 @@ KilnOpSupport checkPad(const Node &N) {
                  E == ElementType::I64 || E == ElementType::I8 ||
                  E == ElementType::U8;
   if (Mode == "constant" && N.numOperands() > 2 && N.operand(2) &&
-      constantOf(N.operand(2))->asDouble(0) != 0 && !ValueOk)
+      constantScalar(N.operand(2)).getValueOr(0) != 0 && !ValueOk)
     return notSupported("a non-zero pad value on {0}", elementTypeName(E));
   return supported();
 }
@@ -182,7 +182,7 @@ llvm::Error lowerPad(const Node &N, LoweringContext &Ctx) {
            : Mode == "edge"  ? fb::PadMode::EDGE
                              : fb::PadMode::CONSTANT;
   if (N.numOperands() > 2 && N.operand(2))
-    O.value = float(constantOf(N.operand(2))->asDouble(0));
+    O.value = float(Ctx.constantOf(N.operand(2))->asDouble(0));
   int32_t In = Nhwc ? Ctx.nhwc(X) : Ctx.canonical(X);
   int32_t Out = Ctx.resultTensor(N.result(), Nhwc);
   Ctx.addOp(fb::OpKind::PAD, {In}, {Out}, optionsOf(O), fb::Engine::REFERENCE);

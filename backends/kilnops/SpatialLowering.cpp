@@ -106,7 +106,7 @@ llvm::Error lowerConv(const Node &N, LoweringContext &Ctx) {
     });
     return llvm::Error::success();
   }
-  const Tensor &Weights = *constantOf(Wv);
+  const Tensor &Weights = *Ctx.constantOf(Wv);
   std::string Name = (Wv->name().empty() ? "weight" : Wv->name()) +
                      (Depthwise ? ".hwo" : ".ohwi");
   std::vector<int64_t> Shape = Depthwise ? std::vector<int64_t>{1, KH, KW, M}
@@ -176,7 +176,7 @@ llvm::Error lowerConvTranspose(const Node &N, LoweringContext &Ctx) {
   std::string Name = Wv->name().empty() ? "weight" : Wv->name();
   int32_t Packed = Ctx.addPackedFloatConstant(
       Name + ".ohwi", {Groups * GroupOut, KH, KW, GroupIn}, fb::Layout::OHWI,
-      [Source = constantOf(Wv)->buffer(), Groups, GroupIn, GroupOut, KH,
+      [Source = Ctx.constantOf(Wv)->buffer(), Groups, GroupIn, GroupOut, KH,
        KW](float *Out) {
         packDeconvOHWI(FloatSource(Source.data()), Groups, GroupIn, GroupOut,
                        KH, KW, Out);

@@ -4,6 +4,7 @@
 #include "backends/Target.h"
 #include "backends/TargetMetadata.h"
 #include "backends/common/KilnWriter.h"
+#include "backends/metal/MetalInspect.h"
 #include "backends/metal/MetalTarget.h"
 #include "backends/metal/MslTranslation.h"
 
@@ -102,6 +103,11 @@ Target metalTarget() {
   T.Check = checkMetalGraph;
   T.Pipeline = pipelineForRuntimeTarget;
   T.Emit = emitMetal;
+  T.Inspect.Text = metalTextSection;
+  T.Inspect.Json = metalJsonSection;
+  T.Inspect.KernelNames = metalKernelNames;
+  T.Inspect.KernelSource = metalKernelSource;
+  T.Inspect.RunsEveryOperator = true;
   return T;
 }
 

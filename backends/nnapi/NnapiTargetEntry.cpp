@@ -5,6 +5,7 @@
 #include "backends/TargetMetadata.h"
 #include "backends/common/KilnWriter.h"
 #include "backends/nnapi/NnapiDescribe.h"
+#include "backends/nnapi/NnapiInspect.h"
 #include "backends/nnapi/NnapiTarget.h"
 
 #include "Support/Error.h"
@@ -187,6 +188,8 @@ Target nnapiTarget() {
   T.Check = checkNnapiGraph;
   T.Pipeline = pipelineForNnapiTarget;
   T.Emit = emitNnapi;
+  T.Inspect.Text = nnapiTextSection;
+  T.Inspect.Json = nnapiJsonSection;
   return T;
 }
 

@@ -5,6 +5,7 @@
 #include "backends/TargetMetadata.h"
 #include "backends/common/KilnWriter.h"
 #include "backends/gpu/GpuDispatchLowering.h"
+#include "backends/vulkan/VulkanInspect.h"
 
 #include "Support/Error.h"
 #include "passes/Pipelines.h"
@@ -104,6 +105,11 @@ Target vulkanTarget() {
   T.Check = checkGpuGraph;
   T.Pipeline = pipelineForRuntimeTarget;
   T.Emit = emitVulkan;
+  T.Inspect.Text = vulkanTextSection;
+  T.Inspect.Json = vulkanJsonSection;
+  T.Inspect.KernelNames = vulkanKernelNames;
+  T.Inspect.KernelSource = vulkanKernelSource;
+  T.Inspect.RunsEveryOperator = true;
   return T;
 }
 

@@ -222,3 +222,59 @@ TEST_CASE("the int8 extensions follow the lowering options",
   CHECK(!isInt8Table(Sigmoid, NoElementwise));
   CHECK(isInt8Table(Sigmoid, Defaults)); // unchanged by the other value
 }
+
+TEST_CASE("constants behind casts and dequantizes fold once per lowering",
+          "[cpu][lowering]") {
+  // w = dequantize(i8 [2, -4], scale 0.25, zero point 0) = [0.5, -1.0];
+  // lo = cast(f16 -1.5) = -1.5; x is computed. Worked out by hand from
+  // dequantize's (q - zp) * scale.
+  auto G = requireValue(parseGraph(R"(graph @g(%x: f32[2]) -> (%y: f32[2]) {
+  %q = const i8[2] dense[2, -4]
+  %s = const f32[] dense[0.25]
+  %z = const i8[] dense[0]
+  %w = dequantize(%q, %s, %z) : f32[2]
+  %h = const f16[] dense[-1.5]
+  %lo = cast(%h) {to="f32"} : f32[]
+  %a = add(%x, %w) : f32[2]
+  %y = clip(%a, %lo) : f32[2]
+  return %y
+})",
+                                   "test.kir"));
+  const Value *W = nullptr, *Lo = nullptr, *A = nullptr;
+  for (const Node &N : G->nodes()) {
+    if (N.isOp("dequantize"))
+      W = N.result();
+    if (N.isOp("cast"))
+      Lo = N.result();
+    if (N.isOp("add"))
+      A = N.result();
+  }
+  REQUIRE(W);
+  REQUIRE(Lo);
+  REQUIRE(A);
+  // Checks see through the narrowing nodes without a lowering in progress.
+  CHECK(isConstantOrFolded(W));
+  CHECK(isConstantOrFolded(Lo));
+  CHECK(!isConstantOrFolded(A));
+  CHECK(!constantScalar(W)); // two elements
+  REQUIRE(constantScalar(Lo));
+  CHECK(*constantScalar(Lo) == -1.5);
+  // One owner's folds: the same tensor each time it is asked for, with the
+  // dequantized values; another owner folds its own.
+  ConstantFolds Folds;
+  const Tensor *Folded = Folds.constantOf(W);
+  REQUIRE(Folded);
+  CHECK(Folded->type().Elem == ElementType::F32);
+  REQUIRE(Folded->numElements() == 2);
+  CHECK(Folded->at<float>(0) == 0.5f);
+  CHECK(Folded->at<float>(1) == -1.0f);
+  CHECK(Folds.constantOf(W) == Folded);
+  CHECK(Folds.constantOf(A) == nullptr);
+  ConstantFolds Other;
+  CHECK(Other.constantOf(W) != Folded);
+  CHECK(Other.constantOf(W)->at<float>(1) == -1.0f);
+  // And the whole graph lowers, with no scope to open first.
+  auto R = lowerToKilnOps(*G);
+  if (!R)
+    FAIL(llvm::toString(R.takeError()));
+}

@@ -8,7 +8,7 @@
 #include "LlvmErrorChecks.h"
 #include "Tooling/KilnFileStats.h"
 #include "Tooling/KilnInspect.h"
-#include "Tooling/MetalInspect.h"
+#include "backends/metal/MetalInspect.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

@@ -7,7 +7,7 @@
 #include "GpuInspectTestModel.h"
 #include "Tooling/KilnFileStats.h"
 #include "Tooling/KilnInspect.h"
-#include "Tooling/VulkanInspect.h"
+#include "backends/vulkan/VulkanInspect.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -3,6 +3,7 @@
 #include "Tooling/KilnFileStats.h"
 
 #include "Support/Error.h"
+#include "backends/Target.h"
 #include "Support/FileSystem.h"
 #include "schema/KilnSchemaVersion.h"
 
@@ -206,9 +207,10 @@ KilnFileStats kilnFileStatsOf(fb::ModelT Model, std::string Path,
     }
   // A GPU file's operators leave Operator.engine at ANY: the target runs
   // them all.
-  const char *Gpu = M.target == fb::Target::VULKAN  ? "vulkan"
-                    : M.target == fb::Target::METAL ? "metal"
-                                                    : nullptr;
+  const Target *FileTarget = findTargetOfFile(int(M.target));
+  const char *Gpu = FileTarget && FileTarget->Inspect.RunsEveryOperator
+                        ? FileTarget->Name
+                        : nullptr;
   // A batch-polymorphic file's MACs are those of one sample (each symbol 1).
   auto Saved = shapesAtOne(S.Model);
   for (const auto &Op : M.operators) {

@@ -1,8 +1,6 @@
 // The .kiln reports of `kiln inspect`.
 #include "Tooling/KilnInspect.h"
-#include "Tooling/MetalInspect.h"
-#include "Tooling/NnapiInspect.h"
-#include "Tooling/VulkanInspect.h"
+#include "backends/Target.h"
 
 #include "Support/Error.h"
 
@@ -98,6 +96,13 @@ std::string engineCounts(const std::map<std::string, int64_t> &E) {
   for (const auto &[Engine, N] : E)
     R += (R.empty() ? "" : ", ") + std::to_string(N) + " " + Engine;
   return R;
+}
+
+/// The inspector of the target M is compiled for (its entry in
+/// backends/Targets.def), or null.
+const TargetInspector *inspectorOf(const fb::ModelT &M) {
+  const Target *T = findTargetOfFile(int(M.target));
+  return T ? &T->Inspect : nullptr;
 }
 
 /// The target the file is compiled for (schema 1.4's Model.target), lower
@@ -212,10 +217,10 @@ std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
       OS << "\n";
     }
   }
-  // The target's payload, for a GPU file: kernels, dispatches, buffers.
-  OS << vulkanTextSection(M, Nodes);
-  OS << metalTextSection(M, Nodes);
-  OS << nnapiTextSection(M, Nodes);
+  // The target's payload (a GPU file's kernels, dispatches and buffers,
+  // an NNAPI file's model), as the target's inspector renders it.
+  if (const TargetInspector *I = inspectorOf(M); I && I->Text)
+    OS << I->Text(M, Nodes);
   return OS.str();
 }
 
@@ -319,24 +324,14 @@ llvm::json::Value kilnJsonReport(const KilnFileStats &S, bool Nodes) {
     }
     R["nodes"] = std::move(Arr);
   }
-  if (M.payload.AsVulkanPayload())
-    R["vulkan"] = vulkanJsonSection(M);
-  if (M.payload.AsMetalPayload())
-    R["metal"] = metalJsonSection(M);
-  if (M.payload.AsNnapiPayload())
-    R["nnapi"] = nnapiJsonSection(M);
+  if (const TargetInspector *I = inspectorOf(M); I && I->Json)
+    R[findTargetOfFile(int(M.target))->Name] = I->Json(M);
   return R;
 }
 
 std::vector<std::string> kilnKernelNames(const fb::ModelT &M) {
-  std::vector<std::string> R;
-  if (const auto *Mt = M.payload.AsMetalPayload())
-    for (const auto &K : Mt->kernels)
-      R.push_back(K->name);
-  if (const auto *V = M.payload.AsVulkanPayload())
-    for (const auto &S : V->shaders)
-      R.push_back(S->name);
-  return R;
+  const TargetInspector *I = inspectorOf(M);
+  return I && I->KernelNames ? I->KernelNames(M) : std::vector<std::string>();
 }
 
 llvm::Expected<std::string> kilnKernelSource(const fb::ModelT &M,
@@ -344,23 +339,19 @@ llvm::Expected<std::string> kilnKernelSource(const fb::ModelT &M,
                                              llvm::StringRef Name) {
   std::vector<std::string> Names = kilnKernelNames(M);
   if (Names.empty()) {
-    std::string Target = M.target == fb::Target::UNKNOWN
-                             ? std::string("cpu")
-                             : llvm::StringRef(fb::EnumNameTarget(M.target)).lower();
-    return inputError("{0}: the file has no kernels (target {1})", Path, Target);
+    std::string TargetName =
+        M.target == fb::Target::UNKNOWN
+            ? std::string("cpu")
+            : llvm::StringRef(fb::EnumNameTarget(M.target)).lower();
+    return inputError("{0}: the file has no kernels (target {1})", Path,
+                      TargetName);
   }
-  if (const auto *Mt = M.payload.AsMetalPayload()) {
-    for (const auto &K : Mt->kernels)
-      if (K->name == Name)
-        return K->msl;
-  } else if (const auto *V = M.payload.AsVulkanPayload()) {
-    for (const auto &S : V->shaders)
-      if (S->name == Name) {
-        auto Text = spirvDisassembly(S->spirv);
-        if (!Text)
-          return addContext(Text.takeError(), (Path + ": kernel " + Name).str());
-        return Text;
-      }
+  if (std::find(Names.begin(), Names.end(), Name) != Names.end() &&
+      inspectorOf(M)->KernelSource) {
+    auto Text = inspectorOf(M)->KernelSource(M, Name);
+    if (!Text)
+      return addContext(Text.takeError(), (Path + ": kernel " + Name).str());
+    return Text;
   }
   return inputError("{0}: no kernel named '{1}'; the file's kernels: {2}", Path,
                     Name, llvm::join(Names, ", "));

@@ -6,7 +6,7 @@
 // Rendering only reads the payload; it needs no device and runs no shader.
 #pragma once
 
-#include "Tooling/GpuInspect.h"
+#include "backends/gpu/GpuInspect.h"
 #include "schema/kiln_generated.h"
 
 #include "llvm/Support/Error.h"
@@ -51,5 +51,11 @@ llvm::json::Value vulkanJsonSection(const fb::ModelT &M);
 /// by their debug names). Bad input when the words do not disassemble;
 /// an error saying so where the build has no SPIRV-Tools.
 llvm::Expected<std::string> spirvDisassembly(const std::vector<uint32_t> &Words);
+
+/// The file's shader names, in file order, and one shader's SPIR-V
+/// disassembly (`kiln inspect --kernel`; bad input for a name it lacks).
+std::vector<std::string> vulkanKernelNames(const fb::ModelT &M);
+llvm::Expected<std::string> vulkanKernelSource(const fb::ModelT &M,
+                                               llvm::StringRef Name);
 
 } // namespace kiln

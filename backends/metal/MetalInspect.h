@@ -8,9 +8,10 @@
 // and compiles no MSL.
 #pragma once
 
-#include "Tooling/GpuInspect.h"
+#include "backends/gpu/GpuInspect.h"
 #include "schema/kiln_generated.h"
 
+#include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
 #include <cstddef>
@@ -61,5 +62,11 @@ std::string metalTextSection(const fb::ModelT &M, bool Detail);
 /// The same data as JSON (null when M has no Metal payload). Every dispatch
 /// is listed; sizes, indices and constants are numbers.
 llvm::json::Value metalJsonSection(const fb::ModelT &M);
+
+/// The file's kernel names, in file order, and one kernel's MSL verbatim
+/// (`kiln inspect --kernel`; bad input for a name it lacks).
+std::vector<std::string> metalKernelNames(const fb::ModelT &M);
+llvm::Expected<std::string> metalKernelSource(const fb::ModelT &M,
+                                              llvm::StringRef Name);
 
 } // namespace kiln

@@ -1,4 +1,4 @@
-#include "Tooling/NnapiInspect.h"
+#include "backends/nnapi/NnapiInspect.h"
 
 #include "backends/nnapi/NnapiDescribe.h"
 

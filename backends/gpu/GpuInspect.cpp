@@ -1,7 +1,7 @@
 // The parts of the Vulkan and Metal sections of `kiln inspect` that are the
 // same. Indices are checked, so that a hand-built model (tests) prints
 // rather than reading out of range.
-#include "Tooling/GpuInspect.h"
+#include "backends/gpu/GpuInspect.h"
 
 #include "llvm/ADT/StringExtras.h"
 

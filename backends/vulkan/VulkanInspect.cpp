@@ -1,7 +1,7 @@
 // The Vulkan section of `kiln inspect`. The payload is verified by the
 // runtime's loader before it gets here; indices are still checked, so that a
 // hand-built model (tests) prints '?' rather than reading out of range.
-#include "Tooling/VulkanInspect.h"
+#include "backends/vulkan/VulkanInspect.h"
 
 #include "Support/Error.h"
 
@@ -194,6 +194,23 @@ llvm::Expected<std::string> spirvDisassembly(const std::vector<uint32_t> &Words)
   return inputError("this kiln was built without SPIRV-Tools: --kernel "
                     "prints the MSL of Metal files only");
 #endif
+}
+
+std::vector<std::string> vulkanKernelNames(const fb::ModelT &M) {
+  std::vector<std::string> R;
+  if (const auto *V = M.payload.AsVulkanPayload())
+    for (const auto &S : V->shaders)
+      R.push_back(S->name);
+  return R;
+}
+
+llvm::Expected<std::string> vulkanKernelSource(const fb::ModelT &M,
+                                               llvm::StringRef Name) {
+  if (const auto *V = M.payload.AsVulkanPayload())
+    for (const auto &S : V->shaders)
+      if (S->name == Name)
+        return spirvDisassembly(S->spirv);
+  return inputError("no kernel named '{0}'", Name);
 }
 
 } // namespace kiln

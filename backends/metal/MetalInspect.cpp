@@ -1,7 +1,9 @@
 // The Metal section of `kiln inspect`. The payload is verified by the
 // runtime's loader before it gets here; indices are still checked, so that a
 // hand-built model (tests) prints rather than reading out of range.
-#include "Tooling/MetalInspect.h"
+#include "backends/metal/MetalInspect.h"
+
+#include "Support/Error.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -229,6 +231,23 @@ llvm::json::Value metalJsonSection(const fb::ModelT &M) {
       {"buffers", gpuBuffersJson(M, P->buffers)},
       {"places", int64_t(P->places.size())},
       {"bytes", gpuBytesJson("msl", T.MslBytes, T)}};
+}
+
+std::vector<std::string> metalKernelNames(const fb::ModelT &M) {
+  std::vector<std::string> R;
+  if (const auto *P = M.payload.AsMetalPayload())
+    for (const auto &K : P->kernels)
+      R.push_back(K->name);
+  return R;
+}
+
+llvm::Expected<std::string> metalKernelSource(const fb::ModelT &M,
+                                              llvm::StringRef Name) {
+  if (const auto *P = M.payload.AsMetalPayload())
+    for (const auto &K : P->kernels)
+      if (K->name == Name)
+        return K->msl;
+  return inputError("no kernel named '{0}'", Name);
 }
 
 } // namespace kiln
