@@ -58,6 +58,22 @@ kiln_session_options vulkanOptions() {
   return O;
 }
 
+/// The session options of one run with these Vulkan options (fp16
+/// arithmetic, robustBufferAccess): Session points at Vulkan.
+struct VulkanRun {
+  kiln_vulkan_options Vulkan;
+  kiln_session_options Session;
+  VulkanRun(uint32_t Fp16Arithmetic, uint32_t RobustBufferAccess)
+      : Session(vulkanOptions()) {
+    kiln_vulkan_options_init(&Vulkan);
+    Vulkan.fp16_arithmetic = Fp16Arithmetic;
+    Vulkan.robust_buffer_access = RobustBufferAccess;
+    Session.vulkan = &Vulkan;
+  }
+  VulkanRun(const VulkanRun &) = delete;
+  VulkanRun &operator=(const VulkanRun &) = delete;
+};
+
 llvm::Expected<std::string> compileToBytes(Graph &G, bool Fp16 = false) {
   auto C = lowerToGpuDispatches(G, Fp16);
   if (!C)
@@ -80,16 +96,13 @@ constexpr double MinFp16Sqnr = 40;
 std::string runFp16(const std::string &Bytes, const std::vector<Tensor> &Inputs,
                     const std::vector<Tensor> &Ref, bool Fp16Math,
                     double &Worst) {
-  kiln_vulkan_options V;
-  kiln_vulkan_options_init(&V);
-  V.fp16_arithmetic = Fp16Math ? KILN_VULKAN_FP16_ARITHMETIC_AUTO
-                               : KILN_VULKAN_FP16_ARITHMETIC_OFF;
-  kiln_session_options O = vulkanOptions();
-  O.vulkan = &V;
+  VulkanRun Run(Fp16Math ? KILN_VULKAN_FP16_ARITHMETIC_AUTO
+                         : KILN_VULKAN_FP16_ARITHMETIC_OFF,
+                KILN_VULKAN_ROBUST_BUFFER_ACCESS_AUTO);
   std::vector<Tensor> Got;
   std::string Precision;
   std::string Mode = Fp16Math ? "fp16 (fp16 arithmetic): " : "fp16 (fp32 arithmetic): ";
-  std::string Why = runCompiled(Bytes, Inputs, O, Got, &Precision);
+  std::string Why = runCompiled(Bytes, Inputs, Run.Session, Got, &Precision);
   if (!Why.empty())
     return Mode + Why;
   // A file without twins (only kernels that keep fp32 arithmetic) says so
@@ -171,13 +184,10 @@ std::string checkLyingBindings(Graph &G, const std::vector<Tensor> &Inputs,
     return "lying bindings: write: " + firstLine(Bytes.takeError());
   std::vector<Tensor> Got[2];
   for (bool Robust : {true, false}) {
-    kiln_vulkan_options V;
-    kiln_vulkan_options_init(&V);
-    V.robust_buffer_access = Robust ? KILN_VULKAN_ROBUST_BUFFER_ACCESS_AUTO
-                                    : KILN_VULKAN_ROBUST_BUFFER_ACCESS_OFF;
-    kiln_session_options O = vulkanOptions();
-    O.vulkan = &V;
-    if (std::string Why = runCompiled(*Bytes, Inputs, O, Got[Robust]);
+    VulkanRun Run(KILN_VULKAN_FP16_ARITHMETIC_AUTO,
+                  Robust ? KILN_VULKAN_ROBUST_BUFFER_ACCESS_AUTO
+                         : KILN_VULKAN_ROBUST_BUFFER_ACCESS_OFF);
+    if (std::string Why = runCompiled(*Bytes, Inputs, Run.Session, Got[Robust]);
         !Why.empty())
       return llvm::formatv("lying bindings (robustBufferAccess {0}): {1}",
                            Robust ? "on" : "off", Why)
@@ -224,14 +234,11 @@ std::string checkClampedRead() {
     X[size_t(I)] = float(I + 1);
     Want[size_t(I)] = float(std::min(I, 31) + 1);
   }
-  kiln_vulkan_options V;
-  kiln_vulkan_options_init(&V);
-  V.robust_buffer_access = KILN_VULKAN_ROBUST_BUFFER_ACCESS_OFF;
-  kiln_session_options O = vulkanOptions();
-  O.vulkan = &V;
+  VulkanRun Run(KILN_VULKAN_FP16_ARITHMETIC_AUTO,
+                KILN_VULKAN_ROBUST_BUFFER_ACCESS_OFF);
   std::vector<Tensor> Got;
   std::vector<Tensor> In{Tensor::fromValues<float>(ElementType::F32, {2, 32}, X)};
-  if (std::string Why = runCompiled(*Bytes, In, O, Got); !Why.empty())
+  if (std::string Why = runCompiled(*Bytes, In, Run.Session, Got); !Why.empty())
     return "clamped read: " + Why;
   if (Got.size() != 1 || Got[0].numElements() != 64)
     return "clamped read: not one output of 64 elements";
