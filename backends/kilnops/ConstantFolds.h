@@ -4,6 +4,8 @@
 // Folding allocates, so it happens once per value and only where a
 // lowering needs the values; checks ask whether a value is constant, or
 // for a scalar, without folding whole tensors.
+// Defined in QuantLowering.cpp, beside the rules for which cast and
+// dequantize nodes fold (narrowingNode).
 #pragma once
 
 #include "IR/Graph.h"

@@ -324,8 +324,8 @@ llvm::json::Value kilnJsonReport(const KilnFileStats &S, bool Nodes) {
     }
     R["nodes"] = std::move(Arr);
   }
-  if (const TargetInspector *I = inspectorOf(M); I && I->Json)
-    R[findTargetOfFile(int(M.target))->Name] = I->Json(M);
+  if (const Target *T = findTargetOfFile(int(M.target)); T && T->Inspect.Json)
+    R[T->Name] = T->Inspect.Json(M);
   return R;
 }
 
@@ -346,9 +346,10 @@ llvm::Expected<std::string> kilnKernelSource(const fb::ModelT &M,
     return inputError("{0}: the file has no kernels (target {1})", Path,
                       TargetName);
   }
+  const TargetInspector *I = inspectorOf(M);
   if (std::find(Names.begin(), Names.end(), Name) != Names.end() &&
-      inspectorOf(M)->KernelSource) {
-    auto Text = inspectorOf(M)->KernelSource(M, Name);
+      I->KernelSource) {
+    auto Text = I->KernelSource(M, Name);
     if (!Text)
       return addContext(Text.takeError(), (Path + ": kernel " + Name).str());
     return Text;
