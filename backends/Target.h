@@ -111,6 +111,11 @@ struct EmitRequest {
   /// Checks the finished file's bytes before they replace Output (the
   /// runtime's verifier for .kiln targets); may be empty.
   std::function<llvm::Error(llvm::StringRef Bytes)> VerifyFile;
+  /// Set: the file's bytes go here, checked as a written file's are, and
+  /// nothing is written to Output (a part of a partitioned file, which the
+  /// driver places in the outer file; Output then only names it in
+  /// reports).
+  std::string *Bytes = nullptr;
 };
 
 /// What emit wrote, printed by `kiln convert`: the human text (Stats adds

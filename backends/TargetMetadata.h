@@ -9,6 +9,7 @@
 #include "schema/kiln_generated.h"
 
 #include "Support/Error.h"
+#include "Support/Hash.h"
 
 #include "llvm/Support/Path.h"
 
@@ -51,6 +52,25 @@ inline void fillMetadata(fb::MetadataT &MD, const EmitRequest &R,
 inline llvm::Error
 writeRequestedKilnFile(const EmitRequest &R, KilnModule &M, uint64_t &FileBytes,
                        llvm::function_ref<llvm::Error()> Check = nullptr) {
+  if (R.Bytes) { // a part of a partitioned file: the same checks, in memory
+    if (R.SourceHash && M.Model.metadata)
+      M.Model.metadata->source_hash = hashToHex(R.SourceHash());
+    auto Bytes = serializeKilnModule(M);
+    if (!Bytes)
+      return Bytes.takeError();
+    if (R.SourceHashError)
+      if (llvm::Error HashError = R.SourceHashError())
+        return HashError;
+    FileBytes = Bytes->size();
+    if (Check)
+      if (llvm::Error E = Check())
+        return E;
+    if (R.VerifyFile)
+      if (llvm::Error E = R.VerifyFile(*Bytes))
+        return E;
+    *R.Bytes = std::move(*Bytes);
+    return llvm::Error::success();
+  }
   return writeKilnFile(
       R.Output, M,
       [&](llvm::StringRef Written) {

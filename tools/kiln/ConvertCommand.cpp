@@ -4,6 +4,7 @@
 //                [--strip-provenance] [--prepack portable|native]
 //                [--nnapi-feature-level 27|28|29|30|auto]
 //                [--quantize none|fp16|int8-dynamic|int8 ...] (QuantizeFlags.h)
+//                [--fallback none|cpu [--on-cpu PATTERN]... [--max-partitions N]]
 // The targets are those of the registry (`kiln targets`); the target's report
 // is printed: for cpu, ops before and after the passes, the passes run, the
 // runtime operators and their kernels, and the file size. Every node the
@@ -87,6 +88,20 @@ Command addConvertCommand(CLI::App &App) {
                   "--target nnapi: the NNAPI feature level (Android API "
                   "level 27, 28, 29 or 30) the file may use; auto (default): "
                   "the lowest that can run the model");
+  Sub->add_option("--fallback", O->Model.Fallback,
+                  "none (default): a node the --target cannot run refuses "
+                  "the model; cpu: such nodes run on the CPU, the rest on "
+                  "the device, in partitions placed by a cost model and "
+                  "reported (docs/targets.md, \"Partitions\")")
+      ->check(CLI::IsMember({"none", "cpu"}));
+  Sub->add_option("--on-cpu", O->Model.OnCpu,
+                  "with --fallback cpu: run these op kinds or node names on "
+                  "the CPU (a trailing * matches a prefix; repeatable, or "
+                  "comma-separated)")
+      ->delimiter(',');
+  Sub->add_option("--max-partitions", O->Model.MaxPartitions,
+                  "with --fallback cpu: a CI gate: more partitions than N "
+                  "writes nothing and exits 3");
   Sub->add_flag("--strip-provenance", C.StripProvenance,
                 "leave out the links to the source model's nodes "
                 "(Operator.sources)");

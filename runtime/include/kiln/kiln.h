@@ -517,6 +517,29 @@ typedef struct kiln_engine_info {
 KILN_API kiln_status kiln_session_engine_info(const kiln_session *session,
                                               kiln_engine_info *out_info);
 
+/* The partitions a session runs, in run order: a partitioned file's parts
+ * (kiln convert --fallback cpu, schema 1.13), or one covering the whole
+ * model for any other file. Operators are numbered across partitions as
+ * kiln_session_operator_info numbers them. Times are those of the last run
+ * with profiling on (kiln_session_set_profiling), 0 before one. Set
+ * struct_size to sizeof(kiln_partition_info) first. */
+typedef struct kiln_partition_info {
+  size_t struct_size;
+  const char *target; /* "cpu", "vulkan", "nnapi", "metal" */
+  size_t first_operator;
+  size_t num_operators;
+  /* The partition's own run, and the copies of its boundary inputs from
+   * the partitions before it (host to host; a GPU part then uploads them
+   * inside its run), in milliseconds. */
+  double last_run_ms;
+  double last_transfer_ms;
+} kiln_partition_info;
+
+KILN_API size_t kiln_session_num_partitions(const kiln_session *session);
+KILN_API kiln_status kiln_session_partition_info(const kiln_session *session,
+                                                 size_t index,
+                                                 kiln_partition_info *out_info);
+
 /* Reading any tensor of a session (debugging, e.g. comparing every layer of
  * a compiled model with the source model):
  *

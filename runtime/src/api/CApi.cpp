@@ -525,6 +525,41 @@ kiln_status kiln_session_engine_info(const kiln_session *Session,
   });
 }
 
+size_t kiln_session_num_partitions(const kiln_session *Session) {
+  if (!Session)
+    return 0;
+  size_t N = Session->S->executor().partitions().size();
+  return N ? N : 1;
+}
+
+kiln_status kiln_session_partition_info(const kiln_session *Session,
+                                        size_t Index,
+                                        kiln_partition_info *Out) {
+  if (!Session || !Out)
+    return failArgument("kiln_session_partition_info: null argument");
+  if (Out->struct_size != sizeof(kiln_partition_info))
+    return failArgument("kiln_session_partition_info: set struct_size to "
+                        "sizeof(kiln_partition_info)");
+  std::vector<PartitionRun> Parts = Session->S->executor().partitions();
+  if (Parts.empty()) { // the whole model on its target
+    PartitionRun Whole;
+    Whole.Target = Session->S->model().Target;
+    Whole.NumOperators = Session->S->numOperators();
+    for (uint64_t T : Session->S->operatorTimes())
+      Whole.RunNs += T;
+    Parts.push_back(Whole);
+  }
+  if (Index >= Parts.size())
+    return failArgument("kiln_session_partition_info: index out of range");
+  const PartitionRun &P = Parts[Index];
+  Out->target = targetName(P.Target);
+  Out->first_operator = P.FirstOperator;
+  Out->num_operators = P.NumOperators;
+  Out->last_run_ms = double(P.RunNs) / 1e6;
+  Out->last_transfer_ms = double(P.TransferNs) / 1e6;
+  return KILN_OK;
+}
+
 size_t kiln_session_num_tensors(const kiln_session *Session) {
   return Session ? Session->S->model().Tensors.size() : 0;
 }
@@ -548,7 +583,7 @@ kiln_status kiln_session_operator_output(const kiln_session *Session,
   int32_t T = Session->S->model().op(Op).outputs()->Get(unsigned(K));
   if (T < 0)
     return failArgument("kiln_session_operator_output: output not used");
-  *OutTensor = size_t(T);
+  *OutTensor = size_t(T) + size_t(Session->S->model().tensorBase(Op));
   return KILN_OK;
 }
 

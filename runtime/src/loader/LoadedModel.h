@@ -49,9 +49,29 @@ struct LoadedModel {
   std::vector<int64_t> SymbolSizes;
   std::vector<std::vector<SymbolicDimDesc>> TensorSymbols;
 
+  /// A partitioned file (schema 1.13) is seen through its parts: every
+  /// operator of every part, in schedule order, each with the index in
+  /// Tensors where its part's tensors start (they follow the outer file's
+  /// own), so that tools read any operator's outputs as in a one-target
+  /// file. Empty for other files. The payload verifier fills them.
+  struct PartOperator {
+    const fb::Operator *Op = nullptr;
+    int32_t TensorBase = 0;
+  };
+  std::vector<PartOperator> PartOperators;
+  bool Partitioned = false;
+
   bool isPolymorphic() const { return !Symbols.empty(); }
 
-  const fb::Operator &op(size_t I) const { return *Root->operators()->Get(unsigned(I)); }
+  const fb::Operator &op(size_t I) const {
+    return Partitioned ? *PartOperators[I].Op
+                       : *Root->operators()->Get(unsigned(I));
+  }
+  /// Where operator I's tensor indices point in Tensors (0 but in a
+  /// partitioned file).
+  int32_t tensorBase(size_t I) const {
+    return Partitioned ? PartOperators[I].TensorBase : 0;
+  }
   /// Graph input I's image description (TensorInfo.image, schema 1.10), or
   /// null when it is not an image input (or out of range).
   const fb::ImageInputInfo *imageInput(size_t I) const {
@@ -61,6 +81,8 @@ struct LoadedModel {
     return MD->inputs()->Get(unsigned(I))->image();
   }
   size_t numOperators() const {
+    if (Partitioned)
+      return PartOperators.size();
     return Root->operators() ? Root->operators()->size() : 0;
   }
 };

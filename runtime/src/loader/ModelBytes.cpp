@@ -27,6 +27,17 @@ std::shared_ptr<ModelBytes> ModelBytes::borrow(const void *Data, size_t Size) {
   return B;
 }
 
+std::shared_ptr<ModelBytes>
+ModelBytes::slice(std::shared_ptr<const ModelBytes> Parent, size_t Offset,
+                  size_t Size) {
+  std::shared_ptr<ModelBytes> B(new ModelBytes());
+  B->Data = Parent->data() + Offset;
+  B->Size = Size;
+  B->Borrowed = true; // the parent owns the bytes
+  B->Parent = std::move(Parent);
+  return B;
+}
+
 Status ModelBytes::mapFile(const char *Path, std::shared_ptr<ModelBytes> &Out) {
   int Fd = open(Path, O_RDONLY | O_CLOEXEC);
   if (Fd < 0)

@@ -23,6 +23,10 @@ public:
                            std::shared_ptr<ModelBytes> &Out);
   /// Refers to [Data, Data + Size) without owning it (verification only).
   static std::shared_ptr<ModelBytes> borrow(const void *Data, size_t Size);
+  /// Size bytes of Parent from Offset (a part of a partitioned file), kept
+  /// alive with Parent. The caller checks the range. A slice has no fd.
+  static std::shared_ptr<ModelBytes> slice(std::shared_ptr<const ModelBytes> Parent,
+                                           size_t Offset, size_t Size);
 
   const uint8_t *data() const { return Data; }
   size_t size() const { return Size; }
@@ -37,6 +41,7 @@ private:
   bool Mapped = false;
   bool Borrowed = false;
   int Fd = -1;
+  std::shared_ptr<const ModelBytes> Parent; // a slice's
 };
 
 } // namespace kiln::rt

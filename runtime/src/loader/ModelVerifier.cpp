@@ -546,7 +546,7 @@ Status verifyModel(const TargetCatalog &Catalog,
     if (Status S = checkOperator(*LM, I, Defined))
       return S;
   for (int32_t X : LM->Outputs) {
-    if (!Defined[size_t(X)])
+    if (!Defined[size_t(X)] && !LM->Rules->PartsCompute)
       return invalidModel("graph output tensor ", X, " '",
                           LM->Tensors[size_t(X)].Name,
                           "' is never computed");
@@ -556,11 +556,11 @@ Status verifyModel(const TargetCatalog &Catalog,
   }
   if (Status S = checkImageInputs(*LM))
     return S;
+  LM->Bytes = std::move(Bytes); // a partitioned file's parts are slices
   if (LM->Rules->VerifyPayload)
     if (Status S = LM->Rules->VerifyPayload(M, *LM))
       return S;
   readMetadata(M, LM->Metadata);
-  LM->Bytes = std::move(Bytes);
   Out = std::move(LM);
   return Status::ok();
 }

@@ -31,6 +31,9 @@ struct TargetRules {
   bool GpuLayouts = false;
   /// Its files may be batch-polymorphic (symbolic dims, schema 1.9).
   bool Polymorphic = false;
+  /// Its files have no operators of their own: parts compute the graph
+  /// outputs, which the payload's verifier checks (a partitioned file).
+  bool PartsCompute = false;
   /// Checks the payload once the tensors, the graph and the operators are
   /// checked, and may keep what it learned in LM.Payload. Null: none.
   Status (*VerifyPayload)(const fb::Model &M, LoadedModel &LM) = nullptr;

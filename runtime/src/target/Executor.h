@@ -117,6 +117,16 @@ struct SessionOptions {
   MetalOptions Metal;
 };
 
+/// One part of what a session runs (a partitioned file's partition, or
+/// the whole model of any other file), for profiles.
+struct PartitionRun {
+  fb::Target Target = fb::Target::CPU;
+  size_t FirstOperator = 0, NumOperators = 0;
+  /// The last profiled run: the part's own run, and the copies of its
+  /// boundary inputs into it (nanoseconds).
+  uint64_t RunNs = 0, TransferNs = 0;
+};
+
 class Executor {
 public:
   virtual ~Executor() = default;
@@ -151,6 +161,9 @@ public:
   /// The session's worker threads, for host work beside the run (fitting a
   /// camera frame to an image input); null when the executor has none.
   virtual pthreadpool *threadPool() const { return nullptr; }
+  /// The parts of a partitioned file, in run order; empty for an executor
+  /// that runs the whole model itself.
+  virtual std::vector<PartitionRun> partitions() const { return {}; }
 };
 
 } // namespace kiln::rt

@@ -1,5 +1,8 @@
 #include "Driver/ConvertModel.h"
 
+#include "Driver/PartitionedFile.h"
+#include "Driver/Placement.h"
+
 #include "IR/SymbolBinding.h"
 #include "Support/Error.h"
 #include "Support/FileSystem.h"
@@ -76,6 +79,25 @@ llvm::Error checkStaticForTarget(const Graph &G, const Target &T,
                     Input, T.Name, Inputs, llvm::join(Symbols, ", "), Example);
 }
 
+/// --fallback cpu partitions a device target's files; --on-cpu and
+/// --max-partitions only mean something then.
+llvm::Error checkFallbackFlags(const ConvertModelOptions &O, const Target &T) {
+  if (O.Fallback != "none" && O.Fallback != "cpu")
+    return usageError("--fallback {0}: expected none or cpu", O.Fallback);
+  if (O.Fallback == "none") {
+    if (!O.OnCpu.empty() || O.MaxPartitions)
+      return usageError("--on-cpu and --max-partitions place nodes across "
+                        "partitions: add --fallback cpu");
+    return llvm::Error::success();
+  }
+  if (T.FileTarget == 0 || llvm::StringRef(T.Name) == "cpu")
+    return usageError("--fallback cpu partitions the files of a device "
+                      "target (vulkan, nnapi, metal); --target {0} runs "
+                      "everything itself",
+                      T.Name);
+  return llvm::Error::success();
+}
+
 } // namespace
 
 llvm::Expected<std::unique_ptr<TargetReport>>
@@ -83,6 +105,8 @@ convertModel(const ConvertModelOptions &O) {
   const Target *T = findTarget(O.TargetName);
   if (!T)
     return unknownTargetError(O.TargetName);
+  if (llvm::Error E = checkFallbackFlags(O, *T))
+    return E;
   CompileGraphOptions CO = O.Compile;
   CO.ForTarget = T;
   if (llvm::Error E = checkCompileFlags(CO))
@@ -116,7 +140,18 @@ convertModel(const ConvertModelOptions &O) {
   R.VerifyFile = [Out](llvm::StringRef Bytes) {
     return verifyWithRuntime(Bytes, Out);
   };
-  return T->Emit(*C->G, R);
+  if (O.Fallback != "cpu")
+    return T->Emit(*C->G, R);
+  PlacementOptions PO;
+  PO.Device = T;
+  PO.OnCpu = O.OnCpu;
+  auto P = planPlacement(*C->G, PO);
+  if (!P)
+    return addContext(P.takeError(), CO.Input);
+  PartitionedEmit PE;
+  PE.MaxPartitions = O.MaxPartitions;
+  PE.Mode = C->QuantizeResult.Mode;
+  return emitPlacement(*C->G, *P, R, PE);
 }
 
 } // namespace kiln

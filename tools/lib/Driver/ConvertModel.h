@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace kiln {
 
@@ -21,6 +22,14 @@ struct ConvertModelOptions {
   std::string ProducerVersion;
   /// Target-specific knobs (EmitRequest::Options).
   std::map<std::string, std::string> TargetOptions;
+  /// --fallback: "none" (a node the target cannot run refuses the model)
+  /// or "cpu" (partitions, Placement.h).
+  std::string Fallback = "none";
+  /// --on-cpu patterns (op kinds, node names; a trailing '*' matches a
+  /// prefix); they need --fallback cpu.
+  std::vector<std::string> OnCpu;
+  /// --max-partitions (0: no gate).
+  unsigned MaxPartitions = 0;
 };
 
 /// Usage error (naming the known targets) for an unknown target; the

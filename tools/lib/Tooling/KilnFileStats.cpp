@@ -186,7 +186,34 @@ llvm::Expected<KilnFileStats> readKilnFileStats(llvm::StringRef Path) {
                       kiln_last_error());
   fb::ModelT M;
   fb::GetModel(Data.data())->UnPackTo(&M);
-  return kilnFileStatsOf(std::move(M), Path.str(), Data.size());
+  KilnFileStats S = kilnFileStatsOf(std::move(M), Path.str(), Data.size());
+  // A partitioned file: each part is a verified file at its segment.
+  if (const fb::PartitionedPayloadT *P = S.Model.payload.AsPartitionedPayload()) {
+    for (size_t I = 0; I < P->partitions.size(); ++I) {
+      const fb::BufferT &B = *S.Model.buffers[size_t(P->partitions[I]->file)];
+      fb::ModelT Part;
+      fb::GetModel(Data.data() + B.offset)->UnPackTo(&Part);
+      S.Parts.push_back(kilnFileStatsOf(
+          std::move(Part), Path.str() + " partition " + std::to_string(I),
+          B.size));
+    }
+    for (int32_t I : P->schedule) {
+      const KilnFileStats &Part = S.Parts[size_t(I)];
+      for (const auto &[Kind, E] : Part.OpHistogram)
+        for (const auto &[Engine, N] : E)
+          S.OpHistogram[Kind][Engine] += N;
+      for (const auto &[Type, PT] : Part.ParamsByType) {
+        S.ParamsByType[Type].first += PT.first;
+        S.ParamsByType[Type].second += PT.second;
+      }
+      for (KilnOperatorStats O : Part.Operators) {
+        O.Part = I;
+        S.Operators.push_back(O);
+      }
+      S.TotalMacs += Part.TotalMacs;
+    }
+  }
+  return S;
 }
 
 KilnFileStats kilnFileStatsOf(fb::ModelT Model, std::string Path,

@@ -36,6 +36,9 @@ struct KilnSizeBreakdown {
 
 struct KilnOperatorStats {
   const fb::OperatorT *Op = nullptr;
+  /// The part of a partitioned file the operator is in, whose tensors its
+  /// indices name (KilnFileStats::modelOf); -1 in any other file.
+  int32_t Part = -1;
   std::string Kind;   // "CONV_2D", "BINARY.ADD", "UNARY.CLAMP"
   /// "xnnpack", "reference", "any"; "vulkan" for every operator of a Vulkan
   /// file, whose dispatches the payload lists (Operator.engine is a CPU
@@ -55,6 +58,15 @@ struct KilnFileStats {
   std::map<std::string, std::pair<int64_t, int64_t>> ParamsByType;
   std::vector<KilnOperatorStats> Operators;
   int64_t TotalMacs = 0;
+  /// A partitioned file's parts (schema 1.13), as PartitionedPayload lists
+  /// them, each read as a file of its own; the histograms, operators and
+  /// MACs above are then theirs, summed in schedule order.
+  std::vector<KilnFileStats> Parts;
+
+  /// The model whose tensors O's indices name.
+  const fb::ModelT &modelOf(const KilnOperatorStats &O) const {
+    return O.Part < 0 ? Model : Parts[size_t(O.Part)].Model;
+  }
 };
 
 /// Reads and verifies Path (the runtime's verifier), then counts. Errors

@@ -84,11 +84,12 @@ std::string escape(llvm::StringRef S) {
   return R;
 }
 
-std::string outputType(const KilnFileStats &S, const fb::OperatorT &Op) {
+std::string outputType(const KilnFileStats &S, const KilnOperatorStats &O) {
+  const fb::OperatorT &Op = *O.Op;
+  const fb::ModelT &M = S.modelOf(O);
   if (Op.outputs.empty())
     return "";
-  return describeKilnTensor(*S.Model.tensors[size_t(Op.outputs[0])],
-                            S.Model.symbols);
+  return describeKilnTensor(*M.tensors[size_t(Op.outputs[0])], M.symbols);
 }
 
 std::string engineCounts(const std::map<std::string, int64_t> &E) {
@@ -135,6 +136,52 @@ std::string imageSuffix(const fb::MetadataT &MD, size_t I) {
       .str();
 }
 
+/// The outer tensor T's name in a partitioned file.
+std::string outerName(const fb::ModelT &M, int32_t T) {
+  return T >= 0 && size_t(T) < M.tensors.size() ? M.tensors[size_t(T)]->name
+                                                 : "?";
+}
+
+std::string targetLower(fb::Target T) {
+  return llvm::StringRef(fb::EnumNameTarget(T)).lower();
+}
+
+/// A partitioned file's placement: each part in schedule order, with its
+/// boundaries, operators, estimate and the reason a CPU part is there.
+std::string partitionsText(const KilnFileStats &S, bool Nodes) {
+  const fb::PartitionedPayloadT *P = S.Model.payload.AsPartitionedPayload();
+  if (!P)
+    return "";
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << "partitions: " << P->partitions.size() << " (--target "
+     << targetLower(P->device) << " --fallback cpu), in run order\n";
+  for (int32_t I : P->schedule) {
+    const fb::PartitionT &Part = *P->partitions[size_t(I)];
+    const KilnFileStats &PS = S.Parts[size_t(I)];
+    std::vector<std::string> In, Outs;
+    for (int32_t T : Part.inputs)
+      In.push_back(outerName(S.Model, T));
+    for (int32_t T : Part.outputs)
+      Outs.push_back(outerName(S.Model, T));
+    OS << llvm::formatv("  {0} {1}: {2} operators from {3} nodes, {4} bytes, "
+                        "est. {5} us ({6} us transfers)\n",
+                        I, targetLower(Part.target), PS.Model.operators.size(),
+                        Part.nodes.size(), PS.Size.FileBytes,
+                        llvm::format("%.0f", Part.estimated_us),
+                        llvm::format("%.0f", Part.transfer_us));
+    OS << "    reads:  " << llvm::join(In, ", ") << "\n"
+       << "    writes: " << llvm::join(Outs, ", ") << "\n";
+    if (!Part.reason.empty())
+      OS << "    on the cpu: " << Part.reason << "\n";
+    if (Nodes)
+      OS << "    nodes:  " << llvm::join(Part.nodes, ", ") << "\n";
+  }
+  return OS.str();
+}
+
+llvm::json::Array partitionsJson(const KilnFileStats &S, bool Nodes);
+
 } // namespace
 
 std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
@@ -163,7 +210,7 @@ std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
   for (int32_t T : M.outputs)
     OS << "  " << M.tensors[size_t(T)]->name << ": "
        << describeKilnTensor(*M.tensors[size_t(T)], M.symbols) << "\n";
-  OS << "operators: " << M.operators.size() << "\n";
+  OS << "operators: " << S.Operators.size() << "\n";
   std::vector<std::pair<std::string, int64_t>> Hist;
   for (const auto &[Kind, E] : S.OpHistogram) {
     int64_t N = 0;
@@ -210,7 +257,7 @@ std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
     for (size_t I = 0; I < S.Operators.size(); ++I) {
       const KilnOperatorStats &O = S.Operators[I];
       OS << llvm::formatv("  {0,4} {1,-22} {2,-9} {3,-26} {4,12} {5,9}  {6}", I,
-                          O.Kind, O.Engine, outputType(S, *O.Op), O.Macs,
+                          O.Kind, O.Engine, outputType(S, O), O.Macs,
                           O.Params, O.Op->name);
       if (!O.Op->sources.empty())
         OS << " [" << llvm::join(O.Op->sources, ",") << "]";
@@ -221,6 +268,7 @@ std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
   // an NNAPI file's model), as the target's inspector renders it.
   if (const TargetInspector *I = inspectorOf(M); I && I->Text)
     OS << I->Text(M, Nodes);
+  OS << partitionsText(S, Nodes);
   return OS.str();
 }
 
@@ -292,7 +340,7 @@ llvm::json::Value kilnJsonReport(const KilnFileStats &S, bool Nodes) {
                           {"source_hash", MD.source_hash}}},
       {"inputs", std::move(Inputs)},
       {"outputs", std::move(Outputs)},
-      {"operators", int64_t(M.operators.size())},
+      {"operators", int64_t(S.Operators.size())},
       {"ops", std::move(Ops)},
       {"parameters", std::move(Params)},
       {"macs", S.TotalMacs},
@@ -317,7 +365,7 @@ llvm::json::Value kilnJsonReport(const KilnFileStats &S, bool Nodes) {
       Arr.push_back(llvm::json::Object{{"kind", O.Kind},
                                        {"engine", O.Engine},
                                        {"name", O.Op->name},
-                                       {"output", outputType(S, *O.Op)},
+                                       {"output", outputType(S, O)},
                                        {"macs", O.Macs},
                                        {"params", O.Params},
                                        {"sources", std::move(Src)}});
@@ -326,8 +374,41 @@ llvm::json::Value kilnJsonReport(const KilnFileStats &S, bool Nodes) {
   }
   if (const Target *T = findTargetOfFile(int(M.target)); T && T->Inspect.Json)
     R[T->Name] = T->Inspect.Json(M);
+  if (!S.Parts.empty())
+    R["partitions"] = partitionsJson(S, Nodes);
   return R;
 }
+
+namespace {
+
+llvm::json::Array partitionsJson(const KilnFileStats &S, bool Nodes) {
+  const fb::PartitionedPayloadT *P = S.Model.payload.AsPartitionedPayload();
+  llvm::json::Array Arr;
+  for (int32_t I : P->schedule) {
+    const fb::PartitionT &Part = *P->partitions[size_t(I)];
+    llvm::json::Array In, Out, NodeNames;
+    for (int32_t T : Part.inputs)
+      In.push_back(outerName(S.Model, T));
+    for (int32_t T : Part.outputs)
+      Out.push_back(outerName(S.Model, T));
+    for (const std::string &N : Part.nodes)
+      NodeNames.push_back(N);
+    Arr.push_back(llvm::json::Object{
+        {"index", I},
+        {"target", targetLower(Part.target)},
+        {"nodes", int64_t(Part.nodes.size())},
+        {"node_names", std::move(NodeNames)},
+        {"inputs", std::move(In)},
+        {"outputs", std::move(Out)},
+        {"reason", Part.reason},
+        {"estimated_us", double(Part.estimated_us)},
+        {"transfer_us", double(Part.transfer_us)},
+        {"file", kilnJsonReport(S.Parts[size_t(I)], Nodes)}});
+  }
+  return Arr;
+}
+
+} // namespace
 
 std::vector<std::string> kilnKernelNames(const fb::ModelT &M) {
   const TargetInspector *I = inspectorOf(M);
@@ -367,10 +448,15 @@ std::string kilnToDot(const KilnFileStats &S) {
      << "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#eef3fb\", "
         "fontname=\"Helvetica\", fontsize=10];\n"
      << "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#555555\"];\n";
-  std::vector<std::string> Producer(M.tensors.size());
+  // By tensor name: a partitioned file's parts name their boundary
+  // tensors as the outer file does.
+  std::map<std::string, std::string> Producer;
+  auto nameOf = [](const fb::ModelT &In, int32_t T) {
+    return In.tensors[size_t(T)]->name;
+  };
   for (size_t K = 0; K < M.inputs.size(); ++K) {
     const fb::TensorT &T = *M.tensors[size_t(M.inputs[K])];
-    Producer[size_t(M.inputs[K])] = "in" + std::to_string(K);
+    Producer[T.name] = "in" + std::to_string(K);
     OS << "  in" << K << " [shape=ellipse, fillcolor=\"#dff0d8\", label=\""
        << escape(T.name) << "\\n" << escape(describeKilnTensor(T)) << "\"];\n";
   }
@@ -388,21 +474,22 @@ std::string kilnToDot(const KilnFileStats &S) {
       for (size_t K = 1; K < Op.sources.size(); ++K)
         Label += " " + escape(Op.sources[K]);
     }
-    Label += "\\n" + escape(outputType(S, Op));
+    Label += "\\n" + escape(outputType(S, S.Operators[I]));
     OS << "  " << Id << " [label=\"" << Label << "\""
        << (Fused ? ", fillcolor=\"#fde9c8\"" : "") << "];\n";
+    const fb::ModelT &Own = S.modelOf(S.Operators[I]);
     for (int32_t In : Op.inputs)
-      if (In >= 0 && !Producer[size_t(In)].empty())
-        OS << "  " << Producer[size_t(In)] << " -> " << Id << ";\n";
+      if (In >= 0 && Producer.count(nameOf(Own, In)))
+        OS << "  " << Producer[nameOf(Own, In)] << " -> " << Id << ";\n";
     for (int32_t T : Op.outputs)
-      Producer[size_t(T)] = Id;
+      Producer[nameOf(Own, T)] = Id;
   }
   for (size_t K = 0; K < M.outputs.size(); ++K) {
     const fb::TensorT &T = *M.tensors[size_t(M.outputs[K])];
     OS << "  out" << K << " [shape=ellipse, fillcolor=\"#f2dede\", label=\""
        << escape(T.name) << "\\n" << escape(describeKilnTensor(T)) << "\"];\n";
-    if (!Producer[size_t(M.outputs[K])].empty())
-      OS << "  " << Producer[size_t(M.outputs[K])] << " -> out" << K << ";\n";
+    if (Producer.count(T.name))
+      OS << "  " << Producer[T.name] << " -> out" << K << ";\n";
   }
   OS << "}\n";
   return OS.str();

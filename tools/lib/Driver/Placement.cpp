@@ -1,0 +1,304 @@
+#include "Driver/Placement.h"
+
+#include "Driver/PartGraph.h"
+#include "Driver/PlacementCost.h"
+
+#include "Support/Error.h"
+#include "backends/kilnops/ConstantFolds.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <set>
+
+namespace kiln {
+
+llvm::StringRef placementReasonName(PlacementReason R) {
+  switch (R) {
+  case PlacementReason::Device:
+    return "device";
+  case PlacementReason::Unsupported:
+    return "unsupported";
+  case PlacementReason::Pinned:
+    return "pinned";
+  case PlacementReason::TooSmall:
+    return "too-small";
+  }
+  return "device";
+}
+
+bool isPartOfNoPart(const Value *V) {
+  return V && (V->constant() || isConstantOrFolded(V));
+}
+
+namespace {
+
+bool matchesPattern(llvm::StringRef Text, llvm::StringRef Pattern) {
+  if (Pattern.endswith("*"))
+    return Text.startswith(Pattern.drop_back());
+  return Text == Pattern;
+}
+
+/// The first line of a target's refusal of a one-node graph, without the
+/// "cannot run 1 part(s) of this model:" preamble.
+std::string refusalReason(llvm::Error E) {
+  std::string Message = llvm::toString(std::move(E));
+  llvm::StringRef M(Message);
+  // "...:\n  node 'x' (KIND): reason" -> "reason"
+  size_t Line = M.find("\n  ");
+  if (Line != llvm::StringRef::npos) {
+    llvm::StringRef First = M.drop_front(Line + 3);
+    First = First.take_until([](char C) { return C == '\n'; });
+    size_t Colon = First.find("): ");
+    if (First.startswith("node '") && Colon != llvm::StringRef::npos)
+      return First.drop_front(Colon + 3).str();
+    return First.str();
+  }
+  return M.take_until([](char C) { return C == '\n'; }).str();
+}
+
+/// Whether the device target runs N on its own (with its constants, its
+/// other operands as graph inputs and its results as graph outputs).
+NodePlacement askDevice(const Graph &G, const Node &N, const Target &Device) {
+  std::vector<const Value *> Inputs, Outputs;
+  llvm::DenseSet<const Value *> Seen;
+  for (const Value *V : N.operands())
+    if (V && !isPartOfNoPart(V) && Seen.insert(V).second)
+      Inputs.push_back(V);
+  for (const Value *R : N.results())
+    if (R->hasUses() || G.isOutput(R))
+      Outputs.push_back(R);
+  if (Outputs.empty() && N.numResults())
+    Outputs.push_back(N.result(0));
+  auto One = extractPartGraph(G, {&N}, Inputs, Outputs);
+  if (llvm::Error E = Device.Check(*One))
+    return {PlacementReason::Unsupported, refusalReason(std::move(E))};
+  return {};
+}
+
+struct Planner {
+  Planner(const Graph &G, const PlacementOptions &O) : G(G), O(O) {}
+
+  const Graph &G;
+  const PlacementOptions &O;
+  Placement P;
+  std::vector<const Node *> Placeable; // graph order
+  llvm::DenseMap<const Node *, size_t> Index;
+
+  bool onDevice(const Node *N) const {
+    return P.Nodes.at(N).Reason == PlacementReason::Device;
+  }
+
+  /// Step 2: a topological order that stays on one target while it can,
+  /// cut into runs.
+  std::vector<PlacedPart> group() const {
+    size_t Count = Placeable.size();
+    std::vector<unsigned> Pending(Count, 0);
+    std::vector<std::vector<size_t>> Users(Count);
+    for (size_t I = 0; I < Count; ++I) {
+      std::set<size_t> From;
+      for (const Value *V : Placeable[I]->operands())
+        if (V && V->producer() && Index.count(V->producer()))
+          From.insert(Index.lookup(V->producer()));
+      Pending[I] = unsigned(From.size());
+      for (size_t F : From)
+        Users[F].push_back(I);
+    }
+    std::set<size_t> Ready[2]; // [0] cpu, [1] device; by graph order
+    for (size_t I = 0; I < Count; ++I)
+      if (!Pending[I])
+        Ready[onDevice(Placeable[I])].insert(I);
+    std::vector<PlacedPart> Parts;
+    int Current = -1;
+    while (!Ready[0].empty() || !Ready[1].empty()) {
+      if (Current < 0 || Ready[Current].empty()) {
+        // Switch to the target whose first ready node comes first.
+        if (Ready[0].empty())
+          Current = 1;
+        else if (Ready[1].empty())
+          Current = 0;
+        else
+          Current = *Ready[1].begin() < *Ready[0].begin() ? 1 : 0;
+        Parts.emplace_back();
+        Parts.back().On = Current ? O.Device : findTarget("cpu");
+      }
+      size_t I = *Ready[Current].begin();
+      Ready[Current].erase(Ready[Current].begin());
+      Parts.back().Nodes.push_back(Placeable[I]);
+      for (size_t U : Users[I])
+        if (--Pending[U] == 0)
+          Ready[onDevice(Placeable[U])].insert(U);
+    }
+    return Parts;
+  }
+
+  /// Each part's boundary values and cost.
+  void describe(PlacedPart &Part) const {
+    llvm::DenseSet<const Node *> In(Part.Nodes.begin(), Part.Nodes.end());
+    llvm::DenseSet<const Value *> Seen;
+    const TargetCost &Cost = targetCost(Part.On->Name);
+    const TargetCost &Cpu = targetCost("cpu");
+    double Bytes = 0;
+    for (const Node *N : Part.Nodes) {
+      for (const Value *V : N->operands())
+        if (V && !isPartOfNoPart(V) && !In.count(V->producer()) &&
+            Seen.insert(V).second) {
+          Part.Inputs.push_back(V);
+          Bytes += valueBytes(*V);
+        }
+      Part.EstimatedUs += nodeCostUs(*N, Cost);
+      Part.CpuUs += nodeCostUs(*N, Cpu);
+    }
+    for (const Node *N : Part.Nodes)
+      for (const Value *R : N->results()) {
+        bool Leaves = G.isOutput(R);
+        for (const Use &U : R->uses())
+          Leaves |= !In.count(U.User);
+        if (Leaves) {
+          Part.Outputs.push_back(R);
+          Bytes += valueBytes(*R);
+        }
+      }
+    if (Part.On != findTarget("cpu")) {
+      Part.TransferUs = Bytes / Cost.CopyBytesPerUs;
+      Part.EstimatedUs += Cost.LaunchUs + Part.TransferUs;
+    }
+  }
+
+  /// A CPU part's reason: its nodes' reasons, most frequent first.
+  std::string summarize(const PlacedPart &Part) const {
+    std::map<std::string, int> Count;
+    for (const Node *N : Part.Nodes) {
+      const NodePlacement &NP = P.Nodes.at(N);
+      std::string Line;
+      switch (NP.Reason) {
+      case PlacementReason::Device:
+        continue;
+      case PlacementReason::Unsupported:
+        Line = "the " + std::string(O.Device->Name) + " target cannot run " +
+               N->opName().str() + ": " + NP.Why;
+        break;
+      case PlacementReason::Pinned:
+        Line = "pinned by --on-cpu " + NP.Why;
+        break;
+      case PlacementReason::TooSmall:
+        Line = NP.Why;
+        break;
+      }
+      ++Count[Line];
+    }
+    std::vector<std::pair<int, std::string>> Sorted;
+    for (auto &[Line, N] : Count)
+      Sorted.emplace_back(-N, Line);
+    std::sort(Sorted.begin(), Sorted.end());
+    std::vector<std::string> Lines;
+    for (auto &[N, Line] : Sorted)
+      Lines.push_back(Line + (N < -1 ? " (" + std::to_string(-N) + " nodes)"
+                                     : std::string()));
+    return llvm::join(Lines, "; ");
+  }
+};
+
+} // namespace
+
+bool matchesOnCpu(const Node &N, const std::vector<std::string> &Patterns) {
+  for (const std::string &Pat : Patterns) {
+    if (matchesPattern(N.opName(), Pat) || matchesPattern(N.displayName(), Pat))
+      return true;
+    for (const std::string &S : N.sources())
+      if (matchesPattern(S, Pat))
+        return true;
+  }
+  return false;
+}
+
+llvm::Expected<Placement> planPlacement(const Graph &G,
+                                        const PlacementOptions &O) {
+  Planner Pl(G, O);
+  Pl.P.Device = O.Device;
+  const TargetCost &Cpu = targetCost("cpu");
+  std::string Int8;
+  for (const Node &N : G.nodes()) {
+    if (N.numResults() == 1 && isPartOfNoPart(N.result()))
+      continue;
+    if ((N.isOp("quantize") || N.isOp("dequantize")) && Int8.empty())
+      Int8 = N.displayName();
+    Pl.Index[&N] = Pl.Placeable.size();
+    Pl.Placeable.push_back(&N);
+    Pl.P.AllCpuUs += nodeCostUs(N, Cpu);
+  }
+  for (const Value *Out : G.outputs())
+    if (!Out->producer() || !Pl.Index.count(Out->producer()))
+      return inputError("--fallback cpu: the graph output '{0}' is a graph "
+                        "input or a constant, which no part computes",
+                        Out->name());
+
+  for (const Node *N : Pl.Placeable) {
+    if (matchesOnCpu(*N, O.OnCpu)) {
+      std::string Pattern;
+      for (const std::string &Pat : O.OnCpu)
+        if (matchesOnCpu(*N, {Pat})) {
+          Pattern = Pat;
+          break;
+        }
+      Pl.P.Nodes[N] = {PlacementReason::Pinned, Pattern};
+      continue;
+    }
+    Pl.P.Nodes[N] = askDevice(G, *N, *O.Device);
+  }
+  bool AnyCpu = false;
+  for (const Node *N : Pl.Placeable)
+    AnyCpu |= !Pl.onDevice(N);
+  if (AnyCpu && !Int8.empty())
+    return inputError(
+        "--fallback cpu: the graph is int8 (quantize and dequantize nodes, "
+        "'{0}' first), and partitions of int8 graphs are not supported yet; "
+        "the {1} target runs only part of it. Convert without --quantize "
+        "int8 (fp32 or fp16 partitions work), or for --target cpu",
+        Int8, O.Device->Name);
+
+  // Steps 2 and 3 until every device part pays.
+  for (;;) {
+    Pl.P.Parts = Pl.group();
+    bool Moved = false;
+    for (PlacedPart &Part : Pl.P.Parts) {
+      Pl.describe(Part);
+      if (Part.On == findTarget("cpu") || Part.EstimatedUs < Part.CpuUs)
+        continue;
+      std::string Why = llvm::formatv(
+          "too small to pay for its transfers: its {0} part of {1} node(s) "
+          "would take about {2} us with launch and copies, {3} us on the CPU",
+          O.Device->Name, Part.Nodes.size(),
+          llvm::format("%.0f", Part.EstimatedUs),
+          llvm::format("%.0f", Part.CpuUs));
+      for (const Node *N : Part.Nodes)
+        Pl.P.Nodes[N] = {PlacementReason::TooSmall, Why};
+      Moved = true;
+    }
+    if (!Moved)
+      break;
+  }
+  for (PlacedPart &Part : Pl.P.Parts)
+    if (Part.On == findTarget("cpu"))
+      Part.Reason = Pl.summarize(Part);
+  std::set<std::string> Taken;
+  for (const Value *In : G.inputs())
+    Taken.insert(In->name());
+  for (const PlacedPart &Part : Pl.P.Parts)
+    for (const Value *V : Part.Outputs) {
+      std::string Name = V->name();
+      if (Name.empty() || Taken.count(Name)) {
+        std::string Base = V->producer()->displayName() + ":" +
+                           std::to_string(V->resultIndex());
+        Name = Base;
+        for (int K = 1; Taken.count(Name); ++K)
+          Name = Base + "." + std::to_string(K);
+      }
+      Taken.insert(Name);
+      Pl.P.Names[V] = Name;
+    }
+  return std::move(Pl.P);
+}
+
+} // namespace kiln
