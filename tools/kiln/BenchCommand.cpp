@@ -98,12 +98,20 @@ struct OperatorProfile {
     double Ms;
   };
   std::vector<Layer> Layers;
+  /// Every partition (one for a file of one target): its target,
+  /// operators, and median run and boundary-copy times.
+  struct Partition {
+    std::string Target;
+    size_t FirstOperator, NumOperators;
+    double RunMs, TransferMs;
+  };
+  std::vector<Partition> Partitions;
 };
 
 llvm::Expected<OperatorProfile> profileOperators(CompiledModel &M,
                                                  unsigned Runs) {
   M.setProfiling(true);
-  std::vector<std::vector<double>> Times;
+  std::vector<std::vector<double>> Times, PartRun, PartCopy;
   std::vector<double> Overheads, Fractions;
   for (unsigned R = 0; R < Runs; ++R) {
     auto Start = Clock::now();
@@ -115,6 +123,13 @@ llvm::Expected<OperatorProfile> profileOperators(CompiledModel &M,
     for (size_t I = 0; I < Ops.size(); ++I) {
       Times[I].push_back(Ops[I].LastRunMs);
       Sum += Ops[I].LastRunMs;
+    }
+    auto Parts = M.partitions();
+    PartRun.resize(Parts.size());
+    PartCopy.resize(Parts.size());
+    for (size_t I = 0; I < Parts.size(); ++I) {
+      PartRun[I].push_back(Parts[I].LastRunMs);
+      PartCopy[I].push_back(Parts[I].LastTransferMs);
     }
     Overheads.push_back(Whole - Sum);
     Fractions.push_back(Sum > 0 ? (Whole - Sum) / Sum : 0);
@@ -131,6 +146,12 @@ llvm::Expected<OperatorProfile> profileOperators(CompiledModel &M,
     P.ByKind[Ops[I].Kind + " [" + Ops[I].Engine + "]"] += Median;
     P.Layers.push_back({I, Ops[I].Kind, Ops[I].Name, Ops[I].Engine, Median});
   }
+  auto Parts = M.partitions();
+  for (size_t I = 0; I < Parts.size() && I < PartRun.size(); ++I)
+    P.Partitions.push_back({Parts[I].Target, Parts[I].FirstOperator,
+                            Parts[I].NumOperators,
+                            percentile(PartRun[I], 0.5),
+                            percentile(PartCopy[I], 0.5)});
   return P;
 }
 
@@ -313,6 +334,15 @@ llvm::Error runBench(const BenchOptions &O) {
             {"engine", L.Engine},
             {"ms", L.Ms}});
       J["operators_ms"] = std::move(Layers);
+      llvm::json::Array Parts;
+      for (const auto &Part : Profile->Partitions)
+        Parts.push_back(llvm::json::Object{
+            {"target", Part.Target},
+            {"first_operator", int64_t(Part.FirstOperator)},
+            {"operators", int64_t(Part.NumOperators)},
+            {"run_ms", Part.RunMs},
+            {"transfer_ms", Part.TransferMs}});
+      J["partitions"] = std::move(Parts);
     }
     if (Image)
       J["image"] = llvm::json::Object{
@@ -331,7 +361,14 @@ llvm::Error runBench(const BenchOptions &O) {
     OS << O.Model << " (vulkan on " << Info.Device << ", " << Info.Precision
        << ", " << Total
        << " operators, " << Info.Dispatches << " dispatches per run)\n";
-  else
+  else if (Info.Target == "partitioned") {
+    std::vector<std::string> Parts;
+    for (const auto &P : M->partitions())
+      Parts.push_back(P.Target);
+    OS << O.Model << " (partitioned: " << llvm::join(Parts, " then ")
+       << (Info.Device.empty() ? "" : ", device " + Info.Device) << ", "
+       << Total << " operators)\n";
+  } else
     OS << O.Model << " (" << O.Threads << " thread"
        << (O.Threads == 1 ? "" : "s") << ", " << Total
        << " operators: " << Engines["onednn"] << " on oneDNN, "
@@ -387,6 +424,18 @@ llvm::Error runBench(const BenchOptions &O) {
                        Profile->ByEngine["kiln"], Profile->ByEngine["xnnpack"],
                        Profile->ByEngine["reference"], Profile->OverheadMs,
                        100.0 * Profile->OverheadFraction);
+  }
+  if (Profile && Profile->Partitions.size() > 1) {
+    OS << "  partitions (median of the profiled runs; transfers: the copies "
+          "of boundary tensors into the partition):\n";
+    for (size_t I = 0; I < Profile->Partitions.size(); ++I) {
+      const auto &Part = Profile->Partitions[I];
+      OS << llvm::format("    %zu %-8s operators %zu-%zu  run %9.3f ms  "
+                         "transfers %7.3f ms\n",
+                         I, Part.Target.c_str(), Part.FirstOperator,
+                         Part.FirstOperator + Part.NumOperators - 1, Part.RunMs,
+                         Part.TransferMs);
+    }
   }
   if (Profile) {
     for (const auto &[Kind, Ms] : Profile->ByKind)

@@ -191,6 +191,19 @@ std::vector<CompiledModel::OperatorInfo> CompiledModel::operators() const {
   return Ops;
 }
 
+std::vector<CompiledModel::PartitionInfo> CompiledModel::partitions() const {
+  std::vector<PartitionInfo> Parts;
+  for (size_t I = 0; Session && I < kiln_session_num_partitions(Session.get());
+       ++I) {
+    kiln_partition_info Info;
+    Info.struct_size = sizeof Info;
+    if (kiln_session_partition_info(Session.get(), I, &Info) == KILN_OK)
+      Parts.push_back({Info.target, Info.first_operator, Info.num_operators,
+                       Info.last_run_ms, Info.last_transfer_ms});
+  }
+  return Parts;
+}
+
 std::optional<CompiledModel::OperatorOutput>
 CompiledModel::operatorOutput(size_t Op) const {
   size_t T = 0;

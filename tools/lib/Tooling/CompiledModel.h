@@ -94,6 +94,15 @@ public:
     double LastRunMs;
   };
   std::vector<OperatorInfo> operators() const;
+  /// The partitions the session runs (kiln_session_partition_info): one
+  /// for a file of one target, several for a partitioned file; times are
+  /// the last profiled run's.
+  struct PartitionInfo {
+    std::string Target;
+    size_t FirstOperator = 0, NumOperators = 0;
+    double LastRunMs = 0, LastTransferMs = 0;
+  };
+  std::vector<PartitionInfo> partitions() const;
   /// Output 0 of operator Op after the last run, as the IR sees it (f32,
   /// NCHW, dequantized: KilnTensorView.h), with its tensor's name and, for
   /// an int8/uint8 tensor quantized per tensor, one quantum (its scale);
