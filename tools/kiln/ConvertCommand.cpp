@@ -99,6 +99,11 @@ Command addConvertCommand(CLI::App &App) {
                   "the CPU (a trailing * matches a prefix; repeatable, or "
                   "comma-separated)")
       ->delimiter(',');
+  Sub->add_option("--placement", O->Model.Placement,
+                  "with --fallback cpu: costed (default: a device partition "
+                  "too small to pay for its launch and copies goes to the "
+                  "CPU) or greedy (every node the device runs stays there)")
+      ->check(CLI::IsMember({"costed", "greedy"}));
   Sub->add_option("--max-partitions", O->Model.MaxPartitions,
                   "with --fallback cpu: a CI gate: more partitions than N "
                   "writes nothing and exits 3");

@@ -85,9 +85,9 @@ llvm::Error checkFallbackFlags(const ConvertModelOptions &O, const Target &T) {
   if (O.Fallback != "none" && O.Fallback != "cpu")
     return usageError("--fallback {0}: expected none or cpu", O.Fallback);
   if (O.Fallback == "none") {
-    if (!O.OnCpu.empty() || O.MaxPartitions)
-      return usageError("--on-cpu and --max-partitions place nodes across "
-                        "partitions: add --fallback cpu");
+    if (!O.OnCpu.empty() || O.MaxPartitions || O.Placement != "costed")
+      return usageError("--on-cpu, --max-partitions and --placement place "
+                        "nodes across partitions: add --fallback cpu");
     return llvm::Error::success();
   }
   if (T.FileTarget == 0 || llvm::StringRef(T.Name) == "cpu")
@@ -145,6 +145,7 @@ convertModel(const ConvertModelOptions &O) {
   PlacementOptions PO;
   PO.Device = T;
   PO.OnCpu = O.OnCpu;
+  PO.Costed = O.Placement != "greedy";
   auto P = planPlacement(*C->G, PO);
   if (!P)
     return addContext(P.takeError(), CO.Input);

@@ -30,6 +30,8 @@ struct ConvertModelOptions {
   std::vector<std::string> OnCpu;
   /// --max-partitions (0: no gate).
   unsigned MaxPartitions = 0;
+  /// --placement: "costed" (default) or "greedy" (PlacementOptions::Costed).
+  std::string Placement = "costed";
 };
 
 /// Usage error (naming the known targets) for an unknown target; the

@@ -200,6 +200,44 @@ struct Planner {
   }
 };
 
+/// One part for every node: the device's when it runs the whole graph
+/// (and nothing is pinned), else the CPU's.
+llvm::Expected<Placement> wholeGraphPlacement(const Graph &G,
+                                              const PlacementOptions &O,
+                                              Planner &Pl,
+                                              const std::string &Output) {
+  bool Pinned = false;
+  for (const Node *N : Pl.Placeable)
+    Pinned |= matchesOnCpu(*N, O.OnCpu);
+  llvm::Error E = Pinned ? llvm::Error::success() : O.Device->Check(G);
+  bool OnDevice = !Pinned && !E;
+  std::string Why;
+  if (E)
+    Why = refusalReason(std::move(E));
+  PlacedPart Part;
+  Part.On = OnDevice ? O.Device : findTarget("cpu");
+  Part.Nodes = Pl.Placeable;
+  for (const Node *N : Pl.Placeable) {
+    Part.CpuUs += nodeCostUs(*N, targetCost("cpu"));
+    Part.EstimatedUs += nodeCostUs(*N, targetCost(Part.On->Name));
+  }
+  if (!OnDevice) {
+    Part.Reason = "the graph output '" + Output +
+                  "' is a constant or a graph input, which only a file of "
+                  "one partition can give, and the " + O.Device->Name +
+                  " target cannot run the whole graph" +
+                  (Why.empty() ? std::string(" (nodes are pinned)")
+                               : ": " + Why);
+    for (const Node *N : Pl.Placeable)
+      Pl.P.Nodes[N] = {PlacementReason::Unsupported, Part.Reason};
+  } else {
+    for (const Node *N : Pl.Placeable)
+      Pl.P.Nodes[N] = {};
+  }
+  Pl.P.Parts.push_back(std::move(Part));
+  return std::move(Pl.P);
+}
+
 } // namespace
 
 bool matchesOnCpu(const Node &N, const std::vector<std::string> &Patterns) {
@@ -228,11 +266,12 @@ llvm::Expected<Placement> planPlacement(const Graph &G,
     Pl.Placeable.push_back(&N);
     Pl.P.AllCpuUs += nodeCostUs(N, Cpu);
   }
+  // A graph output that is a constant or a graph input (a shape folded at
+  // -O2) is computed by no node, so no part could hand it over: the file
+  // is then one target's whole, the device's if it runs every node.
   for (const Value *Out : G.outputs())
     if (!Out->producer() || !Pl.Index.count(Out->producer()))
-      return inputError("--fallback cpu: the graph output '{0}' is a graph "
-                        "input or a constant, which no part computes",
-                        Out->name());
+      return wholeGraphPlacement(G, O, Pl, Out->name());
 
   for (const Node *N : Pl.Placeable) {
     if (matchesOnCpu(*N, O.OnCpu)) {
@@ -264,7 +303,8 @@ llvm::Expected<Placement> planPlacement(const Graph &G,
     bool Moved = false;
     for (PlacedPart &Part : Pl.P.Parts) {
       Pl.describe(Part);
-      if (Part.On == findTarget("cpu") || Part.EstimatedUs < Part.CpuUs)
+      if (Part.On == findTarget("cpu") || Part.EstimatedUs < Part.CpuUs ||
+          !O.Costed)
         continue;
       std::string Why = llvm::formatv(
           "too small to pay for its transfers: its {0} part of {1} node(s) "

@@ -78,6 +78,9 @@ struct PlacementOptions {
   const Target *Device = nullptr;
   /// --on-cpu: op names ("linear") or node names, each may end in '*'.
   std::vector<std::string> OnCpu;
+  /// --placement greedy: every node the device runs stays on it, however
+  /// small its part (step 3 skipped).
+  bool Costed = true;
 };
 
 /// Whether N's op or display name matches one of Patterns.
