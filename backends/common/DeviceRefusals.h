@@ -5,11 +5,11 @@
 namespace kiln {
 
 /// BOX_NMS (`kiln convert --nms`): sorting and greedy suppression are host
-/// work. The device targets will hand it to the CPU through partitions with
-/// CPU fallback; until then they refuse it.
+/// work, which the device targets leave to the CPU target: with --fallback
+/// cpu it runs there after the device's partition.
 inline constexpr const char *BoxNmsOnCpuOnly =
-    "detection post-processing runs on the CPU target only until device "
-    "files can fall back to the CPU; convert for --target cpu, or leave out "
-    "--nms and run NMS in the app";
+    "detection post-processing runs on the CPU target; add --fallback cpu "
+    "(the device runs the network, the CPU the NMS), convert for --target "
+    "cpu, or leave out --nms and run NMS in the app";
 
 } // namespace kiln
