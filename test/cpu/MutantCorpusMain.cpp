@@ -72,6 +72,8 @@
 #ifdef KILN_MUTANTS_VULKAN
 #include "backends/gpu/GpuDispatchLowering.h"
 #endif
+#include "Driver/PartitionedFile.h"
+#include "Driver/Placement.h"
 #include "IR/Parser.h"
 #include "frontends/onnx/OnnxImporter.h"
 #include "passes/ImageInput.h"
@@ -115,7 +117,7 @@ llvm::Expected<std::string> compileSeed(const std::string &Spec) {
       NnapiLevel = std::atoi(Mode.c_str() + 11);
     }
     auto M = Mode == "native" || Mode == "vulkan" || Mode == "metal" ||
-                     Mode == "image"
+                     Mode == "image" || Mode.rfind("partitioned-", 0) == 0
                  ? QuantizeMode::None
                  : parseQuantizeMode(QMode);
     if (!M)
@@ -158,6 +160,24 @@ llvm::Expected<std::string> compileSeed(const std::string &Spec) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "built without the Vulkan target");
 #endif
+  }
+  if (Mode == "partitioned-vulkan" || Mode == "partitioned-nnapi") {
+    // kiln convert --fallback cpu --placement greedy: a partitioned file
+    // (schema 1.13) whose segments are the parts' own files.
+    PlacementOptions PO;
+    PO.Device = findTarget(Mode.substr(12));
+    PO.Costed = false;
+    auto P = planPlacement(**G, PO);
+    if (!P)
+      return P.takeError();
+    std::string Bytes;
+    EmitRequest R;
+    R.Input = Path;
+    R.Bytes = &Bytes;
+    auto Written = emitPlacement(**G, *P, R, PartitionedEmit());
+    if (!Written)
+      return Written.takeError();
+    return Bytes;
   }
   if (Mode == "metal") {
     auto Mt = compileForMetal(**G);
