@@ -96,7 +96,7 @@ Command addConvertCommand(CLI::App &App) {
       ->check(CLI::IsMember({"none", "cpu"}));
   Sub->add_option("--on-cpu", O->Model.OnCpu,
                   "with --fallback cpu: run these op kinds or node names on "
-                  "the CPU (a trailing * matches a prefix; repeatable, or "
+                  "the CPU (globs: *, ?, [a-z]; repeatable, or "
                   "comma-separated)")
       ->delimiter(',');
   Sub->add_option("--placement", O->Model.Placement,

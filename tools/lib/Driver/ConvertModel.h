@@ -25,8 +25,8 @@ struct ConvertModelOptions {
   /// --fallback: "none" (a node the target cannot run refuses the model)
   /// or "cpu" (partitions, Placement.h).
   std::string Fallback = "none";
-  /// --on-cpu patterns (op kinds, node names; a trailing '*' matches a
-  /// prefix); they need --fallback cpu.
+  /// --on-cpu globs over op kinds and node names; they need --fallback
+  /// cpu.
   std::vector<std::string> OnCpu;
   /// --max-partitions (0: no gate).
   unsigned MaxPartitions = 0;

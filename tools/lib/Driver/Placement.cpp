@@ -9,6 +9,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/GlobPattern.h"
 
 #include <set>
 
@@ -34,10 +35,15 @@ bool isPartOfNoPart(const Value *V) {
 
 namespace {
 
+/// A glob (*, ?, [a-z]) over the whole text; a malformed glob matches
+/// only itself.
 bool matchesPattern(llvm::StringRef Text, llvm::StringRef Pattern) {
-  if (Pattern.endswith("*"))
-    return Text.startswith(Pattern.drop_back());
-  return Text == Pattern;
+  auto Glob = llvm::GlobPattern::create(Pattern);
+  if (!Glob) {
+    llvm::consumeError(Glob.takeError());
+    return Text == Pattern;
+  }
+  return Glob->match(Text);
 }
 
 /// The first line of a target's refusal of a one-node graph, without the

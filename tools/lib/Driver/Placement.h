@@ -76,7 +76,7 @@ struct Placement {
 
 struct PlacementOptions {
   const Target *Device = nullptr;
-  /// --on-cpu: op names ("linear") or node names, each may end in '*'.
+  /// --on-cpu: globs (*, ?, [..]) over op names ("linear") and node names.
   std::vector<std::string> OnCpu;
   /// --placement greedy: every node the device runs stays on it, however
   /// small its part (step 3 skipped).
