@@ -15,7 +15,7 @@ constexpr size_t MaxTensors = size_t(1) << 20;
 constexpr size_t MaxOperators = size_t(1) << 20;
 constexpr size_t MaxOperatorInputs = 4096;
 /// Parts of a partitioned file (schema 1.13).
-constexpr size_t MaxPartitions = 1024;
+constexpr size_t MaxPartitions = 256;
 /// Bytes of one tensor (1 TiB: element counts times sizes never overflow).
 constexpr uint64_t MaxTensorBytes = uint64_t(1) << 40;
 /// Inner blocks of a BLOCKED tensor (oneDNN's DNNL_MAX_NDIMS).

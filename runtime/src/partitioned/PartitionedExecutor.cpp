@@ -56,13 +56,21 @@ Status PartitionedExecutor::create(std::shared_ptr<const LoadedModel> Model,
       E->OuterData[T] = E->Parts[P]->hostTensor(Local);
       continue;
     }
-    if (!E->OuterData[T]) { // read by several parts, or by none
+    if (!E->OuterData[T]) { // a graph input several parts read
+      E->OwnedBytes += D.Bytes;
       E->Owned.emplace_back(new uint8_t[std::max<uint64_t>(D.Bytes, 1)]());
       E->OuterData[T] = E->Owned.back().get();
     }
     for (auto [P, Local] : Readers[T])
       E->CopiesIn[P].push_back({T, Local, D.Bytes});
   }
+  // max_arena_bytes bounds the session: every part's plan and the
+  // graph inputs held for several parts, together.
+  if (Opts.MaxArenaBytes && E->arenaBytes() + E->scratchBytes() > Opts.MaxArenaBytes)
+    return {KILN_ERROR_OUT_OF_MEMORY,
+            concat("the partitions' memory plans and shared inputs need ",
+                   E->arenaBytes() + E->scratchBytes(),
+                   " bytes, over max_arena_bytes (", Opts.MaxArenaBytes, ")")};
   for (size_t P = 0; P < Parts.size(); ++P) {
     PartitionRun R;
     R.Target = Parts[P].Model->Target;
@@ -132,7 +140,7 @@ const char *PartitionedExecutor::engine(size_t Op) const {
 }
 
 uint64_t PartitionedExecutor::arenaBytes() const {
-  uint64_t N = 0;
+  uint64_t N = OwnedBytes;
   for (const auto &P : Parts)
     N += P->arenaBytes();
   return N;

@@ -49,6 +49,7 @@ private:
   /// Where each outer tensor's bytes are on the host.
   std::vector<uint8_t *> OuterData;
   std::vector<std::unique_ptr<uint8_t[]>> Owned;
+  uint64_t OwnedBytes = 0;
   std::vector<PartitionRun> Runs;
 };
 

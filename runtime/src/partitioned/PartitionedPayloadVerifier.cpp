@@ -14,6 +14,10 @@ namespace kiln::rt {
 
 namespace {
 
+/// Partitioned files being verified on this thread: a part's file is
+/// verified by the same loader, and must not be partitioned again.
+thread_local int NestingDepth = 0;
+
 std::string tensorName(const LoadedModel &LM, int32_t T) {
   return concat("tensor ", T, " '", LM.Tensors[size_t(T)].Name, "'");
 }
@@ -28,6 +32,11 @@ Status checkBoundary(const LoadedModel &LM, size_t Part, int32_t T,
   if (O.isConstant())
     return invalidModel("partition ", Part, ": ", What, " ",
                         tensorName(LM, T), " is a constant");
+  if (O.Scales != D.Scales || O.ZeroPoints != D.ZeroPoints ||
+      O.QuantAxis != D.QuantAxis)
+    return invalidModel("partition ", Part, ": ", What, " ",
+                        tensorName(LM, T), " is quantized otherwise than the "
+                        "partition's own ", What, " '", D.Name, "'");
   if (O.DType != D.DType || O.Shape != D.Shape || O.Layout != D.Layout)
     return invalidModel("partition ", Part, ": ", What, " ",
                         tensorName(LM, T), " is ", dtypeName(O.DType),
@@ -53,8 +62,16 @@ Status loadPart(const fb::Model &M, const LoadedModel &LM, size_t I,
   const fb::Buffer *B = M.buffers()->Get(unsigned(P.file()));
   auto Bytes = ModelBytes::slice(LM.Bytes, size_t(B->offset()),
                                  size_t(B->size()));
-  if (Status S = loadVerifiedModel(std::move(Bytes), Out.Model))
-    return {S.code(), concat("partition ", I, ": ", S.message())};
+  // A part is loaded by the registry as any file is; a segment that is (or
+  // holds) a partitioned file again would recurse, so nesting is refused
+  // before the part's own verifier runs, whatever the part claims to be.
+  if (NestingDepth > 0)
+    return invalidModel("a partition is itself a partitioned file");
+  ++NestingDepth;
+  Status Loaded = loadVerifiedModel(std::move(Bytes), Out.Model);
+  --NestingDepth;
+  if (Loaded) // true on failure
+    return {Loaded.code(), concat("partition ", I, ": ", Loaded.message())};
   if (Out.Model->Target != P.target())
     return invalidModel("partition ", I, " is listed as ",
                         fb::EnumNameTarget(P.target()), " but its file is for ",
@@ -110,6 +127,14 @@ Status verifyPartitionedPayload(const fb::Model &M, LoadedModel &LM) {
       return invalidModel("the schedule lists partition ", X, " twice");
   }
 
+  std::vector<char> SegmentUsed(M.buffers() ? M.buffers()->size() : 0, 0);
+  for (unsigned I = 0; I < N; ++I) {
+    int32_t F = P->partitions()->Get(I)->file();
+    if (F >= 0 && size_t(F) < SegmentUsed.size() && SegmentUsed[size_t(F)]++)
+      return invalidModel("partitions share segment ", F, " (each partition "
+                          "is a file of its own)");
+  }
+
   auto Info = std::make_shared<PartitionedInfo>();
   std::vector<int32_t> Writer(LM.Tensors.size(), -1); // partition index
   for (int32_t X : LM.Inputs)
@@ -158,6 +183,12 @@ Status verifyPartitionedPayload(const fb::Model &M, LoadedModel &LM) {
     if (!Ready[size_t(X)])
       return invalidModel("graph output ", tensorName(LM, X),
                           " is written by no partition");
+  // Every outer tensor is a graph input or a partition's output: none is
+  // left for the session to allocate for nothing.
+  for (size_t T = 0; T < Ready.size(); ++T)
+    if (!Ready[T])
+      return invalidModel(tensorName(LM, int32_t(T)), " is neither a graph "
+                          "input nor written by a partition");
   Info->Parts = std::move(Ordered);
 
   // The flat view: every part's tensors after the outer ones, and every

@@ -51,17 +51,23 @@ std::string writeFile(const Graph &G, const Placement &P) {
   return Bytes;
 }
 
-/// The file with one change to its unpacked model, written again.
-std::string mutated(const std::string &Good,
-                    const std::function<void(fb::ModelT &)> &Change) {
+/// The file with one change to its unpacked model and segments, written
+/// again.
+std::string mutatedModule(const std::string &Good,
+                          const std::function<void(KilnModule &)> &Change) {
   KilnModule M;
   fb::GetModel(Good.data())->UnPackTo(&M.Model);
   for (const auto &B : M.Model.buffers)
     M.Segments.emplace_back(Buffer::copy(llvm::ArrayRef<uint8_t>(
         reinterpret_cast<const uint8_t *>(Good.data()) + B->offset,
         size_t(B->size))));
-  Change(M.Model);
+  Change(M);
   return requireValue(serializeKilnModule(M));
+}
+
+std::string mutated(const std::string &Good,
+                    const std::function<void(fb::ModelT &)> &Change) {
+  return mutatedModule(Good, [&](KilnModule &M) { Change(M.Model); });
 }
 
 std::string loadError(const std::string &Bytes) {
@@ -192,6 +198,35 @@ TEST_CASE("the loader refuses hostile partitioned files", "[partition]") {
     });
     CHECK(loadError(Lying).find("partition 1 is listed as VULKAN but its file "
                                 "is for cpu") != std::string::npos);
+  }
+  SECTION("a partition whose file is partitioned again, claiming cpu") {
+    // Partition 1's segment holds the good (partitioned) file itself: the
+    // loader must refuse it, not verify it again and again.
+    auto Bad = mutatedModule(Good, [&](KilnModule &M) {
+      int32_t Seg = M.addSegment(Segment(Buffer::copy(llvm::ArrayRef<uint8_t>(
+          reinterpret_cast<const uint8_t *>(Good.data()), Good.size()))));
+      payload(M.Model).partitions[1]->file = Seg;
+    });
+    CHECK(loadError(Bad).find("a partition is itself a partitioned file") !=
+          std::string::npos);
+  }
+  SECTION("partitions sharing a segment") {
+    auto Bad = mutated(Good, [](fb::ModelT &M) {
+      payload(M).partitions[2]->file = payload(M).partitions[0]->file;
+    });
+    CHECK(loadError(Bad).find("partitions share segment") != std::string::npos);
+  }
+  SECTION("an outer tensor bound to nothing") {
+    auto Bad = mutated(Good, [](fb::ModelT &M) {
+      auto T = std::make_unique<fb::TensorT>();
+      T->name = "loose";
+      T->dtype = fb::DType::F32;
+      T->shape = {1 << 18, 1 << 18}; // 256 GiB: legal, and never allocated
+      M.tensors.push_back(std::move(T));
+    });
+    INFO(loadError(Bad));
+    CHECK(loadError(Bad).find("'loose' is neither a graph input nor written "
+                              "by a partition") != std::string::npos);
   }
   SECTION("no partitions, or operators of its own") {
     auto Empty = mutated(Good, [](fb::ModelT &M) {

@@ -225,7 +225,24 @@ llvm::Error checkPartitionGate(const Placement &P, const EmitRequest &R,
           .str());
 }
 
-/// The TensorInfo a part's file gives its graph input or output K.
+/// Part I's file lists its graph inputs and outputs as the part's graph
+/// does (every target's writer binds them in order): checked once, so that
+/// partIo can index them.
+llvm::Error checkPartIo(const std::string &Bytes, const PlacedPart &Part,
+                        size_t I) {
+  const fb::Metadata *MD = fb::GetModel(Bytes.data())->metadata();
+  if (MD && MD->inputs() && MD->outputs() &&
+      MD->inputs()->size() == Part.Inputs.size() &&
+      MD->outputs()->size() == Part.Outputs.size())
+    return llvm::Error::success();
+  return internalError("partition {0} ({1}): its file does not list the "
+                       "partition's {2} input(s) and {3} output(s)",
+                       I, Part.On->Name, Part.Inputs.size(),
+                       Part.Outputs.size());
+}
+
+/// The TensorInfo a part's file gives its graph input or output K
+/// (checkPartIo first).
 const fb::TensorInfo *partIo(const std::string &Bytes, bool Input, size_t K) {
   const fb::Metadata *MD = fb::GetModel(Bytes.data())->metadata();
   const auto *List = Input ? MD->inputs() : MD->outputs();
@@ -262,6 +279,8 @@ emitPlacement(const Graph &G, const Placement &P, const EmitRequest &R,
       return addContext(Rep.takeError(),
                         llvm::formatv("partition {0} ({1})", I, Part.On->Name)
                             .str());
+    if (llvm::Error E = checkPartIo(Files[I], Part, I))
+      return E;
     Reports.push_back(std::move(*Rep));
   }
 

@@ -35,13 +35,15 @@ bool isPartOfNoPart(const Value *V) {
 
 namespace {
 
-/// A glob (*, ?, [a-z]) over the whole text; a malformed glob matches
-/// only itself.
+/// The text itself, or a glob (*, ?, [a-z]) over the whole text (so a
+/// node named "a[0]" is pinned by its own name too).
 bool matchesPattern(llvm::StringRef Text, llvm::StringRef Pattern) {
+  if (Text == Pattern)
+    return true;
   auto Glob = llvm::GlobPattern::create(Pattern);
   if (!Glob) {
     llvm::consumeError(Glob.takeError());
-    return Text == Pattern;
+    return false;
   }
   return Glob->match(Text);
 }
@@ -328,11 +330,18 @@ llvm::Expected<Placement> planPlacement(const Graph &G,
   for (PlacedPart &Part : Pl.P.Parts)
     if (Part.On == findTarget("cpu"))
       Part.Reason = Pl.summarize(Part);
+  // Graph inputs and outputs keep their names (apps bind them by name);
+  // other boundary values keep theirs unless taken or empty.
   std::set<std::string> Taken;
   for (const Value *In : G.inputs())
     Taken.insert(In->name());
+  for (const Value *Out : G.outputs())
+    if (Taken.insert(Out->name()).second)
+      Pl.P.Names[Out] = Out->name();
   for (const PlacedPart &Part : Pl.P.Parts)
     for (const Value *V : Part.Outputs) {
+      if (Pl.P.Names.count(V))
+        continue;
       std::string Name = V->name();
       if (Name.empty() || Taken.count(Name)) {
         std::string Base = V->producer()->displayName() + ":" +

@@ -448,15 +448,31 @@ std::string kilnToDot(const KilnFileStats &S) {
      << "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#eef3fb\", "
         "fontname=\"Helvetica\", fontsize=10];\n"
      << "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#555555\"];\n";
-  // By tensor name: a partitioned file's parts name their boundary
-  // tensors as the outer file does.
-  std::map<std::string, std::string> Producer;
-  auto nameOf = [](const fb::ModelT &In, int32_t T) {
-    return In.tensors[size_t(T)]->name;
+  // Producers by (part, tensor index), part -1 for the file's own tensors;
+  // a partitioned file's parts meet at the outer tensors their inputs and
+  // outputs are bound to (PartitionedPayload).
+  using Key = std::pair<int32_t, int32_t>;
+  std::map<Key, std::string> Producer;
+  std::vector<std::map<int32_t, int32_t>> PartIn(S.Parts.size()),
+      PartOut(S.Parts.size());
+  if (const fb::PartitionedPayloadT *P = M.payload.AsPartitionedPayload())
+    for (size_t I = 0; I < P->partitions.size() && I < S.Parts.size(); ++I) {
+      const fb::ModelT &Part = S.Parts[I].Model;
+      const fb::PartitionT &Binding = *P->partitions[I];
+      for (size_t K = 0; K < Part.inputs.size() && K < Binding.inputs.size(); ++K)
+        PartIn[I][Part.inputs[K]] = Binding.inputs[K];
+      for (size_t K = 0; K < Part.outputs.size() && K < Binding.outputs.size(); ++K)
+        PartOut[I][Part.outputs[K]] = Binding.outputs[K];
+    }
+  auto keyOf = [&](int32_t Part, int32_t T) -> Key {
+    if (Part >= 0)
+      if (auto It = PartIn[size_t(Part)].find(T); It != PartIn[size_t(Part)].end())
+        return {-1, It->second};
+    return {Part, T};
   };
   for (size_t K = 0; K < M.inputs.size(); ++K) {
     const fb::TensorT &T = *M.tensors[size_t(M.inputs[K])];
-    Producer[T.name] = "in" + std::to_string(K);
+    Producer[{-1, M.inputs[K]}] = "in" + std::to_string(K);
     OS << "  in" << K << " [shape=ellipse, fillcolor=\"#dff0d8\", label=\""
        << escape(T.name) << "\\n" << escape(describeKilnTensor(T)) << "\"];\n";
   }
@@ -477,19 +493,25 @@ std::string kilnToDot(const KilnFileStats &S) {
     Label += "\\n" + escape(outputType(S, S.Operators[I]));
     OS << "  " << Id << " [label=\"" << Label << "\""
        << (Fused ? ", fillcolor=\"#fde9c8\"" : "") << "];\n";
-    const fb::ModelT &Own = S.modelOf(S.Operators[I]);
+    int32_t Part = S.Operators[I].Part;
     for (int32_t In : Op.inputs)
-      if (In >= 0 && Producer.count(nameOf(Own, In)))
-        OS << "  " << Producer[nameOf(Own, In)] << " -> " << Id << ";\n";
-    for (int32_t T : Op.outputs)
-      Producer[nameOf(Own, T)] = Id;
+      if (In >= 0)
+        if (auto It = Producer.find(keyOf(Part, In)); It != Producer.end())
+          OS << "  " << It->second << " -> " << Id << ";\n";
+    for (int32_t T : Op.outputs) {
+      Producer[{Part, T}] = Id;
+      if (Part >= 0)
+        if (auto It = PartOut[size_t(Part)].find(T);
+            It != PartOut[size_t(Part)].end())
+          Producer[{-1, It->second}] = Id;
+    }
   }
   for (size_t K = 0; K < M.outputs.size(); ++K) {
     const fb::TensorT &T = *M.tensors[size_t(M.outputs[K])];
     OS << "  out" << K << " [shape=ellipse, fillcolor=\"#f2dede\", label=\""
        << escape(T.name) << "\\n" << escape(describeKilnTensor(T)) << "\"];\n";
-    if (Producer.count(T.name))
-      OS << "  " << Producer[T.name] << " -> out" << K << ";\n";
+    if (auto It = Producer.find({-1, M.outputs[K]}); It != Producer.end())
+      OS << "  " << It->second << " -> out" << K << ";\n";
   }
   OS << "}\n";
   return OS.str();
