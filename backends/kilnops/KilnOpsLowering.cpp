@@ -56,6 +56,9 @@ llvm::Expected<KilnOpsResult> compileStaticGraph(const Graph &G,
                               imageInputReader(In)
                                   ? fb::Layout::NHWC
                                   : canonicalLayout(Sizes.size()));
+    // An int8 input (a partition's boundary) keeps its parameters.
+    if (In->type().Quant)
+      setQuantParams(Ctx, T, *In->type().Quant);
     Ctx.define(In, T, false);
     R.Module.Model.inputs.push_back(T);
   }

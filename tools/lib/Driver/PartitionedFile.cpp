@@ -290,6 +290,13 @@ emitPlacement(const Graph &G, const Placement &P, const EmitRequest &R,
   fillMetadata(*Model.metadata, R, O.Mode);
   Model.metadata->target = std::string(P.Device->Name) + "+cpu";
   llvm::DenseMap<const Value *, int32_t> Outer;
+  // A boundary's quantization is the producing part's tensor's.
+  auto quantOf = [&](size_t Part, size_t K) {
+    const fb::Model *PM = fb::GetModel(Files[Part].data());
+    const fb::Tensor *T = PM->tensors()->Get(unsigned(PM->outputs()->Get(unsigned(K))));
+    return T->quant() ? std::unique_ptr<fb::QuantParamsT>(T->quant()->UnPack())
+                      : nullptr;
+  };
   auto addTensor = [&](const Value *V, const fb::TensorInfo &Info) {
     auto T = std::make_unique<fb::TensorT>();
     T->name = P.nameOf(V);
@@ -327,9 +334,11 @@ emitPlacement(const Graph &G, const Placement &P, const EmitRequest &R,
     FP->file = M.addSegment(Segment(Buffer::own(std::move(Bytes))));
     for (const Value *V : Part.Inputs)
       FP->inputs.push_back(Outer.lookup(V));
-    for (size_t K = 0; K < Part.Outputs.size(); ++K)
-      FP->outputs.push_back(
-          addTensor(Part.Outputs[K], *partIo(Files[I], false, K)));
+    for (size_t K = 0; K < Part.Outputs.size(); ++K) {
+      int32_t T = addTensor(Part.Outputs[K], *partIo(Files[I], false, K));
+      Model.tensors[size_t(T)]->quant = quantOf(I, K);
+      FP->outputs.push_back(T);
+    }
     for (const Node *N : Part.Nodes)
       FP->nodes.push_back(N->displayName());
     FP->reason = Part.Reason;

@@ -294,10 +294,29 @@ llvm::Expected<Placement> planPlacement(const Graph &G,
     }
     Pl.P.Nodes[N] = askDevice(G, *N, *O.Device);
   }
+  // int8: a quantize goes where its producer is, a dequantize where its
+  // first consumer is, so that cuts land on int8 values and every int8
+  // layer keeps its pattern (DQ -> op -> Q) whole in one part.
+  for (const Node *N : Pl.Placeable)
+    if (N->isOp("quantize") && N->operand(0)->producer() &&
+        Pl.Index.count(N->operand(0)->producer()))
+      Pl.P.Nodes[N] = Pl.P.Nodes[N->operand(0)->producer()];
+  for (auto It = Pl.Placeable.rbegin(); It != Pl.Placeable.rend(); ++It) {
+    const Node *N = *It;
+    if (!N->isOp("dequantize"))
+      continue;
+    const Node *Next = nullptr;
+    for (const Use &U : N->result()->uses())
+      if (Pl.Index.count(U.User) &&
+          (!Next || Pl.Index.lookup(U.User) < Pl.Index.lookup(Next)))
+        Next = U.User;
+    if (Next)
+      Pl.P.Nodes[N] = Pl.P.Nodes[Next];
+  }
   bool AnyCpu = false;
   for (const Node *N : Pl.Placeable)
     AnyCpu |= !Pl.onDevice(N);
-  if (AnyCpu && !Int8.empty())
+  if (AnyCpu && !Int8.empty() && llvm::StringRef(O.Device->Name) != "nnapi")
     return inputError(
         "--fallback cpu: the graph is int8 (quantize and dequantize nodes, "
         "'{0}' first), and partitions of int8 graphs are not supported yet; "
