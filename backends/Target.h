@@ -161,6 +161,9 @@ struct Target {
   /// batch-polymorphic file). The driver refuses a graph with symbolic dims
   /// for a target whose files are static, naming the inputs.
   bool PolymorphicFiles = false;
+  /// Whether it takes --quantize int8 and int8-dynamic (the GPU targets'
+  /// kernels have no int8 variants yet: refuseGpuInt8).
+  bool TakesInt8 = true;
   /// The IR ops the target runs (its capability table), sorted.
   std::vector<std::string> (*SupportedOps)();
   /// Bad-input error listing every node (and input) the target cannot run,

@@ -97,16 +97,23 @@ inline llvm::Error emitKilnModule(const EmitRequest &R, QuantizeMode Mode,
   return writeRequestedKilnFile(R, M, FileBytes, Check);
 }
 
-/// The GPU targets' refusal of int8 (their kernels have no int8 variants
-/// yet), naming the target ("Vulkan", "Metal"); success for none and fp16.
-inline llvm::Error refuseGpuInt8(const EmitRequest &R, QuantizeMode Mode,
+/// The refusal of int8 by a target that does not take it (Target::TakesInt8
+/// false: the GPU targets, whose kernels have no int8 variants yet), naming
+/// the target ("Vulkan", "Metal"); success for none and fp16. Its Emit
+/// says it, and so does `--fallback cpu` before placement (a device part
+/// of an int8 graph could not be written).
+inline llvm::Error refuseGpuInt8(llvm::StringRef Input, QuantizeMode Mode,
                                  llvm::StringRef Target) {
   if (Mode == QuantizeMode::None || Mode == QuantizeMode::Fp16)
     return llvm::Error::success();
   return inputError("{0}: the {1} target does not take --quantize {2} yet; "
                     "convert without --quantize or with --quantize fp16",
-                    R.Input, Target,
+                    Input, Target,
                     Mode == QuantizeMode::Int8 ? "int8" : "int8-dynamic");
+}
+inline llvm::Error refuseGpuInt8(const EmitRequest &R, QuantizeMode Mode,
+                                 llvm::StringRef Target) {
+  return refuseGpuInt8(R.Input, Mode, Target);
 }
 
 } // namespace kiln

@@ -93,6 +93,7 @@ emitMetal(const Graph &G, const EmitRequest &R) {
 
 Target metalTarget() {
   Target T;
+  T.TakesInt8 = false;
   T.Name = "metal";
   T.Description = "Apple GPUs through Metal (iOS 12+, macOS 10.14+): MSL "
                   "kernels translated from the Vulkan target's SPIR-V, run "

@@ -96,6 +96,7 @@ emitVulkan(const Graph &G, const EmitRequest &R) {
 
 Target vulkanTarget() {
   Target T;
+  T.TakesInt8 = false;
   T.Name = "vulkan";
   T.Description = "GPUs through Vulkan 1.1 (Android, Linux): SPIR-V kernels "
                   "and dispatch records in the file, run by the kiln runtime";

@@ -409,30 +409,12 @@ int main(int Argc, char **Argv) {
     llvm::errs() << "kiln-nnapi-e2e: no models found\n";
     return 1;
   }
-  std::map<std::string, unsigned> Counts, Reasons;
-  unsigned NumExamples = 0, Kirs = 0;
-  for (const ModelEntry &M : Models) {
-    if (!A.Filter.empty() && M.Name.find(A.Filter) == std::string::npos)
-      continue;
-    NumExamples += M.Kind == ModelKind::Example;
-    Kirs += M.Kind == ModelKind::Kir;
-    Verdict V = isolatedVerdict(600, [&] {
-      return M.Kind == ModelKind::Example ? checkExample(M.Path)
-             : M.Kind == ModelKind::Kir   ? checkKir(M.Path)
-                                          : checkNodeTest(M.Path);
-    });
-    ++Counts[V.Kind];
-    if (V.Kind == "UNSUPPORTED")
-      ++Reasons[V.Detail.substr(V.Detail.find("): ") + 3, 60)];
-    if (V.Kind == "FAIL" || M.Kind != ModelKind::Node || A.Verbose)
-      llvm::outs() << V.Kind << ' ' << M.Name << ": " << V.Detail << '\n';
-  }
-  if (A.Verbose)
-    for (const auto &[Reason, N] : Reasons)
-      llvm::outs() << llvm::formatv("{0,4} unsupported: {1}\n", N, Reason);
+  RunCounts C = runModels(Models, A, 600,
+                          {checkExample, checkKir, checkNodeTest});
+  auto &Counts = C.Kinds;
   llvm::outs() << Counts["PASS"]
                << " models match the interpreter through NNAPI ("
-               << NumExamples << " examples, " << Kirs
+               << C.Examples << " examples, " << C.Kirs
                << " kernel edge cases), " << Counts["FAIL"] << " failed, "
                << Counts["UNSUPPORTED"] << " use ops NNAPI cannot express, "
                << Counts["SKIP"] << " skipped\n";

@@ -182,21 +182,14 @@ int main(int Argc, char **Argv) {
     llvm::errs() << "kiln-partition-e2e: no models found\n";
     return 1;
   }
-  std::map<std::string, unsigned> Counts;
   unsigned MultiPart = 0;
-  for (const ModelEntry &M : Models) {
-    if (!A.Filter.empty() && M.Name.find(A.Filter) == std::string::npos)
-      continue;
-    Verdict V = isolatedVerdict(300, [&] {
-      return M.Kind == ModelKind::Example ? checkExample(M.Path)
-             : M.Kind == ModelKind::Kir   ? checkKir(M.Path)
-                                          : checkNodeTest(M.Path);
-    });
-    ++Counts[V.Kind];
-    MultiPart += V.Kind == "PASS" && severalPartitions(V.Detail);
-    if (V.Kind == "FAIL" || M.Kind != ModelKind::Node || A.Verbose)
-      llvm::outs() << V.Kind << ' ' << M.Name << ": " << V.Detail << '\n';
-  }
+  RunCounts C = runModels(Models, A, 300,
+                          {checkExample, checkKir, checkNodeTest},
+                          [&](const ModelEntry &, const Verdict &V) {
+                            MultiPart += V.Kind == "PASS" &&
+                                         severalPartitions(V.Detail);
+                          });
+  auto &Counts = C.Kinds;
   llvm::outs() << Counts["PASS"]
                << " models match the interpreter with --fallback cpu on both "
                   "vulkan and nnapi ("

@@ -5,6 +5,7 @@
 #include "RunInChild.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -124,6 +125,35 @@ Verdict isolatedVerdict(unsigned TimeoutS,
   if (Space == std::string::npos)
     return {"FAIL", "the check exited without a verdict"};
   return {R.Output.substr(0, Space), R.Output.substr(Space + 1)};
+}
+
+RunCounts runModels(
+    const std::vector<ModelEntry> &Models, const DriverArgs &A,
+    unsigned TimeoutS, const ModelCheckers &Check,
+    const std::function<void(const ModelEntry &, const Verdict &)> &OnVerdict) {
+  RunCounts C;
+  for (const ModelEntry &M : Models) {
+    if (!A.Filter.empty() && M.Name.find(A.Filter) == std::string::npos)
+      continue;
+    C.Examples += M.Kind == ModelKind::Example;
+    C.Kirs += M.Kind == ModelKind::Kir;
+    Verdict V = isolatedVerdict(TimeoutS, [&] {
+      return M.Kind == ModelKind::Example ? Check.Example(M.Path)
+             : M.Kind == ModelKind::Kir   ? Check.Kir(M.Path)
+                                          : Check.Node(M.Path);
+    });
+    ++C.Kinds[V.Kind];
+    if (V.Kind == "UNSUPPORTED")
+      ++C.Reasons[V.Detail.substr(V.Detail.find("): ") + 3, 60)];
+    if (OnVerdict)
+      OnVerdict(M, V);
+    if (V.Kind == "FAIL" || M.Kind != ModelKind::Node || A.Verbose)
+      llvm::outs() << V.Kind << ' ' << M.Name << ": " << V.Detail << '\n';
+  }
+  if (A.Verbose)
+    for (const auto &[Reason, N] : C.Reasons)
+      llvm::outs() << llvm::formatv("{0,4} unsupported: {1}\n", N, Reason);
+  return C;
 }
 
 } // namespace kiln::testing

@@ -10,6 +10,7 @@
 #include "llvm/Support/Error.h"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,5 +57,27 @@ Verdict loadNodeTest(const std::string &Folder, std::unique_ptr<Graph> &G,
 /// Check() run in a child process (a crash or a hang past TimeoutS is a
 /// FAIL with the reason).
 Verdict isolatedVerdict(unsigned TimeoutS, const std::function<Verdict()> &Check);
+
+/// A driver's check of each kind of model.
+struct ModelCheckers {
+  std::function<Verdict(const std::string &Path)> Example, Kir, Node;
+};
+
+/// What runModels counted: verdicts by kind, the first 60 characters of
+/// each UNSUPPORTED reason, and the examples and edge cases run.
+struct RunCounts {
+  std::map<std::string, unsigned> Kinds, Reasons;
+  unsigned Examples = 0, Kirs = 0;
+};
+
+/// Every model that matches --filter, each checked in a child process
+/// (isolatedVerdict); FAIL verdicts and those of examples and edge cases
+/// are printed (every verdict with --verbose, then the UNSUPPORTED reasons).
+/// OnVerdict, when given, sees each model's verdict.
+RunCounts runModels(
+    const std::vector<ModelEntry> &Models, const DriverArgs &A,
+    unsigned TimeoutS, const ModelCheckers &Check,
+    const std::function<void(const ModelEntry &, const Verdict &)> &OnVerdict =
+        nullptr);
 
 } // namespace kiln::testing

@@ -370,30 +370,12 @@ int main(int Argc, char **Argv) {
   }
   llvm::outs() << "PASS clamped read: a binding cut to half reads its last "
                   "element past the end\n";
-  std::map<std::string, unsigned> Counts, Reasons;
-  unsigned Examples_ = 0, Kirs = 0;
-  for (const ModelEntry &M : Models) {
-    if (!A.Filter.empty() && M.Name.find(A.Filter) == std::string::npos)
-      continue;
-    Examples_ += M.Kind == ModelKind::Example;
-    Kirs += M.Kind == ModelKind::Kir;
-    Verdict V = isolatedVerdict(300, [&] {
-      return M.Kind == ModelKind::Example ? checkExample(M.Path)
-             : M.Kind == ModelKind::Kir   ? checkKir(M.Path)
-                                          : checkNodeTest(M.Path);
-    });
-    ++Counts[V.Kind];
-    if (V.Kind == "UNSUPPORTED")
-      ++Reasons[V.Detail.substr(V.Detail.find("): ") + 3, 60)];
-    if (V.Kind == "FAIL" || M.Kind != ModelKind::Node || A.Verbose)
-      llvm::outs() << V.Kind << ' ' << M.Name << ": " << V.Detail << '\n';
-  }
-  if (A.Verbose)
-    for (const auto &[Reason, N] : Reasons)
-      llvm::outs() << llvm::formatv("{0,4} unsupported: {1}\n", N, Reason);
+  RunCounts C = runModels(Models, A, 300,
+                          {checkExample, checkKir, checkNodeTest});
+  auto &Counts = C.Kinds;
   llvm::outs() << Counts["PASS"]
                << " models match the interpreter on the Vulkan target ("
-               << Examples_ << " examples, " << Kirs << " kernel edge cases), "
+               << C.Examples << " examples, " << C.Kirs << " kernel edge cases), "
                << Counts["FAIL"] << " failed, " << Counts["UNSUPPORTED"]
                << " use ops the Vulkan target does not support, "
                << Counts["SKIP"] << " skipped\n";

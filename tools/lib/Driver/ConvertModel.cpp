@@ -7,11 +7,13 @@
 #include "Support/Error.h"
 #include "Support/FileSystem.h"
 #include "Support/Hash.h"
+#include "backends/TargetMetadata.h"
 
 #include "kiln/kiln.h"
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <cctype>
 #include <future>
 
 namespace kiln {
@@ -142,11 +144,20 @@ convertModel(const ConvertModelOptions &O) {
   };
   if (O.Fallback != "cpu")
     return T->Emit(*C->G, R);
+  if (!T->TakesInt8) {
+    std::string Display = T->Name;
+    Display[0] = char(std::toupper(Display[0]));
+    if (llvm::Error E =
+            refuseGpuInt8(CO.Input, C->QuantizeResult.Mode, Display))
+      return E;
+  }
   PlacementOptions PO;
   PO.Device = T;
   PO.OnCpu = O.OnCpu;
   PO.Costed = O.Placement != "greedy";
   auto P = planPlacement(*C->G, PO);
+  if (P && splitSharedDequantizes(*C->G, *P))
+    P = planPlacement(*C->G, PO);
   if (!P)
     return addContext(P.takeError(), CO.Input);
   PartitionedEmit PE;

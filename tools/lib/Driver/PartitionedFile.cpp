@@ -55,27 +55,41 @@ std::map<std::string, int64_t> opCounts(const PlacedPart &Part) {
   return C;
 }
 
-std::string opList(const PlacedPart &Part) {
+std::string opList(const std::map<std::string, int64_t> &Counts) {
   std::vector<std::string> S;
-  for (const auto &[Op, N] : opCounts(Part))
+  for (const auto &[Op, N] : Counts)
     S.push_back(Op + " " + std::to_string(N));
   return llvm::join(S, ", ");
 }
 
-llvm::json::Object placementJson(const Placement &P) {
+/// What the report's text and JSON both show, computed once.
+struct PlacementSummary {
+  explicit PlacementSummary(const Placement &P) : Bounds(boundariesOf(P)) {
+    for (const PlacedPart &Part : P.Parts) {
+      Ops.push_back(opCounts(Part));
+      EstimatedUs += Part.EstimatedUs;
+    }
+    for (const Boundary &B : Bounds)
+      BytesPerRun += B.Bytes * double(B.To.size());
+  }
+  std::vector<Boundary> Bounds;
+  std::vector<std::map<std::string, int64_t>> Ops; // per part
+  double BytesPerRun = 0, EstimatedUs = 0;
+};
+
+llvm::json::Object placementJson(const Placement &P,
+                                 const PlacementSummary &S) {
   llvm::json::Array Parts, Bounds, CpuNodes;
-  double Estimated = 0;
   for (size_t I = 0; I < P.Parts.size(); ++I) {
     const PlacedPart &Part = P.Parts[I];
     llvm::json::Object Ops;
-    for (const auto &[Op, N] : opCounts(Part))
+    for (const auto &[Op, N] : S.Ops[I])
       Ops[Op] = N;
     llvm::json::Array In, Out;
     for (const Value *V : Part.Inputs)
       In.push_back(P.nameOf(V));
     for (const Value *V : Part.Outputs)
       Out.push_back(P.nameOf(V));
-    Estimated += Part.EstimatedUs;
     Parts.push_back(llvm::json::Object{
         {"index", int64_t(I)},
         {"target", Part.On->Name},
@@ -88,12 +102,10 @@ llvm::json::Object placementJson(const Placement &P) {
         {"cpu_us", Part.CpuUs},
         {"transfer_us", Part.TransferUs}});
   }
-  double BytesPerRun = 0;
-  for (const Boundary &B : boundariesOf(P)) {
+  for (const Boundary &B : S.Bounds) {
     llvm::json::Array To;
     for (size_t T : B.To)
       To.push_back(int64_t(T));
-    BytesPerRun += B.Bytes * double(B.To.size());
     Bounds.push_back(llvm::json::Object{{"tensor", P.nameOf(B.V)},
                                         {"from", int64_t(B.From)},
                                         {"to", std::move(To)},
@@ -113,19 +125,17 @@ llvm::json::Object placementJson(const Placement &P) {
   return llvm::json::Object{{"device", P.Device->Name},
                             {"partitions", std::move(Parts)},
                             {"boundaries", std::move(Bounds)},
-                            {"bytes_per_run", int64_t(BytesPerRun)},
+                            {"bytes_per_run", int64_t(S.BytesPerRun)},
                             {"cpu_nodes", std::move(CpuNodes)},
-                            {"estimated_us", Estimated},
+                            {"estimated_us", S.EstimatedUs},
                             {"all_cpu_us", P.AllCpuUs}};
 }
 
-void printPlacement(llvm::raw_ostream &OS, const Placement &P) {
+void printPlacement(llvm::raw_ostream &OS, const Placement &P,
+                    const PlacementSummary &S) {
   std::map<std::string, int> PerTarget;
-  double Estimated = 0;
-  for (const PlacedPart &Part : P.Parts) {
+  for (const PlacedPart &Part : P.Parts)
     ++PerTarget[Part.On->Name];
-    Estimated += Part.EstimatedUs;
-  }
   std::vector<std::string> Counts;
   for (const auto &[T, N] : PerTarget)
     Counts.push_back(T + " " + std::to_string(N));
@@ -136,20 +146,16 @@ void printPlacement(llvm::raw_ostream &OS, const Placement &P) {
     const PlacedPart &Part = P.Parts[I];
     OS << "    " << I << " " << Part.On->Name << ": " << Part.Nodes.size()
        << " node" << (Part.Nodes.size() == 1 ? "" : "s") << " ("
-       << opList(Part) << "), est. " << us(Part.EstimatedUs) << " us";
+       << opList(S.Ops[I]) << "), est. " << us(Part.EstimatedUs) << " us";
     if (Part.TransferUs > 0)
       OS << " (" << us(Part.TransferUs) << " us transfers)";
     OS << "\n";
     if (!Part.Reason.empty())
       OS << "      on the cpu: " << Part.Reason << "\n";
   }
-  double Bytes = 0;
-  auto Bounds = boundariesOf(P);
-  for (const Boundary &B : Bounds)
-    Bytes += B.Bytes * double(B.To.size());
-  OS << "  boundaries: " << Bounds.size() << ", " << int64_t(Bytes)
+  OS << "  boundaries: " << S.Bounds.size() << ", " << int64_t(S.BytesPerRun)
      << " bytes copied a run\n"
-     << "  estimate:   " << us(Estimated) << " us a run ("
+     << "  estimate:   " << us(S.EstimatedUs) << " us a run ("
      << us(P.AllCpuUs) << " us all on the cpu; docs/targets.md, the cost "
      << "model)\n";
 }
@@ -161,11 +167,13 @@ public:
                   std::vector<std::unique_ptr<TargetReport>> Parts,
                   uint64_t FileBytes)
       : Single(P.Parts.size() == 1), Device(P.Device->Name),
-        PlacementJson(placementJson(P)), Input(R.Input), Output(R.Output),
-        Pipeline(R.Pipeline), Parts(std::move(Parts)), FileBytes(FileBytes) {
+        Input(R.Input), Output(R.Output), Pipeline(R.Pipeline),
+        Parts(std::move(Parts)), FileBytes(FileBytes) {
     // The graph the placement points into is gone once convert returns.
+    PlacementSummary S(P);
+    PlacementJson = placementJson(P, S);
     llvm::raw_string_ostream OS(PlacementText);
-    printPlacement(OS, P);
+    printPlacement(OS, P, S);
   }
 
   void print(llvm::raw_ostream &OS, bool Stats) const override {
@@ -216,7 +224,7 @@ llvm::Error checkPartitionGate(const Placement &P, const EmitRequest &R,
   for (size_t I = 0; I < P.Parts.size(); ++I)
     Parts += llvm::formatv("\n  {0} {1}: {2} node(s) ({3})", I,
                            P.Parts[I].On->Name, P.Parts[I].Nodes.size(),
-                           opList(P.Parts[I]));
+                           opList(opCounts(P.Parts[I])));
   return llvm::make_error<KilnError>(
       ExitCode::GateFailed,
       llvm::formatv("{0}: --max-partitions {1}: the placement has {2} "

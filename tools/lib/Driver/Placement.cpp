@@ -25,6 +25,8 @@ llvm::StringRef placementReasonName(PlacementReason R) {
     return "pinned";
   case PlacementReason::TooSmall:
     return "too-small";
+  case PlacementReason::Follows:
+    return "follows";
   }
   return "device";
 }
@@ -86,10 +88,13 @@ NodePlacement askDevice(const Graph &G, const Node &N, const Target &Device) {
 }
 
 struct Planner {
-  Planner(const Graph &G, const PlacementOptions &O) : G(G), O(O) {}
+  Planner(const Graph &G, const PlacementOptions &O)
+      : G(G), O(O), Cpu(findTarget("cpu")), CpuCost(targetCost("cpu")) {}
 
   const Graph &G;
   const PlacementOptions &O;
+  const Target *Cpu;
+  const TargetCost &CpuCost;
   Placement P;
   std::vector<const Node *> Placeable; // graph order
   llvm::DenseMap<const Node *, size_t> Index;
@@ -129,7 +134,7 @@ struct Planner {
         else
           Current = *Ready[1].begin() < *Ready[0].begin() ? 1 : 0;
         Parts.emplace_back();
-        Parts.back().On = Current ? O.Device : findTarget("cpu");
+        Parts.back().On = Current ? O.Device : Cpu;
       }
       size_t I = *Ready[Current].begin();
       Ready[Current].erase(Ready[Current].begin());
@@ -146,7 +151,6 @@ struct Planner {
     llvm::DenseSet<const Node *> In(Part.Nodes.begin(), Part.Nodes.end());
     llvm::DenseSet<const Value *> Seen;
     const TargetCost &Cost = targetCost(Part.On->Name);
-    const TargetCost &Cpu = targetCost("cpu");
     double Bytes = 0;
     for (const Node *N : Part.Nodes) {
       for (const Value *V : N->operands())
@@ -156,7 +160,7 @@ struct Planner {
           Bytes += valueBytes(*V);
         }
       Part.EstimatedUs += nodeCostUs(*N, Cost);
-      Part.CpuUs += nodeCostUs(*N, Cpu);
+      Part.CpuUs += nodeCostUs(*N, CpuCost);
     }
     for (const Node *N : Part.Nodes)
       for (const Value *R : N->results()) {
@@ -168,7 +172,7 @@ struct Planner {
           Bytes += valueBytes(*R);
         }
       }
-    if (Part.On != findTarget("cpu")) {
+    if (Part.On != Cpu) {
       Part.TransferUs = Bytes / Cost.CopyBytesPerUs;
       Part.EstimatedUs += Cost.LaunchUs + Part.TransferUs;
     }
@@ -191,6 +195,7 @@ struct Planner {
         Line = "pinned by --on-cpu " + NP.Why;
         break;
       case PlacementReason::TooSmall:
+      case PlacementReason::Follows:
         Line = NP.Why;
         break;
       }
@@ -223,11 +228,12 @@ llvm::Expected<Placement> wholeGraphPlacement(const Graph &G,
   if (E)
     Why = refusalReason(std::move(E));
   PlacedPart Part;
-  Part.On = OnDevice ? O.Device : findTarget("cpu");
+  Part.On = OnDevice ? O.Device : Pl.Cpu;
   Part.Nodes = Pl.Placeable;
+  const TargetCost &Cost = targetCost(Part.On->Name);
   for (const Node *N : Pl.Placeable) {
-    Part.CpuUs += nodeCostUs(*N, targetCost("cpu"));
-    Part.EstimatedUs += nodeCostUs(*N, targetCost(Part.On->Name));
+    Part.CpuUs += nodeCostUs(*N, Pl.CpuCost);
+    Part.EstimatedUs += nodeCostUs(*N, Cost);
   }
   if (!OnDevice) {
     Part.Reason = "the graph output '" + Output +
@@ -259,20 +265,56 @@ bool matchesOnCpu(const Node &N, const std::vector<std::string> &Patterns) {
   return false;
 }
 
+size_t splitSharedDequantizes(Graph &G, const Placement &P) {
+  llvm::DenseMap<const Node *, size_t> PartOf;
+  for (size_t I = 0; I < P.Parts.size(); ++I)
+    for (const Node *N : P.Parts[I].Nodes)
+      PartOf[N] = I;
+  std::vector<Node *> Shared;
+  for (Node &N : G.nodes())
+    if (N.isOp("dequantize") && !isPartOfNoPart(N.result()) &&
+        N.result()->numUses() > 1)
+      Shared.push_back(&N);
+  size_t Added = 0;
+  for (Node *N : Shared) {
+    // The readers in each part other than the first reader's.
+    std::map<size_t, std::vector<Node *>> Elsewhere;
+    size_t First = PartOf.lookup(N->result()->uses().front().User);
+    for (const Use &U : N->result()->uses()) {
+      size_t Part = PartOf.lookup(U.User);
+      auto &Readers = Elsewhere[Part];
+      if (Part != First &&
+          std::find(Readers.begin(), Readers.end(), U.User) == Readers.end())
+        Readers.push_back(U.User);
+    }
+    for (auto &[Part, Readers] : Elsewhere) {
+      if (Readers.empty())
+        continue;
+      Node *Copy = G.createNode(N->def(), N->operands(),
+                                {N->result()->type()}, N->attrs(), Readers[0]);
+      Copy->setSources(N->sources());
+      Copy->result()->setName(N->result()->name() + ".p" +
+                              std::to_string(Part));
+      for (Node *R : Readers)
+        for (unsigned I = 0; I < R->numOperands(); ++I)
+          if (R->operand(I) == N->result())
+            R->setOperand(I, Copy->result());
+      ++Added;
+    }
+  }
+  return Added;
+}
+
 llvm::Expected<Placement> planPlacement(const Graph &G,
                                         const PlacementOptions &O) {
   Planner Pl(G, O);
   Pl.P.Device = O.Device;
-  const TargetCost &Cpu = targetCost("cpu");
-  std::string Int8;
   for (const Node &N : G.nodes()) {
     if (N.numResults() == 1 && isPartOfNoPart(N.result()))
       continue;
-    if ((N.isOp("quantize") || N.isOp("dequantize")) && Int8.empty())
-      Int8 = N.displayName();
     Pl.Index[&N] = Pl.Placeable.size();
     Pl.Placeable.push_back(&N);
-    Pl.P.AllCpuUs += nodeCostUs(N, Cpu);
+    Pl.P.AllCpuUs += nodeCostUs(N, Pl.CpuCost);
   }
   // A graph output that is a constant or a graph input (a shape folded at
   // -O2) is computed by no node, so no part could hand it over: the file
@@ -297,10 +339,20 @@ llvm::Expected<Placement> planPlacement(const Graph &G,
   // int8: a quantize goes where its producer is, a dequantize where its
   // first consumer is, so that cuts land on int8 values and every int8
   // layer keeps its pattern (DQ -> op -> Q) whole in one part.
+  // On the CPU, they say whom they follow rather than repeat its reason.
+  auto Follow = [&](const Node *N, const Node *Of, const char *Role) {
+    NodePlacement NP = Pl.P.Nodes[Of];
+    if (NP.Reason != PlacementReason::Device)
+      NP = {PlacementReason::Follows,
+            llvm::formatv("a {0} goes with its {1} ({2} '{3}', on the cpu)",
+                          N->opName(), Role, Of->opName(), Of->displayName())
+                .str()};
+    Pl.P.Nodes[N] = NP;
+  };
   for (const Node *N : Pl.Placeable)
     if (N->isOp("quantize") && N->operand(0)->producer() &&
         Pl.Index.count(N->operand(0)->producer()))
-      Pl.P.Nodes[N] = Pl.P.Nodes[N->operand(0)->producer()];
+      Follow(N, N->operand(0)->producer(), "producer");
   for (auto It = Pl.Placeable.rbegin(); It != Pl.Placeable.rend(); ++It) {
     const Node *N = *It;
     if (!N->isOp("dequantize"))
@@ -311,26 +363,15 @@ llvm::Expected<Placement> planPlacement(const Graph &G,
           (!Next || Pl.Index.lookup(U.User) < Pl.Index.lookup(Next)))
         Next = U.User;
     if (Next)
-      Pl.P.Nodes[N] = Pl.P.Nodes[Next];
+      Follow(N, Next, "consumer");
   }
-  bool AnyCpu = false;
-  for (const Node *N : Pl.Placeable)
-    AnyCpu |= !Pl.onDevice(N);
-  if (AnyCpu && !Int8.empty() && llvm::StringRef(O.Device->Name) != "nnapi")
-    return inputError(
-        "--fallback cpu: the graph is int8 (quantize and dequantize nodes, "
-        "'{0}' first), and partitions of int8 graphs are not supported yet; "
-        "the {1} target runs only part of it. Convert without --quantize "
-        "int8 (fp32 or fp16 partitions work), or for --target cpu",
-        Int8, O.Device->Name);
-
   // Steps 2 and 3 until every device part pays.
   for (;;) {
     Pl.P.Parts = Pl.group();
     bool Moved = false;
     for (PlacedPart &Part : Pl.P.Parts) {
       Pl.describe(Part);
-      if (Part.On == findTarget("cpu") || Part.EstimatedUs < Part.CpuUs ||
+      if (Part.On == Pl.Cpu || Part.EstimatedUs < Part.CpuUs ||
           !O.Costed)
         continue;
       std::string Why = llvm::formatv(
@@ -347,7 +388,7 @@ llvm::Expected<Placement> planPlacement(const Graph &G,
       break;
   }
   for (PlacedPart &Part : Pl.P.Parts)
-    if (Part.On == findTarget("cpu"))
+    if (Part.On == Pl.Cpu)
       Part.Reason = Pl.summarize(Part);
   // Graph inputs and outputs keep their names (apps bind them by name);
   // other boundary values keep theirs unless taken or empty.

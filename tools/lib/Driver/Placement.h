@@ -34,6 +34,7 @@ enum class PlacementReason {
   Unsupported, // the device target cannot run it
   Pinned,      // --on-cpu
   TooSmall,    // its device part would not pay for its transfers
+  Follows,     // a quantize or dequantize with its producer or consumer
 };
 llvm::StringRef placementReasonName(PlacementReason R);
 
@@ -86,10 +87,17 @@ struct PlacementOptions {
 /// Whether N's op or display name matches one of Patterns.
 bool matchesOnCpu(const Node &N, const std::vector<std::string> &Patterns);
 
-/// Bad input when the graph cannot be partitioned (an int8 graph's
-/// quantize/dequantize pairs, a graph output no node computes).
+/// The placement of G's nodes (a graph output no node computes makes it one
+/// part: the device's when it runs the whole graph, else the CPU's).
 llvm::Expected<Placement> planPlacement(const Graph &G,
                                         const PlacementOptions &O);
+
+/// int8 under --fallback cpu: a dequantize whose readers P put in several
+/// parts gets a copy for each further part's readers, so that the cut
+/// carries the int8 value, never a float dequantization shared by two parts
+/// (which NNAPI's int8 lowering folds away and cannot hand over). Returns
+/// the number of dequantize nodes added: when any, G is placed again.
+size_t splitSharedDequantizes(Graph &G, const Placement &P);
 
 /// Whether V is a constant or a value computed from constants only by a
 /// cast or dequantize (cloned into every part that reads it).
