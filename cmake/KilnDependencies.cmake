@@ -39,6 +39,7 @@ if(NOT KILN_RUNTIME_ONLY)
   find_package(Protobuf REQUIRED)
   find_package(ONNX CONFIG REQUIRED)
   find_package(CLI11 CONFIG REQUIRED)
+  find_package(tomlplusplus CONFIG REQUIRED) # kiln build's manifest
 endif()
 if(KILN_WITH_SUPPORT_LIBS)
   find_package(spdlog CONFIG REQUIRED)

@@ -25,6 +25,9 @@ PACKAGES=(
   libspirv-cross-c-shared-dev        # Metal target: MSL from SPIR-V
   mesa-vulkan-drivers                # tests: lavapipe, a Vulkan device on the CPU
   vulkan-validationlayers            # tests: VK_LAYER_KHRONOS_validation
+  libtomlplusplus-dev                # kiln build: the manifest
+  chromium                           # tests: kiln build's HTML report, headless
+  python3-distributed                # kiln build's Dask recipe (tested on a local cluster)
 )
 
 missing=()

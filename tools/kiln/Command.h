@@ -29,6 +29,7 @@ Command addBenchCommand(CLI::App &App);
 Command addCalibrateCommand(CLI::App &App);
 Command addTargetsCommand(CLI::App &App);
 Command addVerifyCommand(CLI::App &App);
+Command addBuildCommand(CLI::App &App);
 
 /// Writes V to stdout as pretty-printed JSON with a trailing newline.
 void printJson(const llvm::json::Value &V);

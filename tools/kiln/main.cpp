@@ -119,7 +119,8 @@ static int runKiln(int Argc, char **Argv) {
                                    addDiffCommand(App),
                                    addCalibrateCommand(App),
                                    addTargetsCommand(App),
-                                   addVerifyCommand(App)};
+                                   addVerifyCommand(App),
+                                   addBuildCommand(App)};
   for (int I = 1; I < Argc; ++I)
     JsonRequested |= llvm::StringRef(Argv[I]) == "--json";
   std::string Unknown = unknownSubcommand(Argc, Argv, App);
