@@ -19,6 +19,10 @@ config.substitutions.append(("%src", config.kiln_src_root))
 # dlopens in place of Android's libneuralnetworks.so.
 config.substitutions.append(("%nnapi_host", os.path.join(
     config.kiln_obj_root, "test", "nnapi", "libkiln_nnapi_host.so")))
+# Headless Chromium (Debian's chromium, installed by scripts/install-deps.sh)
+# renders kiln build's HTML report; as root it needs --no-sandbox.
+config.substitutions.append(("%chromium",
+    "chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage"))
 # `REQUIRES: torchscript` tests need the TorchScript frontend.
 if config.kiln_with_torchscript.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("torchscript")

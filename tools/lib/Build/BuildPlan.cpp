@@ -242,10 +242,11 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
 llvm::json::Value planJson(const BuildPlan &P, const std::string &Kiln) {
   llvm::json::Array Jobs, All;
   // Absolute paths: a scheduler may run the jobs from any folder.
-  llvm::SmallString<256> Manifest(P.ManifestDir);
-  llvm::sys::path::append(Manifest, llvm::sys::path::filename(P.ManifestPath));
+  llvm::SmallString<256> Path(P.ManifestDir);
+  llvm::sys::path::append(Path, llvm::sys::path::filename(P.ManifestPath));
+  std::string Manifest(Path.str()); // json::Value keeps a StringRef's bytes by reference
   auto Only = [&](const std::string &Id) {
-    return llvm::json::Array{Kiln, "build", Manifest.str(), "-o", P.OutDir,
+    return llvm::json::Array{Kiln, "build", Manifest, "-o", P.OutDir,
                              "--only", Id};
   };
   for (const BuildJob &J : P.Jobs) {
@@ -279,7 +280,7 @@ llvm::json::Value planJson(const BuildPlan &P, const std::string &Kiln) {
   for (const std::string &S : P.Skipped)
     Skipped.push_back(S);
   return llvm::json::Object{
-      {"manifest", Manifest.str()},
+      {"manifest", Manifest},
       {"out", P.OutDir},
       {"jobs", std::move(Jobs)},
       {"final", llvm::json::Object{{"id", "report"},

@@ -165,7 +165,7 @@ llvm::json::Value buildReportJson(const BuildPlan &P, const BuildSummary &S) {
         {"target", A.Target},
         {"precision", A.Precision},
         {"entry", int64_t(A.Entry)},
-        {"file", R.Exists ? llvm::json::Value(Rel) : llvm::json::Value(nullptr)},
+        {"file", R.Exists ? llvm::json::Value(Rel.str()) : llvm::json::Value(nullptr)},
         {"bytes", int64_t(R.Bytes)},
         {"hash", R.Hash},
         {"lock", R.Lock},

@@ -16,13 +16,17 @@ namespace kiln {
 
 namespace {
 
-/// The last non-empty line of a log (a kiln error's message).
-std::string lastLine(const std::string &Log) {
+/// What a failed command said: its first "kiln: error: " line, else the
+/// last line of its log.
+std::string errorOf(const std::string &Log) {
   auto Buf = llvm::MemoryBuffer::getFile(Log);
   if (!Buf)
     return "";
   llvm::SmallVector<llvm::StringRef, 16> Lines;
   (*Buf)->getBuffer().split(Lines, '\n', -1, false);
+  for (llvm::StringRef L : Lines)
+    if (L.consume_front("kiln: error: "))
+      return L.trim().str();
   for (auto It = Lines.rbegin(); It != Lines.rend(); ++It)
     if (!It->trim().empty())
       return It->trim().str();
@@ -63,7 +67,7 @@ std::string runCommands(const BuildPlan &P, const BuildJob &J,
     if (Failed || Rc != 0) {
       if (!C.Stdout.empty())
         llvm::sys::fs::remove(Tmp);
-      std::string Why = Failed ? ErrMsg : lastLine(Log);
+      std::string Why = Failed ? ErrMsg : errorOf(Log);
       if (Why.empty())
         Why = Rc < 0 ? "crashed" : "exit " + std::to_string(Rc);
       return llvm::formatv("kiln {0} (exit {1}): {2} (log: {3})",

@@ -22,12 +22,16 @@ const char *const Precisions[] = {"fp32", "fp16", "int8", "int8-dynamic"};
 /// every error, and refusing keys it was not asked for.
 class TableReader {
 public:
-  TableReader(const std::string &File, const toml::table &T, std::string Where)
-      : File(File), T(T), Where(std::move(Where)) {}
+  TableReader(const std::string &File, const toml::table &T, std::string Where,
+              std::set<std::string> Known)
+      : File(File), T(T), Where(std::move(Where)), Known(std::move(Known)) {}
 
   llvm::Error error(const toml::node *N, const std::string &Key,
                     const std::string &What) const {
-    const toml::source_region &R = N ? N->source() : T.source();
+    return error(N ? N->source() : T.source(), Key, What);
+  }
+  llvm::Error error(const toml::source_region &R, const std::string &Key,
+                    const std::string &What) const {
     return inputError("{0}:{1}:{2}: {3}{4}: {5}", File, R.begin.line,
                       R.begin.column, Where,
                       Key.empty() ? std::string() : " key '" + Key + "'", What);
@@ -36,7 +40,6 @@ public:
   /// A string, or an error; unset keys give "" unless Required.
   llvm::Error string(const std::string &Key, std::string &Out,
                      bool Required = false) {
-    Known.insert(Key);
     const toml::node *N = T.get(Key);
     if (!N)
       return Required ? error(nullptr, Key, "is required") : llvm::Error::success();
@@ -49,7 +52,6 @@ public:
   /// A string or an array of strings.
   llvm::Error strings(const std::string &Key, std::vector<std::string> &Out,
                       bool Required = false) {
-    Known.insert(Key);
     const toml::node *N = T.get(Key);
     if (!N)
       return Required ? error(nullptr, Key, "is required") : llvm::Error::success();
@@ -72,7 +74,6 @@ public:
   }
 
   llvm::Error number(const std::string &Key, std::optional<double> &Out) {
-    Known.insert(Key);
     const toml::node *N = T.get(Key);
     if (!N)
       return llvm::Error::success();
@@ -85,7 +86,6 @@ public:
   }
 
   llvm::Error count(const std::string &Key, unsigned &Out, unsigned Max) {
-    Known.insert(Key);
     const toml::node *N = T.get(Key);
     if (!N)
       return llvm::Error::success();
@@ -96,7 +96,6 @@ public:
   }
 
   llvm::Error boolean(const std::string &Key, bool &Out) {
-    Known.insert(Key);
     const toml::node *N = T.get(Key);
     if (!N)
       return llvm::Error::success();
@@ -106,11 +105,13 @@ public:
     return llvm::Error::success();
   }
 
-  /// The first key not asked for, named with the keys that are.
+  /// The first key that is not one of the table's, named with those that
+  /// are (checked first: a misspelt key is the error to report, not the
+  /// required key it leaves missing).
   llvm::Error unknownKeys() const {
     for (const auto &[Key, N] : T)
       if (!Known.count(std::string(Key.str())))
-        return error(&N, std::string(Key.str()),
+        return error(Key.source(), std::string(Key.str()),
                      "is not a manifest key (expected " +
                          llvm::join(Known.begin(), Known.end(), ", ") + ")");
     return llvm::Error::success();
@@ -141,7 +142,11 @@ llvm::Error readModel(const std::string &File, const std::string &Dir,
   if (!T)
     return inputError("{0}:{1}:{2}: {3} must be a table", File,
                       N.source().begin.line, N.source().begin.column, Where);
-  TableReader R(File, *T, Where);
+  TableReader R(File, *T, Where,
+                {"source", "input_shape", "calib", "calib_options",
+                 "calib_shards", "check_inputs", "check_samples"});
+  if (llvm::Error E = R.unknownKeys())
+    return E;
   M.Name = Name;
   M.Line = R.line();
   // The name is part of every artifact's file name.
@@ -164,8 +169,6 @@ llvm::Error readModel(const std::string &File, const std::string &Dir,
   if (llvm::Error E = R.string("check_inputs", Check))
     return E;
   if (llvm::Error E = R.count("check_samples", M.CheckSamples, 10000))
-    return E;
-  if (llvm::Error E = R.unknownKeys())
     return E;
   M.SourcePath = resolve(Dir, M.Source);
   M.CalibPath = resolve(Dir, Calib);
@@ -199,7 +202,11 @@ llvm::Error readBuild(const std::string &File, const Manifest &Man,
   if (!T)
     return inputError("{0}:{1}:{2}: {3} must be a table", File,
                       N.source().begin.line, N.source().begin.column, Where);
-  TableReader R(File, *T, Where);
+  TableReader R(File, *T, Where,
+                {"model", "target", "precision", "min_sqnr", "max_size",
+                 "options", "skip_unsupported"});
+  if (llvm::Error E = R.unknownKeys())
+    return E;
   B.Index = Index;
   B.Line = R.line();
   std::string MaxSize;
@@ -216,8 +223,6 @@ llvm::Error readBuild(const std::string &File, const Manifest &Man,
   if (llvm::Error E = R.strings("options", B.Options))
     return E;
   if (llvm::Error E = R.boolean("skip_unsupported", B.SkipUnsupported))
-    return E;
-  if (llvm::Error E = R.unknownKeys())
     return E;
   if (B.Precisions.empty())
     B.Precisions = {"fp32"};
