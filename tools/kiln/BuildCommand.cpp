@@ -92,11 +92,17 @@ llvm::Error runBuild(const BuildOptions &O) {
       return inputError("{0}: {1}", O.Only, Outcomes[O.Only].Message);
     return llvm::Error::success();
   } else {
-    // --only report: every job must have run (here or elsewhere).
-    for (const BuildJob &J : P->Jobs)
-      Outcomes[J.Id] = State.stampOf(J.Id)
-                           ? JobOutcome{JobState::UpToDate, 0, ""}
-                           : JobOutcome{JobState::Failed, 0, "has not run"};
+    // --only report: every job must have run (here or elsewhere); those
+    // stamped since kiln.lock was written were built by --only runs.
+    for (const BuildJob &J : P->Jobs) {
+      std::optional<JobStamp> S = State.stampOf(J.Id);
+      if (!S)
+        Outcomes[J.Id] = {JobState::Failed, 0, "has not run"};
+      else if (S->Key != State.lockedKey(J.Id))
+        Outcomes[J.Id] = {JobState::Built, S->Seconds, ""};
+      else
+        Outcomes[J.Id] = {JobState::UpToDate, 0, ""};
+    }
   }
   double Seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - Start)

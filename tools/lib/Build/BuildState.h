@@ -41,6 +41,12 @@ public:
   llvm::Error stamp(const BuildJob &J, const std::string &Key, double Seconds);
   /// J's stamp: its own file, else kiln.lock's record of it.
   std::optional<JobStamp> stampOf(const std::string &Id) const;
+  /// The key kiln.lock recorded for a job when this build began ("" if
+  /// none): a stamp with another key was made since, by `--only` runs.
+  std::string lockedKey(const std::string &Id) const {
+    auto It = Locked.find(Id);
+    return It == Locked.end() ? "" : It->second.Key;
+  }
   /// OUT/kiln.lock: every job's stamp and every artifact's hash.
   llvm::Error writeLock() const;
 
