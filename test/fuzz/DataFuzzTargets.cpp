@@ -65,7 +65,7 @@ bool runTorchScriptZip(llvm::StringRef Bytes) {
 
 std::optional<InputKind> inputKindNamed(const std::string &Name) {
   for (InputKind K : {InputKind::Onnx, InputKind::Npy, InputKind::Image,
-                      InputKind::TorchScriptZip})
+                      InputKind::TorchScriptZip, InputKind::Manifest})
     if (Name == inputKindName(K))
       return K;
   return std::nullopt;
@@ -81,17 +81,22 @@ const char *inputKindName(InputKind Kind) {
     return "image";
   case InputKind::TorchScriptZip:
     return "torchscript-zip";
+  case InputKind::Manifest:
+    return "manifest";
   }
   return "?";
 }
 
-bool isDataKind(InputKind Kind) { return Kind != InputKind::Onnx; }
+bool isDataKind(InputKind Kind) {
+  return Kind != InputKind::Onnx && Kind != InputKind::Manifest;
+}
 
 bool runDataInput(InputKind Kind, const uint8_t *Data, size_t Size) {
   llvm::StringRef Bytes(reinterpret_cast<const char *>(Data), Size);
   switch (Kind) {
   case InputKind::Onnx:
-    break; // needs kiln_input_fuzz_target's runInput
+  case InputKind::Manifest:
+    break; // need kiln_input_fuzz_target's runInput
   case InputKind::Npy:
     return runNpy(Bytes);
   case InputKind::Image:

@@ -1,6 +1,7 @@
 #include "Accepted.h"
 #include "InputFuzzTargets.h"
 
+#include "Build/Manifest.h"
 #include "IR/Verifier.h"
 #include "frontends/onnx/OnnxImporter.h"
 #include "passes/PassManager.h"
@@ -25,12 +26,18 @@ bool runOnnx(llvm::StringRef Bytes) {
   return accepted(PM.run(**G));
 }
 
+bool runManifest(llvm::StringRef Bytes) {
+  auto M = parseManifest(Bytes, "fuzz.toml", "/nonexistent-kiln-fuzz");
+  return accepted(M);
+}
+
 } // namespace
 
 bool runInput(InputKind Kind, const uint8_t *Data, size_t Size) {
   if (isDataKind(Kind))
     return runDataInput(Kind, Data, Size);
-  return runOnnx(llvm::StringRef(reinterpret_cast<const char *>(Data), Size));
+  llvm::StringRef Bytes(reinterpret_cast<const char *>(Data), Size);
+  return Kind == InputKind::Manifest ? runManifest(Bytes) : runOnnx(Bytes);
 }
 
 } // namespace kiln::fuzz

@@ -7,7 +7,8 @@
 //
 // Two libraries: kiln_data_fuzz_target (DataFuzzTargets.cpp) holds the data
 // formats, which need only kiln_support; kiln_input_fuzz_target
-// (InputFuzzTargets.cpp) adds ONNX, which needs the frontend and the passes.
+// (InputFuzzTargets.cpp) adds ONNX, which needs the frontend and the passes,
+// and kiln build's manifest, which needs the target registry.
 // The data-only build is what the sanitizer stage of CI compiles in minutes.
 #pragma once
 
@@ -30,12 +31,16 @@ enum class InputKind {
   /// The structural zip check a TorchScript .pt passes before libtorch
   /// reads it.
   TorchScriptZip,
+  /// A kiln build manifest (TOML): parsed and checked, its relative paths
+  /// resolved against a folder that does not exist.
+  Manifest,
 };
 
 std::optional<InputKind> inputKindNamed(const std::string &Name);
 const char *inputKindName(InputKind Kind);
 
-/// True for the kinds kiln_data_fuzz_target runs (all but ONNX).
+/// True for the kinds kiln_data_fuzz_target runs (all but ONNX and the
+/// manifest).
 bool isDataKind(InputKind Kind);
 
 /// Runs one input of any kind (kiln_input_fuzz_target); true when it was

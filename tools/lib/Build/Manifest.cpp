@@ -5,6 +5,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <toml++/toml.h>
@@ -177,21 +178,27 @@ llvm::Error readModel(const std::string &File, const std::string &Dir,
   if (Ext != ".onnx" && Ext != ".pt" && Ext != ".kir")
     return R.error(T->get("source"), "source",
                    "'" + M.Source + "' is not a .onnx, .pt or .kir model");
-  auto Missing = [&](const std::string &Key, const std::string &Path,
-                     const std::string &As) -> llvm::Error {
-    if (Path.empty() || llvm::sys::fs::exists(Path))
-      return llvm::Error::success();
-    return R.error(T->get(Key), Key, "'" + As + "' does not exist (" + Path + ")");
-  };
-  if (llvm::Error E = Missing("source", M.SourcePath, M.Source))
-    return E;
-  if (llvm::Error E = Missing("calib", M.CalibPath, Calib))
-    return E;
-  if (llvm::Error E = Missing("check_inputs", M.CheckInputsPath, Check))
-    return E;
   if (M.CalibShards > 1 && M.CalibPath.empty())
     return R.error(T->get("calib_shards"), "calib_shards",
                    "needs calib (the samples to shard)");
+  return llvm::Error::success();
+}
+
+/// The files M names exist (checked once the whole manifest is read, so
+/// that a mistake in its structure is reported first).
+llvm::Error checkModelFiles(const std::string &File, const toml::table &T,
+                            const ManifestModel &M) {
+  TableReader R(File, T, "[model." + M.Name + "]", {});
+  for (const auto &[Key, Path] :
+       {std::pair<const char *, const std::string *>{"source", &M.SourcePath},
+        {"calib", &M.CalibPath},
+        {"check_inputs", &M.CheckInputsPath}}) {
+    if (Path->empty() || llvm::sys::fs::exists(*Path))
+      continue;
+    const toml::node *N = T.get(Key);
+    std::string As = N && N->is_string() ? **N->as_string() : *Path;
+    return R.error(N, Key, "'" + As + "' does not exist (" + *Path + ")");
+  }
   return llvm::Error::success();
 }
 
@@ -288,17 +295,27 @@ std::optional<uint64_t> parseByteSize(llvm::StringRef Text) {
 }
 
 llvm::Expected<Manifest> loadManifest(const std::string &Path) {
-  Manifest M;
-  M.Path = Path;
   llvm::SmallString<256> Abs(Path);
   if (std::error_code EC = llvm::sys::fs::make_absolute(Abs))
     return inputError("{0}: {1}", Path, EC.message());
-  M.Dir = std::string(llvm::sys::path::parent_path(Abs));
   if (!llvm::sys::fs::is_regular_file(Path))
     return inputError("{0}: no such manifest file", Path);
+  auto Text = llvm::MemoryBuffer::getFile(Path);
+  if (!Text)
+    return inputError("{0}: cannot read: {1}", Path, Text.getError().message());
+  return parseManifest((*Text)->getBuffer(), Path,
+                       std::string(llvm::sys::path::parent_path(Abs)));
+}
+
+llvm::Expected<Manifest> parseManifest(llvm::StringRef Text,
+                                       const std::string &Path,
+                                       const std::string &Dir) {
+  Manifest M;
+  M.Path = Path;
+  M.Dir = Dir;
   toml::table Root;
   try {
-    Root = toml::parse_file(Path);
+    Root = toml::parse(std::string_view(Text.data(), Text.size()), Path);
   } catch (const toml::parse_error &E) {
     return inputError("{0}:{1}:{2}: {3}", Path, E.source().begin.line,
                       E.source().begin.column, std::string(E.description()));
@@ -333,6 +350,11 @@ llvm::Expected<Manifest> loadManifest(const std::string &Path) {
       return E;
     M.Builds.push_back(std::move(B));
   }
+  if (const toml::node *Models = Root.get("model"))
+    for (const auto &[Name, N] : *Models->as_table())
+      if (llvm::Error E = checkModelFiles(Path, *N.as_table(),
+                                          M.Models.at(std::string(Name.str()))))
+        return E;
   return M;
 }
 

@@ -55,6 +55,12 @@ struct Manifest {
 /// model file or an unknown model, target or precision.
 llvm::Expected<Manifest> loadManifest(const std::string &Path);
 
+/// The same for a manifest's text, named Path in errors, whose relative
+/// paths resolve against Dir (what loadManifest reads; the fuzzer's entry).
+llvm::Expected<Manifest> parseManifest(llvm::StringRef Text,
+                                       const std::string &Path,
+                                       const std::string &Dir);
+
 /// "12MB", "300 kB", "1.5MiB", "4096" -> bytes; nullopt when malformed.
 std::optional<uint64_t> parseByteSize(llvm::StringRef Text);
 
