@@ -4,6 +4,14 @@ namespace kiln {
 
 char KilnError::ID = 0;
 
+llvm::Error linesError(ExitCode Code, llvm::StringRef Prefix,
+                       llvm::ArrayRef<std::string> Lines) {
+  std::string Msg;
+  for (const std::string &L : Lines)
+    Msg += (Msg.empty() ? "" : "\n") + Prefix.str() + L;
+  return llvm::make_error<KilnError>(Code, Msg);
+}
+
 llvm::Error addContext(llvm::Error E, llvm::StringRef Context) {
   if (!E)
     return E;

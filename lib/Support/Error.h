@@ -57,6 +57,11 @@ llvm::Error internalError(const char *Fmt, Ts &&...Vals) {
       ExitCode::Internal, llvm::formatv(Fmt, std::forward<Ts>(Vals)...).str());
 }
 
+/// One error of Code whose message is each of Lines after Prefix, one a
+/// line ("gate failed: ..."); Lines must not be empty.
+llvm::Error linesError(ExitCode Code, llvm::StringRef Prefix,
+                       llvm::ArrayRef<std::string> Lines);
+
 /// Prefixes every message in E with Context (e.g. a file name), keeping codes.
 llvm::Error addContext(llvm::Error E, llvm::StringRef Context);
 

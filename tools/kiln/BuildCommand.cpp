@@ -120,20 +120,13 @@ llvm::Error runBuild(const BuildOptions &O) {
         "({6:f1} s); {2}/report.html\n",
         O.Manifest, S.Artifacts.size(), P->OutDir, S.Rebuilt, S.Reused,
         S.Rebuilt ? "" : " (nothing changed)", Seconds);
-  if (!S.Errors.empty()) {
-    std::string Msg = "build failed: " + S.Errors[0];
-    for (size_t I = 1; I < S.Errors.size(); ++I)
-      Msg += "\nbuild failed: " + S.Errors[I];
-    return inputError("{0}", Msg);
-  }
+  if (!S.Errors.empty())
+    return linesError(ExitCode::BadInput, "build failed: ", S.Errors);
   if (S.GateFailures) {
     std::vector<std::string> Failures;
     for (const ArtifactResult &R : S.Artifacts)
       Failures.insert(Failures.end(), R.Failures.begin(), R.Failures.end());
-    std::string Msg = "gate failed: " + Failures[0];
-    for (size_t I = 1; I < Failures.size(); ++I)
-      Msg += "\ngate failed: " + Failures[I];
-    return llvm::make_error<KilnError>(ExitCode::GateFailed, Msg);
+    return linesError(ExitCode::GateFailed, "gate failed: ", Failures);
   }
   return llvm::Error::success();
 }

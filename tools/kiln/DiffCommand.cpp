@@ -598,12 +598,8 @@ llvm::Error runDiff(const DiffOptions &O) {
       }
     }
   }
-  if (!Failures.empty()) {
-    std::string Msg = "gate failed: " + Failures[0];
-    for (size_t I = 1; I < Failures.size(); ++I)
-      Msg += "\ngate failed: " + Failures[I];
-    return llvm::make_error<KilnError>(ExitCode::GateFailed, Msg);
-  }
+  if (!Failures.empty())
+    return linesError(ExitCode::GateFailed, "gate failed: ", Failures);
   return llvm::Error::success();
 }
 
