@@ -91,6 +91,9 @@ arrivedQuantized(const std::vector<PassSummary> &Passes,
 /// driver (the source model's hash, the runtime's verifier).
 struct EmitRequest {
   std::string Input, Output;
+  /// The file name the model records as its source ("" for Input's): the
+  /// original model when Input is kiln build's imported copy of it.
+  std::string SourceModel;
   std::string ProducerVersion;
   /// "-O2", or "custom" when passes were disabled.
   std::string Pipeline;

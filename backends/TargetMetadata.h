@@ -42,7 +42,9 @@ inline void fillMetadata(fb::MetadataT &MD, const EmitRequest &R,
            : A->Dynamic  ? QuantizeMode::Int8Dynamic
                          : QuantizeMode::None; // every layer kept float
   MD.quantization = fileQuantization(Mode);
-  MD.source_model = llvm::sys::path::filename(R.Input).str();
+  MD.source_model = llvm::sys::path::filename(
+                        R.SourceModel.empty() ? R.Input : R.SourceModel)
+                        .str();
 }
 
 /// Writes M to R.Output as every .kiln target does: the source hash filled

@@ -67,6 +67,10 @@ Command addConvertCommand(CLI::App &App) {
   Sub->add_option("-o,--output", O->Model.Output, "the file to write (.kiln)")
       ->required();
   Sub->add_option("--target", O->Model.TargetName, targetHelp());
+  Sub->add_option("--source-of", O->Model.SourceOf,
+                  "record this file (the model the .kir was imported from, as "
+                  "kiln build does) as the source: its name and hash")
+      ->check(CLI::ExistingFile);
   addOptLevelFlag(*Sub, C.Pipeline, "optimization level 0, 1 or 2 (default 2)");
   addDisablePassFlag(*Sub, C.Pipeline);
   addInputShapeOption(*Sub, C.InputShapes);

@@ -85,21 +85,29 @@ TEST_CASE("a manifest's models and entries, with defaults and paths", "[build]")
   for (const BuildJob &J : P.Jobs)
     Ids.push_back(J.Id);
   CHECK(Ids == std::vector<std::string>{
-                   "calibrate:a:0/2", "calibrate:a:1/2", "merge:a",
+                   "import:a", "calibrate:a:0/2", "calibrate:a:1/2", "merge:a",
                    "convert:a.cpu.fp32", "gate:a.cpu.fp32",
                    "convert:a.nnapi.fp16", "gate:a.nnapi.fp16",
                    "convert:a.nnapi.int8", "gate:a.nnapi.int8",
                    "convert:a.vulkan.fp16", "gate:a.vulkan.fp16"});
   const BuildJob *Int8 = P.job("convert:a.nnapi.int8");
   REQUIRE(Int8);
-  CHECK(Int8->Deps == std::vector<std::string>{"merge:a"});
+  CHECK(Int8->Deps == std::vector<std::string>{"import:a", "merge:a"});
+  // Every conversion reads the one import and records the original.
   const std::vector<std::string> &Args = Int8->Commands[0].Args;
+  REQUIRE(Args.size() > 4);
+  CHECK(Args[1] == Dir + "/out/.kiln-build/ir/a/model.kir");
+  CHECK(Args[2] == "--source-of");
+  CHECK(Args[3] == Dir + "/m/a.onnx");
   auto Stats = std::find(Args.begin(), Args.end(), "--calib-stats");
   REQUIRE(Stats != Args.end());
   CHECK(*(Stats + 1) == Dir + "/out/.kiln-build/calib/a.kcal");
   CHECK(P.job("merge:a")->Deps ==
         std::vector<std::string>{"calibrate:a:0/2", "calibrate:a:1/2"});
-  CHECK(P.job("convert:a.cpu.fp32")->Deps.empty());
+  CHECK(P.job("convert:a.cpu.fp32")->Deps ==
+        std::vector<std::string>{"import:a"});
+  CHECK(P.job("calibrate:a:1/2")->Deps ==
+        std::vector<std::string>{"import:a"});
 }
 
 TEST_CASE("manifest errors name the line, the column and the key", "[build]") {

@@ -12,6 +12,8 @@ namespace kiln {
 
 llvm::StringRef jobKindName(JobKind K) {
   switch (K) {
+  case JobKind::Import:
+    return "import";
   case JobKind::Calibrate:
     return "calibrate";
   case JobKind::Merge:
@@ -46,10 +48,30 @@ void addShapes(std::vector<std::string> &Args, const ManifestModel &M) {
   }
 }
 
-/// The calibration jobs of M; returns the id of the one whose output is
-/// the merged .kcal, and sets Kcal to it.
+/// M imported once: its text IR (with the input shapes bound) in a folder
+/// of its own; returns the .kir's path.
+std::string planImport(BuildPlan &P, const ManifestModel &M) {
+  std::string Dir = join(join(P.StateDir, "ir"), M.Name);
+  std::string Kir = join(Dir, "model.kir");
+  BuildJob J;
+  J.Id = "import:" + M.Name;
+  J.Kind = JobKind::Import;
+  J.Model = M.Name;
+  std::vector<std::string> Args = {"opt", M.SourcePath, "-O", "0"};
+  addShapes(Args, M);
+  Args.insert(Args.end(), {"-o", Kir});
+  J.Commands.push_back({Args, ""});
+  J.Reads = {M.SourcePath};
+  J.Outputs = {Dir};
+  J.Folders = {Dir};
+  P.Jobs.push_back(std::move(J));
+  return Kir;
+}
+
+/// The calibration jobs of M (reading its import, Kir); returns the id of
+/// the one whose output is the merged .kcal, and sets Kcal to it.
 std::string planCalibration(BuildPlan &P, const ManifestModel &M,
-                            std::string &Kcal) {
+                            const std::string &Kir, std::string &Kcal) {
   std::string Dir = join(P.StateDir, "calib");
   Kcal = join(Dir, M.Name + ".kcal");
   auto Calibrate = [&](const std::string &Id, const std::string &Out,
@@ -58,10 +80,9 @@ std::string planCalibration(BuildPlan &P, const ManifestModel &M,
     J.Id = Id;
     J.Kind = JobKind::Calibrate;
     J.Model = M.Name;
-    std::vector<std::string> Args = {"calibrate", M.SourcePath, "--calib",
-                                     M.CalibPath};
+    J.Deps = {"import:" + M.Name};
+    std::vector<std::string> Args = {"calibrate", Kir, "--calib", M.CalibPath};
     Args.insert(Args.end(), M.CalibOptions.begin(), M.CalibOptions.end());
-    addShapes(Args, M);
     if (M.CalibShards > 1) {
       Args.push_back("--shard");
       Args.push_back(std::to_string(Shard) + "/" + std::to_string(M.CalibShards));
@@ -69,7 +90,7 @@ std::string planCalibration(BuildPlan &P, const ManifestModel &M,
     Args.push_back("-o");
     Args.push_back(Out);
     J.Commands.push_back({Args, ""});
-    J.Reads = {M.SourcePath, M.CalibPath};
+    J.Reads = {llvm::sys::path::parent_path(Kir).str(), M.CalibPath};
     J.Outputs = {Out};
     P.Jobs.push_back(std::move(J));
   };
@@ -156,11 +177,18 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
         Combos.push_back({&B, T, Pr});
       }
 
+  // Each model with an artifact is imported once.
+  std::map<std::string, std::string> Kir;
+  for (const Combo &C : Combos)
+    if (!Kir.count(C.B->Model))
+      Kir[C.B->Model] = "";
+  for (auto &[Name, File] : Kir)
+    File = planImport(P, M.Models.at(Name));
   std::map<std::string, std::pair<std::string, std::string>> Kcal; // job, file
   for (const auto &[Name, Model] : M.Models)
     if (NeedsCalib[Name]) {
       std::string File;
-      std::string Job = planCalibration(P, Model, File);
+      std::string Job = planCalibration(P, Model, Kir.at(Name), File);
       Kcal[Name] = {Job, File};
     }
 
@@ -186,13 +214,17 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
     Conv.Kind = JobKind::Convert;
     Conv.Model = A.Model;
     Conv.Artifact = A.Name;
-    std::vector<std::string> Args = {"convert", Model.SourcePath, "--target",
-                                     C.Target};
+    // The import, recording the original as the source: the bytes a
+    // conversion of the original gives.
+    const std::string &Ir = Kir.at(A.Model);
+    std::vector<std::string> Args = {"convert", Ir, "--source-of",
+                                     Model.SourcePath, "--target", C.Target};
     if (C.Precision != "fp32") {
       Args.push_back("--quantize");
       Args.push_back(C.Precision);
     }
-    Conv.Reads = {Model.SourcePath};
+    Conv.Deps.push_back("import:" + A.Model);
+    Conv.Reads = {llvm::sys::path::parent_path(Ir).str(), Model.SourcePath};
     if (C.Precision == "int8") {
       const auto &[Job, File] = Kcal.at(A.Model);
       Args.push_back("--calib-stats");
@@ -200,7 +232,6 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
       Conv.Deps.push_back(Job);
       Conv.Reads.push_back(File);
     }
-    addShapes(Args, Model);
     Args.insert(Args.end(), C.B->Options.begin(), C.B->Options.end());
     Args.insert(Args.end(), {"-o", A.File, "--json"});
     Conv.Commands.push_back({Args, A.ConvertReport});

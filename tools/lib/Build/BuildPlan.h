@@ -1,7 +1,9 @@
-// The job graph of `kiln build`: per model, calibration (in shards, then
-// merged, when the manifest asks) once for all its int8 artifacts; per
-// artifact, one conversion and one gate (`kiln diff` against the source
-// model, and the graph drawn for the report). Every job is a kiln command
+// The job graph of `kiln build`: per model, one import (`kiln opt -O0` to
+// text IR with its input shapes bound, which every conversion and the
+// calibration then read, recording the original as their source) and
+// calibration (in shards, then merged, when the manifest asks) once for all
+// its int8 artifacts; per artifact, one conversion and one gate (`kiln diff`
+// against the source model itself, and the graph drawn for the report). Every job is a kiln command
 // line, so a job runs the same in this process's workers, under
 // `kiln build --only JOB` on another machine, or in any scheduler that
 // reads `kiln build --plan`.
@@ -17,7 +19,7 @@
 
 namespace kiln {
 
-enum class JobKind { Calibrate, Merge, Convert, Gate };
+enum class JobKind { Import, Calibrate, Merge, Convert, Gate };
 llvm::StringRef jobKindName(JobKind K);
 
 /// One kiln command: its arguments (after the executable) and the file its
@@ -37,8 +39,11 @@ struct BuildJob {
   /// contents it reads (the source model, calibration data, a dependency's
   /// output).
   std::vector<std::string> Reads;
-  /// The files it writes.
+  /// The files (or folders) it writes.
   std::vector<std::string> Outputs;
+  /// Folders emptied and made before its commands run (an import's, whose
+  /// weight file is named by its hash).
+  std::vector<std::string> Folders;
 };
 
 struct BuildArtifact {

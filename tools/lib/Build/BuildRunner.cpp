@@ -44,6 +44,11 @@ std::string logPath(const BuildPlan &P, const std::string &Id, size_t N) {
 /// Runs J's commands; "" or why one failed.
 std::string runCommands(const BuildPlan &P, const BuildJob &J,
                         const std::string &Kiln) {
+  for (const std::string &Dir : J.Folders) {
+    llvm::sys::fs::remove_directories(Dir);
+    if (std::error_code EC = llvm::sys::fs::create_directories(Dir))
+      return Dir + ": " + EC.message();
+  }
   for (size_t N = 0; N < J.Commands.size(); ++N) {
     const JobCommand &C = J.Commands[N];
     std::string Log = logPath(P, J.Id, N);
@@ -111,7 +116,8 @@ runBuildJobs(BuildState &State, const BuildRunOptions &O,
         for (const std::string &F : Dep->Outputs)
           Intact &= llvm::sys::fs::exists(F);
         if (!Intact)
-          Out[D] = {JobState::Failed, 0, D + " has not run (run it first)"};
+          Out[D] = {JobState::Blocked, 0,
+                    "blocked: " + D + " has not run (run it first)"};
       }
 
   std::mutex Mutex;
@@ -149,7 +155,12 @@ runBuildJobs(BuildState &State, const BuildRunOptions &O,
       }
       Taken[Index] = true;
       if (!Blocker.empty()) {
-        Out[Next->Id] = {JobState::Blocked, 0, "blocked: " + Blocker + " failed"};
+        // A blocked dependency passes on its cause.
+        const JobOutcome &Dep = Out[Blocker];
+        Out[Next->Id] = {JobState::Blocked, 0,
+                         Dep.State == JobState::Blocked
+                             ? Dep.Message
+                             : "blocked: " + Blocker + " failed"};
         ++Done;
         Changed.notify_all();
         continue;

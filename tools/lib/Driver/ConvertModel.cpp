@@ -118,7 +118,8 @@ convertModel(const ConvertModelOptions &O) {
   noteInputFile(CO.Input);
   if (llvm::Error E = checkOutputPath(O.Output))
     return E;
-  auto Hash = std::make_shared<SourceHash>(CO.Input);
+  auto Hash =
+      std::make_shared<SourceHash>(O.SourceOf.empty() ? CO.Input : O.SourceOf);
   auto C = compileGraph(CO);
   if (!C)
     return C.takeError();
@@ -128,6 +129,7 @@ convertModel(const ConvertModelOptions &O) {
   EmitRequest R;
   R.Input = CO.Input;
   R.Output = O.Output;
+  R.SourceModel = O.SourceOf;
   R.ProducerVersion = O.ProducerVersion;
   R.Pipeline = CO.Pipeline.label();
   R.Passes = passSummaries(*C->Pipeline);

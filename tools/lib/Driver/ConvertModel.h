@@ -30,6 +30,11 @@ struct ConvertModelOptions {
   std::vector<std::string> OnCpu;
   /// --max-partitions (0: no gate).
   unsigned MaxPartitions = 0;
+  /// --source-of: the model Compile.Input (a .kir) was imported from,
+  /// recorded as the file's source (its name and hash), so that kiln
+  /// build's one import per model gives the bytes a conversion of the
+  /// original gives.
+  std::string SourceOf;
   /// --placement: "costed" (default) or "greedy" (PlacementOptions::Costed).
   std::string Placement = "costed";
 };
