@@ -4,6 +4,7 @@
 
 #include "Support/Error.h"
 #include "Support/FileSystem.h"
+#include "Support/Json.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
@@ -16,28 +17,6 @@ namespace {
 /// Brackets nest at most this deep in a config (llvm::json recurses).
 constexpr int MaxConfigDepth = 8;
 constexpr uint64_t MaxConfigBytes = 64 * 1024;
-
-bool nestingWithin(llvm::StringRef Text, int Limit) {
-  int Depth = 0;
-  bool InString = false;
-  for (size_t I = 0; I < Text.size(); ++I) {
-    char C = Text[I];
-    if (InString) {
-      if (C == '\\')
-        ++I;
-      else if (C == '"')
-        InString = false;
-    } else if (C == '"') {
-      InString = true;
-    } else if (C == '[' || C == '{') {
-      if (++Depth > Limit)
-        return false;
-    } else if (C == ']' || C == '}') {
-      --Depth;
-    }
-  }
-  return true;
-}
 
 /// A size given as N or [h, w].
 bool readSize(const llvm::json::Value &V, int64_t &H, int64_t &W) {
@@ -84,7 +63,7 @@ llvm::Error readPreprocessConfig(llvm::StringRef Path, ImagePreprocess &Into) {
     return inputError("{0}: the preprocessing config is {1} bytes, above the "
                       "{2}-byte limit",
                       Path, Text.size(), MaxConfigBytes);
-  if (!nestingWithin(Text, MaxConfigDepth))
+  if (!jsonNestingWithin(Text, MaxConfigDepth))
     return inputError("{0}: the preprocessing config nests deeper than {1}",
                       Path, MaxConfigDepth);
   auto Json = llvm::json::parse(Text);

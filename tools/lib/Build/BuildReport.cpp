@@ -1,6 +1,7 @@
 #include "Build/BuildReport.h"
 
 #include "Support/FileSystem.h"
+#include "Support/Json.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -26,7 +27,7 @@ void readGate(const std::string &Path, ArtifactResult &R) {
     R.GateError = Path + ": " + Buf.getError().message();
     return;
   }
-  auto V = llvm::json::parse((*Buf)->getBuffer());
+  auto V = parseJsonFile((*Buf)->getBuffer(), Path);
   if (!V || !V->getAsObject()) {
     R.GateError = Path + ": not a kiln diff report";
     if (!V)

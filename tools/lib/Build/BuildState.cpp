@@ -3,6 +3,7 @@
 #include "Support/Error.h"
 #include "Support/FileSystem.h"
 #include "Support/Hash.h"
+#include "Support/Json.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -82,7 +83,7 @@ BuildState::BuildState(const BuildPlan &P, std::string KilnVersion)
   auto Buf = llvm::MemoryBuffer::getFile(P.OutDir + "/kiln.lock");
   if (!Buf)
     return;
-  auto V = llvm::json::parse((*Buf)->getBuffer());
+  auto V = parseJsonFile((*Buf)->getBuffer(), "kiln.lock");
   if (!V) {
     llvm::consumeError(V.takeError());
     return;
@@ -156,7 +157,7 @@ llvm::Expected<std::string> BuildState::key(const BuildJob &J) {
 std::optional<JobStamp> BuildState::stampOf(const std::string &Id) const {
   auto Buf = llvm::MemoryBuffer::getFile(stampPath(Id));
   if (Buf) {
-    auto V = llvm::json::parse((*Buf)->getBuffer());
+    auto V = parseJsonFile((*Buf)->getBuffer(), stampPath(Id));
     if (V && V->getAsObject())
       if (auto S = parseStamp(*V->getAsObject()))
         return S;
