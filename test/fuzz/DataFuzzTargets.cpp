@@ -65,7 +65,8 @@ bool runTorchScriptZip(llvm::StringRef Bytes) {
 
 std::optional<InputKind> inputKindNamed(const std::string &Name) {
   for (InputKind K : {InputKind::Onnx, InputKind::Npy, InputKind::Image,
-                      InputKind::TorchScriptZip, InputKind::Manifest})
+                      InputKind::TorchScriptZip, InputKind::Manifest,
+                      InputKind::PassRecord})
     if (Name == inputKindName(K))
       return K;
   return std::nullopt;
@@ -83,12 +84,15 @@ const char *inputKindName(InputKind Kind) {
     return "torchscript-zip";
   case InputKind::Manifest:
     return "manifest";
+  case InputKind::PassRecord:
+    return "pass-record";
   }
   return "?";
 }
 
 bool isDataKind(InputKind Kind) {
-  return Kind != InputKind::Onnx && Kind != InputKind::Manifest;
+  return Kind != InputKind::Onnx && Kind != InputKind::Manifest &&
+         Kind != InputKind::PassRecord;
 }
 
 bool runDataInput(InputKind Kind, const uint8_t *Data, size_t Size) {
@@ -96,6 +100,7 @@ bool runDataInput(InputKind Kind, const uint8_t *Data, size_t Size) {
   switch (Kind) {
   case InputKind::Onnx:
   case InputKind::Manifest:
+  case InputKind::PassRecord:
     break; // need kiln_input_fuzz_target's runInput
   case InputKind::Npy:
     return runNpy(Bytes);

@@ -8,7 +8,8 @@
 // Two libraries: kiln_data_fuzz_target (DataFuzzTargets.cpp) holds the data
 // formats, which need only kiln_support; kiln_input_fuzz_target
 // (InputFuzzTargets.cpp) adds ONNX, which needs the frontend and the passes,
-// and kiln build's manifest, which needs the target registry.
+// kiln build's manifest, which needs the target registry, and the pass
+// record, which needs the driver.
 // The data-only build is what the sanitizer stage of CI compiles in minutes.
 #pragma once
 
@@ -34,13 +35,16 @@ enum class InputKind {
   /// A kiln build manifest (TOML): parsed and checked, its relative paths
   /// resolved against a folder that does not exist.
   Manifest,
+  /// A pass record (kiln opt --pass-record, JSON): parsed and checked,
+  /// then printed and parsed again to the same record.
+  PassRecord,
 };
 
 std::optional<InputKind> inputKindNamed(const std::string &Name);
 const char *inputKindName(InputKind Kind);
 
-/// True for the kinds kiln_data_fuzz_target runs (all but ONNX and the
-/// manifest).
+/// True for the kinds kiln_data_fuzz_target runs (all but ONNX, the
+/// manifest and the pass record).
 bool isDataKind(InputKind Kind);
 
 /// Runs one input of any kind (kiln_input_fuzz_target); true when it was

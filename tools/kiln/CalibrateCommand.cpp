@@ -10,8 +10,11 @@
 // the statistics carry its fingerprint. --json prints every tensor's range,
 // histogram and the range each calibration method would choose.
 #include "Command.h"
+#include "Version.h"
+
 #include "Driver/CompileGraph.h"
 #include "Driver/ModelLoader.h"
+#include "Driver/PassRecord.h"
 #include "Driver/ProgressBar.h"
 #include "Driver/QuantizeFlags.h"
 
@@ -128,6 +131,7 @@ llvm::Error runCalibration(const CalibrateOptions &O, CalibrationStats &Out) {
                                        DataOpts->ShardCount))
       return E;
   CompileGraphOptions CO = O.Compile;
+  CO.KilnVersion = KILN_VERSION_STRING;
   CO.PassOptions.VerifyEach = verifyEachByDefault();
   auto C = compileGraph(CO);
   if (!C)
@@ -193,6 +197,7 @@ Command addCalibrateCommand(CLI::App &App) {
                   "use the one you convert with)");
   addPassesFlag(*Sub, O->Compile.Pipeline,
                 "calibrate after exactly these passes");
+  addPassRecordFlag(*Sub, O->Compile.PassRecordPath);
   addInputShapeOption(*Sub, O->Compile.InputShapes);
   Sub->add_flag("--json", O->Json, "print the statistics as JSON on stdout");
   return {Sub, [O] { return runCalibrate(*O); }};

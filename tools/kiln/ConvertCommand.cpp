@@ -15,6 +15,7 @@
 
 #include "Driver/ConvertModel.h"
 #include "Driver/ModelLoader.h"
+#include "Driver/PassRecord.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -33,6 +34,7 @@ struct ConvertOptions {
 
 llvm::Error runConvert(ConvertOptions &O) {
   O.Model.ProducerVersion = KILN_VERSION_STRING;
+  O.Model.Compile.KilnVersion = KILN_VERSION_STRING;
   O.Model.TargetOptions["prepack"] = O.Prepack;
   O.Model.TargetOptions["nnapi-feature-level"] = O.NnapiFeatureLevel;
   auto Report = convertModel(O.Model);
@@ -73,6 +75,7 @@ Command addConvertCommand(CLI::App &App) {
       ->check(CLI::ExistingFile);
   addOptLevelFlag(*Sub, C.Pipeline, "optimization level 0, 1 or 2 (default 2)");
   addDisablePassFlag(*Sub, C.Pipeline);
+  addPassRecordFlag(*Sub, C.PassRecordPath);
   addInputShapeOption(*Sub, C.InputShapes);
   addImageInputFlags(*Sub, C.Image);
   addDetectionFlags(*Sub, C.Nms);

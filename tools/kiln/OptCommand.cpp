@@ -5,9 +5,11 @@
 //            [--quantize none|fp16|int8-dynamic|int8 ...] (QuantizeFlags.h):
 //            the graph is quantized after the passes
 #include "Command.h"
+#include "Version.h"
 
 #include "Driver/CompileGraph.h"
 #include "Driver/ModelLoader.h"
+#include "Driver/PassRecord.h"
 #include "IR/Printer.h"
 #include "Support/Error.h"
 #include "Support/FileSystem.h"
@@ -25,7 +27,9 @@ namespace kiln {
 namespace {
 struct OptOptions {
   CompileGraphOptions Compile;
+  std::string TargetName = "cpu";
   std::string Output;
+  std::string PassRecordOut;
   bool Stats = false;
   bool PrintWeights = false;
   bool Json = false;
@@ -88,7 +92,46 @@ llvm::Error writeKirPair(llvm::StringRef Out, llvm::StringRef Text,
   return llvm::Error::success();
 }
 
+/// --pass-record records the pipeline and nothing after it: what a later
+/// command adds (quantization, image inputs, NMS) it adds itself.
+llvm::Error checkPassRecordFlags(const OptOptions &O) {
+  const CompileGraphOptions &C = O.Compile;
+  if (O.PassRecordOut.empty())
+    return llvm::Error::success();
+  if (O.Output.empty())
+    return usageError("--pass-record records the .kir it is written with: "
+                      "add -o OUT.kir");
+  if (C.Quantize.Mode != "none" || C.Image.any() || !C.Nms.empty() ||
+      C.StripProvenance)
+    return usageError("--pass-record records the pipeline's passes only: "
+                      "give --quantize, --image-input, --argmax-output, --nms "
+                      "and --strip-provenance to the command that reads the "
+                      ".kir");
+  return llvm::Error::success();
+}
+
+/// The record of C's pipeline run, once its .kir is written to Kir.
+llvm::Error writePassRecord(const OptOptions &O, const CompiledGraph &C) {
+  PassRecord R;
+  R.Kiln = KILN_VERSION_STRING;
+  R.Target = O.TargetName;
+  R.Pipeline = C.PipelineLabel;
+  R.Passes = C.PipelineRun;
+  R.OpsBefore = C.OpsBefore;
+  auto Hash = irFileHash(O.Output);
+  if (!Hash)
+    return Hash.takeError();
+  R.IrHash = *Hash;
+  return writeFileAtomically(
+      O.PassRecordOut, llvm::formatv("{0:2}", passRecordJson(R)).str() + "\n");
+}
+
 llvm::Error runOpt(OptOptions &O) {
+  O.Compile.ForTarget = findTarget(O.TargetName);
+  if (!O.Compile.ForTarget)
+    return unknownTargetError(O.TargetName);
+  if (llvm::Error E = checkPassRecordFlags(O))
+    return E;
   O.Compile.PassOptions.VerifyEach |= verifyEachByDefault();
   auto C = compileGraph(O.Compile);
   if (!C)
@@ -114,6 +157,9 @@ llvm::Error runOpt(OptOptions &O) {
     std::string Text = printGraphToString(*G, PO);
     if (llvm::Error E = writeKirPair(O.Output, Text, Sidecar))
       return E;
+    if (!O.PassRecordOut.empty())
+      if (llvm::Error E = writePassRecord(O, *C))
+        return E;
   } else if (!O.Json) {
     printGraph(*G, llvm::outs(), PO);
   }
@@ -160,6 +206,13 @@ Command addOptCommand(CLI::App &App) {
   addDetectionFlags(*Sub, C.Nms);
   Sub->add_option("-o,--output", O->Output,
                   "write the result here (large weights go to OUT.weights)");
+  Sub->add_option("--target", O->TargetName,
+                  "run this target's pipeline (default cpu; `kiln targets` "
+                  "lists each one's passes)");
+  Sub->add_option("--pass-record", O->PassRecordOut,
+                  "with -o: also write what the pipeline did (JSON), so that "
+                  "kiln convert and calibrate --pass-record FILE take the "
+                  ".kir without running it again");
   addOptLevelFlag(*Sub, C.Pipeline, "optimization level 0, 1 or 2 (default 2)");
   addPassesFlag(*Sub, C.Pipeline, "run exactly these passes, in order");
   addDisablePassFlag(*Sub, C.Pipeline);

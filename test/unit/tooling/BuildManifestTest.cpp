@@ -61,53 +61,75 @@ TEST_CASE("a manifest's models and entries, with defaults and paths", "[build]")
                          "[[build]]\nmodel = \"a\"\ntarget = \"cpu\"\n"
                          "min_sqnr = 30\nmax_size = \"1kB\"\n"
                          "[[build]]\nmodel = \"a\"\ntarget = [\"nnapi\", \"vulkan\"]\n"
-                         "precision = [\"fp16\", \"int8\"]\nskip_unsupported = true\n",
+                         "precision = [\"fp16\", \"int8\"]\nskip_unsupported = true\n"
+                         "[[build]]\nmodel = \"a\"\ntarget = \"metal\"\n"
+                         "options = [\"-O\", \"1\"]\n",
                          "k.toml", Dir));
   const ManifestModel &A = M.Models.at("a");
   CHECK(A.SourcePath == Dir + "/m/a.onnx");
   CHECK(A.CalibPath == Dir + "/calib");
   CHECK(A.CalibShards == 2);
   CHECK(A.CheckSamples == 4);
-  REQUIRE(M.Builds.size() == 2);
+  REQUIRE(M.Builds.size() == 3);
   CHECK(M.Builds[0].Precisions == std::vector<std::string>{"fp32"});
   CHECK(M.Builds[0].MinSqnr == 30.0);
   CHECK(M.Builds[0].MaxSize == uint64_t(1000));
   CHECK(M.Builds[1].Targets == std::vector<std::string>{"nnapi", "vulkan"});
   CHECK(M.Builds[1].Line == 10);
 
-  // 1 cpu + nnapi fp16/int8 + vulkan fp16 (vulkan int8 skipped): 4
-  // artifacts; two calibration shards merged once, read by the one int8.
+  // 1 cpu + nnapi fp16/int8 + vulkan fp16 (vulkan int8 skipped) + 1
+  // metal: 5 artifacts; one import, optimized once for the cpu pipeline
+  // (which vulkan shares and calibration runs) and once for nnapi's; the
+  // metal entry's -O 1 chooses its pipeline, so its conversion reads the
+  // import; two calibration shards merged once, read by the one int8.
   auto P = take(planBuild(M, Dir + "/out"));
-  CHECK(P.Artifacts.size() == 4);
+  CHECK(P.Artifacts.size() == 5);
   REQUIRE(P.Skipped.size() == 1);
   CHECK(P.Skipped[0].rfind("a.vulkan.int8: ", 0) == 0);
   std::vector<std::string> Ids;
   for (const BuildJob &J : P.Jobs)
     Ids.push_back(J.Id);
   CHECK(Ids == std::vector<std::string>{
-                   "import:a", "calibrate:a:0/2", "calibrate:a:1/2", "merge:a",
+                   "import:a", "optimize:a.cpu", "optimize:a.nnapi",
+                   "calibrate:a:0/2", "calibrate:a:1/2", "merge:a",
                    "convert:a.cpu.fp32", "gate:a.cpu.fp32",
                    "convert:a.nnapi.fp16", "gate:a.nnapi.fp16",
                    "convert:a.nnapi.int8", "gate:a.nnapi.int8",
-                   "convert:a.vulkan.fp16", "gate:a.vulkan.fp16"});
+                   "convert:a.vulkan.fp16", "gate:a.vulkan.fp16",
+                   "convert:a.metal.fp32", "gate:a.metal.fp32"});
   const BuildJob *Int8 = P.job("convert:a.nnapi.int8");
   REQUIRE(Int8);
-  CHECK(Int8->Deps == std::vector<std::string>{"import:a", "merge:a"});
-  // Every conversion reads the one import and records the original.
+  CHECK(Int8->Deps == std::vector<std::string>{"optimize:a.nnapi", "merge:a"});
+  // A conversion reads its pipeline's optimized import with its pass
+  // record, and records the original.
+  std::string Ir = Dir + "/out/.kiln-build/ir/a/";
   const std::vector<std::string> &Args = Int8->Commands[0].Args;
-  REQUIRE(Args.size() > 4);
-  CHECK(Args[1] == Dir + "/out/.kiln-build/ir/a/model.kir");
-  CHECK(Args[2] == "--source-of");
-  CHECK(Args[3] == Dir + "/m/a.onnx");
+  REQUIRE(Args.size() > 6);
+  CHECK(std::vector<std::string>(Args.begin() + 1, Args.begin() + 6) ==
+        std::vector<std::string>{Ir + "nnapi/model.kir", "--pass-record",
+                                 Ir + "nnapi/passes.json", "--source-of",
+                                 Dir + "/m/a.onnx"});
+  CHECK(P.job("optimize:a.nnapi")->Commands[0].Args ==
+        std::vector<std::string>{"opt", Ir + "import/model.kir", "--target",
+                                 "nnapi", "-o", Ir + "nnapi/model.kir",
+                                 "--pass-record", Ir + "nnapi/passes.json"});
+  CHECK(P.job("convert:a.vulkan.fp16")->Commands[0].Args[1] ==
+        Ir + "cpu/model.kir");
+  CHECK(P.job("convert:a.metal.fp32")->Commands[0].Args[1] ==
+        Ir + "import/model.kir");
+  CHECK(P.job("convert:a.metal.fp32")->Deps ==
+        std::vector<std::string>{"import:a"});
   auto Stats = std::find(Args.begin(), Args.end(), "--calib-stats");
   REQUIRE(Stats != Args.end());
   CHECK(*(Stats + 1) == Dir + "/out/.kiln-build/calib/a.kcal");
   CHECK(P.job("merge:a")->Deps ==
         std::vector<std::string>{"calibrate:a:0/2", "calibrate:a:1/2"});
   CHECK(P.job("convert:a.cpu.fp32")->Deps ==
-        std::vector<std::string>{"import:a"});
+        std::vector<std::string>{"optimize:a.cpu"});
   CHECK(P.job("calibrate:a:1/2")->Deps ==
-        std::vector<std::string>{"import:a"});
+        std::vector<std::string>{"optimize:a.cpu"});
+  CHECK(P.job("calibrate:a:1/2")->Commands[0].Args[3] ==
+        Ir + "cpu/passes.json");
 }
 
 TEST_CASE("manifest errors name the line, the column and the key", "[build]") {

@@ -14,6 +14,8 @@ llvm::StringRef jobKindName(JobKind K) {
   switch (K) {
   case JobKind::Import:
     return "import";
+  case JobKind::Optimize:
+    return "optimize";
   case JobKind::Calibrate:
     return "calibrate";
   case JobKind::Merge:
@@ -51,7 +53,7 @@ void addShapes(std::vector<std::string> &Args, const ManifestModel &M) {
 /// M imported once: its text IR (with the input shapes bound) in a folder
 /// of its own; returns the .kir's path.
 std::string planImport(BuildPlan &P, const ManifestModel &M) {
-  std::string Dir = join(join(P.StateDir, "ir"), M.Name);
+  std::string Dir = join(join(join(P.StateDir, "ir"), M.Name), "import");
   std::string Kir = join(Dir, "model.kir");
   BuildJob J;
   J.Id = "import:" + M.Name;
@@ -68,10 +70,56 @@ std::string planImport(BuildPlan &P, const ManifestModel &M) {
   return Kir;
 }
 
-/// The calibration jobs of M (reading its import, Kir); returns the id of
-/// the one whose output is the merged .kcal, and sets Kcal to it.
+/// A model's import after one target's pipeline: the .kir, and the pass
+/// record that lets calibration and conversion take it as optimized.
+struct OptimizedIr {
+  std::string Job, Kir, Record;
+
+  /// The arguments and Reads that a command reading it takes.
+  void addTo(std::vector<std::string> &Args,
+             std::vector<std::string> &Reads) const {
+    Args.insert(Args.end(), {Kir, "--pass-record", Record});
+    Reads.push_back(llvm::sys::path::parent_path(Kir).str());
+  }
+};
+
+/// M's import (Import) through Target's -O2 pipeline, by kiln opt in a
+/// folder of its own.
+OptimizedIr planOptimize(BuildPlan &P, const ManifestModel &M,
+                         const std::string &Import, const std::string &Target) {
+  std::string Dir = join(join(join(P.StateDir, "ir"), M.Name), Target);
+  OptimizedIr O{"optimize:" + M.Name + "." + Target, join(Dir, "model.kir"),
+                join(Dir, "passes.json")};
+  BuildJob J;
+  J.Id = O.Job;
+  J.Kind = JobKind::Optimize;
+  J.Model = M.Name;
+  J.Deps = {"import:" + M.Name};
+  J.Commands.push_back({{"opt", Import, "--target", Target, "-o", O.Kir,
+                         "--pass-record", O.Record},
+                        ""});
+  J.Reads = {llvm::sys::path::parent_path(Import).str()};
+  J.Outputs = {Dir};
+  J.Folders = {Dir};
+  P.Jobs.push_back(std::move(J));
+  return O;
+}
+
+/// Whether a [[build]] entry's options choose the pipeline (-O, --passes,
+/// --disable-pass): its conversions optimize the import themselves.
+bool choosesPipeline(const std::vector<std::string> &Options) {
+  for (llvm::StringRef A : Options)
+    if (A.startswith("-O") || A.startswith("--disable-pass") ||
+        A.startswith("--passes") || A.startswith("--pass-record"))
+      return true;
+  return false;
+}
+
+/// The calibration jobs of M (reading Ir, its import after the cpu
+/// pipeline, which `kiln calibrate` runs); returns the id of the one whose
+/// output is the merged .kcal, and sets Kcal to it.
 std::string planCalibration(BuildPlan &P, const ManifestModel &M,
-                            const std::string &Kir, std::string &Kcal) {
+                            const OptimizedIr &Ir, std::string &Kcal) {
   std::string Dir = join(P.StateDir, "calib");
   Kcal = join(Dir, M.Name + ".kcal");
   auto Calibrate = [&](const std::string &Id, const std::string &Out,
@@ -80,8 +128,10 @@ std::string planCalibration(BuildPlan &P, const ManifestModel &M,
     J.Id = Id;
     J.Kind = JobKind::Calibrate;
     J.Model = M.Name;
-    J.Deps = {"import:" + M.Name};
-    std::vector<std::string> Args = {"calibrate", Kir, "--calib", M.CalibPath};
+    J.Deps = {Ir.Job};
+    std::vector<std::string> Args = {"calibrate"};
+    Ir.addTo(Args, J.Reads);
+    Args.insert(Args.end(), {"--calib", M.CalibPath});
     Args.insert(Args.end(), M.CalibOptions.begin(), M.CalibOptions.end());
     if (M.CalibShards > 1) {
       Args.push_back("--shard");
@@ -90,7 +140,7 @@ std::string planCalibration(BuildPlan &P, const ManifestModel &M,
     Args.push_back("-o");
     Args.push_back(Out);
     J.Commands.push_back({Args, ""});
-    J.Reads = {llvm::sys::path::parent_path(Kir).str(), M.CalibPath};
+    J.Reads.push_back(M.CalibPath);
     J.Outputs = {Out};
     P.Jobs.push_back(std::move(J));
   };
@@ -177,18 +227,36 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
         Combos.push_back({&B, T, Pr});
       }
 
-  // Each model with an artifact is imported once.
+  // Each model with an artifact is imported once, and optimized once per
+  // pipeline: the first target with a pipeline names its job (cpu, vulkan
+  // and metal share one; nnapi's expands more ops), and calibration reads
+  // the cpu pipeline's, which `kiln calibrate` runs.
   std::map<std::string, std::string> Kir;
   for (const Combo &C : Combos)
     if (!Kir.count(C.B->Model))
       Kir[C.B->Model] = "";
   for (auto &[Name, File] : Kir)
     File = planImport(P, M.Models.at(Name));
+  std::map<std::pair<std::string, std::vector<std::string>>, OptimizedIr> Opt;
+  auto Optimized = [&](const std::string &Model,
+                       const std::string &Target) -> const OptimizedIr & {
+    auto Key = std::make_pair(Model, findTarget(Target)->Pipeline(2));
+    auto It = Opt.find(Key);
+    if (It == Opt.end())
+      It = Opt.emplace(Key, planOptimize(P, M.Models.at(Model), Kir.at(Model),
+                                         Target))
+               .first;
+    return It->second;
+  };
+  for (const Combo &C : Combos)
+    if (!choosesPipeline(C.B->Options))
+      Optimized(C.B->Model, C.Target);
   std::map<std::string, std::pair<std::string, std::string>> Kcal; // job, file
   for (const auto &[Name, Model] : M.Models)
     if (NeedsCalib[Name]) {
       std::string File;
-      std::string Job = planCalibration(P, Model, Kir.at(Name), File);
+      std::string Job =
+          planCalibration(P, Model, Optimized(Name, "cpu"), File);
       Kcal[Name] = {Job, File};
     }
 
@@ -214,17 +282,27 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
     Conv.Kind = JobKind::Convert;
     Conv.Model = A.Model;
     Conv.Artifact = A.Name;
-    // The import, recording the original as the source: the bytes a
+    // The optimized import (or the import, when the entry chooses the
+    // pipeline), recording the original as the source: the bytes a
     // conversion of the original gives.
-    const std::string &Ir = Kir.at(A.Model);
-    std::vector<std::string> Args = {"convert", Ir, "--source-of",
-                                     Model.SourcePath, "--target", C.Target};
+    std::vector<std::string> Args = {"convert"};
+    if (choosesPipeline(C.B->Options)) {
+      const std::string &Ir = Kir.at(A.Model);
+      Args.push_back(Ir);
+      Conv.Deps.push_back("import:" + A.Model);
+      Conv.Reads.push_back(llvm::sys::path::parent_path(Ir).str());
+    } else {
+      const OptimizedIr &Ir = Optimized(A.Model, C.Target);
+      Ir.addTo(Args, Conv.Reads);
+      Conv.Deps.push_back(Ir.Job);
+    }
+    Args.insert(Args.end(),
+                {"--source-of", Model.SourcePath, "--target", C.Target});
+    Conv.Reads.push_back(Model.SourcePath);
     if (C.Precision != "fp32") {
       Args.push_back("--quantize");
       Args.push_back(C.Precision);
     }
-    Conv.Deps.push_back("import:" + A.Model);
-    Conv.Reads = {llvm::sys::path::parent_path(Ir).str(), Model.SourcePath};
     if (C.Precision == "int8") {
       const auto &[Job, File] = Kcal.at(A.Model);
       Args.push_back("--calib-stats");

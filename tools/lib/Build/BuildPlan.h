@@ -1,9 +1,12 @@
 // The job graph of `kiln build`: per model, one import (`kiln opt -O0` to
-// text IR with its input shapes bound, which every conversion and the
-// calibration then read, recording the original as their source) and
-// calibration (in shards, then merged, when the manifest asks) once for all
-// its int8 artifacts; per artifact, one conversion and one gate (`kiln diff`
-// against the source model itself, and the graph drawn for the report). Every job is a kiln command
+// text IR with its input shapes bound), one optimization of that import
+// per target pipeline (`kiln opt --target T --pass-record`, which the
+// conversions and the calibration then read without running the passes
+// again, recording the original as their source) and calibration (in
+// shards, then merged, when the manifest asks) once for all its int8
+// artifacts; per artifact, one conversion and one gate (`kiln diff`
+// against the source model itself, and the graph drawn for the report).
+// Every job is a kiln command
 // line, so a job runs the same in this process's workers, under
 // `kiln build --only JOB` on another machine, or in any scheduler that
 // reads `kiln build --plan`.
@@ -19,7 +22,7 @@
 
 namespace kiln {
 
-enum class JobKind { Import, Calibrate, Merge, Convert, Gate };
+enum class JobKind { Import, Optimize, Calibrate, Merge, Convert, Gate };
 llvm::StringRef jobKindName(JobKind K);
 
 /// One kiln command: its arguments (after the executable) and the file its

@@ -1,5 +1,6 @@
 #include "Driver/CompileGraph.h"
 #include "Driver/ModelLoader.h"
+#include "Driver/PassRecord.h"
 
 #include "IR/Verifier.h"
 #include "Support/Error.h"
@@ -60,13 +61,32 @@ llvm::Expected<CompiledGraph> compileGraph(const CompileGraphOptions &O) {
   if (!LoadOpts)
     return LoadOpts.takeError();
 
+  llvm::Optional<PassRecord> Record;
+  if (!O.PassRecordPath.empty()) {
+    auto R = readPassRecord(O.PassRecordPath);
+    if (!R)
+      return R.takeError();
+    if (llvm::Error E = checkPassRecord(*R, O.PassRecordPath, O))
+      return E;
+    Record = std::move(*R);
+  }
+
   auto G = loadModel(O.Input, *LoadOpts);
   if (!G)
     return G.takeError();
   C.G = std::move(*G);
-  C.OpsBefore = opHistogram(*C.G);
-  if (llvm::Error E = C.Pipeline->run(*C.G))
-    return addContext(std::move(E), O.Input);
+  if (Record) { // the pipeline ran when the .kir was written
+    C.OpsBefore = Record->OpsBefore;
+    C.PipelineLabel = Record->Pipeline;
+    C.PipelineRun = Record->Passes;
+    C.Pipeline = std::make_unique<PassManager>(O.PassOptions);
+  } else {
+    C.OpsBefore = opHistogram(*C.G);
+    if (llvm::Error E = C.Pipeline->run(*C.G))
+      return addContext(std::move(E), O.Input);
+    C.PipelineLabel = O.Pipeline.label();
+    C.PipelineRun = passSummaries(*C.Pipeline);
+  }
   // Quantization comes after every pass, fusion included (conv+relu
   // quantizes as one op), and before lowering, which turns QDQ patterns
   // into int8 operators.

@@ -40,6 +40,13 @@ struct CompileGraphOptions {
   /// Drop the links to the source model's nodes once the passes and the
   /// quantizer, which report with them, are done.
   bool StripProvenance = false;
+  /// --pass-record: Input is a .kir that `kiln opt --pass-record` wrote
+  /// after running this pipeline (PassRecord.h): it is checked, not run
+  /// again, and its record stands for the run.
+  std::string PassRecordPath;
+  /// The running kiln's version, which a pass record must have been
+  /// written by.
+  std::string KilnVersion;
 };
 
 using OpHistogram = std::map<std::string, int64_t>;
@@ -49,6 +56,10 @@ struct CompiledGraph {
   /// The pipeline's passes, and the quantizer's (insert-qdq), each with
   /// their records.
   std::unique_ptr<PassManager> Pipeline, QuantizePasses;
+  /// What the pipeline did (its label and passes): Pipeline's records, or
+  /// those of the pass record the model came with.
+  std::string PipelineLabel;
+  std::vector<PassSummary> PipelineRun;
   QuantizeOptions Quantize;
   QuantizeReport QuantizeResult;
   /// Ops (constants excluded) as loaded and after quantization.

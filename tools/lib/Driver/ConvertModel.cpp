@@ -131,8 +131,8 @@ convertModel(const ConvertModelOptions &O) {
   R.Output = O.Output;
   R.SourceModel = O.SourceOf;
   R.ProducerVersion = O.ProducerVersion;
-  R.Pipeline = CO.Pipeline.label();
-  R.Passes = passSummaries(*C->Pipeline);
+  R.Pipeline = C->PipelineLabel;
+  R.Passes = C->PipelineRun;
   R.QuantizePasses = passSummaries(*C->QuantizePasses);
   R.OpsBefore = C->OpsBefore;
   R.OpsAfter = C->OpsAfter;
