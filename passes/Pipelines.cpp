@@ -93,10 +93,15 @@ pipelineWithExpansions(int OptLevel, const std::vector<std::string> &Expansions)
   std::vector<std::string> P = pipelineForRuntimeTarget(OptLevel);
   if (P.empty())
     return P;
-  // Before the clean-up tail: -O2's last eliminate-noops, -O1's final dce.
-  auto Tail = OptLevel >= 2 ? std::find(P.rbegin(), P.rend(), "eliminate-noops")
-                            : std::find(P.rbegin(), P.rend(), "dce");
-  P.insert(Tail.base() - 1, Expansions.begin(), Expansions.end());
+  // After the whole runtime pipeline (so that it is this pipeline's prefix,
+  // and a graph optimized for the CPU is one for this target half-way:
+  // kiln build optimizes each model once), then the clean-up again: -O2's
+  // tail, -O1's dce.
+  P.insert(P.end(), Expansions.begin(), Expansions.end());
+  if (OptLevel >= 2)
+    P.insert(P.end(), {"eliminate-noops", "fold-constants", "cse", "dce"});
+  else
+    P.push_back("dce");
   return P;
 }
 

@@ -17,9 +17,11 @@ std::vector<std::string> pipelineForLevel(int OptLevel);
 /// folding them grows the model, and unroll lstm/gru/rnn layers.
 std::vector<std::string> pipelineForRuntimeTarget(int OptLevel);
 
-/// pipelineForRuntimeTarget with Expansions (expand-* passes: ops the target
-/// has no kernel for, written with ones it has) run after the fusions, so
-/// that a fused form (gelu) is expanded once, before the final clean-up.
+/// pipelineForRuntimeTarget, then Expansions (expand-* passes: ops the
+/// target has no kernel for, written with ones it has), after the fusions
+/// so that a fused form (gelu) is expanded once, then the clean-up again.
+/// The runtime pipeline is its prefix: a .kir that went through it (kiln
+/// opt --pass-record) continues with the rest (PassRecord.h).
 std::vector<std::string>
 pipelineWithExpansions(int OptLevel, const std::vector<std::string> &Expansions);
 

@@ -78,8 +78,8 @@ TEST_CASE("a manifest's models and entries, with defaults and paths", "[build]")
   CHECK(M.Builds[1].Line == 10);
 
   // 1 cpu + nnapi fp16/int8 + vulkan fp16 (vulkan int8 skipped) + 1
-  // metal: 5 artifacts; one import, optimized once for the cpu pipeline
-  // (which vulkan shares and calibration runs) and once for nnapi's; the
+  // metal: 5 artifacts; one import, optimized once by the CPU pipeline
+  // (Vulkan's, the calibration's, and the first part of NNAPI's); the
   // metal entry's -O 1 chooses its pipeline, so its conversion reads the
   // import; two calibration shards merged once, read by the one int8.
   auto P = take(planBuild(M, Dir + "/out"));
@@ -90,7 +90,7 @@ TEST_CASE("a manifest's models and entries, with defaults and paths", "[build]")
   for (const BuildJob &J : P.Jobs)
     Ids.push_back(J.Id);
   CHECK(Ids == std::vector<std::string>{
-                   "import:a", "optimize:a.cpu", "optimize:a.nnapi",
+                   "import:a", "optimize:a",
                    "calibrate:a:0/2", "calibrate:a:1/2", "merge:a",
                    "convert:a.cpu.fp32", "gate:a.cpu.fp32",
                    "convert:a.nnapi.fp16", "gate:a.nnapi.fp16",
@@ -99,22 +99,22 @@ TEST_CASE("a manifest's models and entries, with defaults and paths", "[build]")
                    "convert:a.metal.fp32", "gate:a.metal.fp32"});
   const BuildJob *Int8 = P.job("convert:a.nnapi.int8");
   REQUIRE(Int8);
-  CHECK(Int8->Deps == std::vector<std::string>{"optimize:a.nnapi", "merge:a"});
-  // A conversion reads its pipeline's optimized import with its pass
-  // record, and records the original.
+  CHECK(Int8->Deps == std::vector<std::string>{"optimize:a", "merge:a"});
+  // A conversion reads the optimized import with its pass record, and
+  // records the original.
   std::string Ir = Dir + "/out/.kiln-build/ir/a/";
   const std::vector<std::string> &Args = Int8->Commands[0].Args;
   REQUIRE(Args.size() > 6);
   CHECK(std::vector<std::string>(Args.begin() + 1, Args.begin() + 6) ==
-        std::vector<std::string>{Ir + "nnapi/model.kir", "--pass-record",
-                                 Ir + "nnapi/passes.json", "--source-of",
+        std::vector<std::string>{Ir + "optimized/model.kir", "--pass-record",
+                                 Ir + "optimized/passes.json", "--source-of",
                                  Dir + "/m/a.onnx"});
-  CHECK(P.job("optimize:a.nnapi")->Commands[0].Args ==
+  CHECK(P.job("optimize:a")->Commands[0].Args ==
         std::vector<std::string>{"opt", Ir + "import/model.kir", "--target",
-                                 "nnapi", "-o", Ir + "nnapi/model.kir",
-                                 "--pass-record", Ir + "nnapi/passes.json"});
+                                 "cpu", "-o", Ir + "optimized/model.kir",
+                                 "--pass-record", Ir + "optimized/passes.json"});
   CHECK(P.job("convert:a.vulkan.fp16")->Commands[0].Args[1] ==
-        Ir + "cpu/model.kir");
+        Ir + "optimized/model.kir");
   CHECK(P.job("convert:a.metal.fp32")->Commands[0].Args[1] ==
         Ir + "import/model.kir");
   CHECK(P.job("convert:a.metal.fp32")->Deps ==
@@ -125,11 +125,11 @@ TEST_CASE("a manifest's models and entries, with defaults and paths", "[build]")
   CHECK(P.job("merge:a")->Deps ==
         std::vector<std::string>{"calibrate:a:0/2", "calibrate:a:1/2"});
   CHECK(P.job("convert:a.cpu.fp32")->Deps ==
-        std::vector<std::string>{"optimize:a.cpu"});
+        std::vector<std::string>{"optimize:a"});
   CHECK(P.job("calibrate:a:1/2")->Deps ==
-        std::vector<std::string>{"optimize:a.cpu"});
+        std::vector<std::string>{"optimize:a"});
   CHECK(P.job("calibrate:a:1/2")->Commands[0].Args[3] ==
-        Ir + "cpu/passes.json");
+        Ir + "optimized/passes.json");
 }
 
 TEST_CASE("manifest errors name the line, the column and the key", "[build]") {

@@ -6,6 +6,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
 #include <map>
 
 namespace kiln {
@@ -83,19 +84,19 @@ struct OptimizedIr {
   }
 };
 
-/// M's import (Import) through Target's -O2 pipeline, by kiln opt in a
-/// folder of its own.
+/// M's import (Import) through the CPU target's -O2 pipeline, by kiln opt
+/// in a folder of its own.
 OptimizedIr planOptimize(BuildPlan &P, const ManifestModel &M,
-                         const std::string &Import, const std::string &Target) {
-  std::string Dir = join(join(join(P.StateDir, "ir"), M.Name), Target);
-  OptimizedIr O{"optimize:" + M.Name + "." + Target, join(Dir, "model.kir"),
+                         const std::string &Import) {
+  std::string Dir = join(join(join(P.StateDir, "ir"), M.Name), "optimized");
+  OptimizedIr O{"optimize:" + M.Name, join(Dir, "model.kir"),
                 join(Dir, "passes.json")};
   BuildJob J;
   J.Id = O.Job;
   J.Kind = JobKind::Optimize;
   J.Model = M.Name;
   J.Deps = {"import:" + M.Name};
-  J.Commands.push_back({{"opt", Import, "--target", Target, "-o", O.Kir,
+  J.Commands.push_back({{"opt", Import, "--target", "cpu", "-o", O.Kir,
                          "--pass-record", O.Record},
                         ""});
   J.Reads = {llvm::sys::path::parent_path(Import).str()};
@@ -103,6 +104,16 @@ OptimizedIr planOptimize(BuildPlan &P, const ManifestModel &M,
   J.Folders = {Dir};
   P.Jobs.push_back(std::move(J));
   return O;
+}
+
+/// Whether Target's -O2 pipeline begins with the CPU target's, so that it
+/// continues from the optimized import (vulkan and metal: the same
+/// pipeline; nnapi: more passes after it).
+bool extendsCpuPipeline(const std::string &Target) {
+  std::vector<std::string> Cpu = findTarget("cpu")->Pipeline(2);
+  std::vector<std::string> Own = findTarget(Target)->Pipeline(2);
+  return Own.size() >= Cpu.size() &&
+         std::equal(Cpu.begin(), Cpu.end(), Own.begin());
 }
 
 /// Whether a [[build]] entry's options choose the pipeline (-O, --passes,
@@ -115,7 +126,7 @@ bool choosesPipeline(const std::vector<std::string> &Options) {
   return false;
 }
 
-/// The calibration jobs of M (reading Ir, its import after the cpu
+/// The calibration jobs of M (reading Ir, its import after the CPU
 /// pipeline, which `kiln calibrate` runs); returns the id of the one whose
 /// output is the merged .kcal, and sets Kcal to it.
 std::string planCalibration(BuildPlan &P, const ManifestModel &M,
@@ -227,36 +238,32 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
         Combos.push_back({&B, T, Pr});
       }
 
-  // Each model with an artifact is imported once, and optimized once per
-  // pipeline: the first target with a pipeline names its job (cpu, vulkan
-  // and metal share one; nnapi's expands more ops), and calibration reads
-  // the cpu pipeline's, which `kiln calibrate` runs.
+  // Each model with an artifact is imported once and optimized once, by
+  // the CPU target's pipeline, which calibration runs and every target's
+  // begins with but --target onnx's (NNAPI's adds passes after it, which
+  // its conversions run).
   std::map<std::string, std::string> Kir;
   for (const Combo &C : Combos)
     if (!Kir.count(C.B->Model))
       Kir[C.B->Model] = "";
   for (auto &[Name, File] : Kir)
     File = planImport(P, M.Models.at(Name));
-  std::map<std::pair<std::string, std::vector<std::string>>, OptimizedIr> Opt;
-  auto Optimized = [&](const std::string &Model,
-                       const std::string &Target) -> const OptimizedIr & {
-    auto Key = std::make_pair(Model, findTarget(Target)->Pipeline(2));
-    auto It = Opt.find(Key);
-    if (It == Opt.end())
-      It = Opt.emplace(Key, planOptimize(P, M.Models.at(Model), Kir.at(Model),
-                                         Target))
-               .first;
-    return It->second;
+  auto ReadsOptimized = [](const Combo &C) {
+    return !choosesPipeline(C.B->Options) && extendsCpuPipeline(C.Target);
   };
-  for (const Combo &C : Combos)
-    if (!choosesPipeline(C.B->Options))
-      Optimized(C.B->Model, C.Target);
+  std::map<std::string, OptimizedIr> Opt;
+  for (const auto &[Name, Model] : M.Models) {
+    bool Needed = NeedsCalib[Name];
+    for (const Combo &C : Combos)
+      Needed |= C.B->Model == Name && ReadsOptimized(C);
+    if (Needed)
+      Opt[Name] = planOptimize(P, Model, Kir.at(Name));
+  }
   std::map<std::string, std::pair<std::string, std::string>> Kcal; // job, file
   for (const auto &[Name, Model] : M.Models)
     if (NeedsCalib[Name]) {
       std::string File;
-      std::string Job =
-          planCalibration(P, Model, Optimized(Name, "cpu"), File);
+      std::string Job = planCalibration(P, Model, Opt.at(Name), File);
       Kcal[Name] = {Job, File};
     }
 
@@ -283,18 +290,19 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
     Conv.Model = A.Model;
     Conv.Artifact = A.Name;
     // The optimized import (or the import, when the entry chooses the
-    // pipeline), recording the original as the source: the bytes a
-    // conversion of the original gives.
+    // pipeline or the target's does not extend the CPU's), recording the
+    // original as the source: the bytes a conversion of the original
+    // gives.
     std::vector<std::string> Args = {"convert"};
-    if (choosesPipeline(C.B->Options)) {
+    if (ReadsOptimized(C)) {
+      const OptimizedIr &Ir = Opt.at(A.Model);
+      Ir.addTo(Args, Conv.Reads);
+      Conv.Deps.push_back(Ir.Job);
+    } else {
       const std::string &Ir = Kir.at(A.Model);
       Args.push_back(Ir);
       Conv.Deps.push_back("import:" + A.Model);
       Conv.Reads.push_back(llvm::sys::path::parent_path(Ir).str());
-    } else {
-      const OptimizedIr &Ir = Optimized(A.Model, C.Target);
-      Ir.addTo(Args, Conv.Reads);
-      Conv.Deps.push_back(Ir.Job);
     }
     Args.insert(Args.end(),
                 {"--source-of", Model.SourcePath, "--target", C.Target});

@@ -1,8 +1,9 @@
 // The job graph of `kiln build`: per model, one import (`kiln opt -O0` to
 // text IR with its input shapes bound), one optimization of that import
-// per target pipeline (`kiln opt --target T --pass-record`, which the
-// conversions and the calibration then read without running the passes
-// again, recording the original as their source) and calibration (in
+// (`kiln opt --pass-record`: the CPU pipeline, which every target's but
+// --target onnx's begins with; the conversions and the calibration read it
+// without running those passes again, recording the original as their
+// source) and calibration (in
 // shards, then merged, when the manifest asks) once for all its int8
 // artifacts; per artifact, one conversion and one gate (`kiln diff`
 // against the source model itself, and the graph drawn for the report).

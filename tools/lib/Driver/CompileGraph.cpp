@@ -66,27 +66,31 @@ llvm::Expected<CompiledGraph> compileGraph(const CompileGraphOptions &O) {
     auto R = readPassRecord(O.PassRecordPath);
     if (!R)
       return R.takeError();
-    if (llvm::Error E = checkPassRecord(*R, O.PassRecordPath, O))
-      return E;
+    auto Rest = checkPassRecord(*R, O.PassRecordPath, O);
+    if (!Rest)
+      return Rest.takeError();
     Record = std::move(*R);
+    // Only the passes the record has not run.
+    C.Pipeline = std::make_unique<PassManager>(O.PassOptions);
+    for (const std::string &Name : *Rest)
+      if (llvm::Error E = C.Pipeline->add(Name))
+        return E;
   }
 
   auto G = loadModel(O.Input, *LoadOpts);
   if (!G)
     return G.takeError();
   C.G = std::move(*G);
-  if (Record) { // the pipeline ran when the .kir was written
-    C.OpsBefore = Record->OpsBefore;
-    C.PipelineLabel = Record->Pipeline;
+  // With a record, the pipeline (or its first part) ran when the .kir was
+  // written: what ran then stands for it, and the rest runs now.
+  C.OpsBefore = Record ? Record->OpsBefore : opHistogram(*C.G);
+  if (llvm::Error E = C.Pipeline->run(*C.G))
+    return addContext(std::move(E), O.Input);
+  C.PipelineLabel = O.Pipeline.label();
+  if (Record)
     C.PipelineRun = Record->Passes;
-    C.Pipeline = std::make_unique<PassManager>(O.PassOptions);
-  } else {
-    C.OpsBefore = opHistogram(*C.G);
-    if (llvm::Error E = C.Pipeline->run(*C.G))
-      return addContext(std::move(E), O.Input);
-    C.PipelineLabel = O.Pipeline.label();
-    C.PipelineRun = passSummaries(*C.Pipeline);
-  }
+  for (PassSummary &S : passSummaries(*C.Pipeline))
+    C.PipelineRun.push_back(std::move(S));
   // Quantization comes after every pass, fusion included (conv+relu
   // quantizes as one op), and before lowering, which turns QDQ patterns
   // into int8 operators.

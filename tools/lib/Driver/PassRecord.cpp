@@ -5,6 +5,8 @@
 #include "Support/Hash.h"
 #include "Support/Json.h"
 
+#include <algorithm>
+
 
 namespace kiln {
 
@@ -49,6 +51,8 @@ std::string firstDifference(const std::vector<std::string> &There,
   };
   if (I == There.size() && I == Here.size())
     return "the same passes";
+  if (I == Here.size())
+    return llvm::formatv("it ran {0} more", There.size() - I);
   return llvm::formatv("pass {0} is {1} there and {2} here", I + 1, At(There),
                        At(Here));
 }
@@ -137,9 +141,9 @@ llvm::Expected<std::string> irFileHash(llvm::StringRef Path) {
   return hashToHex(contentHash((*Buf)->getBuffer()));
 }
 
-llvm::Error checkPassRecord(const PassRecord &Record,
-                            llvm::StringRef RecordPath,
-                            const CompileGraphOptions &O) {
+llvm::Expected<std::vector<std::string>>
+checkPassRecord(const PassRecord &Record, llvm::StringRef RecordPath,
+                const CompileGraphOptions &O) {
   if (!llvm::StringRef(O.Input).endswith(".kir"))
     return usageError("--pass-record {0}: the model must be the .kir that "
                       "kiln opt wrote with it, not {1}",
@@ -164,14 +168,16 @@ llvm::Error checkPassRecord(const PassRecord &Record,
   std::vector<std::string> Have;
   for (const PassSummary &P : Record.Passes)
     Have.push_back(P.Name);
-  if (Want != Have || Record.Pipeline != O.Pipeline.label())
+  bool Prefix = Have.size() <= Want.size() &&
+                std::equal(Have.begin(), Have.end(), Want.begin());
+  if (!Prefix || Record.Pipeline != O.Pipeline.label())
     return usageError(
         "{0}: {1} went through target {2}'s {3} pipeline ({4} passes); this "
         "command runs target {5}'s {6} pipeline ({7} passes), and {8}: give "
         "kiln opt the same --target and pipeline flags",
         RecordPath, O.Input, Record.Target, Record.Pipeline, Have.size(),
         T.Name, O.Pipeline.label(), Want.size(), firstDifference(Have, Want));
-  return llvm::Error::success();
+  return std::vector<std::string>(Want.begin() + Have.size(), Want.end());
 }
 
 } // namespace kiln

@@ -10,7 +10,8 @@
 // changed, the ops the model had as loaded, the kiln that ran it, and the
 // hash of the .kir it wrote. A conversion that takes it checks all of that
 // against its own flags and input, so a stale or mismatched record is an
-// error, never a silently different file.
+// error, never a silently different file. A target whose pipeline extends
+// the recorded one (NNAPI's extends the CPU's) runs only the rest.
 #pragma once
 
 #include "Driver/CompileGraph.h"
@@ -50,11 +51,13 @@ llvm::Expected<PassRecord> parsePassRecord(llvm::StringRef Text,
 llvm::Expected<std::string> irFileHash(llvm::StringRef Path);
 
 /// Whether Record (read from RecordPath) describes Input as this kiln,
-/// with these pipeline flags for this target, would have optimized it:
-/// the same version, target pipeline (pass for pass) and label, and the
-/// very .kir the record was written with.
-llvm::Error checkPassRecord(const PassRecord &Record,
-                            llvm::StringRef RecordPath,
-                            const CompileGraphOptions &O);
+/// with these pipeline flags for this target, would have begun to optimize
+/// it: the same version, the very .kir the record was written with, the
+/// same level, and the recorded passes the first ones of this pipeline
+/// (all of them, or a prefix: NNAPI's pipeline is the CPU's and more).
+/// Returns the passes still to run.
+llvm::Expected<std::vector<std::string>>
+checkPassRecord(const PassRecord &Record, llvm::StringRef RecordPath,
+                const CompileGraphOptions &O);
 
 } // namespace kiln
