@@ -108,7 +108,7 @@ inline llvm::Error refuseGpuInt8(llvm::StringRef Input, QuantizeMode Mode,
                                  llvm::StringRef Target) {
   if (Mode == QuantizeMode::None || Mode == QuantizeMode::Fp16)
     return llvm::Error::success();
-  return inputError("{0}: the {1} target does not take --quantize {2} yet; "
+  return unsupportedError("{0}: the {1} target does not take --quantize {2} yet; "
                     "convert without --quantize or with --quantize fp16",
                     Input, Target,
                     Mode == QuantizeMode::Int8 ? "int8" : "int8-dynamic");

@@ -417,7 +417,7 @@ llvm::Expected<KilnModule> Lowering::run() {
                           fb::EnumNameOpKind(Op.kind), Why));
   }
   if (Count)
-    return inputError("the Vulkan target cannot run {0} part(s) of this "
+    return unsupportedError("the Vulkan target cannot run {0} part(s) of this "
                       "model:{1}", Count, Problems);
   // Fp16: the graph outputs back to f32 last.
   CurrentOp = -1;

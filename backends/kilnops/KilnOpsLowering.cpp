@@ -37,7 +37,7 @@ llvm::Error checkKilnOpsGraph(const Graph &G) {
   }
   if (!Count)
     return llvm::Error::success();
-  return inputError("the CPU target cannot run {0} part(s) of this model:{1}",
+  return unsupportedError("the CPU target cannot run {0} part(s) of this model:{1}",
                     Count, Problems);
 }
 

@@ -646,7 +646,7 @@ llvm::Error Lowering::run() {
     Errors.push_back("nothing is left for NNAPI to run (the graph is only "
                      "layout and quantize conversions)");
   if (!Errors.empty())
-    return inputError("the model cannot run on NNAPI at feature level {0} "
+    return unsupportedError("the model cannot run on NNAPI at feature level {0} "
                       "({1} problem{2}):\n  {3}",
                       O.FeatureLevel, Errors.size(),
                       Errors.size() == 1 ? "" : "s",

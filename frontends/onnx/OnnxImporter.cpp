@@ -310,7 +310,7 @@ llvm::Error ModelImporter::checkSupported() {
                     " node(s) use ops kiln does not support:";
   for (const std::string &L : Lines)
     Msg += "\n" + L;
-  return inputError("{0}", Msg);
+  return unsupportedError("{0}", Msg);
 }
 
 /// Initializer dims and external-data paths, before anything reads them.

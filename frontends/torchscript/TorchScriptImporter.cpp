@@ -657,7 +657,7 @@ llvm::Error GraphImporter::run(jit::Module &M) {
       Msg += "\n" + L;
     for (const std::string &P : Problems)
       Msg += "\n" + P;
-    return inputError("{0}", Msg);
+    return unsupportedError("{0}", Msg);
   }
   if (!Problems.empty())
     return inputError("{0}", llvm::join(Problems, "\n"));

@@ -22,7 +22,8 @@ llvm::Error addContext(llvm::Error E, llvm::StringRef Context) {
         Result = llvm::joinErrors(
             std::move(Result),
             llvm::make_error<KilnError>(KE.code(),
-                                        (Context + ": " + KE.text()).str()));
+                                        (Context + ": " + KE.text()).str(),
+                                        KE.unsupported()));
       },
       [&](const llvm::ErrorInfoBase &Other) {
         Result = llvm::joinErrors(
@@ -46,7 +47,10 @@ static int severity(ExitCode C) {
 
 Diagnosis diagnose(llvm::Error E) {
   Diagnosis D;
-  auto Add = [&](ExitCode Code, const std::string &Msg) {
+  bool AllUnsupported = true;
+  auto Add = [&](ExitCode Code, const std::string &Msg,
+                 bool Unsupported = false) {
+    AllUnsupported &= Unsupported;
     if (severity(Code) > severity(D.Code))
       D.Code = Code;
     if (!D.Message.empty())
@@ -55,10 +59,13 @@ Diagnosis diagnose(llvm::Error E) {
   };
   llvm::handleAllErrors(
       std::move(E),
-      [&](const KilnError &KE) { Add(KE.code(), KE.text()); },
+      [&](const KilnError &KE) {
+        Add(KE.code(), KE.text(), KE.unsupported());
+      },
       [&](const llvm::ErrorInfoBase &Other) {
         Add(ExitCode::BadInput, Other.message());
       });
+  D.Unsupported = D.Code == ExitCode::BadInput && AllUnsupported;
   return D;
 }
 

@@ -24,18 +24,22 @@ enum class ExitCode : int {
 class KilnError : public llvm::ErrorInfo<KilnError> {
 public:
   static char ID;
-  KilnError(ExitCode Code, std::string Message)
-      : Code(Code), Message(std::move(Message)) {}
+  KilnError(ExitCode Code, std::string Message, bool Unsupported = false)
+      : Code(Code), Message(std::move(Message)), Unsupported(Unsupported) {}
   void log(llvm::raw_ostream &OS) const override { OS << Message; }
   std::error_code convertToErrorCode() const override {
     return llvm::inconvertibleErrorCode();
   }
   ExitCode code() const { return Code; }
   const std::string &text() const { return Message; }
+  /// Bad input of one kind: a well-formed model that kiln or the target
+  /// cannot compile or run (an op it has no conversion or kernel for).
+  bool unsupported() const { return Unsupported; }
 
 private:
   ExitCode Code;
   std::string Message;
+  bool Unsupported;
 };
 
 /// Bad input: the message should name the file, node and op, and the problem.
@@ -43,6 +47,16 @@ template <typename... Ts>
 llvm::Error inputError(const char *Fmt, Ts &&...Vals) {
   return llvm::make_error<KilnError>(
       ExitCode::BadInput, llvm::formatv(Fmt, std::forward<Ts>(Vals)...).str());
+}
+
+/// Bad input that is a well-formed model kiln or the target cannot handle
+/// (an unsupported op): the same exit code, told apart by the Python
+/// package (UnsupportedModelError).
+template <typename... Ts>
+llvm::Error unsupportedError(const char *Fmt, Ts &&...Vals) {
+  return llvm::make_error<KilnError>(
+      ExitCode::BadInput, llvm::formatv(Fmt, std::forward<Ts>(Vals)...).str(),
+      /*Unsupported=*/true);
 }
 
 template <typename... Ts>
@@ -69,6 +83,8 @@ llvm::Error addContext(llvm::Error E, llvm::StringRef Context);
 struct Diagnosis {
   ExitCode Code = ExitCode::Success;
   std::string Message; // one line per joined error
+  /// Bad input, every part of it an unsupportedError.
+  bool Unsupported = false;
 };
 
 /// Consumes E. The code is the KilnError's own; anything else (an LLVM file
