@@ -86,6 +86,44 @@ static llvm::Error checkMemberHeader(const Graph &G,
   return fitMember(Path, Name, Want, Shape, Count, Sample);
 }
 
+/// F's parts from Members (name -> array): one member per model input,
+/// each checked and cut into samples, all with the same count.
+static llvm::Error
+fitMembers(const Graph &G, const std::vector<TensorType> &InputTypes,
+           llvm::StringRef Path,
+           std::vector<std::pair<std::string, NpyArray>> &Members,
+           DataFile &F) {
+  F.Parts.resize(G.numInputs());
+  std::vector<bool> Seen(G.numInputs(), false);
+  bool HaveCount = false;
+  for (auto &[Name, Array] : Members) {
+    uint64_t Count = 0;
+    std::vector<int64_t> Sample;
+    unsigned I = 0;
+    if (llvm::Error E = checkMemberHeader(G, InputTypes, Path, Name,
+                                          Array.DType, Array.Shape, I, Count,
+                                          Sample))
+      return E;
+    if (Seen[I])
+      return inputError("{0}: input '{1}' is given twice", Path, Name);
+    if (HaveCount && F.Samples != Count)
+      return inputError("{0}: '{1}' has {2} samples, other members {3}", Path,
+                        Name, Count, F.Samples);
+    Seen[I] = HaveCount = true;
+    F.Samples = Count;
+    size_t Bytes = npyItemSize(Array.DType);
+    for (int64_t D : Sample)
+      Bytes *= size_t(D);
+    F.Parts[I] = {std::move(Array), Sample, Bytes};
+  }
+  for (unsigned I = 0; I < G.numInputs(); ++I)
+    if (!Seen[I])
+      return inputError("{0}: no member for model input '{1}' (an .npz needs "
+                        "one member per input: {2})",
+                        Path, G.input(I)->name(), listInputs(G));
+  return llvm::Error::success();
+}
+
 llvm::Error CalibrationDataset::Impl::addArrays(const Graph &G, DataFile &F) {
   const std::string &Path = F.File.Path;
   std::vector<std::pair<std::string, NpyArray>> Members;
@@ -116,35 +154,7 @@ llvm::Error CalibrationDataset::Impl::addArrays(const Graph &G, DataFile &F) {
     if (G.numInputs() == 1 && Members.size() == 1)
       Members[0].first = G.input(0)->name();
   }
-  F.Parts.resize(G.numInputs());
-  std::vector<bool> Seen(G.numInputs(), false);
-  bool HaveCount = false;
-  for (auto &[Name, Array] : Members) {
-    uint64_t Count = 0;
-    std::vector<int64_t> Sample;
-    unsigned I = 0;
-    if (llvm::Error E = checkMemberHeader(G, InputTypes, Path, Name,
-                                          Array.DType, Array.Shape, I, Count,
-                                          Sample))
-      return E;
-    if (Seen[I])
-      return inputError("{0}: input '{1}' is given twice", Path, Name);
-    if (HaveCount && F.Samples != Count)
-      return inputError("{0}: '{1}' has {2} samples, other members {3}", Path,
-                        Name, Count, F.Samples);
-    Seen[I] = HaveCount = true;
-    F.Samples = Count;
-    size_t Bytes = npyItemSize(Array.DType);
-    for (int64_t D : Sample)
-      Bytes *= size_t(D);
-    F.Parts[I] = {std::move(Array), Sample, Bytes};
-  }
-  for (unsigned I = 0; I < G.numInputs(); ++I)
-    if (!Seen[I])
-      return inputError("{0}: no member for model input '{1}' (an .npz needs "
-                        "one member per input: {2})",
-                        Path, G.input(I)->name(), listInputs(G));
-  return llvm::Error::success();
+  return fitMembers(G, InputTypes, Path, Members, F);
 }
 
 CalibrationDataset::CalibrationDataset(std::unique_ptr<Impl> P)
@@ -219,6 +229,30 @@ std::string CalibrationDataset::describe(uint64_t I) const {
   if (D.File.Kind == CalibrationFileKind::Image)
     return D.File.Path;
   return D.File.Path + "[" + std::to_string(Slice) + "]";
+}
+
+llvm::Expected<std::vector<std::vector<Tensor>>>
+splitCalibrationArrays(const Graph &G,
+                       std::vector<std::pair<std::string, NpyArray>> Members,
+                       llvm::StringRef Where) {
+  std::vector<TensorType> InputTypes;
+  for (const Value *V : G.inputs())
+    InputTypes.push_back(V->type());
+  if (G.numInputs() == 1 && Members.size() == 1)
+    Members[0].first = G.input(0)->name(); // any name, as in a one-member .npz
+  DataFile F;
+  if (llvm::Error E = fitMembers(G, InputTypes, Where, Members, F))
+    return E;
+  std::vector<std::vector<Tensor>> Samples(F.Samples);
+  for (uint64_t S = 0; S < F.Samples; ++S)
+    for (const ArrayPart &A : F.Parts) {
+      TensorType T(elementTypeOf(A.Array.DType), makeShape(A.SampleShape));
+      Samples[S].push_back(Tensor(
+          std::move(T), Buffer::alias(A.Array.Owner,
+                                      A.Array.Data + S * A.SampleBytes,
+                                      A.SampleBytes)));
+    }
+  return Samples;
 }
 
 llvm::Error parseShardSpec(llvm::StringRef Spec, uint32_t &Index,

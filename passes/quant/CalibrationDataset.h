@@ -21,6 +21,7 @@
 #include "IR/Graph.h"
 #include "IR/Tensor.h"
 #include "Support/ImagePreprocess.h"
+#include "Support/Npy.h"
 
 #include "llvm/Support/Error.h"
 
@@ -64,6 +65,17 @@ private:
   explicit CalibrationDataset(std::unique_ptr<Impl> P);
   std::unique_ptr<Impl> P;
 };
+
+/// Samples from arrays in memory (a Python iterable's batches): Members
+/// pairs each model input's name with its array (any one name for a
+/// single-input model), cut into samples as an .npz file's members are
+/// (one more axis than the input: a sample per slice; the input's rank:
+/// along the batch axis). Errors name Where ("batch 3"). The tensors alias
+/// the arrays' Owners.
+llvm::Expected<std::vector<std::vector<Tensor>>>
+splitCalibrationArrays(const Graph &G,
+                       std::vector<std::pair<std::string, NpyArray>> Members,
+                       llvm::StringRef Where);
 
 /// Parses "i/n" for --shard (0 <= i < n <= 65536).
 llvm::Error parseShardSpec(llvm::StringRef Spec, uint32_t &Index,

@@ -54,4 +54,11 @@ calibrateGraph(const Graph &G, const CalibrationDataset &Data,
                const CalibrationDataOptions &DataOpts,
                const CalibrationRunOptions &Opts);
 
+/// The same over samples that come one after another (Next, read on the
+/// calling thread): statistics equal to calibrateGraph's over the same
+/// samples from files, with memory that does not grow with their number.
+llvm::Expected<CalibrationStats>
+calibrateGraphFromSource(const Graph &G, const CalibrationSampleSource &Next,
+                         const CalibrationRunOptions &Opts);
+
 } // namespace kiln

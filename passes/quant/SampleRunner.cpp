@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -69,6 +70,99 @@ llvm::Error runOverSamples(
   if (Progress && !FirstError)
     Progress(Done.load(), Count);
   return FirstError;
+}
+
+llvm::Expected<uint64_t> runOverSource(
+    unsigned Workers, const CalibrationSampleSource &Next,
+    const std::function<llvm::Error(unsigned, uint64_t, llvm::ArrayRef<Tensor>)>
+        &Fn,
+    const ProgressFn &Progress) {
+  const size_t Ahead = 2 * size_t(Workers);
+  std::mutex M;
+  std::condition_variable Ready, Room; // for the workers, for the reader
+  std::deque<std::pair<uint64_t, std::vector<Tensor>>> Queue;
+  bool Ended = false, Stop = false;
+  uint64_t Done = 0, FailedSample = UINT64_MAX;
+  llvm::Error FirstError = llvm::Error::success();
+  auto Fail = [&](uint64_t S, llvm::Error E) { // with M held
+    Stop = true;
+    if (S < FailedSample) {
+      llvm::consumeError(std::move(FirstError));
+      FirstError = std::move(E);
+      FailedSample = S;
+    } else {
+      llvm::consumeError(std::move(E));
+    }
+    Ready.notify_all();
+    Room.notify_all();
+  };
+
+  auto Work = [&](unsigned Worker) {
+    std::unique_lock<std::mutex> L(M);
+    for (;;) {
+      Ready.wait(L, [&] { return Stop || Ended || !Queue.empty(); });
+      if (Stop || Queue.empty())
+        return;
+      auto Item = std::move(Queue.front());
+      Queue.pop_front();
+      Room.notify_one();
+      L.unlock();
+      llvm::Error E = Fn(Worker, Item.first, Item.second);
+      Item.second.clear(); // the sample's memory goes before the next
+      L.lock();
+      if (E) {
+        Fail(Item.first, std::move(E));
+        return;
+      }
+      ++Done;
+    }
+  };
+  std::vector<std::thread> Threads;
+  for (unsigned W = 0; W < Workers; ++W)
+    Threads.emplace_back(Work, W);
+
+  uint64_t Count = 0;
+  auto LastProgress = std::chrono::steady_clock::now();
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> L(M);
+      Room.wait(L, [&] { return Stop || Queue.size() < Ahead; });
+      if (Stop)
+        break;
+    }
+    std::vector<Tensor> Sample;
+    llvm::Expected<bool> More = Next(Sample);
+    uint64_t DoneNow;
+    {
+      std::lock_guard<std::mutex> L(M);
+      if (!More) {
+        Fail(Count, More.takeError());
+        break;
+      }
+      if (!*More)
+        break;
+      Queue.emplace_back(Count++, std::move(Sample));
+      Ready.notify_one();
+      DoneNow = Done;
+    }
+    auto Now = std::chrono::steady_clock::now();
+    if (Progress && Now - LastProgress > std::chrono::milliseconds(200)) {
+      LastProgress = Now;
+      Progress(DoneNow, ProgressTotalUnknown);
+    }
+  }
+  {
+    std::lock_guard<std::mutex> L(M);
+    Ended = true;
+    Ready.notify_all();
+  }
+  for (std::thread &T : Threads)
+    T.join();
+  if (FirstError)
+    return FirstError;
+  if (Progress)
+    Progress(Count, Count);
+  return Count;
 }
 
 } // namespace kiln

@@ -12,6 +12,7 @@
 #include "Command.h"
 #include "Version.h"
 
+#include "Driver/CalibrateModel.h"
 #include "Driver/CompileGraph.h"
 #include "Driver/ModelLoader.h"
 #include "Driver/PassRecord.h"
@@ -23,33 +24,15 @@
 #include "passes/quant/Calibrator.h"
 #include "passes/quant/Int8Scheme.h"
 
-#include <cstdlib>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 namespace kiln {
 
 namespace {
-/// Every sample allocates and frees the same activation and im2col buffers.
-/// glibc would map the large ones afresh each time and trim the heap after
-/// them; the page faults were measured to be a noticeable part of the run on
-/// the example ResNet (docs/benchmarks.md has the figures).
-/// Keeping them on the heap bounds memory by the largest sample's, as before.
-void keepSampleBuffersOnHeap() {
-#if defined(__GLIBC__)
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
-#endif
-}
-
 struct CalibrateOptions {
-  /// The model and the pipeline it is calibrated after (no quantization).
-  CompileGraphOptions Compile;
+  /// The model, the pipeline it is calibrated after, the data.
+  CalibrateModelOptions Model;
   std::vector<std::string> Merge;
   std::string Output;
-  std::string Shard;
-  CalibrationFlags Calib;
   double Percentile = 99.99;
   bool Json = false;
 };
@@ -118,49 +101,19 @@ llvm::Error runMerge(const CalibrateOptions &O, CalibrationStats &Out) {
   return llvm::Error::success();
 }
 
-llvm::Error runCalibration(const CalibrateOptions &O, CalibrationStats &Out) {
-  if (O.Compile.Pipeline.OptLevel >= 0 && !O.Compile.Pipeline.Passes.empty())
-    return usageError("give either -O<level> or --passes, not both");
-  if (O.Calib.Path.empty())
-    return usageError("kiln calibrate needs --calib DATA (or --merge FILES)");
-  auto DataOpts = makeCalibrationDataOptions(O.Calib);
-  if (!DataOpts)
-    return DataOpts.takeError();
-  if (!O.Shard.empty())
-    if (llvm::Error E = parseShardSpec(O.Shard, DataOpts->ShardIndex,
-                                       DataOpts->ShardCount))
-      return E;
-  CompileGraphOptions CO = O.Compile;
-  CO.KilnVersion = KILN_VERSION_STRING;
-  CO.PassOptions.VerifyEach = verifyEachByDefault();
-  auto C = compileGraph(CO);
-  if (!C)
-    return C.takeError();
-  std::unique_ptr<Graph> &G = C->G;
-  // The graph `--quantize int8` calibrates (QuantizeGraph.cpp), so that
-  // the statistics' fingerprint matches it.
-  if (llvm::Error E = C->Pipeline->runPass("unfuse-int8-activations", *G))
-    return E;
-  auto Data = CalibrationDataset::open(*G, *DataOpts);
-  if (!Data)
-    return Data.takeError();
-  keepSampleBuffersOnHeap();
-  CalibrationRunOptions RO;
-  RO.Threads = O.Calib.Threads;
-  RO.Bins = O.Calib.Bins;
-  RO.Progress = makeProgressBar("calibrating");
-  RO.Engine = calibrationEngine(O.Calib);
-  auto S = calibrateGraph(*G, **Data, *DataOpts, RO);
+llvm::Error runCalibration(CalibrateOptions &O, CalibrationStats &Out) {
+  O.Model.Compile.KilnVersion = KILN_VERSION_STRING;
+  auto S = calibrateModel(O.Model);
   if (!S)
     return S.takeError();
   Out = std::move(*S);
   return llvm::Error::success();
 }
 
-llvm::Error runCalibrate(const CalibrateOptions &O) {
+llvm::Error runCalibrate(CalibrateOptions &O) {
   if (O.Output.empty())
     return usageError("kiln calibrate needs -o OUT.kcal");
-  if (O.Merge.empty() == O.Compile.Input.empty())
+  if (O.Merge.empty() == O.Model.Compile.Input.empty())
     return usageError("give either a MODEL to calibrate or --merge FILES");
   CalibrationStats S;
   if (llvm::Error E = O.Merge.empty() ? runCalibration(O, S) : runMerge(O, S))
@@ -181,24 +134,24 @@ Command addCalibrateCommand(CLI::App &App) {
   CLI::App *Sub = App.add_subcommand(
       "calibrate", "compute int8 calibration statistics (.kcal), in shards if "
                    "need be, or merge shards");
-  Sub->add_option("model", O->Compile.Input,
+  Sub->add_option("model", O->Model.Compile.Input,
                   "the model (.kir, .onnx or .pt TorchScript)");
   Sub->add_option("--merge", O->Merge, "merge these .kcal shards instead")
       ->expected(1, -1);
   Sub->add_option("-o,--output", O->Output, "the statistics file to write");
-  Sub->add_option("--shard", O->Shard,
+  Sub->add_option("--shard", O->Model.Shard,
                   "calibrate only shard i of n: samples i, i+n, i+2n, ...");
-  addCalibrationFlags(*Sub, O->Calib);
+  addCalibrationFlags(*Sub, O->Model.Calib);
   Sub->add_option("--calib-percentile", O->Percentile,
                   "percentile shown by --json (default 99.99)")
       ->check(CLI::Range(50.0, 100.0));
-  addOptLevelFlag(*Sub, O->Compile.Pipeline,
+  addOptLevelFlag(*Sub, O->Model.Compile.Pipeline,
                   "optimization level the model is calibrated at (default 2; "
                   "use the one you convert with)");
-  addPassesFlag(*Sub, O->Compile.Pipeline,
+  addPassesFlag(*Sub, O->Model.Compile.Pipeline,
                 "calibrate after exactly these passes");
-  addPassRecordFlag(*Sub, O->Compile.PassRecordPath);
-  addInputShapeOption(*Sub, O->Compile.InputShapes);
+  addPassRecordFlag(*Sub, O->Model.Compile.PassRecordPath);
+  addInputShapeOption(*Sub, O->Model.Compile.InputShapes);
   Sub->add_flag("--json", O->Json, "print the statistics as JSON on stdout");
   return {Sub, [O] { return runCalibrate(*O); }};
 }

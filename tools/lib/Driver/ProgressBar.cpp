@@ -12,6 +12,11 @@ ProgressFn makeProgressBar(llvm::StringRef What) {
     return {};
   std::string Label = What.str();
   return [Label](uint64_t Done, uint64_t Total) {
+    if (Total == ProgressTotalUnknown) { // a stream: a count, no bar
+      llvm::errs() << '\r' << Label << ' ' << Done << " samples";
+      llvm::errs().flush();
+      return;
+    }
     constexpr uint64_t Width = 30;
     uint64_t Filled = Total ? Done * Width / Total : Width;
     std::string Bar(size_t(Filled), '=');
