@@ -356,7 +356,7 @@ llvm::Error runBench(const BenchOptions &O) {
     printJson(std::move(J));
     return llvm::Error::success();
   }
-  llvm::raw_ostream &OS = llvm::outs();
+  llvm::raw_ostream &OS = commandOut();
   if (Gpu)
     OS << O.Model << " (vulkan on " << Info.Device << ", " << Info.Precision
        << ", " << Total

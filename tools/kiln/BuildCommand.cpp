@@ -114,7 +114,7 @@ llvm::Error runBuild(const BuildOptions &O) {
   if (O.Json)
     printJson(buildReportJson(*P, S));
   else
-    llvm::outs() << llvm::formatv(
+    commandOut() << llvm::formatv(
         "{0}: {1} artifact(s) in {2}: {3} rebuilt, {4} up to date{5} "
         "({6:f1} s); {2}/report.html\n",
         O.Manifest, S.Artifacts.size(), P->OutDir, S.Rebuilt, S.Reused,

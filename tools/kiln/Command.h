@@ -6,10 +6,13 @@
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace kiln {
 
@@ -31,7 +34,33 @@ Command addTargetsCommand(CLI::App &App);
 Command addVerifyCommand(CLI::App &App);
 Command addBuildCommand(CLI::App &App);
 
-/// Writes V to stdout as pretty-printed JSON with a trailing newline.
+/// Where a command prints its result: standard output, or what a caller
+/// that runs commands in its own process (the Python package) redirected
+/// it to on this thread.
+llvm::raw_ostream &commandOut();
+
+/// While alive, commandOut() on this thread is OS.
+class RedirectCommandOutput {
+public:
+  explicit RedirectCommandOutput(llvm::raw_ostream &OS);
+  ~RedirectCommandOutput();
+  RedirectCommandOutput(const RedirectCommandOutput &) = delete;
+  RedirectCommandOutput &operator=(const RedirectCommandOutput &) = delete;
+
+private:
+  llvm::raw_ostream *Previous;
+};
+
+/// Every subcommand, added to App in the order `kiln --help` lists them.
+std::vector<Command> addAllCommands(CLI::App &App);
+
+/// Runs one kiln command line (Args without the program name) in this
+/// process, as `kiln` does but without exiting or touching the logging
+/// setup: what it prints goes to commandOut(), a parse error is a usage
+/// error, --help is refused.
+llvm::Error runCommandLine(const std::vector<std::string> &Args);
+
+/// Writes V to commandOut() as pretty-printed JSON with a trailing newline.
 void printJson(const llvm::json::Value &V);
 /// A failed command's error as JSON, for --json: {"error": {exit_code, kind,
 /// message, file, node, op}} (file, node and op null where the message

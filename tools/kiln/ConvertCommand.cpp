@@ -43,7 +43,7 @@ llvm::Error runConvert(ConvertOptions &O) {
   if (O.Json)
     printJson((*Report)->json());
   else
-    (*Report)->print(llvm::outs(), O.Stats);
+    (*Report)->print(commandOut(), O.Stats);
   return llvm::Error::success();
 }
 

@@ -499,7 +499,7 @@ llvm::Error runDiff(const DiffOptions &O) {
     }
     printJson(std::move(R));
   } else {
-    llvm::raw_ostream &OS = llvm::outs();
+    llvm::raw_ostream &OS = commandOut();
     int64_t NA = 0, NB = 0;
     for (const auto &[Op, N] : S.OpsA)
       NA += N;

@@ -134,7 +134,7 @@ llvm::Error emit(const InspectOptions &O, const std::string &Text) {
   // A report streams: '-' and /dev/stdout are standard output (every other
   // -o is a file written whole and renamed into place).
   if (O.Output.empty() || O.Output == "-" || O.Output == "/dev/stdout") {
-    llvm::outs() << Text;
+    commandOut() << Text;
     return llvm::Error::success();
   }
   return writeFileAtomically(O.Output, Text);

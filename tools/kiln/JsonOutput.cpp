@@ -6,9 +6,24 @@
 
 namespace kiln {
 
+namespace {
+thread_local llvm::raw_ostream *RedirectedOut = nullptr;
+} // namespace
+
+llvm::raw_ostream &commandOut() {
+  return RedirectedOut ? *RedirectedOut : llvm::outs();
+}
+
+RedirectCommandOutput::RedirectCommandOutput(llvm::raw_ostream &OS)
+    : Previous(RedirectedOut) {
+  RedirectedOut = &OS;
+}
+
+RedirectCommandOutput::~RedirectCommandOutput() { RedirectedOut = Previous; }
+
 void printJson(const llvm::json::Value &V) {
-  llvm::outs() << llvm::formatv("{0:2}", V) << '\n';
-  llvm::outs().flush();
+  commandOut() << llvm::formatv("{0:2}", V) << '\n';
+  commandOut().flush();
 }
 
 namespace {

@@ -63,15 +63,15 @@ Command addOpsCommand(CLI::App &App) {
               printJson(llvm::json::Object{{"ops", std::move(A)}});
               return llvm::Error::success();
             }
-            llvm::outs() << Ops.size() << " ops\n";
+            commandOut() << Ops.size() << " ops\n";
             for (const OpDef *D : Ops) {
-              llvm::outs() << D->Name << '(';
+              commandOut() << D->Name << '(';
               for (size_t I = 0; I < D->Operands.size(); ++I)
-                llvm::outs() << (I ? ", " : "") << operandText(D->Operands[I]);
-              llvm::outs() << ") -> " << resultText(*D) << "  [" << D->Category
+                commandOut() << (I ? ", " : "") << operandText(D->Operands[I]);
+              commandOut() << ") -> " << resultText(*D) << "  [" << D->Category
                            << "] " << D->Summary << '\n';
               for (const AttrSpec &S : D->Attrs)
-                llvm::outs() << "    " << S.Name << ": " << attrKindName(S.Kind)
+                commandOut() << "    " << S.Name << ": " << attrKindName(S.Kind)
                              << " = " << defaultText(S)
                              << (S.Doc.empty() ? "" : "  (" + S.Doc + ")") << '\n';
             }

@@ -161,7 +161,7 @@ llvm::Error runOpt(OptOptions &O) {
       if (llvm::Error E = writePassRecord(O, *C))
         return E;
   } else if (!O.Json) {
-    printGraph(*G, llvm::outs(), PO);
+    printGraph(*G, commandOut(), PO);
   }
 
   if (O.Json) {

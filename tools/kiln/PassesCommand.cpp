@@ -31,19 +31,19 @@ Command addPassesCommand(CLI::App &App) {
               return llvm::Error::success();
             }
             for (const PassInfo &P : allPasses())
-              llvm::outs() << llvm::left_justify(P.Name, 24) << P.Description
+              commandOut() << llvm::left_justify(P.Name, 24) << P.Description
                            << '\n';
-            llvm::outs() << "\npipelines (--target onnx runs them without "
+            commandOut() << "\npipelines (--target onnx runs them without "
                             "materialize-constants):\n";
             for (int L = 0; L <= 2; ++L) {
               std::vector<std::string> Names = pipelineForRuntimeTarget(L);
-              llvm::outs() << "  -O" << L << (L == 2 ? " (default)" : "")
+              commandOut() << "  -O" << L << (L == 2 ? " (default)" : "")
                            << ":";
               if (Names.empty())
-                llvm::outs() << " (verification only)";
+                commandOut() << " (verification only)";
               for (size_t I = 0; I < Names.size(); ++I)
-                llvm::outs() << (I ? ", " : " ") << Names[I];
-              llvm::outs() << '\n';
+                commandOut() << (I ? ", " : " ") << Names[I];
+              commandOut() << '\n';
             }
             return llvm::Error::success();
           }};

@@ -463,15 +463,15 @@ llvm::Error runRun(const RunOptions &O) {
   }
   for (size_t I = 0; I < Outputs->size(); ++I) {
     const Tensor &T = (*Outputs)[I];
-    llvm::outs() << Sig.Outputs[I] << ": " << toString(T.type());
+    commandOut() << Sig.Outputs[I] << ": " << toString(T.type());
     int64_t N = std::min<int64_t>(T.numElements(), 6);
-    llvm::outs() << " [";
+    commandOut() << " [";
     for (int64_t J = 0; J < N; ++J)
-      llvm::outs() << (J ? ", " : "") << llvm::format("%.6g", T.asDouble(J));
-    llvm::outs() << (T.numElements() > N ? ", ...]" : "]") << '\n';
+      commandOut() << (J ? ", " : "") << llvm::format("%.6g", T.asDouble(J));
+    commandOut() << (T.numElements() > N ? ", ...]" : "]") << '\n';
   }
   if (!O.Output.empty())
-    llvm::outs() << "wrote " << Outputs->size() << " output(s) to " << O.Output
+    commandOut() << "wrote " << Outputs->size() << " output(s) to " << O.Output
                  << '\n';
   return llvm::Error::success();
 }

@@ -67,7 +67,7 @@ llvm::Error runTargets(bool Json) {
     printJson(llvm::json::Object{{"targets", std::move(Targets)}});
     return llvm::Error::success();
   }
-  llvm::raw_ostream &OS = llvm::outs();
+  llvm::raw_ostream &OS = commandOut();
   OS << allTargets().size() << " targets\n";
   for (const Target &T : allTargets()) {
     std::vector<std::string> Ops = T.SupportedOps();

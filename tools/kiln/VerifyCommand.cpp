@@ -95,14 +95,14 @@ llvm::Error runVerify(const VerifyOptions &O) {
                                  {"tail_guard", Tail}});
     return llvm::Error::success();
   }
-  llvm::outs() << O.File << ": ok: the structure verifies"
+  commandOut() << O.File << ": ok: the structure verifies"
                << (Report.structure_hashed ? " and matches its recorded hash" : "")
                << "; " << Report.segments_hashed << " segment(s), "
                << Report.bytes_hashed << " bytes, match their recorded hashes";
   if (Report.segments_without_hash)
-    llvm::outs() << "; " << Report.segments_without_hash
+    commandOut() << "; " << Report.segments_without_hash
                  << " segment(s) carry no hash (written before schema 1.7)";
-  llvm::outs() << "\n";
+  commandOut() << "\n";
   return llvm::Error::success();
 }
 

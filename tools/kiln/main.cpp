@@ -110,17 +110,7 @@ static int runKiln(int Argc, char **Argv) {
       ->allow_extra_args(false)
       ->delimiter(',');
 
-  std::vector<Command> Commands = {addOptCommand(App), addPassesCommand(App),
-                                   addOpsCommand(App),
-                                   addRunCommand(App),
-                                   addConvertCommand(App),
-                                   addBenchCommand(App),
-                                   addInspectCommand(App),
-                                   addDiffCommand(App),
-                                   addCalibrateCommand(App),
-                                   addTargetsCommand(App),
-                                   addVerifyCommand(App),
-                                   addBuildCommand(App)};
+  std::vector<Command> Commands = addAllCommands(App);
   for (int I = 1; I < Argc; ++I)
     JsonRequested |= llvm::StringRef(Argv[I]) == "--json";
   std::string Unknown = unknownSubcommand(Argc, Argv, App);
