@@ -152,3 +152,25 @@ message(STATUS "Vulkan executor in the runtime: ${KILN_WITH_VULKAN}")
 # build has it, the aarch64 cross build included.
 option(KILN_WITH_NNAPI "Build the NNAPI executor (dlopens libneuralnetworks.so)" ON)
 message(STATUS "NNAPI executor in the runtime: ${KILN_WITH_NNAPI}")
+
+# The Python package (python/, docs/python.md): pybind11 (pybind11-dev, which
+# brings python3-dev). Its extension module is a shared object that links the
+# compiler's static libraries, so with it every object is built
+# position-independent; -fno-semantic-interposition keeps GCC inlining and
+# cloning across global functions as it does in an executable (the kernels
+# themselves are XNNPACK's and oneDNN's shared libraries). The sanitizer and
+# fuzzing presets leave it out.
+if(NOT KILN_RUNTIME_ONLY)
+  find_package(Python3 COMPONENTS Interpreter Development.Module)
+  set(PYBIND11_FINDPYTHON ON)
+  find_package(pybind11 CONFIG QUIET)
+endif()
+option(KILN_PYTHON "Build the Python package (pybind11-dev)" ${pybind11_FOUND})
+if(KILN_PYTHON)
+  if(NOT pybind11_FOUND)
+    message(FATAL_ERROR "KILN_PYTHON=ON but pybind11 was not found; install pybind11-dev (scripts/install-deps.sh)")
+  endif()
+  set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+  add_compile_options(-fno-semantic-interposition)
+endif()
+message(STATUS "Python package: ${KILN_PYTHON}")

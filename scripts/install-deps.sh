@@ -28,6 +28,9 @@ PACKAGES=(
   libtomlplusplus-dev                # kiln build: the manifest
   chromium                           # tests: kiln build's HTML report, headless
   python3-distributed                # kiln build's Dask recipe (tested on a local cluster)
+  pybind11-dev python3-dev           # the Python package (python/)
+  python3-pytest                     # tests: the Python package
+  python3-venv python3-pip python3-setuptools  # tests: pip install of the package
 )
 
 missing=()

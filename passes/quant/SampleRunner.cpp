@@ -11,6 +11,24 @@
 
 namespace kiln {
 
+namespace {
+/// The error of the lowest-numbered sample that failed.
+struct LowestFailure {
+  uint64_t Sample = UINT64_MAX;
+  llvm::Error Error = llvm::Error::success();
+
+  void add(uint64_t S, llvm::Error E) {
+    if (S < Sample) {
+      llvm::consumeError(std::move(Error));
+      Error = std::move(E);
+      Sample = S;
+    } else {
+      llvm::consumeError(std::move(E));
+    }
+  }
+};
+} // namespace
+
 unsigned workerCount(unsigned Threads, uint64_t Samples) {
   if (Threads == 0)
     Threads = std::max(1u, std::thread::hardware_concurrency());
@@ -26,8 +44,7 @@ llvm::Error runOverSamples(
   std::mutex M;
   std::condition_variable Finished;
   unsigned Running = Workers;
-  uint64_t FailedSample = UINT64_MAX;
-  llvm::Error FirstError = llvm::Error::success();
+  LowestFailure Failure;
 
   auto Work = [&](unsigned Worker) {
     for (uint64_t S; !Stop && (S = Next.fetch_add(1)) < Count;) {
@@ -35,13 +52,7 @@ llvm::Error runOverSamples(
       if (E) {
         std::lock_guard<std::mutex> L(M);
         Stop = true;
-        if (S < FailedSample) {
-          llvm::consumeError(std::move(FirstError));
-          FirstError = std::move(E);
-          FailedSample = S;
-        } else {
-          llvm::consumeError(std::move(E));
-        }
+        Failure.add(S, std::move(E));
         break;
       }
       ++Done;
@@ -67,9 +78,9 @@ llvm::Error runOverSamples(
   }
   for (std::thread &T : Threads)
     T.join();
-  if (Progress && !FirstError)
+  if (Progress && !Failure.Error)
     Progress(Done.load(), Count);
-  return FirstError;
+  return std::move(Failure.Error);
 }
 
 llvm::Expected<uint64_t> runOverSource(
@@ -82,17 +93,11 @@ llvm::Expected<uint64_t> runOverSource(
   std::condition_variable Ready, Room; // for the workers, for the reader
   std::deque<std::pair<uint64_t, std::vector<Tensor>>> Queue;
   bool Ended = false, Stop = false;
-  uint64_t Done = 0, FailedSample = UINT64_MAX;
-  llvm::Error FirstError = llvm::Error::success();
+  uint64_t Done = 0;
+  LowestFailure Failure;
   auto Fail = [&](uint64_t S, llvm::Error E) { // with M held
     Stop = true;
-    if (S < FailedSample) {
-      llvm::consumeError(std::move(FirstError));
-      FirstError = std::move(E);
-      FailedSample = S;
-    } else {
-      llvm::consumeError(std::move(E));
-    }
+    Failure.add(S, std::move(E));
     Ready.notify_all();
     Room.notify_all();
   };
@@ -158,8 +163,8 @@ llvm::Expected<uint64_t> runOverSource(
   }
   for (std::thread &T : Threads)
     T.join();
-  if (FirstError)
-    return FirstError;
+  if (Failure.Error)
+    return std::move(Failure.Error);
   if (Progress)
     Progress(Count, Count);
   return Count;

@@ -1,0 +1,393 @@
+#include "PySession.h"
+#include "PyErrors.h"
+
+#include "kiln/kiln.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace kiln::python {
+
+namespace {
+
+/// The numpy dtype of a kiln dtype (bf16 has none).
+std::optional<py::dtype> numpyDtype(kiln_dtype D) {
+  switch (D) {
+  case KILN_DTYPE_F32: return py::dtype("float32");
+  case KILN_DTYPE_F16: return py::dtype("float16");
+  case KILN_DTYPE_F64: return py::dtype("float64");
+  case KILN_DTYPE_I64: return py::dtype("int64");
+  case KILN_DTYPE_I32: return py::dtype("int32");
+  case KILN_DTYPE_I16: return py::dtype("int16");
+  case KILN_DTYPE_I8: return py::dtype("int8");
+  case KILN_DTYPE_U64: return py::dtype("uint64");
+  case KILN_DTYPE_U32: return py::dtype("uint32");
+  case KILN_DTYPE_U16: return py::dtype("uint16");
+  case KILN_DTYPE_U8: return py::dtype("uint8");
+  case KILN_DTYPE_BOOL: return py::dtype("bool");
+  default: return std::nullopt;
+  }
+}
+
+const char *layoutName(kiln_layout L) {
+  switch (L) {
+  case KILN_LAYOUT_NCHW: return "nchw";
+  case KILN_LAYOUT_NHWC: return "nhwc";
+  default: return "plain";
+  }
+}
+
+/// The runtime's last error, as the exception for Status.
+[[noreturn]] void raiseStatus(kiln_status Status, const std::string &Context) {
+  std::string Message = Context + ": " + kiln_last_error();
+  switch (Status) {
+  case KILN_ERROR_INVALID_ARGUMENT:
+    raiseDiagnosis({ExitCode::Usage, Message});
+  case KILN_ERROR_UNSUPPORTED:
+    raiseDiagnosis({ExitCode::BadInput, Message, /*Unsupported=*/true});
+  case KILN_ERROR_RUNTIME:
+  case KILN_ERROR_OUT_OF_MEMORY:
+  case KILN_ERROR_INVALID_MODEL:
+  case KILN_ERROR_IO:
+  default:
+    raiseDiagnosis({ExitCode::BadInput, Message});
+  }
+}
+
+py::dict infoDict(const kiln_tensor_info &I) {
+  py::dict D;
+  D["name"] = I.name;
+  std::vector<int64_t> Shape(I.shape, I.shape + I.rank);
+  py::list Dims;
+  for (int64_t S : Shape)
+    Dims.append(S < 0 ? py::object(py::none()) : py::object(py::int_(S)));
+  D["shape"] = py::tuple(Dims);
+  auto Dt = numpyDtype(I.dtype);
+  D["dtype"] = Dt ? py::object(*Dt) : py::object(py::str("bfloat16"));
+  D["layout"] = layoutName(I.layout);
+  return D;
+}
+
+class Session {
+public:
+  Session(const py::object &File, std::optional<unsigned> Threads,
+          bool ForceReference, bool DisableOnednn, bool VerifyWeightHashes)
+      : Path(py::str(py::module_::import("os").attr("fspath")(File))) {
+    kiln_status S;
+    {
+      py::gil_scoped_release Released;
+      S = kiln_model_load(Path.c_str(), &Model);
+    }
+    if (S != KILN_OK)
+      raiseStatus(S, Path);
+    kiln_session_options O;
+    kiln_session_options_init(&O);
+    kiln_cpu_options Cpu;
+    kiln_cpu_options_init(&Cpu);
+    Cpu.force_reference = ForceReference;
+    Cpu.disable_onednn = DisableOnednn;
+    O.cpu = &Cpu;
+    O.num_threads = Threads ? *Threads : 0;
+    O.verify_weight_hashes = VerifyWeightHashes;
+    {
+      py::gil_scoped_release Released;
+      S = kiln_session_create(Model, &O, &Handle);
+    }
+    if (S != KILN_OK) {
+      kiln_model_destroy(Model);
+      Model = nullptr;
+      raiseStatus(S, Path);
+    }
+  }
+  ~Session() { close(); }
+
+  void close() {
+    std::lock_guard<std::mutex> L(M);
+    if (Handle)
+      kiln_session_destroy(Handle);
+    if (Model)
+      kiln_model_destroy(Model);
+    Handle = nullptr;
+    Model = nullptr;
+  }
+
+  py::list inputs() {
+    std::lock_guard<std::mutex> L(M);
+    return infos(kiln_model_num_inputs(open()), kiln_model_input_info);
+  }
+  py::list outputs() {
+    std::lock_guard<std::mutex> L(M);
+    return infos(kiln_model_num_outputs(open()), kiln_model_output_info);
+  }
+  std::string target() {
+    std::lock_guard<std::mutex> L(M);
+    return kiln_model_target(open());
+  }
+
+  /// Inputs by name (or in order, for a list) -> outputs by name.
+  py::dict run(const py::object &Feed) {
+    std::lock_guard<std::mutex> L(M);
+    setInputs(Feed);
+    kiln_status S;
+    {
+      py::gil_scoped_release Released;
+      S = kiln_session_run(Handle);
+    }
+    if (S != KILN_OK)
+      raiseStatus(S, Path);
+    return fetchOutputs();
+  }
+
+  /// Sizes the session for new input shapes (a batch-polymorphic model).
+  void resize(const py::dict &Shapes) {
+    std::lock_guard<std::mutex> L(M);
+    std::vector<std::vector<int64_t>> Dims = shapesByInput(Shapes);
+    resizeTo(Dims);
+  }
+
+  /// One run with every operator timed: per operator its kind, name,
+  /// engine and milliseconds, in execution order.
+  py::list profile(const py::object &Feed) {
+    std::lock_guard<std::mutex> L(M);
+    setInputs(Feed);
+    kiln_session_set_profiling(Handle, 1);
+    kiln_status S;
+    {
+      py::gil_scoped_release Released;
+      S = kiln_session_run(Handle);
+    }
+    kiln_session_set_profiling(Handle, 0);
+    if (S != KILN_OK)
+      raiseStatus(S, Path);
+    py::list Ops;
+    for (size_t I = 0; I < kiln_session_num_operators(Handle); ++I) {
+      kiln_operator_info Info;
+      kiln_session_operator_info(Handle, I, &Info);
+      py::dict D;
+      D["kind"] = Info.kind;
+      D["name"] = Info.name;
+      const char *Engine = kiln_session_operator_engine(Handle, I);
+      D["engine"] = Engine ? Engine : "";
+      D["ms"] = Info.last_run_ms;
+      Ops.append(D);
+    }
+    return Ops;
+  }
+
+private:
+  kiln_model *open() {
+    if (!Model)
+      raiseDiagnosis({ExitCode::Usage, Path + ": the session is closed"});
+    return Model;
+  }
+
+  py::list infos(size_t N, kiln_status (*Get)(const kiln_model *, size_t,
+                                              kiln_tensor_info *)) {
+    py::list L;
+    for (size_t I = 0; I < N; ++I) {
+      kiln_tensor_info Info;
+      Get(Model, I, &Info);
+      L.append(infoDict(Info));
+    }
+    return L;
+  }
+
+  size_t inputIndex(const std::string &Name) {
+    size_t N = kiln_model_num_inputs(open());
+    std::string Names;
+    for (size_t I = 0; I < N; ++I) {
+      kiln_tensor_info Info;
+      kiln_model_input_info(Model, I, &Info);
+      if (Name == Info.name)
+        return I;
+      Names += (Names.empty() ? "" : ", ") + std::string(Info.name);
+    }
+    raiseDiagnosis({ExitCode::Usage, Path + ": the model has no input '" +
+                                         Name + "' (inputs: " + Names + ")"});
+  }
+
+  /// Feed as one array per input, in input order.
+  std::vector<py::array> arraysByInput(const py::object &Feed) {
+    size_t N = kiln_model_num_inputs(open());
+    std::vector<py::array> Arrays(N);
+    std::vector<bool> Given(N, false);
+    auto Take = [&](size_t I, const py::handle &V) {
+      Arrays[I] = py::array::ensure(V, py::array::c_style);
+      if (!Arrays[I])
+        raiseDiagnosis({ExitCode::Usage, Path + ": input " +
+                                             std::to_string(I) +
+                                             " is not an array"});
+      Given[I] = true;
+    };
+    if (py::isinstance<py::dict>(Feed)) {
+      for (auto [K, V] : py::reinterpret_borrow<py::dict>(Feed))
+        Take(inputIndex(py::str(K)), V);
+    } else if (N == 1 && !py::isinstance<py::list>(Feed) &&
+               !py::isinstance<py::tuple>(Feed)) {
+      Take(0, Feed);
+    } else {
+      py::sequence Seq = py::reinterpret_borrow<py::sequence>(Feed);
+      if (Seq.size() != N)
+        raiseDiagnosis({ExitCode::Usage,
+                        Path + ": " + std::to_string(Seq.size()) +
+                            " inputs given; the model takes " +
+                            std::to_string(N)});
+      for (size_t I = 0; I < N; ++I)
+        Take(I, Seq[I]);
+    }
+    for (size_t I = 0; I < N; ++I)
+      if (!Given[I]) {
+        kiln_tensor_info Info;
+        kiln_model_input_info(Model, I, &Info);
+        raiseDiagnosis({ExitCode::Usage, Path + ": input '" +
+                                             std::string(Info.name) +
+                                             "' is not given"});
+      }
+    return Arrays;
+  }
+
+  std::vector<std::vector<int64_t>> shapesByInput(const py::dict &Shapes) {
+    size_t N = kiln_model_num_inputs(open());
+    std::vector<std::vector<int64_t>> Dims(N);
+    for (size_t I = 0; I < N; ++I) {
+      kiln_tensor_info Info;
+      kiln_session_input_info(Handle, I, &Info);
+      Dims[I].assign(Info.shape, Info.shape + Info.rank);
+    }
+    for (auto [K, V] : Shapes)
+      Dims[inputIndex(py::str(K))] = V.cast<std::vector<int64_t>>();
+    return Dims;
+  }
+
+  void resizeTo(const std::vector<std::vector<int64_t>> &Dims) {
+    std::vector<const int64_t *> Ptrs;
+    for (const auto &D : Dims)
+      Ptrs.push_back(D.data());
+    kiln_status S = kiln_session_resize_inputs(Handle, Ptrs.size(), Ptrs.data());
+    if (S != KILN_OK)
+      raiseStatus(S, Path);
+  }
+
+  /// Checks each array against its input (dtype; shape, resizing a
+  /// batch-polymorphic session to it) and copies it in.
+  void setInputs(const py::object &Feed) {
+    std::vector<py::array> Arrays = arraysByInput(Feed);
+    size_t N = Arrays.size();
+    bool Resize = false;
+    std::vector<std::vector<int64_t>> Dims(N);
+    for (size_t I = 0; I < N; ++I) {
+      kiln_tensor_info Info;
+      kiln_session_input_info(Handle, I, &Info);
+      const py::array &A = Arrays[I];
+      auto Want = numpyDtype(Info.dtype);
+      if (!Want || !A.dtype().equal(*Want))
+        raiseDiagnosis(
+            {ExitCode::Usage,
+             Path + ": input '" + Info.name + "' is " +
+                 std::string(py::str(A.dtype())) + "; the model takes " +
+                 (Want ? std::string(py::str(*Want)) : "bfloat16") +
+                 (Want ? " (convert it with .astype(np." +
+                             std::string(py::str(*Want)) + "))"
+                       : "")});
+      Dims[I].assign(A.shape(), A.shape() + A.ndim());
+      Resize |= Dims[I] != std::vector<int64_t>(Info.shape, Info.shape + Info.rank);
+    }
+    if (Resize)
+      resizeTo(Dims); // a static model refuses other shapes, naming them
+    for (size_t I = 0; I < N; ++I) {
+      const py::array &A = Arrays[I];
+      kiln_status S = kiln_session_set_input(Handle, I, A.data(), size_t(A.nbytes()));
+      if (S != KILN_OK)
+        raiseStatus(S, Path);
+    }
+  }
+
+  py::dict fetchOutputs() {
+    py::dict Out;
+    for (size_t I = 0; I < kiln_model_num_outputs(Model); ++I) {
+      kiln_tensor_info Info;
+      kiln_session_output_info(Handle, I, &Info);
+      const void *Data = nullptr;
+      size_t Bytes = 0;
+      kiln_status S = kiln_session_get_output(Handle, I, &Data, &Bytes);
+      if (S != KILN_OK)
+        raiseStatus(S, Path);
+      auto Dt = numpyDtype(Info.dtype);
+      if (!Dt)
+        raiseDiagnosis({ExitCode::BadInput, Path + ": output '" +
+                                                std::string(Info.name) +
+                                                "' is bfloat16, which numpy "
+                                                "has no type for"});
+      std::vector<py::ssize_t> Shape(Info.shape, Info.shape + Info.rank);
+      py::array A(*Dt, Shape); // the one copy out: runs reuse the arena
+      std::memcpy(A.mutable_data(), Data, Bytes);
+      Out[py::str(Info.name)] = A;
+    }
+    return Out;
+  }
+
+  std::string Path;
+  kiln_model *Model = nullptr;
+  kiln_session *Handle = nullptr;
+  std::mutex M; // one run at a time per session
+};
+
+} // namespace
+
+void addSession(py::module_ &M) {
+  py::class_<Session>(M, "Session", R"doc(
+A .kiln file loaded and ready to run (any target this runtime has: CPU,
+Vulkan, NNAPI; partitioned files too).
+
+    s = kiln.Session("model.kiln", threads=4)
+    out = s.run({"input": x})          # or s.run(x) for one input
+    s.inputs, s.outputs                # names, shapes, dtypes, layouts
+
+Inputs are numpy arrays (anything numpy.asarray takes) of the model's
+dtypes; a batch-polymorphic model is resized to the shapes given. Each
+output is a new array (one copy out of the session's memory). Runs release
+the GIL; one session runs one call at a time, so use a session per thread
+for parallel runs.
+)doc")
+      .def(py::init<const py::object &, std::optional<unsigned>, bool, bool,
+                    bool>(),
+           py::arg("path"), py::arg("threads") = py::none(),
+           py::arg("force_reference") = false,
+           py::arg("disable_onednn") = false,
+           py::arg("verify_weight_hashes") = false,
+           "Loads PATH. threads: worker threads (None: every core; 1: the "
+           "calling thread); force_reference / disable_onednn: the CPU "
+           "kernels to use; verify_weight_hashes: hash every weight first "
+           "(as `kiln verify`).")
+      .def_property_readonly("inputs", &Session::inputs,
+                             "The model's inputs: name, shape (None for a "
+                             "symbolic dim, which run() takes any size of), "
+                             "dtype, layout")
+      .def_property_readonly("outputs", &Session::outputs,
+                             "The model's outputs, as inputs")
+      .def_property_readonly("target", &Session::target,
+                             "The target the file was compiled for")
+      .def("run", &Session::run, py::arg("inputs"),
+           "Runs the model: INPUTS is a dict of arrays by input name, a list "
+           "in input order, or one array for a one-input model. Returns the "
+           "outputs by name.")
+      .def("resize", &Session::resize, py::arg("shapes"),
+           "Sizes a batch-polymorphic session for SHAPES (input name -> "
+           "shape); run() does this itself for arrays of other shapes.")
+      .def("profile", &Session::profile, py::arg("inputs"),
+           "One run with every operator timed: a list of {kind, name, "
+           "engine, ms} in execution order.")
+      .def("close", &Session::close, "Frees the session now.")
+      .def("__enter__", [](py::object Self) { return Self; })
+      .def("__exit__", [](Session &S, py::args) { S.close(); });
+}
+
+} // namespace kiln::python
