@@ -12,6 +12,6 @@ class BinaryDistribution(Distribution):
 
 setup(
     packages=["kiln"],
-    package_data={"kiln": ["_kiln*.so"]},
+    package_data={"kiln": ["_kiln*.so", "kiln-torchscript.so"]},
     distclass=BinaryDistribution,
 )

@@ -15,8 +15,12 @@ docs/python.md.
 import os as _os
 import sys as _sys
 
-# The TorchScript importer is a plugin that binds to kiln's symbols in the
-# module that opens it, so the extension module is loaded RTLD_GLOBAL.
+# The TorchScript importer is a plugin (a copy ships in this package) that
+# binds to kiln's symbols in the module that opens it, so the extension
+# module is loaded RTLD_GLOBAL.
+_plugin = _os.path.join(_os.path.dirname(__file__), "kiln-torchscript.so")
+if _os.path.exists(_plugin):
+    _os.environ.setdefault("KILN_TORCHSCRIPT_PLUGIN", _plugin)
 _flags = _sys.getdlopenflags()
 _sys.setdlopenflags(_flags | _os.RTLD_GLOBAL)
 try:

@@ -19,10 +19,16 @@ def test_pip_install_offline(tmp_path, mobilenet):
                         "--no-index", "--no-deps", "-q", str(package)],
                        capture_output=True, text=True, env=env, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
-    code = ("import kiln, sys; r = kiln.convert(sys.argv[1], 'm.kiln'); "
-            "print(kiln.__file__, r['target'])")
+    # An ONNX model, and a torch module (TorchScript: the importer plugin
+    # is the package's own copy, not the build tree's).
+    code = ("import kiln, os, sys, torch; r = kiln.convert(sys.argv[1], 'm.kiln'); "
+            "m = torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.ReLU()); "
+            "t = kiln.convert(m, 't.kiln', example_input=torch.zeros(1, 1, 8, 8)); "
+            "print(kiln.__file__, os.environ['KILN_TORCHSCRIPT_PLUGIN'], r['target'], t['target'])")
+    env.pop("KILN_TORCHSCRIPT_PLUGIN", None)
     r = subprocess.run([str(python), "-c", code, str(mobilenet)],
                        capture_output=True, text=True, env=env, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    where, target = r.stdout.split()
-    assert where.startswith(str(env_dir)) and target == "cpu"
+    where, plugin, target, traced = r.stdout.split()
+    assert where.startswith(str(env_dir)) and plugin.startswith(str(env_dir))
+    assert target == "cpu" and traced == "cpu"
