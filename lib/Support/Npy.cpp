@@ -28,6 +28,19 @@ constexpr size_t MaxHeaderBytes = 64 * 1024;
 } // namespace
 
 size_t npyItemSize(NpyDType T) { return DTypes[size_t(T)].Size; }
+
+std::optional<NpyDType> npyDTypeOfDescr(llvm::StringRef Descr) {
+  for (const DTypeInfo &D : DTypes) {
+    llvm::StringRef Want = D.Descr;
+    // One-byte types may be written with '|', '<' or '='.
+    if (Descr == Want ||
+        (D.Size == 1 && Descr.size() == 3 &&
+         Descr.drop_front() == Want.drop_front() &&
+         (Descr[0] == '<' || Descr[0] == '=' || Descr[0] == '|')))
+      return D.Type;
+  }
+  return std::nullopt;
+}
 size_t npyMaxHeaderPrefix() { return 12 + MaxHeaderBytes; }
 const char *npyDescr(NpyDType T) { return DTypes[size_t(T)].Descr; }
 
@@ -180,17 +193,10 @@ llvm::Expected<NpyHeader> parseNpyHeader(llvm::StringRef Bytes,
     return E;
 
   NpyHeader A;
-  bool Known = false;
-  for (const DTypeInfo &D : DTypes) {
-    llvm::StringRef Want = D.Descr;
-    // One-byte types may be written with '|', '<' or '='.
-    if (Descr == Want || (D.Size == 1 && Descr.size() == 3 &&
-                          llvm::StringRef(Descr).drop_front() == Want.drop_front() &&
-                          (Descr[0] == '<' || Descr[0] == '=' || Descr[0] == '|'))) {
-      A.DType = D.Type;
-      Known = true;
-    }
-  }
+  std::optional<NpyDType> Type = npyDTypeOfDescr(Descr);
+  bool Known = Type.has_value();
+  if (Known)
+    A.DType = *Type;
   if (!Known) {
     if (llvm::StringRef(Descr).contains('O'))
       return inputError("{0}: dtype '{1}' holds Python objects (pickle); only "

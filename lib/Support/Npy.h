@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,9 @@ enum class NpyDType { F16, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Bool 
 size_t npyItemSize(NpyDType T);
 /// The numpy descr, e.g. "<f4" or "|u1".
 const char *npyDescr(NpyDType T);
+/// The type of a numpy descr ("<f4"; "|u1", "<u1" or "=u1"), or none for
+/// anything else (big-endian, objects, structured types).
+std::optional<NpyDType> npyDTypeOfDescr(llvm::StringRef Descr);
 
 struct NpyArray {
   NpyDType DType = NpyDType::F32;

@@ -18,25 +18,6 @@ namespace kiln::python {
 
 namespace {
 
-std::optional<NpyDType> npyDtype(const py::dtype &D) {
-  for (auto [Name, T] :
-       {std::pair<const char *, NpyDType>{"float32", NpyDType::F32},
-        {"float16", NpyDType::F16},
-        {"float64", NpyDType::F64},
-        {"int64", NpyDType::I64},
-        {"int32", NpyDType::I32},
-        {"int16", NpyDType::I16},
-        {"int8", NpyDType::I8},
-        {"uint64", NpyDType::U64},
-        {"uint32", NpyDType::U32},
-        {"uint16", NpyDType::U16},
-        {"uint8", NpyDType::U8},
-        {"bool", NpyDType::Bool}})
-    if (D.equal(py::dtype(Name)))
-      return T;
-  return std::nullopt;
-}
-
 /// Arr's bytes, copied so that the calibration threads never touch Python
 /// memory (the copy is freed once its samples are observed).
 NpyArray copyArray(const py::handle &Obj, const std::string &Where) {
@@ -45,7 +26,8 @@ NpyArray copyArray(const py::handle &Obj, const std::string &Where) {
     raiseDiagnosis({ExitCode::BadInput,
                     Where + ": not an array (give numpy arrays, or dicts of "
                             "them by input name)"});
-  auto T = npyDtype(A.dtype());
+  // numpy's own spelling of the type, read with the .npy reader's table.
+  auto T = npyDTypeOfDescr(std::string(py::str(A.dtype().attr("str"))));
   if (!T)
     raiseDiagnosis({ExitCode::BadInput,
                     Where + ": arrays of " + std::string(py::str(A.dtype())) +

@@ -109,9 +109,9 @@ OptimizedIr planOptimize(BuildPlan &P, const ManifestModel &M,
 /// Whether Target's -O2 pipeline begins with the CPU target's, so that it
 /// continues from the optimized import (vulkan and metal: the same
 /// pipeline; nnapi: more passes after it).
-bool extendsCpuPipeline(const std::string &Target) {
-  std::vector<std::string> Cpu = findTarget("cpu")->Pipeline(2);
-  std::vector<std::string> Own = findTarget(Target)->Pipeline(2);
+bool extendsCpuPipeline(const Target &T) {
+  static const std::vector<std::string> Cpu = findTarget("cpu")->Pipeline(2);
+  std::vector<std::string> Own = T.Pipeline(2);
   return Own.size() >= Cpu.size() &&
          std::equal(Cpu.begin(), Cpu.end(), Own.begin());
 }
@@ -206,6 +206,9 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
   struct Combo {
     const ManifestBuild *B;
     std::string Target, Precision;
+    /// Converts from the optimized import (else from the import, running
+    /// its own pipeline).
+    bool ReadsOptimized;
   };
   std::vector<Combo> Combos;
   std::map<std::string, bool> NeedsCalib;
@@ -235,7 +238,8 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
           return inputError("{0}: {1} is built by {2} already", where(M, B),
                             Name, It->second);
         NeedsCalib[B.Model] |= Pr == "int8";
-        Combos.push_back({&B, T, Pr});
+        Combos.push_back({&B, T, Pr,
+                          !choosesPipeline(B.Options) && extendsCpuPipeline(*Tg)});
       }
 
   // Each model with an artifact is imported once and optimized once, by
@@ -248,14 +252,11 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
       Kir[C.B->Model] = "";
   for (auto &[Name, File] : Kir)
     File = planImport(P, M.Models.at(Name));
-  auto ReadsOptimized = [](const Combo &C) {
-    return !choosesPipeline(C.B->Options) && extendsCpuPipeline(C.Target);
-  };
   std::map<std::string, OptimizedIr> Opt;
   for (const auto &[Name, Model] : M.Models) {
     bool Needed = NeedsCalib[Name];
     for (const Combo &C : Combos)
-      Needed |= C.B->Model == Name && ReadsOptimized(C);
+      Needed |= C.B->Model == Name && C.ReadsOptimized;
     if (Needed)
       Opt[Name] = planOptimize(P, Model, Kir.at(Name));
   }
@@ -294,7 +295,7 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
     // original as the source: the bytes a conversion of the original
     // gives.
     std::vector<std::string> Args = {"convert"};
-    if (ReadsOptimized(C)) {
+    if (C.ReadsOptimized) {
       const OptimizedIr &Ir = Opt.at(A.Model);
       Ir.addTo(Args, Conv.Reads);
       Conv.Deps.push_back(Ir.Job);

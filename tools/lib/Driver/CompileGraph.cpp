@@ -66,7 +66,7 @@ llvm::Expected<CompiledGraph> compileGraph(const CompileGraphOptions &O) {
     auto R = readPassRecord(O.PassRecordPath);
     if (!R)
       return R.takeError();
-    auto Rest = checkPassRecord(*R, O.PassRecordPath, O);
+    auto Rest = checkPassRecord(*R, O.PassRecordPath, O, C.Pipeline->pipeline());
     if (!Rest)
       return Rest.takeError();
     Record = std::move(*R);

@@ -143,7 +143,8 @@ llvm::Expected<std::string> irFileHash(llvm::StringRef Path) {
 
 llvm::Expected<std::vector<std::string>>
 checkPassRecord(const PassRecord &Record, llvm::StringRef RecordPath,
-                const CompileGraphOptions &O) {
+                const CompileGraphOptions &O,
+                const std::vector<std::string> &Want) {
   if (!llvm::StringRef(O.Input).endswith(".kir"))
     return usageError("--pass-record {0}: the model must be the .kir that "
                       "kiln opt wrote with it, not {1}",
@@ -161,10 +162,6 @@ checkPassRecord(const PassRecord &Record, llvm::StringRef RecordPath,
                       "wrote it",
                       RecordPath, O.Input, *Hash, Record.IrHash);
   const Target &T = O.ForTarget ? *O.ForTarget : *findTarget("cpu");
-  auto PM = buildPassManager(O.Pipeline, T, {});
-  if (!PM)
-    return PM.takeError();
-  const std::vector<std::string> &Want = (*PM)->pipeline();
   std::vector<std::string> Have;
   for (const PassSummary &P : Record.Passes)
     Have.push_back(P.Name);

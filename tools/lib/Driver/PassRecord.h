@@ -50,14 +50,15 @@ llvm::Expected<PassRecord> parsePassRecord(llvm::StringRef Text,
 /// The hash a record keeps of the .kir at Path.
 llvm::Expected<std::string> irFileHash(llvm::StringRef Path);
 
-/// Whether Record (read from RecordPath) describes Input as this kiln,
+/// Whether Record (read from RecordPath) describes O.Input as this kiln,
 /// with these pipeline flags for this target, would have begun to optimize
 /// it: the same version, the very .kir the record was written with, the
-/// same level, and the recorded passes the first ones of this pipeline
-/// (all of them, or a prefix: NNAPI's pipeline is the CPU's and more).
-/// Returns the passes still to run.
+/// same level, and the recorded passes the first ones of Pipeline, the
+/// passes O's flags choose (all of them, or a prefix: NNAPI's pipeline is
+/// the CPU's and more). Returns the passes still to run.
 llvm::Expected<std::vector<std::string>>
 checkPassRecord(const PassRecord &Record, llvm::StringRef RecordPath,
-                const CompileGraphOptions &O);
+                const CompileGraphOptions &O,
+                const std::vector<std::string> &Pipeline);
 
 } // namespace kiln
