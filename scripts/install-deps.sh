@@ -31,6 +31,8 @@ PACKAGES=(
   pybind11-dev python3-dev           # the Python package (python/)
   python3-pytest                     # tests: the Python package
   python3-venv python3-pip python3-setuptools  # tests: pip install of the package
+  default-jdk-headless               # the Java API (android/): javac, JNI headers
+  junit4                             # tests: the Java API (JUnit 4, Hamcrest)
 )
 
 missing=()
