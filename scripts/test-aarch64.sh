@@ -12,7 +12,12 @@
 #    fp32, fp16, int8-dynamic and int8, run on arm64 (XNNPACK and the
 #    reference kernels) against the host's reference interpreter; and the
 #    example models for NNAPI too (nnapi: fp32; nnapi-int8: level 29, int8),
-#    run by the runtime's NNAPI executor on that host NNAPI device.
+#    run by the runtime's NNAPI executor on that host NNAPI device;
+#  - the Java API's JNI library for arm64 (android/): ctest's android-aar
+#    checks kiln-android.aar (jni/arm64-v8a/libkiln_jni.so an aarch64 ELF
+#    with an entry point for every native method), and kiln-jni-harness
+#    loads that library under QEMU and runs MobileNetV2 through its JNI
+#    entry points (no JVM runs under QEMU) against the host's `kiln run`.
 # KILN_HOST_KILN=PATH uses that kiln instead of building build/release's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,4 +40,7 @@ cmake --build --preset aarch64 -j2
 Status=0
 ctest --preset aarch64 || Status=1
 build/aarch64/test/cross/run_e2e.sh --kiln "$Kiln" --jobs 2 || Status=1
+# arm64's XNNPACK kernels round differently from x86's: 1e-4, not 1e-5.
+build/aarch64/android/tests/run_jni_harness.sh --kiln "$Kiln" --tolerance 1e-4 ||
+  Status=1
 exit $Status

@@ -96,7 +96,7 @@ static jint throwNew(JNIEnv *Env, jclass C, const char *Message) {
   (void)Env;
   FakeObject *E = newObject("exception", strdup(Message), 0);
   E->Status = -1; /* not a KilnException */
-  fprintf(stderr, "thrown %s: %s\n", (char *)((FakeObject *)C)->Data, Message);
+  printf("thrown %s: %s\n", (char *)((FakeObject *)C)->Data, Message);
   Pending = E;
   return 0;
 }

@@ -19,6 +19,8 @@ files with --deeplab too):
       without --argmax-output; street.rgba (160x120) and the C path's mask
       for it, deeplab_mask.ref.bin;
   truncated.kiln                            the first half of mnv2.kiln;
+  mnv2_vulkan.kiln, mnv2_nnapi.kiln         with --targets: the example
+      MobileNetV2 for the Vulkan and NNAPI targets;
   mobilenet_v2.kiln, .input.bin, .ref.bin, .torch.bin   with --torchvision:
       torchvision's MobileNetV2 (1x3x224x224, 1000 classes, seeded random
       weights) exported to ONNX, `kiln run`'s output at one thread and
@@ -48,6 +50,7 @@ def main():
     parser.add_argument("--image-reference")
     parser.add_argument("--deeplab", action="store_true")
     parser.add_argument("--torchvision", action="store_true")
+    parser.add_argument("--targets", action="store_true")
     args = parser.parse_args()
     kiln, source, out = args.kiln, args.source, args.out
     image_reference = args.image_reference
@@ -69,6 +72,9 @@ def main():
     with open(j("truncated.kiln"), "wb") as f:
         f.write(whole[: len(whole) // 2])
 
+    if args.targets:
+        for target in ("vulkan", "nnapi"):
+            run(kiln, "convert", onnx, "--target", target, "-o", j("mnv2_%s.kiln" % target))
     if args.torchvision:
         torchvision_mobilenet(kiln, j)
     if not image_reference:
