@@ -328,7 +328,10 @@ public final class Session implements AutoCloseable {
           (long) arrayOffset * elementSize + offset, bytes);
     } else {
       // A heap view without an accessible array (a FloatBuffer over a heap
-      // ByteBuffer): copy it once.
+      // ByteBuffer, a read-only buffer): copy it once.
+      if (bytes > Integer.MAX_VALUE)
+        throw new IllegalArgumentException("input '" + t.name()
+            + "' is too large for a heap buffer view; use a direct buffer");
       ByteBuffer copy = ByteBuffer.allocateDirect((int) bytes).order(ByteOrder.nativeOrder());
       copyInto(copy, data);
       NativeApi.setInputDirect(handle, index, copy, 1, 0, bytes);
