@@ -2,6 +2,10 @@
 
 #include "Support/Error.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
 namespace kiln {
 
 bool jsonNestingWithin(llvm::StringRef Text, int Limit) {
@@ -36,6 +40,27 @@ parseJsonFile(llvm::StringRef Text, llvm::StringRef Path, int MaxDepth) {
     return inputError("{0}: not valid JSON: {1}", Path,
                       llvm::toString(V.takeError()));
   return V;
+}
+
+namespace {
+
+void nullNonFinite(llvm::json::Value &V) {
+  if (llvm::json::Object *O = V.getAsObject()) {
+    for (auto &KV : *O)
+      nullNonFinite(KV.second);
+  } else if (llvm::json::Array *A = V.getAsArray()) {
+    for (llvm::json::Value &E : *A)
+      nullNonFinite(E);
+  } else if (auto D = V.getAsNumber(); D && !std::isfinite(*D)) {
+    V = nullptr;
+  }
+}
+
+} // namespace
+
+std::string formatJson(llvm::json::Value V) {
+  nullNonFinite(V);
+  return llvm::formatv("{0:2}", V).str();
 }
 
 } // namespace kiln

@@ -19,4 +19,10 @@ llvm::Expected<llvm::json::Value> parseJsonFile(llvm::StringRef Text,
                                                 llvm::StringRef Path,
                                                 int MaxDepth = 32);
 
+/// V as indented JSON text (two spaces), with every NaN or infinite number
+/// written as null: llvm::json prints them as nan and inf, which no JSON
+/// reader takes. Writers that mean something by an infinity (an SQNR of
+/// two equal tensors) put a string there first.
+std::string formatJson(llvm::json::Value V);
+
 } // namespace kiln

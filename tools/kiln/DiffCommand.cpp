@@ -328,19 +328,41 @@ llvm::json::Value metricsJson(const ErrorMetrics &M) {
       return D > 0 ? "inf" : "-inf";
     return D;
   };
+  // A NaN metric prints as null (formatJson); non_finite_a and _b count the
+  // NaN and infinite values of each side, which the metrics leave out.
   return llvm::json::Object{{"max_abs", M.MaxAbs},
                             {"max_rel", Num(M.MaxRel)},
                             {"cosine", M.Cosine},
-                            {"sqnr_db", Num(M.SqnrDb)}};
+                            {"sqnr_db", Num(M.SqnrDb)},
+                            {"all_finite", M.allFinite()},
+                            {"non_finite_a", M.RefNonFinite},
+                            {"non_finite_b", M.NonFinite}};
+}
+
+/// "12 NaN/inf values in B, none in A" where either side has any, else "".
+std::string nonFiniteText(const ErrorMetrics &M) {
+  if (M.NonFinite == 0 && M.RefNonFinite == 0)
+    return "";
+  auto Count = [](int64_t N) {
+    return N ? llvm::formatv("{0} NaN/inf value{1}", N, N == 1 ? "" : "s").str()
+             : std::string("none");
+  };
+  return Count(M.NonFinite) + " in B, " + Count(M.RefNonFinite) + " in A (of " +
+         std::to_string(M.Elements) + ")";
 }
 
 /// The first gate M violates, as text, or "".
+/// Comparisons are written so that a NaN metric fails: no gate passes on
+/// values that are not numbers, on either side.
 std::string violatedGate(const DiffOptions &O, const ErrorMetrics &M) {
-  if (O.MaxAbsErr && M.MaxAbs > *O.MaxAbsErr)
+  bool Gated = O.MaxAbsErr || O.MinCosine || O.MinSqnr || O.MaxQuanta;
+  if (Gated && (M.NonFinite || M.RefNonFinite))
+    return nonFiniteText(M) + ": a gate cannot pass on values that are not numbers";
+  if (O.MaxAbsErr && !(M.MaxAbs <= *O.MaxAbsErr))
     return llvm::formatv("max abs error {0:e2} > {1:e2}", M.MaxAbs, *O.MaxAbsErr).str();
-  if (O.MinCosine && M.Cosine < *O.MinCosine)
+  if (O.MinCosine && !(M.Cosine >= *O.MinCosine))
     return llvm::formatv("cosine {0:f6} < {1:f6}", M.Cosine, *O.MinCosine).str();
-  if (O.MinSqnr && M.SqnrDb < *O.MinSqnr)
+  if (O.MinSqnr && !(M.SqnrDb >= *O.MinSqnr))
     return llvm::formatv("SQNR {0} dB < {1} dB", fmtDb(M.SqnrDb), *O.MinSqnr).str();
   return "";
 }
@@ -348,7 +370,7 @@ std::string violatedGate(const DiffOptions &O, const ErrorMetrics &M) {
 /// The first gate layer L violates, as text, or "".
 std::string violatedGate(const DiffOptions &O, const LayerError &L) {
   // Both sides are dequantized in f32: a whole quantum reads as 1 +- 1e-5.
-  if (O.MaxQuanta && L.MaxQuanta && *L.MaxQuanta > *O.MaxQuanta + 1e-3)
+  if (O.MaxQuanta && L.MaxQuanta && !(*L.MaxQuanta <= *O.MaxQuanta + 1e-3))
     return llvm::formatv("{0:f2} quanta > {1}", *L.MaxQuanta, *O.MaxQuanta).str();
   return violatedGate(O, L.M);
 }
@@ -395,8 +417,10 @@ llvm::Error runDiff(const DiffOptions &O) {
     Layers.push_back(L);
   // Worst first; within 0.1 dB the earlier layer first, since an error
   // that enters at one layer and propagates unchanged ties with its users.
-  std::stable_sort(Layers.begin(), Layers.end(), [](const auto &X, const auto &Y) {
-    double SX = X.M.SqnrDb, SY = Y.M.SqnrDb;
+  // A NaN SQNR sorts first, as the worst (and keeps the order strict).
+  auto SortKey = [](double D) { return std::isnan(D) ? -INFINITY : D; };
+  std::stable_sort(Layers.begin(), Layers.end(), [&](const auto &X, const auto &Y) {
+    double SX = SortKey(X.M.SqnrDb), SY = SortKey(Y.M.SqnrDb);
     bool Tie = SX == SY || (std::isfinite(SX) && std::isfinite(SY) &&
                           std::fabs(SX - SY) < 0.1);
     return Tie ? X.Order < Y.Order : SX < SY;
@@ -540,6 +564,10 @@ llvm::Error runDiff(const DiffOptions &O) {
                           B->outputNames()[I], Outputs[I].MaxAbs,
                           Outputs[I].MaxRel, Outputs[I].Cosine,
                           fmtDb(Outputs[I].SqnrDb));
+    for (size_t I = 0; I < Outputs.size(); ++I)
+      if (std::string N = nonFiniteText(Outputs[I]); !N.empty())
+        OS << "  output '" << B->outputNames()[I] << "': " << N
+           << "; the metrics above leave them out\n";
     if (PerLayer) {
       OS << "per layer, worst SQNR first (" << Layers.size()
          << " layers matched through provenance"

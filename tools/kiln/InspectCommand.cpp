@@ -10,6 +10,7 @@
 // a GPU file's kernels on its own (a Metal kernel's MSL, a Vulkan shader's
 // SPIR-V disassembly) and nothing else.
 #include "Command.h"
+#include "Support/Json.h"
 #include "Tooling/GraphDot.h"
 #include "Tooling/GraphStats.h"
 #include "Tooling/KilnInspect.h"
@@ -152,12 +153,12 @@ llvm::Error inspectKilnFile(const InspectOptions &O) {
     if (O.Format == "json") {
       llvm::json::Value V =
           llvm::json::Object{{"kernel", O.Kernel}, {"source", *Source}};
-      return emit(O, llvm::formatv("{0:2}", V).str() + "\n");
+      return emit(O, formatJson(V) + "\n");
     }
     return emit(O, *Source);
   }
   if (O.Format == "json")
-    return emit(O, llvm::formatv("{0:2}", kilnJsonReport(*S, O.Nodes)).str() + "\n");
+    return emit(O, formatJson(kilnJsonReport(*S, O.Nodes)) + "\n");
   if (O.Format == "dot")
     return emit(O, kilnToDot(*S));
   if (O.Format == "svg") {
@@ -184,7 +185,7 @@ llvm::Error runInspect(const InspectOptions &O) {
     return G.takeError();
   GraphStats S = computeGraphStats(**G);
   if (O.Format == "json") {
-    std::string Text = llvm::formatv("{0:2}", jsonReport(**G, S, O.Nodes, O.Model)).str() + "\n";
+    std::string Text = formatJson(jsonReport(**G, S, O.Nodes, O.Model)) + "\n";
     return emit(O, Text);
   }
   if (O.Format == "dot")

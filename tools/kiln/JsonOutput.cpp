@@ -1,4 +1,5 @@
 #include "Command.h"
+#include "Support/Json.h"
 
 #include "llvm/ADT/Optional.h"
 
@@ -22,7 +23,7 @@ RedirectCommandOutput::RedirectCommandOutput(llvm::raw_ostream &OS)
 RedirectCommandOutput::~RedirectCommandOutput() { RedirectedOut = Previous; }
 
 void printJson(const llvm::json::Value &V) {
-  commandOut() << llvm::formatv("{0:2}", V) << '\n';
+  commandOut() << formatJson(V) << '\n';
   commandOut().flush();
 }
 

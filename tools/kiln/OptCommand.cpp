@@ -5,6 +5,7 @@
 //            [--quantize none|fp16|int8-dynamic|int8 ...] (QuantizeFlags.h):
 //            the graph is quantized after the passes
 #include "Command.h"
+#include "Support/Json.h"
 #include "Version.h"
 
 #include "Driver/CompileGraph.h"
@@ -123,7 +124,7 @@ llvm::Error writePassRecord(const OptOptions &O, const CompiledGraph &C) {
     return Hash.takeError();
   R.IrHash = *Hash;
   return writeFileAtomically(
-      O.PassRecordOut, llvm::formatv("{0:2}", passRecordJson(R)).str() + "\n");
+      O.PassRecordOut, formatJson(passRecordJson(R)) + "\n");
 }
 
 llvm::Error runOpt(OptOptions &O) {

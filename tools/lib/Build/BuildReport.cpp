@@ -9,14 +9,19 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kiln {
 
 namespace {
 
+/// A metric of kiln diff's report: none for null (a NaN) and for "inf" (an
+/// SQNR of equal tensors), -infinity for "-inf".
 std::optional<double> number(const llvm::json::Object &O, llvm::StringRef K) {
   if (auto V = O.getNumber(K))
     return *V;
+  if (O.getString(K) == llvm::Optional<llvm::StringRef>("-inf"))
+    return -INFINITY;
   return std::nullopt;
 }
 
@@ -41,7 +46,9 @@ void readGate(const std::string &Path, ArtifactResult &R) {
       if (const llvm::json::Object *O = E.getAsObject())
         R.Outputs.push_back({O->getString("name").getValueOr("").str(),
                              number(*O, "sqnr_db"), number(*O, "cosine"),
-                             number(*O, "max_abs")});
+                             number(*O, "max_abs"),
+                             O->getInteger("non_finite_a").getValueOr(0),
+                             O->getInteger("non_finite_b").getValueOr(0)});
   if (const llvm::json::Array *Layers = D.getArray("layers"))
     for (const llvm::json::Value &E : *Layers)
       if (const llvm::json::Object *O = E.getAsObject())
@@ -72,11 +79,20 @@ void judge(ArtifactResult &R) {
         shortNumber(*A.MinSqnr), R.GateError));
     return;
   }
-  for (const OutputError &O : R.Outputs)
+  for (const OutputError &O : R.Outputs) {
+    if (O.NonFiniteSource || O.NonFiniteArtifact) {
+      R.Failures.push_back(llvm::formatv(
+          "{0}: output '{1}': {2} NaN/inf values in the artifact, {3} in the "
+          "source: min_sqnr {4} dB cannot pass on values that are not numbers",
+          A.Name, O.Name, O.NonFiniteArtifact, O.NonFiniteSource,
+          shortNumber(*A.MinSqnr)));
+      continue;
+    }
     if (O.SqnrDb && *O.SqnrDb < *A.MinSqnr)
       R.Failures.push_back(llvm::formatv(
           "{0}: output '{1}': SQNR {2:f1} dB < min_sqnr {3} dB", A.Name,
           O.Name, *O.SqnrDb, shortNumber(*A.MinSqnr)));
+  }
 }
 
 llvm::json::Value opt(const std::optional<double> &V) {
@@ -206,7 +222,7 @@ llvm::json::Value buildReportJson(const BuildPlan &P, const BuildSummary &S) {
 llvm::Error writeBuildReports(const BuildPlan &P, const BuildSummary &S) {
   std::string Json;
   llvm::raw_string_ostream OS(Json);
-  OS << llvm::formatv("{0:2}", buildReportJson(P, S)) << "\n";
+  OS << formatJson(buildReportJson(P, S)) << "\n";
   if (llvm::Error E = writeFileAtomically(P.OutDir + "/report.json", OS.str()))
     return E;
   return writeFileAtomically(P.OutDir + "/report.html", buildReportHtml(P, S));

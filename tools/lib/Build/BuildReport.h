@@ -22,6 +22,9 @@ struct LayerError {
 struct OutputError {
   std::string Name;
   std::optional<double> SqnrDb, Cosine, MaxAbs;
+  // NaN or infinite values kiln diff found in the source (A) and in the
+  // artifact (B); either fails min_sqnr.
+  int64_t NonFiniteSource = 0, NonFiniteArtifact = 0;
 };
 
 struct ArtifactResult {

@@ -206,7 +206,7 @@ llvm::Error BuildState::stamp(const BuildJob &J, const std::string &Key,
     return inputError("{0}: {1}", Path, EC.message());
   std::string Text;
   llvm::raw_string_ostream OS(Text);
-  OS << llvm::formatv("{0:2}", llvm::json::Value(stampJson(S))) << "\n";
+  OS << formatJson(stampJson(S)) << "\n";
   return writeFileAtomically(Path, OS.str());
 }
 
@@ -231,7 +231,7 @@ llvm::Error BuildState::writeLock() const {
                           {"jobs", std::move(Jobs)}};
   std::string Text;
   llvm::raw_string_ostream OS(Text);
-  OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Lock))) << "\n";
+  OS << formatJson(std::move(Lock)) << "\n";
   return writeFileAtomically(P.OutDir + "/kiln.lock", OS.str());
 }
 

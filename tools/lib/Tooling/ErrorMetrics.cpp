@@ -42,15 +42,31 @@ std::vector<double> asDoubles(const Tensor &T) {
   return R;
 }
 
+// The larger (Worse: greater) or smaller of two metrics, NaN if either is:
+// std::max and std::min drop a NaN in their second argument.
+double worse(double A, double B, bool Greater) {
+  if (std::isnan(A) || std::isnan(B))
+    return std::numeric_limits<double>::quiet_NaN();
+  return Greater ? std::max(A, B) : std::min(A, B);
+}
+
 } // namespace
 
 void ErrorMetrics::mergeWorst(const ErrorMetrics &O) {
-  MaxAbs = std::max(MaxAbs, O.MaxAbs);
-  MaxRel = std::max(MaxRel, O.MaxRel);
-  Cosine = std::min(Cosine, O.Cosine);
-  SqnrDb = std::min(SqnrDb, O.SqnrDb);
+  MaxAbs = worse(MaxAbs, O.MaxAbs, true);
+  MaxRel = worse(MaxRel, O.MaxRel, true);
+  Cosine = worse(Cosine, O.Cosine, false);
+  SqnrDb = worse(SqnrDb, O.SqnrDb, false);
   Elements += O.Elements;
+  NonFinite += O.NonFinite;
+  RefNonFinite += O.RefNonFinite;
 }
+
+bool ErrorMetrics::allFinite() const {
+  return NonFinite == 0 && RefNonFinite == 0 && std::isfinite(MaxAbs) &&
+         !std::isnan(MaxRel) && std::isfinite(Cosine) && !std::isnan(SqnrDb);
+}
+
 
 std::optional<ErrorMetrics> compareTensors(const Tensor &X, const Tensor &Ref) {
   if (X.numElements() != Ref.numElements())
@@ -60,6 +76,11 @@ std::optional<ErrorMetrics> compareTensors(const Tensor &X, const Tensor &Ref) {
   M.Elements = int64_t(A.size());
   double Dot = 0, NA = 0, NB = 0, Noise = 0, RefMax = 0;
   for (size_t I = 0; I < A.size(); ++I) {
+    bool FiniteA = std::isfinite(A[I]), FiniteB = std::isfinite(B[I]);
+    M.NonFinite += !FiniteA;
+    M.RefNonFinite += !FiniteB;
+    if (!FiniteA || !FiniteB)
+      continue;
     double D = A[I] - B[I];
     M.MaxAbs = std::max(M.MaxAbs, std::fabs(D));
     RefMax = std::max(RefMax, std::fabs(B[I]));

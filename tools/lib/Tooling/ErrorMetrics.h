@@ -9,14 +9,21 @@
 namespace kiln {
 
 struct ErrorMetrics {
+  // Over the elements where both sides are finite:
   double MaxAbs = 0;     // max |x - ref|
   double MaxRel = 0;     // MaxAbs / max |ref| (0 when ref is all zeros)
   double Cosine = 1;     // <x, ref> / (|x| |ref|); 1 when both are zero
   double SqnrDb = 0;     // 10 log10(sum ref^2 / sum (x - ref)^2); +inf if equal
   int64_t Elements = 0;
+  // NaN or infinite elements of x and of ref. Where either is non-zero the
+  // metrics above describe only part of the tensor, and no gate may pass.
+  int64_t NonFinite = 0, RefNonFinite = 0;
 
-  /// Folds another sample's metrics in (worst of each).
+  /// Folds another sample's metrics in (worst of each; a NaN metric stays).
   void mergeWorst(const ErrorMetrics &O);
+  /// Whether every element and every metric is a number (SQNR may be +inf:
+  /// the two sides are equal).
+  bool allFinite() const;
 };
 
 /// Compares floating-point or integer tensors elementwise (as doubles).
