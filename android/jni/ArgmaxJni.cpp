@@ -65,48 +65,55 @@ std::vector<uint8_t> argmax(const float *Scores, const ScoreLayout &L) {
 
 extern "C" JNIEXPORT jbyteArray JNICALL Java_dev_kiln_NativeApi_argmaxMask(
     JNIEnv *Env, jclass, jlong Handle, jint Index) {
-  auto *Session = fromHandle<kiln_session>(Handle);
-  kiln_tensor_info Info;
-  const void *Data = nullptr;
-  size_t Bytes = 0;
-  if (throwIfFailed(Env, kiln_session_output_info(Session, size_t(Index), &Info)) ||
-      throwIfFailed(Env, kiln_session_get_output(Session, size_t(Index), &Data,
-                                                 &Bytes)))
-    return nullptr;
-  std::string Name = std::string("output '") + Info.name + "': ";
-  std::vector<uint8_t> Mask;
-  bool Fits = true;
-  if (Info.dtype == KILN_DTYPE_U8) {
-    auto *Values = static_cast<const uint8_t *>(Data);
-    Mask.assign(Values, Values + Bytes);
-  } else if (Info.dtype == KILN_DTYPE_I32) {
-    Mask = classesOf(static_cast<const int32_t *>(Data), Bytes / 4, Fits);
-  } else if (Info.dtype == KILN_DTYPE_I64) {
-    Mask = classesOf(static_cast<const int64_t *>(Data), Bytes / 8, Fits);
-  } else if (Info.dtype == KILN_DTYPE_F32) {
-    ScoreLayout L;
-    std::string Why;
-    if (!scoreLayout(Info, L, Why)) {
-      throwInvalid(Env, Name + Why);
+  return guarded(Env, static_cast<jbyteArray>(nullptr), [&]() -> jbyteArray {
+    auto *Session = fromHandle<kiln_session>(Handle);
+    kiln_tensor_info Info;
+    const void *Data = nullptr;
+    size_t Bytes = 0;
+    if (throwIfFailed(Env, kiln_session_output_info(Session, size_t(Index), &Info)) ||
+        throwIfFailed(Env, kiln_session_get_output(Session, size_t(Index), &Data,
+                                                   &Bytes)))
+      return nullptr;
+    std::string Name = std::string("output '") + Info.name + "': ";
+    std::vector<uint8_t> Mask;
+    bool Fits = true;
+    if (Info.dtype == KILN_DTYPE_U8) {
+      auto *Values = static_cast<const uint8_t *>(Data);
+      Mask.assign(Values, Values + Bytes);
+    } else if (Info.dtype == KILN_DTYPE_I32) {
+      Mask = classesOf(static_cast<const int32_t *>(Data), Bytes / 4, Fits);
+    } else if (Info.dtype == KILN_DTYPE_I64) {
+      Mask = classesOf(static_cast<const int64_t *>(Data), Bytes / 8, Fits);
+    } else if (Info.dtype == KILN_DTYPE_F32) {
+      ScoreLayout L;
+      std::string Why;
+      if (!scoreLayout(Info, L, Why)) {
+        throwInvalid(Env, Name + Why);
+        return nullptr;
+      }
+      if (L.Pixels < 1 || L.Pixels * L.Classes > int64_t(Bytes / sizeof(float))) {
+        throwInvalid(Env, Name + "its shape does not match its " +
+                              std::to_string(Bytes) + " bytes");
+        return nullptr;
+      }
+      if (L.Classes > 256 || L.Classes < 1) {
+        throwInvalid(Env, Name + std::to_string(L.Classes) +
+                              " classes do not fit a byte mask (1 to 256)");
+        return nullptr;
+      }
+      Mask = argmax(static_cast<const float *>(Data), L);
+    } else {
+      throwInvalid(Env, Name + "a mask needs f32 scores or u8/i32/i64 classes");
       return nullptr;
     }
-    if (L.Classes > 256 || L.Classes < 1) {
-      throwInvalid(Env, Name + std::to_string(L.Classes) +
-                            " classes do not fit a byte mask (1 to 256)");
+    if (!Fits) {
+      throwInvalid(Env, Name + "a class index is outside 0 to 255");
       return nullptr;
     }
-    Mask = argmax(static_cast<const float *>(Data), L);
-  } else {
-    throwInvalid(Env, Name + "a mask needs f32 scores or u8/i32/i64 classes");
-    return nullptr;
-  }
-  if (!Fits) {
-    throwInvalid(Env, Name + "a class index is outside 0 to 255");
-    return nullptr;
-  }
-  jbyteArray Out = Env->NewByteArray(jsize(Mask.size()));
-  if (Out)
-    Env->SetByteArrayRegion(Out, 0, jsize(Mask.size()),
-                            reinterpret_cast<const jbyte *>(Mask.data()));
-  return Out;
+    jbyteArray Out = Env->NewByteArray(jsize(Mask.size()));
+    if (Out)
+      Env->SetByteArrayRegion(Out, 0, jsize(Mask.size()),
+                              reinterpret_cast<const jbyte *>(Mask.data()));
+    return Out;
+  });
 }

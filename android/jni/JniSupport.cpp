@@ -1,5 +1,8 @@
 #include "JniSupport.h"
 
+#include <exception>
+#include <new>
+
 namespace kiln_jni {
 
 static void throwKiln(JNIEnv *Env, jint Status, const char *Message) {
@@ -36,7 +39,8 @@ void throwIllegalArgument(JNIEnv *Env, const char *Message) {
 
 StringChars::StringChars(JNIEnv *Env, jstring String)
     : Env(Env), String(String) {
-  if (String)
+  // Not with an exception pending (a string before this one failed).
+  if (String && !Env->ExceptionCheck())
     Chars = Env->GetStringUTFChars(String, nullptr);
 }
 
@@ -93,6 +97,24 @@ void CriticalRange::release() {
     Env->ReleasePrimitiveArrayCritical(Array, Base, 0);
   Base = nullptr;
   Range = nullptr;
+}
+
+void throwCurrentCppException(JNIEnv *Env) {
+  const char *Class = "java/lang/RuntimeException";
+  std::string Message = "kiln: unexpected C++ exception";
+  try {
+    throw;
+  } catch (const std::bad_alloc &) {
+    Class = "java/lang/OutOfMemoryError";
+    Message = "kiln: out of memory";
+  } catch (const std::exception &E) {
+    Message = std::string("kiln: ") + E.what();
+  } catch (...) {
+  }
+  if (Env->ExceptionCheck())
+    return; // the first failure stands
+  if (jclass C = Env->FindClass(Class))
+    Env->ThrowNew(C, Message.c_str());
 }
 
 jstring newString(JNIEnv *Env, const char *Chars) {

@@ -72,6 +72,28 @@ private:
 
 jstring newString(JNIEnv *Env, const char *Chars);
 
+// Called in a catch (...) block: the C++ exception being handled becomes a
+// pending Java one (std::bad_alloc: OutOfMemoryError; others:
+// RuntimeException), since none may leave a JNI entry point.
+void throwCurrentCppException(JNIEnv *Env);
+
+// Body's value, or Fallback with a Java exception pending where Body threw.
+template <typename T, typename F> T guarded(JNIEnv *Env, T Fallback, F &&Body) {
+  try {
+    return Body();
+  } catch (...) {
+    throwCurrentCppException(Env);
+    return Fallback;
+  }
+}
+template <typename F> void guardedVoid(JNIEnv *Env, F &&Body) {
+  try {
+    Body();
+  } catch (...) {
+    throwCurrentCppException(Env);
+  }
+}
+
 } // namespace kiln_jni
 
 #endif

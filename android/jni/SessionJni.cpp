@@ -15,34 +15,36 @@ JNIEXPORT jlong JNICALL Java_dev_kiln_NativeApi_sessionCreate(
     jboolean NnapiDisallowCpu, jstring NnapiCacheDir, jstring NnapiLibrary,
     jint NnapiPreference, jint VulkanDevice, jboolean VulkanFp16Arithmetic,
     jstring VulkanPipelineCacheDir) {
-  StringChars CacheDir(Env, NnapiCacheDir), Library(Env, NnapiLibrary),
-      PipelineCache(Env, VulkanPipelineCacheDir);
-  if (Env->ExceptionCheck())
-    return 0;
-  kiln_nnapi_options Nnapi;
-  kiln_nnapi_options_init(&Nnapi);
-  Nnapi.disallow_cpu = NnapiDisallowCpu ? 1 : 0;
-  Nnapi.cache_dir = CacheDir.get();
-  Nnapi.library = Library.get();
-  Nnapi.preference = NnapiPreference;
-  kiln_vulkan_options Vulkan;
-  kiln_vulkan_options_init(&Vulkan);
-  Vulkan.device_index = VulkanDevice;
-  Vulkan.fp16_arithmetic = VulkanFp16Arithmetic
-                               ? KILN_VULKAN_FP16_ARITHMETIC_AUTO
-                               : KILN_VULKAN_FP16_ARITHMETIC_OFF;
-  Vulkan.pipeline_cache_dir = PipelineCache.get();
-  kiln_session_options Options;
-  kiln_session_options_init(&Options);
-  Options.num_threads = uint32_t(Threads);
-  Options.max_arena_bytes = uint64_t(MaxArenaBytes);
-  Options.nnapi = &Nnapi;
-  Options.vulkan = &Vulkan;
-  kiln_session *Session = nullptr;
-  if (throwIfFailed(Env, kiln_session_create(fromHandle<kiln_model>(Model),
-                                             &Options, &Session)))
-    return 0;
-  return toHandle(Session);
+  return guarded(Env, jlong(0), [&]() -> jlong {
+    StringChars CacheDir(Env, NnapiCacheDir), Library(Env, NnapiLibrary),
+        PipelineCache(Env, VulkanPipelineCacheDir);
+    if (Env->ExceptionCheck())
+      return 0;
+    kiln_nnapi_options Nnapi;
+    kiln_nnapi_options_init(&Nnapi);
+    Nnapi.disallow_cpu = NnapiDisallowCpu ? 1 : 0;
+    Nnapi.cache_dir = CacheDir.get();
+    Nnapi.library = Library.get();
+    Nnapi.preference = NnapiPreference;
+    kiln_vulkan_options Vulkan;
+    kiln_vulkan_options_init(&Vulkan);
+    Vulkan.device_index = VulkanDevice;
+    Vulkan.fp16_arithmetic = VulkanFp16Arithmetic
+                                 ? KILN_VULKAN_FP16_ARITHMETIC_AUTO
+                                 : KILN_VULKAN_FP16_ARITHMETIC_OFF;
+    Vulkan.pipeline_cache_dir = PipelineCache.get();
+    kiln_session_options Options;
+    kiln_session_options_init(&Options);
+    Options.num_threads = uint32_t(Threads);
+    Options.max_arena_bytes = uint64_t(MaxArenaBytes);
+    Options.nnapi = &Nnapi;
+    Options.vulkan = &Vulkan;
+    kiln_session *Session = nullptr;
+    if (throwIfFailed(Env, kiln_session_create(fromHandle<kiln_model>(Model),
+                                               &Options, &Session)))
+      return 0;
+    return toHandle(Session);
+  });
 }
 
 JNIEXPORT void JNICALL Java_dev_kiln_NativeApi_sessionDestroy(JNIEnv *, jclass,
@@ -52,46 +54,57 @@ JNIEXPORT void JNICALL Java_dev_kiln_NativeApi_sessionDestroy(JNIEnv *, jclass,
 
 JNIEXPORT jobjectArray JNICALL Java_dev_kiln_NativeApi_sessionEngine(
     JNIEnv *Env, jclass, jlong Session) {
-  kiln_engine_info Info;
-  std::memset(&Info, 0, sizeof Info);
-  Info.struct_size = sizeof Info;
-  if (throwIfFailed(Env, kiln_session_engine_info(
-                             fromHandle<kiln_session>(Session), &Info)))
-    return nullptr;
-  jclass StringClass = Env->FindClass("java/lang/String");
-  if (!StringClass)
-    return nullptr;
-  jobjectArray Out = Env->NewObjectArray(2, StringClass, nullptr);
-  if (!Out)
-    return nullptr;
-  Env->SetObjectArrayElement(Out, 0, newString(Env, Info.target));
-  Env->SetObjectArrayElement(Out, 1, newString(Env, Info.device));
-  return Out;
+  return guarded(Env, static_cast<jobjectArray>(nullptr), [&]() -> jobjectArray {
+    kiln_engine_info Info;
+    std::memset(&Info, 0, sizeof Info);
+    Info.struct_size = sizeof Info;
+    if (throwIfFailed(Env, kiln_session_engine_info(
+                               fromHandle<kiln_session>(Session), &Info)))
+      return nullptr;
+    jclass StringClass = Env->FindClass("java/lang/String");
+    if (!StringClass)
+      return nullptr;
+    jobjectArray Out = Env->NewObjectArray(2, StringClass, nullptr);
+    if (!Out)
+      return nullptr;
+    const char *Parts[2] = {Info.target, Info.device};
+    for (jsize I = 0; I < 2; ++I) {
+      jstring Part = newString(Env, Parts[I]);
+      if (!Part)
+        return nullptr; // OutOfMemoryError is pending
+      Env->SetObjectArrayElement(Out, I, Part);
+    }
+    return Out;
+  });
 }
 
 JNIEXPORT void JNICALL Java_dev_kiln_NativeApi_setInputDirect(
     JNIEnv *Env, jclass, jlong Session, jint Index, jobject Buffer,
     jint ElementSize, jlong ByteOffset, jlong ByteLength) {
-  uint8_t *Bytes = directRange(Env, Buffer, ElementSize, ByteOffset, ByteLength);
-  if (!Bytes)
-    return;
-  throwIfFailed(Env, kiln_session_set_input(fromHandle<kiln_session>(Session),
-                                            size_t(Index), Bytes,
-                                            size_t(ByteLength)));
+  guardedVoid(Env, [&] {
+    uint8_t *Bytes = directRange(Env, Buffer, ElementSize, ByteOffset, ByteLength);
+    if (!Bytes)
+      return;
+    throwIfFailed(Env, kiln_session_set_input(fromHandle<kiln_session>(Session),
+                                              size_t(Index), Bytes,
+                                              size_t(ByteLength)));
+  });
 }
 
 JNIEXPORT void JNICALL Java_dev_kiln_NativeApi_setInputArray(
     JNIEnv *Env, jclass, jlong Session, jint Index, jobject Array,
     jint ElementSize, jlong ByteOffset, jlong ByteLength) {
-  CriticalRange Range(Env, static_cast<jarray>(Array), ElementSize, ByteOffset,
-                      ByteLength);
-  if (!Range.get())
-    return;
-  kiln_status Status = kiln_session_set_input(
-      fromHandle<kiln_session>(Session), size_t(Index), Range.get(),
-      size_t(ByteLength));
-  Range.release();
-  throwIfFailed(Env, Status);
+  guardedVoid(Env, [&] {
+    CriticalRange Range(Env, static_cast<jarray>(Array), ElementSize, ByteOffset,
+                        ByteLength);
+    if (!Range.get())
+      return;
+    kiln_status Status = kiln_session_set_input(
+        fromHandle<kiln_session>(Session), size_t(Index), Range.get(),
+        size_t(ByteLength));
+    Range.release();
+    throwIfFailed(Env, Status);
+  });
 }
 
 static kiln_status setImage(jlong Session, jint Index, const uint8_t *Pixels,
@@ -129,13 +142,15 @@ JNIEXPORT void JNICALL Java_dev_kiln_NativeApi_setImageDirect(
     jint ElementSize, jlong ByteOffset, jlong ByteLength, jint Width,
     jint Height, jint RowStride, jint Format, jint Rotation,
     jboolean CenterCrop) {
-  if (!frameFits(Width, Height, RowStride, Format, ByteLength))
-    return throwIllegalArgument(Env, "the frame is larger than the buffer");
-  uint8_t *Bytes = directRange(Env, Buffer, ElementSize, ByteOffset, ByteLength);
-  if (!Bytes)
-    return;
-  throwIfFailed(Env, setImage(Session, Index, Bytes, Width, Height, RowStride,
-                              Format, Rotation, CenterCrop));
+  guardedVoid(Env, [&] {
+    if (!frameFits(Width, Height, RowStride, Format, ByteLength))
+      return throwIllegalArgument(Env, "the frame is larger than the buffer");
+    uint8_t *Bytes = directRange(Env, Buffer, ElementSize, ByteOffset, ByteLength);
+    if (!Bytes)
+      return;
+    throwIfFailed(Env, setImage(Session, Index, Bytes, Width, Height, RowStride,
+                                Format, Rotation, CenterCrop));
+  });
 }
 
 JNIEXPORT void JNICALL Java_dev_kiln_NativeApi_setImageArray(
@@ -143,21 +158,25 @@ JNIEXPORT void JNICALL Java_dev_kiln_NativeApi_setImageArray(
     jint ElementSize, jlong ByteOffset, jlong ByteLength, jint Width,
     jint Height, jint RowStride, jint Format, jint Rotation,
     jboolean CenterCrop) {
-  if (!frameFits(Width, Height, RowStride, Format, ByteLength))
-    return throwIllegalArgument(Env, "the frame is larger than the array");
-  CriticalRange Range(Env, static_cast<jarray>(Array), ElementSize, ByteOffset,
-                      ByteLength);
-  if (!Range.get())
-    return;
-  kiln_status Status = setImage(Session, Index, Range.get(), Width, Height,
-                                RowStride, Format, Rotation, CenterCrop);
-  Range.release();
-  throwIfFailed(Env, Status);
+  guardedVoid(Env, [&] {
+    if (!frameFits(Width, Height, RowStride, Format, ByteLength))
+      return throwIllegalArgument(Env, "the frame is larger than the array");
+    CriticalRange Range(Env, static_cast<jarray>(Array), ElementSize, ByteOffset,
+                        ByteLength);
+    if (!Range.get())
+      return;
+    kiln_status Status = setImage(Session, Index, Range.get(), Width, Height,
+                                  RowStride, Format, Rotation, CenterCrop);
+    Range.release();
+    throwIfFailed(Env, Status);
+  });
 }
 
 JNIEXPORT void JNICALL Java_dev_kiln_NativeApi_run(JNIEnv *Env, jclass,
                                                    jlong Session) {
-  throwIfFailed(Env, kiln_session_run(fromHandle<kiln_session>(Session)));
+  guardedVoid(Env, [&] {
+    throwIfFailed(Env, kiln_session_run(fromHandle<kiln_session>(Session)));
+  });
 }
 
 // Output Index's bytes, which must be exactly ByteLength.
@@ -181,24 +200,28 @@ static const uint8_t *outputBytes(JNIEnv *Env, jlong Session, jint Index,
 JNIEXPORT void JNICALL Java_dev_kiln_NativeApi_getOutputDirect(
     JNIEnv *Env, jclass, jlong Session, jint Index, jobject Buffer,
     jint ElementSize, jlong ByteOffset, jlong ByteLength) {
-  const uint8_t *Data = outputBytes(Env, Session, Index, ByteLength);
-  if (!Data)
-    return;
-  uint8_t *Dst = directRange(Env, Buffer, ElementSize, ByteOffset, ByteLength);
-  if (Dst)
-    std::memcpy(Dst, Data, size_t(ByteLength));
+  guardedVoid(Env, [&] {
+    const uint8_t *Data = outputBytes(Env, Session, Index, ByteLength);
+    if (!Data)
+      return;
+    uint8_t *Dst = directRange(Env, Buffer, ElementSize, ByteOffset, ByteLength);
+    if (Dst)
+      std::memcpy(Dst, Data, size_t(ByteLength));
+  });
 }
 
 JNIEXPORT void JNICALL Java_dev_kiln_NativeApi_getOutputArray(
     JNIEnv *Env, jclass, jlong Session, jint Index, jobject Array,
     jint ElementSize, jlong ByteOffset, jlong ByteLength) {
-  const uint8_t *Data = outputBytes(Env, Session, Index, ByteLength);
-  if (!Data)
-    return;
-  CriticalRange Range(Env, static_cast<jarray>(Array), ElementSize, ByteOffset,
-                      ByteLength);
-  if (Range.get())
-    std::memcpy(Range.get(), Data, size_t(ByteLength));
+  guardedVoid(Env, [&] {
+    const uint8_t *Data = outputBytes(Env, Session, Index, ByteLength);
+    if (!Data)
+      return;
+    CriticalRange Range(Env, static_cast<jarray>(Array), ElementSize, ByteOffset,
+                        ByteLength);
+    if (Range.get())
+      std::memcpy(Range.get(), Data, size_t(ByteLength));
+  });
 }
 
 } // extern "C"

@@ -152,6 +152,8 @@ public final class Session implements AutoCloseable {
     checkFrameSize(width, height);
     if (stride < width)
       throw new IllegalArgumentException("stride " + stride + " is less than the width " + width);
+    if (4L * stride > Integer.MAX_VALUE)
+      throw new IllegalArgumentException("a stride of " + stride + " pixels is too large");
     long need = (long) offset + (long) (height - 1) * stride + width;
     if (offset < 0 || need > argb.length)
       throw new IllegalArgumentException("a " + width + "x" + height + " frame at offset "
@@ -167,10 +169,11 @@ public final class Session implements AutoCloseable {
 
   /**
    * Fills image input index from a frame of width x height pixels in format
-   * (the remaining bytes of pixels, rows rowStride bytes apart; NV21's VU
-   * plane follows the Y plane's rows with the same stride), as
-   * {@code Bitmap.copyPixelsToBuffer} (RGBA8) or a camera's image planes
-   * give it. options may be null.
+   * (the remaining bytes of pixels, rows rowStride bytes apart), as
+   * {@code Bitmap.copyPixelsToBuffer} (RGBA8) gives it. NV21 is one buffer:
+   * the Y plane's rows, then the interleaved VU rows with the same stride
+   * (Camera1's preview bytes; CameraX's YUV_420_888 planes must be packed
+   * into it). options may be null.
    */
   public synchronized void setImage(int index, ByteBuffer pixels, int width, int height,
       int rowStride, PixelFormat format, ImageOptions options) {
@@ -229,7 +232,8 @@ public final class Session implements AutoCloseable {
     requireType(t, DType.F32, "output");
     if (dst.isReadOnly())
       throw new java.nio.ReadOnlyBufferException();
-    requireNativeOrder(dst.isDirect() ? dst.order() : ByteOrder.nativeOrder(), t);
+    if (dst.isDirect())
+      requireNativeOrder(dst.order(), t);
     copyOut(t, index, dst, 4, dst.hasArray() ? dst.array() : null,
         dst.hasArray() ? dst.arrayOffset() : 0);
   }
@@ -345,14 +349,23 @@ public final class Session implements AutoCloseable {
     if (room < t.byteSize())
       throw new java.nio.BufferOverflowException();
     long offset = (long) dst.position() * elementSize;
-    if (dst.isDirect())
+    if (dst.isDirect()) {
       NativeApi.getOutputDirect(h, index, dst, elementSize, offset, t.byteSize());
-    else if (array != null)
+    } else if (array != null) {
       NativeApi.getOutputArray(h, index, array, elementSize,
           (long) arrayOffset * elementSize + offset, t.byteSize());
-    else
-      throw new IllegalArgumentException(
-          "the buffer is neither direct nor backed by an array");
+    } else {
+      // A heap view without an accessible array (a FloatBuffer over a heap
+      // ByteBuffer, in either byte order): through an array, then put().
+      byte[] bytes = new byte[(int) t.byteSize()];
+      NativeApi.getOutputArray(h, index, bytes, 1, 0, t.byteSize());
+      ByteBuffer from = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder());
+      if (dst instanceof FloatBuffer)
+        ((FloatBuffer) dst).put(from.asFloatBuffer());
+      else
+        ((ByteBuffer) dst).put(from);
+      return;
+    }
     dst.position(dst.position() + (int) (t.byteSize() / elementSize));
   }
 

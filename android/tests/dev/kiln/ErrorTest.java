@@ -91,6 +91,9 @@ public class ErrorTest {
       assertThrows(IllegalArgumentException.class,
           () -> session.setImage(0, new int[99], 0, 10, 10, 10, null));
       assertThrows(IllegalArgumentException.class, () -> new ImageOptions().rotation(45));
+      // A stride whose byte count would overflow an int.
+      assertThrows(IllegalArgumentException.class,
+          () -> session.setImage(0, new int[99], 0, 0x40000001, 10, 1, null));
       // Odd NV21 sizes fit the buffer but not the format: the runtime says so.
       KilnException odd = assertThrows(KilnException.class,
           () -> session.setImage(0, ByteBuffer.allocate(64 * 64), 33, 32, 33,

@@ -110,6 +110,17 @@ public class RunTest {
       float[] fromBytes = new float[10];
       ByteBuffer.wrap(outBytes).order(ByteOrder.nativeOrder()).asFloatBuffer().get(fromBytes);
       assertArrayEquals(fromArray, fromBytes, 0f);
+
+      // Heap views of a ByteBuffer (no accessible array), in either byte
+      // order: the values arrive as floats whatever the order.
+      for (ByteOrder order : new ByteOrder[] {ByteOrder.nativeOrder(), ByteOrder.BIG_ENDIAN}) {
+        FloatBuffer view = ByteBuffer.allocate(40).order(order).asFloatBuffer();
+        session.getOutput(0, view);
+        assertEquals(10, view.position());
+        float[] fromView = new float[10];
+        ((FloatBuffer) view.flip()).get(fromView);
+        assertArrayEquals(fromArray, fromView, 0f);
+      }
     }
   }
 
