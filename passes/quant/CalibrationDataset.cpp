@@ -5,8 +5,11 @@
 #include "IR/NpyTensor.h"
 #include "Support/Error.h"
 #include "Support/Npy.h"
+#include "IR/FloatFormat.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 
 namespace kiln {
 
@@ -161,6 +164,57 @@ CalibrationDataset::CalibrationDataset(std::unique_ptr<Impl> P)
     : P(std::move(P)) {}
 CalibrationDataset::~CalibrationDataset() = default;
 
+namespace {
+/// NaN and infinite elements of a floating-point tensor (0 for integers).
+uint64_t nonFiniteElements(const Tensor &T) {
+  const uint8_t *P = T.buffer().data();
+  uint64_t N = uint64_t(T.numElements()), Bad = 0;
+  auto Count = [&](auto Read, size_t Width) {
+    for (uint64_t I = 0; I < N; ++I)
+      Bad += !std::isfinite(Read(P + I * Width));
+  };
+  switch (T.type().Elem) {
+  case ElementType::F32:
+    Count([](const uint8_t *Q) { float F; std::memcpy(&F, Q, 4); return double(F); }, 4);
+    break;
+  case ElementType::F64:
+    Count([](const uint8_t *Q) { double D; std::memcpy(&D, Q, 8); return D; }, 8);
+    break;
+  case ElementType::F16:
+    Count([](const uint8_t *Q) { uint16_t H; std::memcpy(&H, Q, 2); return double(halfToFloat(H)); }, 2);
+    break;
+  case ElementType::BF16:
+    Count([](const uint8_t *Q) { uint16_t H; std::memcpy(&H, Q, 2); return double(bf16ToFloat(H)); }, 2);
+    break;
+  default:
+    break;
+  }
+  return Bad;
+}
+
+/// Refuses a sample with NaN or infinite values before any statistics see
+/// it: a histogram cannot hold them, and a model calibrated around them is
+/// quantized for data it will never get.
+llvm::Error checkFinite(const std::vector<Tensor> &Sample,
+                        llvm::ArrayRef<std::string> Names,
+                        llvm::StringRef Where) {
+  for (size_t K = 0; K < Sample.size(); ++K)
+    if (uint64_t Bad = nonFiniteElements(Sample[K]))
+      return inputError("{0}: {1} of {2} values of input '{3}' are NaN or "
+                        "infinite; calibration needs finite data",
+                        Where, Bad, Sample[K].numElements(),
+                        K < Names.size() ? Names[K] : std::string("?"));
+  return llvm::Error::success();
+}
+
+std::vector<std::string> inputNames(const Graph &G) {
+  std::vector<std::string> Names;
+  for (const Value *V : G.inputs())
+    Names.push_back(V->name());
+  return Names;
+}
+} // namespace
+
 llvm::Expected<std::unique_ptr<CalibrationDataset>>
 CalibrationDataset::open(const Graph &G, const CalibrationDataOptions &Opts) {
   if (Opts.ShardCount == 0 || Opts.ShardIndex >= Opts.ShardCount)
@@ -174,6 +228,7 @@ CalibrationDataset::open(const Graph &G, const CalibrationDataOptions &Opts) {
                       ".png, .npy or .npz files)",
                       Opts.Path);
   auto I = std::make_unique<Impl>();
+  I->InputNames = inputNames(G);
   I->Opts = Opts;
   for (const Value *V : G.inputs())
     I->InputTypes.push_back(V->type());
@@ -220,6 +275,8 @@ llvm::Expected<std::vector<Tensor>> CalibrationDataset::load(uint64_t I) const {
                              A.SampleBytes);
     Out.push_back(Tensor(std::move(T), std::move(B)));
   }
+  if (llvm::Error E = checkFinite(Out, P->InputNames, describe(I)))
+    return E;
   return Out;
 }
 
@@ -252,6 +309,11 @@ splitCalibrationArrays(const Graph &G,
                                       A.Array.Data + S * A.SampleBytes,
                                       A.SampleBytes)));
     }
+  std::vector<std::string> Names = inputNames(G);
+  for (uint64_t S = 0; S < F.Samples; ++S)
+    if (llvm::Error E = checkFinite(
+            Samples[S], Names, (Where + ", sample " + llvm::Twine(S)).str()))
+      return E;
   return Samples;
 }
 

@@ -41,6 +41,7 @@ struct CalibrationDataset::Impl {
   using ImageInput = calibration_data::ImageInput;
 
   std::vector<TensorType> InputTypes;
+  std::vector<std::string> InputNames; // for messages
   CalibrationDataOptions Opts;
   std::vector<DataFile> Files;
   std::vector<uint64_t> Starts; // first global sample of each file

@@ -1,4 +1,5 @@
 #include "passes/quant/CalibrationStats.h"
+#include "IR/FloatFormat.h"
 
 #include "IR/Printer.h"
 #include "IR/ShapeInference.h"
@@ -106,6 +107,31 @@ llvm::Error mergeStats(CalibrationStats &Into, const CalibrationStats &From,
   Into.Shards.insert(Into.Shards.end(), From.Shards.begin(), From.Shards.end());
   std::sort(Into.Shards.begin(), Into.Shards.end());
   Into.Samples += From.Samples;
+  return llvm::Error::success();
+}
+
+llvm::Error checkQuantizable(const CalibrationStats &S, llvm::StringRef Source) {
+  for (const ObservedValue &V : S.Values) {
+    const TensorObserver &O = V.Observer;
+    if (O.nonFiniteCount() > 0)
+      return inputError("{0}: tensor '{1}': {2} NaN or infinite values were "
+                        "observed (an overflow in the model, or such values "
+                        "in the data); no int8 range holds them",
+                        Source, V.Name, O.nonFiniteCount());
+    if (O.count() == 0)
+      continue;
+    double Lo = std::min(double(O.min()), 0.0), Hi = std::max(double(O.max()), 0.0);
+    double Width = Hi - Lo;
+    if (Width > double(std::numeric_limits<float>::max()))
+      return inputError("{0}: tensor '{1}': range [{2}, {3}] is wider than f32 "
+                        "holds; its int8 scale would overflow",
+                        Source, V.Name, formatFloat(O.min()), formatFloat(O.max()));
+    if (Width > 0 && Width < double(std::numeric_limits<float>::min()))
+      return inputError("{0}: tensor '{1}': range [{2}, {3}] is narrower than "
+                        "the smallest normal f32; its int8 scale would be "
+                        "degenerate",
+                        Source, V.Name, formatFloat(O.min()), formatFloat(O.max()));
+  }
   return llvm::Error::success();
 }
 

@@ -85,6 +85,12 @@ constexpr uint32_t StatsFileVersion = StatsFileVersionCurrent;
 /// this kiln's fingerprint of the same graph (the scheme changed), or "".
 /// Said where the fingerprints differ, in place of "a different graph".
 std::string staleStatsReason(const CalibrationStats &S);
+
+/// Refuses statistics that would give a degenerate int8 quantization, naming
+/// the tensor: NaN or infinite values observed (an overflow in the model, or
+/// such values in a .kcal), or a range wider than f32 holds or narrower than
+/// its smallest normal number. Source names where they came from.
+llvm::Error checkQuantizable(const CalibrationStats &S, llvm::StringRef Source);
 std::string serializeStats(const CalibrationStats &S);
 llvm::Expected<CalibrationStats> parseStats(llvm::StringRef Bytes,
                                             llvm::StringRef Name);

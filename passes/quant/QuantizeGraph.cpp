@@ -151,6 +151,10 @@ llvm::Error quantizeInt8(Graph &G, const QuantizeOptions &O,
   auto Stats = statsFor(G, O, Data.get());
   if (!Stats)
     return Stats.takeError();
+  if (llvm::Error E = checkQuantizable(
+          *Stats, O.StatsPath.empty() ? llvm::StringRef("calibration")
+                                      : llvm::StringRef(O.StatsPath)))
+    return E;
   R.Method = calibrationMethodName(O.Method.Method).str();
   R.CalibrationSamples = Stats->Samples;
   Int8PlanOptions PO;

@@ -68,6 +68,7 @@ public:
                       Name, Why, Pos);
   }
   size_t pos() const { return Pos; }
+  size_t remaining() const { return S.size() - Pos; }
 
 private:
   llvm::StringRef S;
@@ -101,21 +102,18 @@ llvm::Expected<ObservedValue> readValue(Reader &R, uint32_t Bins) {
   if (Used > Bins)
     return R.bad(std::to_string(Used) + " histogram entries for " +
                  std::to_string(Bins) + " bins");
-  std::vector<uint64_t> Counts(Bins, 0);
-  int64_t Prev = -1;
+  // Only the entries the file holds: each took 12 bytes of it.
+  std::vector<TensorObserver::BinCount> Entries;
+  Entries.reserve(std::min<size_t>(Used, R.remaining() / 12));
   for (uint32_t I = 0; I < Used; ++I) {
     uint32_t Bin = 0;
     uint64_t Count = 0;
     KILN_READ(Bin);
     KILN_READ(Count);
-    if (int64_t(Bin) <= Prev || Bin >= Bins || Count == 0)
-      return R.bad("histogram entries must have increasing bins below the "
-                   "bin count and non-zero counts");
-    Prev = Bin;
-    Counts[Bin] = Count;
+    Entries.push_back({Bin, Count});
   }
   auto O = TensorObserver::fromParts(Bins, Min, Max, Finite, NonFinite,
-                                     Exponent, std::move(Counts));
+                                     Exponent, std::move(Entries));
   if (!O)
     return R.bad("tensor '" + V.Name + "': " + toString(O.takeError()));
   V.Observer = std::move(*O);
@@ -148,15 +146,11 @@ std::string serializeStats(const CalibrationStats &S) {
     W.put<uint64_t>(O.count());
     W.put<uint64_t>(O.nonFiniteCount());
     W.put<int32_t>(O.exponent());
-    uint32_t Used = 0;
-    for (uint64_t C : O.counts())
-      Used += C != 0;
-    W.put<uint32_t>(Used);
-    for (size_t I = 0; I < O.counts().size(); ++I)
-      if (O.counts()[I]) {
-        W.put<uint32_t>(uint32_t(I));
-        W.put<uint64_t>(O.counts()[I]);
-      }
+    W.put<uint32_t>(O.usedBins());
+    O.forEachBin([&](uint32_t Bin, uint64_t Count) {
+      W.put<uint32_t>(Bin);
+      W.put<uint64_t>(Count);
+    });
   }
   W.put<uint64_t>(contentHash(W.Out));
   return std::move(W.Out);

@@ -24,9 +24,40 @@ bool TensorObserver::validBinCount(uint64_t Bins) {
   return Bins >= MinBins && Bins <= MaxBins && (Bins & (Bins - 1)) == 0;
 }
 
-TensorObserver::TensorObserver(uint32_t Bins) : Counts(Bins, 0) {
+TensorObserver::TensorObserver(uint32_t Bins) : Counts(Bins, 0), NumBins(Bins) {
   while ((uint32_t(1) << Log2Bins) < Bins)
     ++Log2Bins;
+}
+
+std::vector<uint64_t> TensorObserver::counts() const {
+  if (!IsSparse)
+    return Counts;
+  std::vector<uint64_t> Dense(NumBins, 0);
+  for (const auto &[Bin, Count] : Sparse)
+    Dense[Bin] = Count;
+  return Dense;
+}
+
+uint32_t TensorObserver::usedBins() const {
+  if (IsSparse)
+    return uint32_t(Sparse.size());
+  return uint32_t(std::count_if(Counts.begin(), Counts.end(),
+                                [](uint64_t C) { return C != 0; }));
+}
+
+void TensorObserver::makeDense() {
+  if (!IsSparse)
+    return;
+  Counts = counts();
+  Sparse.clear();
+  Sparse.shrink_to_fit();
+  IsSparse = false;
+}
+
+int64_t TensorObserver::binOf(double V) const {
+  // As observe bins it: floor(x * Bins / 2^(E+1)) + Bins/2, exact in double.
+  return int64_t(std::floor(V * std::ldexp(1.0, Log2Bins - 1 - Exponent))) +
+         int64_t(NumBins / 2);
 }
 
 int32_t rangeExponentFor(double AbsMax) {
@@ -55,10 +86,24 @@ void TensorObserver::widenTo(int32_t E) {
   // there is nothing to fold.
   const int Steps = std::min(E - Exponent, Log2Bins + 1);
   Exponent = E;
+  const int64_t Half = int64_t(bins() / 2);
+  if (IsSparse) {
+    // The same fold on the non-zero bins: it keeps their order, so equal
+    // destinations are neighbours.
+    std::vector<BinCount> Wider;
+    for (const auto &[Bin, Count] : Sparse) {
+      uint32_t To = uint32_t(((int64_t(Bin) - Half) >> Steps) + Half);
+      if (!Wider.empty() && Wider.back().first == To)
+        Wider.back().second += Count;
+      else
+        Wider.push_back({To, Count});
+    }
+    Sparse.swap(Wider);
+    return;
+  }
   if (std::all_of(Counts.begin(), Counts.end(),
                   [](uint64_t C) { return C == 0; }))
     return;
-  const int64_t Half = int64_t(bins() / 2);
   std::vector<uint64_t> Wider(Counts.size(), 0);
   for (int64_t I = 0; I < int64_t(Counts.size()); ++I)
     Wider[size_t(((I - Half) >> Steps) + Half)] += Counts[size_t(I)];
@@ -388,6 +433,7 @@ void TensorObserver::setVectorPath(VectorPath P) {
 }
 
 void TensorObserver::observe(const float *Data, size_t N) {
+  makeDense();
   Scan S = scanValues(Data, N);
   NonFinite += S.NonFinite;
   if (N == S.NonFinite)
@@ -445,12 +491,32 @@ void TensorObserver::merge(const TensorObserver &O) {
   int32_t E = std::max(Exponent, O.Exponent);
   widenTo(E);
   Other.widenTo(E);
-  for (size_t I = 0; I < Counts.size(); ++I)
-    Counts[I] += Other.Counts[I];
+  if (IsSparse && Other.IsSparse) {
+    // Shards read from files stay sparse: merge the two sorted lists.
+    std::vector<BinCount> Sum;
+    Sum.reserve(Sparse.size() + Other.Sparse.size());
+    size_t I = 0, J = 0;
+    while (I < Sparse.size() || J < Other.Sparse.size()) {
+      if (J == Other.Sparse.size() ||
+          (I < Sparse.size() && Sparse[I].first < Other.Sparse[J].first))
+        Sum.push_back(Sparse[I++]);
+      else if (I == Sparse.size() || Other.Sparse[J].first < Sparse[I].first)
+        Sum.push_back(Other.Sparse[J++]);
+      else {
+        Sum.push_back({Sparse[I].first, Sparse[I].second + Other.Sparse[J].second});
+        ++I;
+        ++J;
+      }
+    }
+    Sparse.swap(Sum);
+    return;
+  }
+  makeDense();
+  Other.forEachBin([&](uint32_t Bin, uint64_t Count) { Counts[Bin] += Count; });
 }
 
 bool TensorObserver::operator==(const TensorObserver &O) const {
-  return Counts == O.Counts && Finite == O.Finite && NonFinite == O.NonFinite &&
+  return NumBins == O.NumBins && counts() == O.counts() && Finite == O.Finite && NonFinite == O.NonFinite &&
          Exponent == O.Exponent && (Finite == 0 || (Min == O.Min && Max == O.Max));
 }
 
@@ -458,23 +524,47 @@ llvm::Expected<TensorObserver>
 TensorObserver::fromParts(uint32_t Bins, float Min, float Max, uint64_t Finite,
                           uint64_t NonFinite, int32_t Exponent,
                           std::vector<uint64_t> Counts) {
-  if (!validBinCount(Bins) || Counts.size() != Bins)
+  if (Counts.size() != Bins)
+    return inputError("histogram has {0} bins, not {1}", Counts.size(), Bins);
+  std::vector<BinCount> Used;
+  for (uint32_t I = 0; I < Bins; ++I)
+    if (Counts[I])
+      Used.push_back({I, Counts[I]});
+  return fromParts(Bins, Min, Max, Finite, NonFinite, Exponent, std::move(Used));
+}
+
+llvm::Expected<TensorObserver>
+TensorObserver::fromParts(uint32_t Bins, float Min, float Max, uint64_t Finite,
+                          uint64_t NonFinite, int32_t Exponent,
+                          std::vector<BinCount> Used) {
+  if (!validBinCount(Bins))
     return inputError("histogram has {0} bins; expected a power of two in "
                       "[{1}, {2}]",
-                      Counts.size(), MinBins, MaxBins);
+                      Bins, MinBins, MaxBins);
   if (Exponent < MinExponent || Exponent > MaxExponent)
     return inputError("histogram range exponent {0} is outside [{1}, {2}]",
                       Exponent, MinExponent, MaxExponent);
   uint64_t Sum = 0;
-  for (uint64_t C : Counts) {
-    if (C > std::numeric_limits<uint64_t>::max() - Sum)
+  int64_t Previous = -1;
+  for (const auto &[Bin, Count] : Used) {
+    if (int64_t(Bin) <= Previous || Bin >= Bins || Count == 0)
+      return inputError("histogram entries must have increasing bins below "
+                        "the bin count and non-zero counts");
+    Previous = Bin;
+    if (Count > std::numeric_limits<uint64_t>::max() - Sum)
       return inputError("histogram counts overflow");
-    Sum += C;
+    Sum += Count;
   }
   if (Sum != Finite)
     return inputError("histogram counts sum to {0}, but {1} values were "
                       "observed",
                       Sum, Finite);
+  TensorObserver T(MinBins); // its dense counts are replaced below
+  T.NumBins = Bins;
+  T.Log2Bins = 0;
+  while ((uint32_t(1) << T.Log2Bins) < Bins)
+    ++T.Log2Bins;
+  T.Exponent = Exponent;
   if (Finite > 0) {
     if (!std::isfinite(Min) || !std::isfinite(Max) || Min > Max)
       return inputError("min {0} / max {1} are not an ordered finite pair",
@@ -483,14 +573,23 @@ TensorObserver::fromParts(uint32_t Bins, float Min, float Max, uint64_t Finite,
     if (rangeExponentFor(AbsMax) > Exponent)
       return inputError("histogram range 2^{0} does not hold max |x| = {1}",
                         Exponent, formatDouble(AbsMax));
+    // The smallest and largest values were binned: their bins are the first
+    // and last used ones.
+    int64_t First = T.binOf(Min), Last = T.binOf(Max);
+    if (int64_t(Used.front().first) != First || int64_t(Used.back().first) != Last)
+      return inputError("the histogram's bins {0} to {1} do not match min {2} "
+                        "and max {3} (bins {4} and {5})",
+                        Used.front().first, Used.back().first,
+                        formatFloat(Min), formatFloat(Max), First, Last);
   }
-  TensorObserver T(Bins);
   T.Min = Finite ? Min : 0.f;
   T.Max = Finite ? Max : 0.f;
   T.Finite = Finite;
   T.NonFinite = NonFinite;
-  T.Exponent = Exponent;
-  T.Counts = std::move(Counts);
+  T.Counts.clear();
+  T.Counts.shrink_to_fit();
+  T.Sparse = std::move(Used);
+  T.IsSparse = true;
   return T;
 }
 

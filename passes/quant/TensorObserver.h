@@ -18,6 +18,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace kiln {
@@ -44,7 +45,7 @@ public:
   /// Adds O's data; O must have the same bin count.
   void merge(const TensorObserver &O);
 
-  uint32_t bins() const { return uint32_t(Counts.size()); }
+  uint32_t bins() const { return NumBins; }
   /// Finite values seen.
   uint64_t count() const { return Finite; }
   uint64_t nonFiniteCount() const { return NonFinite; }
@@ -57,10 +58,32 @@ public:
   double binWidth() const;
   /// Lower edge of bin I (I may be bins(): the upper edge of the last bin).
   double binEdge(int64_t I) const;
-  const std::vector<uint64_t> &counts() const { return Counts; }
+  /// Every bin's count (bins() of them, built for the call).
+  std::vector<uint64_t> counts() const;
+  /// Calls F(bin, count) for each non-zero bin, in increasing bin order.
+  template <typename Fn> void forEachBin(Fn &&F) const {
+    if (IsSparse) {
+      for (const auto &[Bin, Count] : Sparse)
+        F(Bin, Count);
+      return;
+    }
+    for (uint32_t I = 0; I < NumBins; ++I)
+      if (Counts[I])
+        F(I, Counts[I]);
+  }
+  /// Non-zero bins.
+  uint32_t usedBins() const;
 
-  /// Rebuilds an observer from its parts (a .kcal file): checks that they are
-  /// consistent (counts sum to Finite, min <= max, the range holds max|x|).
+  using BinCount = std::pair<uint32_t, uint64_t>;
+  /// Rebuilds an observer from its parts (a .kcal file) and checks that they
+  /// are consistent: bins increasing and below Bins with non-zero counts
+  /// summing to Finite, min <= max finite, the range holding max|x|, and
+  /// the histogram agreeing with min and max (every used bin within their
+  /// bins, and theirs used).
+  static llvm::Expected<TensorObserver>
+  fromParts(uint32_t Bins, float Min, float Max, uint64_t Finite,
+            uint64_t NonFinite, int32_t Exponent, std::vector<BinCount> Used);
+  /// The same from every bin's count (tests).
   static llvm::Expected<TensorObserver>
   fromParts(uint32_t Bins, float Min, float Max, uint64_t Finite,
             uint64_t NonFinite, int32_t Exponent, std::vector<uint64_t> Counts);
@@ -70,8 +93,15 @@ public:
 private:
   /// Re-bins to the range exponent E >= exponent().
   void widenTo(int32_t E);
+  /// Turns a sparse observer dense (before it observes data).
+  void makeDense();
+  /// The bin finite value V falls in, at the current range.
+  int64_t binOf(double V) const;
 
-  std::vector<uint64_t> Counts;
+  std::vector<uint64_t> Counts;  // dense: bins() counts, when !IsSparse
+  std::vector<BinCount> Sparse;  // sparse: the non-zero bins, when IsSparse
+  bool IsSparse = false;
+  uint32_t NumBins = 0;
   float Min = 0, Max = 0;
   uint64_t Finite = 0, NonFinite = 0;
   int32_t Exponent = MinExponent;

@@ -54,9 +54,9 @@ llvm::json::Value statsJson(const CalibrationStats &S, double Percentile) {
   for (const ObservedValue &V : S.Values) {
     const TensorObserver &O = V.Observer;
     llvm::json::Array Bins;
-    for (size_t I = 0; I < O.counts().size(); ++I)
-      if (O.counts()[I])
-        Bins.push_back(llvm::json::Array{int64_t(I), int64_t(O.counts()[I])});
+    O.forEachBin([&](uint32_t Bin, uint64_t Count) {
+      Bins.push_back(llvm::json::Array{int64_t(Bin), int64_t(Count)});
+    });
     llvm::json::Object Methods;
     for (CalibrationMethod M :
          {CalibrationMethod::MinMax, CalibrationMethod::Percentile,

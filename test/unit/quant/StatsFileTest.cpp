@@ -8,6 +8,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <malloc.h>
+
+#include <cmath>
 #include <random>
 
 using namespace kiln;
@@ -162,4 +165,76 @@ TEST_CASE("merges check graph, bins, split and overlap", "[quant][kcal]") {
   CalibrationStats N = B;
   REQUIRE_NO_ERROR(mergeStats(N, A, "a.kcal"));
   CHECK(serializeStats(N) == serializeStats(M));
+}
+
+TEST_CASE("reading a .kcal allocates in proportion to the file",
+          "[quant][kcal]") {
+  // The amplification probe: 20,000 tensors at the largest bin count, one
+  // value each. Dense histograms would take 20,000 x 65,536 x 8 bytes
+  // (10 GiB); the reader keeps the non-zero bins only.
+  CalibrationStats S;
+  S.GraphHash = 7;
+  S.Bins = TensorObserver::MaxBins;
+  S.ShardCount = 1;
+  S.Shards = {0};
+  S.DatasetSamples = S.Samples = 1;
+  for (uint32_t Ord = 0; Ord < 20000; ++Ord) {
+    float X = float(Ord % 97) - 48.0f;
+    auto O = TensorObserver::fromParts(S.Bins, X, X, 1, 0, 6,
+                                       std::vector<TensorObserver::BinCount>{
+                                           {uint32_t(std::floor(X * 512) + 32768), 1}});
+    REQUIRE(bool(O));
+    S.Values.push_back({Ord, "t" + std::to_string(Ord), std::move(*O)});
+  }
+  std::string Bytes = serializeStats(S);
+  S = CalibrationStats();
+  size_t Before = mallinfo2().uordblks;
+  CalibrationStats R = requireValue(parseStats(Bytes, "amplify.kcal"));
+  size_t Held = mallinfo2().uordblks - Before;
+  INFO(Bytes.size() << " bytes of file, " << Held << " bytes held after reading");
+  CHECK(R.Values.size() == 20000);
+  CHECK(Held < 8 * Bytes.size());
+  CHECK(R.Values[5].Observer.usedBins() == 1);
+  CHECK(R.Values[5].Observer.counts().size() == TensorObserver::MaxBins);
+  CHECK(serializeStats(R) == Bytes);
+}
+
+TEST_CASE("statistics that give a degenerate int8 scale are refused, "
+          "naming the tensor",
+          "[quant][kcal]") {
+  auto One = [](float Lo, float Hi, int32_t Exponent, uint64_t NonFinite,
+                std::vector<TensorObserver::BinCount> Used) {
+    CalibrationStats S;
+    S.Bins = 64;
+    uint64_t Finite = 0;
+    for (const auto &[Bin, N] : Used)
+      Finite += N;
+    auto O = TensorObserver::fromParts(64, Lo, Hi, Finite, NonFinite, Exponent,
+                                       std::move(Used));
+    REQUIRE(bool(O));
+    S.Values.push_back({0, "conv_out", std::move(*O)});
+    return S;
+  };
+  // [-1, 1): bins 8 (-0.75) and 48 (0.5).
+  REQUIRE_NO_ERROR(checkQuantizable(One(-0.75f, 0.5f, 0, 0, {{8, 1}, {48, 1}}), "a.kcal"));
+  auto ErrorOf = [](llvm::Error E) {
+    bool Failed = bool(E);
+    REQUIRE(Failed);
+    return llvm::toString(std::move(E));
+  };
+  CHECK(ErrorOf(checkQuantizable(One(-0.75f, 0.5f, 0, 3, {{8, 1}, {48, 1}}), "a.kcal")) ==
+        "a.kcal: tensor 'conv_out': 3 NaN or infinite values were observed (an "
+        "overflow in the model, or such values in the data); no int8 range "
+        "holds them");
+  // +-3.4e38: the range, 6.8e38, is not an f32.
+  const float Big = 3.4e38f;
+  CHECK(ErrorOf(checkQuantizable(One(-Big, Big, 128, 0, {{0, 1}, {63, 1}}), "a.kcal")) ==
+        "a.kcal: tensor 'conv_out': range [-3.4e+38, 3.4e+38] is wider than "
+        "f32 holds; its int8 scale would overflow");
+  // 1e-39 is subnormal: bin floor(1e-39 * 2^131) + 32 = 34 at 2^-126.
+  CHECK(ErrorOf(checkQuantizable(One(1e-39f, 1e-39f, -126, 0, {{34, 2}}), "a.kcal"))
+            .find("range [1e-39, 1e-39] is narrower than the smallest normal f32") !=
+        std::string::npos);
+  // All zeros is a real tensor (a mask never set): allowed.
+  REQUIRE_NO_ERROR(checkQuantizable(One(0.0f, 0.0f, -126, 0, {{32, 5}}), "a.kcal"));
 }

@@ -121,8 +121,10 @@ TEST_CASE("merging shards equals one observer over everything, exactly",
 }
 
 TEST_CASE("fromParts rejects inconsistent parts", "[quant][observer]") {
+  // 64 bins over [-1, 1): 0.5 is in bin floor(0.5 * 32) + 32 = 48, 0.9 in 60.
   std::vector<uint64_t> C(64, 0);
-  C[40] = 2;
+  C[48] = 1;
+  C[60] = 1;
   CHECK(bool(TensorObserver::fromParts(64, 0.5f, 0.9f, 2, 0, 0, C)));
   auto Check = [](llvm::Expected<TensorObserver> O, const std::string &Msg) {
     REQUIRE(!O);
@@ -139,6 +141,50 @@ TEST_CASE("fromParts rejects inconsistent parts", "[quant][observer]") {
         "histogram has 63 bins; expected a power of two in [64, 65536]");
   Check(TensorObserver::fromParts(64, 0.5f, 0.9f, 2, 0, 500, C),
         "histogram range exponent 500 is outside [-126, 128]");
+  // A histogram that does not hold min and max where they fall (a lying bin
+  // count, or a range that does not match the data).
+  std::vector<uint64_t> Elsewhere(64, 0);
+  Elsewhere[40] = 2;
+  Check(TensorObserver::fromParts(64, 0.5f, 0.9f, 2, 0, 0, Elsewhere),
+        "the histogram's bins 40 to 40 do not match min 0.5 and max 0.9 "
+        "(bins 48 and 60)");
+  std::vector<uint64_t> Zero(64, 0);
+  Zero[32] = 5;
+  CHECK(bool(TensorObserver::fromParts(64, 0.0f, 0.0f, 5, 0, -126, Zero)));
+  Check(TensorObserver::fromParts(64, 0.0f, 0.0f, 5, 0, 0, C),
+        "histogram counts sum to 2, but 5 values were observed");
+}
+
+TEST_CASE("an observer read from parts stays sparse and merges exactly",
+          "[quant][observer]") {
+  // Two shards' observers, dense as calibration leaves them, rebuilt from
+  // their non-zero bins as a .kcal reader does, then merged: the result
+  // equals the dense merge, bin for bin.
+  TensorObserver A(1024), B(1024);
+  std::vector<float> XA = {0.25f, -3.5f, 0.001f, 7.0f};
+  std::vector<float> XB = {-100.0f, 0.5f, 0.5f, 60.0f, -1e-20f};
+  A.observe(XA.data(), XA.size());
+  B.observe(XB.data(), XB.size());
+  auto Rebuild = [](const TensorObserver &O) {
+    std::vector<TensorObserver::BinCount> Used;
+    O.forEachBin([&](uint32_t Bin, uint64_t N) { Used.push_back({Bin, N}); });
+    auto R = TensorObserver::fromParts(O.bins(), O.min(), O.max(), O.count(),
+                                       O.nonFiniteCount(), O.exponent(), Used);
+    REQUIRE(bool(R));
+    return std::move(*R);
+  };
+  TensorObserver SA = Rebuild(A), SB = Rebuild(B);
+  CHECK(SA == A);
+  CHECK(SA.usedBins() == 4);
+  SA.merge(SB);
+  A.merge(B);
+  CHECK(SA == A);
+  CHECK(SA.usedBins() == A.usedBins());
+  // A sparse observer that then sees data becomes dense and stays exact.
+  std::vector<float> More = {2.0f, -0.75f};
+  SA.observe(More.data(), More.size());
+  A.observe(More.data(), More.size());
+  CHECK(SA == A);
 }
 
 TEST_CASE("tiny values land on their side of zero", "[quant][observer]") {
