@@ -7,7 +7,7 @@
 # memory blow-up) is written to test/fuzz/regressions-KIND/ (the loader's to
 # test/fuzz/regressions/), which ctest replays from then on; the summary
 # gives executions, edges covered and time per target.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]   TARGET: onnx npy image manifest pass-record
+#   scripts/fuzz.sh [SECONDS] [TARGET...]   TARGET: onnx npy image manifest pass-record kcal
 #                                           torchscript-zip loader
 # Two campaigns run at a time (FUZZ_JOBS to change).
 set -uo pipefail
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 Seconds=${1:-600}
 shift || true
 Targets=("$@")
-[ ${#Targets[@]} -gt 0 ] || Targets=(onnx npy image torchscript-zip manifest pass-record loader)
+[ ${#Targets[@]} -gt 0 ] || Targets=(onnx npy image torchscript-zip manifest pass-record kcal loader)
 Jobs=${FUZZ_JOBS:-2}
 MinRuns=1000000
 
@@ -27,6 +27,7 @@ seedsOf() {
   torchscript-zip) echo test/torchscript-malformed test/torchscript-models ;;
   manifest) echo test/build-malformed ;;
   pass-record) echo test/pass-record-malformed ;;
+  kcal) echo test/kcal-malformed ;;
   loader) echo build/release/test/cpu/mutants ;;
   esac
 }

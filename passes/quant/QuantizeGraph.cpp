@@ -118,6 +118,19 @@ llvm::Expected<CalibrationStats> statsFor(const Graph &G, const QuantizeOptions 
                         "pipeline (fingerprint {1}, this graph {2}); run "
                         "`kiln calibrate` on this model with the same options",
                         O.StatsPath, hashToHex(S->GraphHash), hashToHex(Want));
+    // The fingerprint says the file was made for this graph; each value
+    // must then name the graph's value at its ordinal, as calibration
+    // wrote it.
+    std::vector<const Value *> All = valuesInOrder(G);
+    for (const ObservedValue &V : S->Values)
+      if (V.Ordinal >= All.size() || V.Name != reportName(*All[V.Ordinal]))
+        return inputError(
+            "{0}: tensor {1} ('{2}') is not this graph's value {1} ({3}); the "
+            "file matches the model's fingerprint but not its values",
+            O.StatsPath, V.Ordinal, V.Name,
+            V.Ordinal < All.size()
+                ? "'" + reportName(*All[V.Ordinal]) + "'"
+                : "it has " + std::to_string(All.size()) + " values");
     if (!S->complete())
       log().warn("{}: the statistics cover {} of {} shards", O.StatsPath,
                  S->Shards.size(), S->ShardCount);

@@ -66,7 +66,7 @@ bool runTorchScriptZip(llvm::StringRef Bytes) {
 std::optional<InputKind> inputKindNamed(const std::string &Name) {
   for (InputKind K : {InputKind::Onnx, InputKind::Npy, InputKind::Image,
                       InputKind::TorchScriptZip, InputKind::Manifest,
-                      InputKind::PassRecord})
+                      InputKind::PassRecord, InputKind::Kcal})
     if (Name == inputKindName(K))
       return K;
   return std::nullopt;
@@ -86,13 +86,15 @@ const char *inputKindName(InputKind Kind) {
     return "manifest";
   case InputKind::PassRecord:
     return "pass-record";
+  case InputKind::Kcal:
+    return "kcal";
   }
   return "?";
 }
 
 bool isDataKind(InputKind Kind) {
   return Kind != InputKind::Onnx && Kind != InputKind::Manifest &&
-         Kind != InputKind::PassRecord;
+         Kind != InputKind::PassRecord && Kind != InputKind::Kcal;
 }
 
 bool runDataInput(InputKind Kind, const uint8_t *Data, size_t Size) {
@@ -101,6 +103,7 @@ bool runDataInput(InputKind Kind, const uint8_t *Data, size_t Size) {
   case InputKind::Onnx:
   case InputKind::Manifest:
   case InputKind::PassRecord:
+  case InputKind::Kcal:
     break; // need kiln_input_fuzz_target's runInput
   case InputKind::Npy:
     return runNpy(Bytes);

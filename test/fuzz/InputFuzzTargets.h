@@ -38,6 +38,11 @@ enum class InputKind {
   /// A pass record (kiln opt --pass-record, JSON): parsed and checked,
   /// then printed and parsed again to the same record.
   PassRecord,
+  /// A .kcal calibration file, its last 8 bytes replaced by the checksum
+  /// of the rest (so that mutations reach the structure checks): parsed,
+  /// checked for quantization, every method's range computed, and written
+  /// and read again to the same bytes.
+  Kcal,
 };
 
 std::optional<InputKind> inputKindNamed(const std::string &Name);

@@ -4,7 +4,7 @@
 // ASan without libFuzzer.
 //   kiln-input-replay KIND FILE_OR_DIR...   (KIND: onnx, npy, image,
 //                                             torchscript-zip, manifest,
-//                                             pass-record)
+//                                             pass-record, kcal)
 // Prints "N files: A accepted, R refused with an error; 0 crashes".
 // Built twice: kiln-input-replay runs every kind; kiln-data-input-replay
 // (KILN_REPLAY_DATA_ONLY) the data formats alone, without the ONNX frontend
@@ -30,7 +30,7 @@ bool run(kiln::fuzz::InputKind Kind, const std::string &Bytes) {
 }
 #else
 const char *const Usage = "usage: kiln-input-replay onnx|npy|image|"
-                          "torchscript-zip|manifest|pass-record FILE_OR_DIR...\n";
+                          "torchscript-zip|manifest|pass-record|kcal FILE_OR_DIR...\n";
 bool kindBuiltIn(kiln::fuzz::InputKind) { return true; }
 bool run(kiln::fuzz::InputKind Kind, const std::string &Bytes) {
   return kiln::fuzz::runInput(
