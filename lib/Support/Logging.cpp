@@ -1,18 +1,36 @@
 #include "Support/Logging.h"
+#include "Support/TerminalText.h"
 
-#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/details/null_mutex.h>
+#include <spdlog/sinks/base_sink.h>
+
+#include <cstdio>
 
 #include <algorithm>
 
 namespace kiln {
 
 namespace {
+/// stderr, with control characters in messages escaped (TerminalText.h):
+/// warnings quote names from the files kiln reads.
+class EscapingStderrSink : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
+protected:
+  void sink_it_(const spdlog::details::log_msg &Msg) override {
+    spdlog::memory_buf_t Formatted;
+    formatter_->format(Msg, Formatted);
+    std::string Text = escapeControlChars(
+        llvm::StringRef(Formatted.data(), Formatted.size()));
+    std::fwrite(Text.data(), 1, Text.size(), stderr);
+  }
+  void flush_() override { std::fflush(stderr); }
+};
+
 struct LogState {
   std::shared_ptr<spdlog::logger> Logger;
   std::vector<std::string> DebugOnly;
   LogState() {
     Logger = std::make_shared<spdlog::logger>(
-        "kiln", std::make_shared<spdlog::sinks::stderr_sink_st>());
+        "kiln", std::make_shared<EscapingStderrSink>());
     Logger->set_pattern("kiln: %l: %v");
     Logger->set_level(spdlog::level::warn);
   }

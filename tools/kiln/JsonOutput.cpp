@@ -1,5 +1,6 @@
 #include "Command.h"
 #include "Support/Json.h"
+#include "Support/TerminalText.h"
 
 #include "llvm/ADT/Optional.h"
 
@@ -12,7 +13,11 @@ thread_local llvm::raw_ostream *RedirectedOut = nullptr;
 } // namespace
 
 llvm::raw_ostream &commandOut() {
-  return RedirectedOut ? *RedirectedOut : llvm::outs();
+  // Names and strings from the files kiln reads reach the terminal escaped
+  // (TerminalText.h). JSON escapes them itself; a redirected stream (the
+  // Python package's) gets the bytes as they are.
+  static EscapingOStream Escaped(llvm::outs());
+  return RedirectedOut ? *RedirectedOut : Escaped;
 }
 
 RedirectCommandOutput::RedirectCommandOutput(llvm::raw_ostream &OS)

@@ -5,6 +5,7 @@
 #include "Support/Error.h"
 #include "Support/FileSystem.h"
 #include "Support/Logging.h"
+#include "Support/TerminalText.h"
 #include "Version.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -29,7 +30,7 @@ static int report(Diagnosis D) {
   llvm::StringRef Msg = D.Message;
   while (!Msg.empty()) {
     auto [Line, Rest] = Msg.split('\n');
-    llvm::errs() << "kiln: error: " << Line << '\n';
+    llvm::errs() << "kiln: error: " << escapeControlChars(Line) << '\n';
     Msg = Rest;
   }
   return static_cast<int>(D.Code);
