@@ -206,6 +206,16 @@ static bool movesOnlyUnitDims(const std::vector<int64_t> &Shape,
   return true;
 }
 
+int32_t LoweringContext::addTensorLike(int32_t Like, std::string Name,
+                                       const std::vector<int64_t> &Shape) {
+  const fb::TensorT &T = tensor(Like);
+  fb::Layout Layout = T.layout;
+  int32_t Out = addTensor(std::move(Name), static_cast<ElementType>(T.dtype),
+                          Shape, Layout);
+  copyQuant(M, Like, Out);
+  return Out;
+}
+
 int32_t LoweringContext::transpose(int32_t In, const std::vector<int32_t> &Perm,
                                    const std::string &Name,
                                    fb::Layout Layout) {

@@ -44,6 +44,10 @@ public:
   /// A new activation tensor.
   int32_t addTensor(std::string Name, ElementType Elem,
                     const std::vector<int64_t> &Shape, fb::Layout Layout);
+  /// A new activation tensor of Shape with Like's type, layout and
+  /// quantization.
+  int32_t addTensorLike(int32_t Like, std::string Name,
+                        const std::vector<int64_t> &Shape);
   /// A new constant tensor holding Bytes (a new segment).
   int32_t addConstant(std::string Name, ElementType Elem,
                       const std::vector<int64_t> &Shape, fb::Layout Layout,

@@ -315,6 +315,33 @@ llvm::Error emitConcat(const Node &N, LoweringContext &Ctx,
   fb::ConcatOptionsT O;
   O.axis = int32_t(Nhwc ? nhwcAxis(*Axis) : *Axis);
   int32_t Out = Result(Nhwc);
+  // The runtime takes at most 4096 inputs per operator (its loader's
+  // MaxOperatorInputs): a wider concat becomes a tree of concats of at most
+  // MaxConcatInputs each, which gives the same bytes (concatenation along
+  // one axis is associative).
+  constexpr size_t MaxConcatInputs = 1024;
+  size_t Part = 0;
+  while (Inputs.size() > MaxConcatInputs) {
+    std::vector<int32_t> Parts;
+    for (size_t Begin = 0; Begin < Inputs.size(); Begin += MaxConcatInputs) {
+      size_t End = std::min(Inputs.size(), Begin + MaxConcatInputs);
+      if (End - Begin == 1) {
+        Parts.push_back(Inputs[Begin]);
+        continue;
+      }
+      std::vector<int32_t> Chunk(Inputs.begin() + Begin, Inputs.begin() + End);
+      std::vector<int64_t> Shape = Ctx.shapeOf(Chunk[0]);
+      Shape[size_t(O.axis)] = 0;
+      for (int32_t In : Chunk)
+        Shape[size_t(O.axis)] += Ctx.shapeOf(In)[size_t(O.axis)];
+      int32_t P = Ctx.addTensorLike(
+          Out, Ctx.tensor(Out).name + ".part" + std::to_string(Part++), Shape);
+      Ctx.addOp(fb::OpKind::CONCAT, std::move(Chunk), {P}, optionsOf(O),
+                fb::Engine::REFERENCE);
+      Parts.push_back(P);
+    }
+    Inputs = std::move(Parts);
+  }
   Ctx.addOp(fb::OpKind::CONCAT, Inputs, {Out}, optionsOf(O),
             fb::Engine::REFERENCE);
   return llvm::Error::success();
