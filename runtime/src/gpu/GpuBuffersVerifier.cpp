@@ -173,4 +173,32 @@ Status verifyGpuGridAndOperator(const fb::Model &M, const uint32_t Groups[3],
   return Status::ok();
 }
 
+Status verifyGpuWorkgroup(const uint64_t Local[3], const char *What) {
+  uint64_t Product = 1;
+  for (unsigned K = 0; K < 3; ++K) {
+    if (Local[K] < 1 || Local[K] > limits::MaxWorkgroupSize[K])
+      return invalidModel(What, " ", "xyz"[K], " is ", Local[K], ", outside [1, ",
+                          limits::MaxWorkgroupSize[K], "]");
+    Product *= Local[K];
+  }
+  if (Product > limits::MaxWorkgroupInvocations)
+    return invalidModel(What, " of ", Product, " invocations (at most ",
+                        limits::MaxWorkgroupInvocations, ")");
+  return Status::ok();
+}
+
+Status verifyGpuInvocations(const uint32_t Groups[3], const uint64_t Local[3],
+                            uint64_t BoundBytes, const char *What) {
+  // Groups are at most 65535 each and a workgroup at most 128: no overflow.
+  uint64_t Invocations = uint64_t(Groups[0]) * Groups[1] * Groups[2] *
+                         Local[0] * Local[1] * Local[2];
+  if (Invocations > BoundBytes + limits::InvocationSlack)
+    return invalidModel(What, " runs ", Invocations, " invocations (",
+                        Groups[0], " x ", Groups[1], " x ", Groups[2],
+                        " groups of ", Local[0] * Local[1] * Local[2],
+                        ") for ", BoundBytes, " bound bytes: more work than "
+                        "its tensors need");
+  return Status::ok();
+}
+
 } // namespace kiln::rt

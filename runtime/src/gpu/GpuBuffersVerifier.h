@@ -39,6 +39,13 @@ Status verifyGpuBinding(const GpuBuffers *Buffers, unsigned I,
 /// [1, limits::MaxVulkanGroupCount], and the operator it names (-1: none).
 Status verifyGpuGridAndOperator(const fb::Model &M, const uint32_t Groups[3],
                                 int32_t Operator, const char *What);
+/// A workgroup of Local[0] x Local[1] x Local[2] within what every device
+/// runs (limits::MaxWorkgroupSize, MaxWorkgroupInvocations).
+Status verifyGpuWorkgroup(const uint64_t Local[3], const char *What);
+/// Groups x Local invocations within BoundBytes (the bytes the dispatch
+/// binds) plus limits::InvocationSlack.
+Status verifyGpuInvocations(const uint32_t Groups[3], const uint64_t Local[3],
+                            uint64_t BoundBytes, const char *What);
 
 /// Offset + Size inside a buffer of Limit bytes, without overflow.
 inline bool insideBuffer(uint64_t Offset, uint64_t Size, uint64_t Limit) {

@@ -18,6 +18,19 @@ constexpr size_t MaxVulkanBindings = 64;
 /// Workgroups per dimension of one dispatch: every Vulkan device allows
 /// this many (the minimum of maxComputeWorkGroupCount).
 constexpr uint32_t MaxVulkanGroupCount = 65535;
+/// A workgroup's size: what every Vulkan device allows (the minimums of
+/// maxComputeWorkGroupSize and maxComputeWorkGroupInvocations); kiln's
+/// kernels use 64 x 1 x 1 and 8 x 8 x 1.
+constexpr uint32_t MaxWorkgroupSize[3] = {128, 128, 64};
+constexpr uint32_t MaxWorkgroupInvocations = 128;
+/// Invocations one dispatch may run beyond the bytes it binds: kiln's
+/// kernels run one invocation per output element (at least a byte of a
+/// binding each), rounded up to whole workgroups of 64 and, past 65535
+/// groups, to whole rows of a 65535 x Y grid: at most 64 x 65535 more.
+constexpr uint64_t InvocationSlack = uint64_t(1) << 23;
+/// Invocations a whole file may run per inference.
+constexpr uint64_t MaxFileInvocations = uint64_t(1) << 36;
+
 /// Bytes of push constants (the minimum of maxPushConstantsSize).
 constexpr uint32_t MaxVulkanPushBytes = 128;
 

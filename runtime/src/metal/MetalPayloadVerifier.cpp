@@ -180,7 +180,15 @@ Status checkDispatch(const fb::Model &M, const fb::MetalPayload &P,
     return invalidModel(Total, " threads per threadgroup (at most ",
                         limits::MaxMetalThreadsPerGroup, ")");
   uint32_t Groups[3] = {D.threadgroups_x(), D.threadgroups_y(), D.threadgroups_z()};
-  return verifyGpuGridAndOperator(M, Groups, D.operator_(), "threadgroups");
+  if (Status S = verifyGpuGridAndOperator(M, Groups, D.operator_(), "threadgroups"))
+    return S;
+  // As for Vulkan: no more threads than the bound bytes need.
+  uint64_t Local[3] = {Threads[0], Threads[1], Threads[2]};
+  uint64_t Bound = 0;
+  if (const auto *Bindings = D.bindings())
+    for (unsigned I = 0; I < Bindings->size(); ++I)
+      Bound += Bindings->Get(I)->size();
+  return verifyGpuInvocations(Groups, Local, Bound, "the dispatch");
 }
 
 /// MSL versions are major * 10000 + minor * 100 (SPIRV-Cross's encoding):

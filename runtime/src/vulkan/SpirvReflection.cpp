@@ -149,8 +149,10 @@ Status reflectSpirv(const uint32_t *Words, size_t Count, VulkanModuleInfo &Out) 
     Out.LocalSize[D] = spvc_compiler_get_execution_mode_argument_by_index(
         Compiler, SpvExecutionModeLocalSize, D);
     if (Dims[D].id != 0)
-      if (spvc_constant C = spvc_compiler_get_constant_handle(Compiler, Dims[D].id))
+      if (spvc_constant C = spvc_compiler_get_constant_handle(Compiler, Dims[D].id)) {
         Out.LocalSize[D] = spvc_constant_get_scalar_u32(C, 0, 0);
+        Out.LocalSizeSpecId[D] = Dims[D].constant_id;
+      }
   }
   Out.Reflected = true;
   return Status::ok();

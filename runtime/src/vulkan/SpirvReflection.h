@@ -25,6 +25,9 @@ struct VulkanModuleInfo {
   uint32_t PushBytes = 0;
   /// The workgroup size when no specialization constant overrides it.
   uint32_t LocalSize[3] = {1, 1, 1};
+  /// The specialization constant that sets each workgroup dimension
+  /// (local_size_x_id ...), or -1 where the size is a literal.
+  int64_t LocalSizeSpecId[3] = {-1, -1, -1};
 };
 
 /// Checks the module of Count words and describes it in Out. Errors are

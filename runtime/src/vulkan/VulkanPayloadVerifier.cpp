@@ -71,7 +71,7 @@ Status checkShaders(const fb::VulkanPayload &P,
 
 Status checkDispatch(const fb::Model &M, const fb::VulkanPayload &P,
                      const std::vector<VulkanModuleInfo> &Modules,
-                     const fb::VulkanDispatch &D) {
+                     const fb::VulkanDispatch &D, uint64_t &FileInvocations) {
   size_t NumShaders = Modules.size();
   if (D.shader() >= NumShaders)
     return invalidModel("shader ", D.shader(), " of ", NumShaders);
@@ -107,7 +107,37 @@ Status checkDispatch(const fb::Model &M, const fb::VulkanPayload &P,
     return invalidModel(Push, " bytes of push constants, but shader ",
                         D.shader(), "'s block is ", Mod.PushBytes, " bytes");
   uint32_t Groups[3] = {D.group_count_x(), D.group_count_y(), D.group_count_z()};
-  return verifyGpuGridAndOperator(M, Groups, D.operator_(), "group count");
+  if (Status S = verifyGpuGridAndOperator(M, Groups, D.operator_(), "group count"))
+    return S;
+  if (!Mod.Reflected)
+    return Status::ok();
+  // The work the dispatch asks for (workgroup size from the module, or from
+  // the specialization constants that set it) is bounded by the bytes it
+  // binds: every kiln kernel gives each invocation an element of its output
+  // (GpuLimits.h), so a grid far beyond that is a file that would keep the
+  // GPU busy for minutes, not a model.
+  uint64_t Local[3];
+  for (unsigned K = 0; K < 3; ++K) {
+    Local[K] = Mod.LocalSize[K];
+    if (const auto *Spec = D.spec_constants(); Spec && Mod.LocalSizeSpecId[K] >= 0)
+      for (unsigned I = 0; I < Spec->size(); ++I)
+        if (int64_t(Spec->Get(I)->id()) == Mod.LocalSizeSpecId[K])
+          Local[K] = Spec->Get(I)->value();
+  }
+  if (Status S = verifyGpuWorkgroup(Local, "workgroup"))
+    return S;
+  uint64_t Bound = 0;
+  for (unsigned I = 0; I < NumBindings; ++I)
+    Bound += D.bindings()->Get(I)->size();
+  if (Status S = verifyGpuInvocations(Groups, Local, Bound, "the dispatch"))
+    return S;
+  FileInvocations += uint64_t(Groups[0]) * Groups[1] * Groups[2] * Local[0] *
+                     Local[1] * Local[2];
+  if (FileInvocations > limits::MaxFileInvocations)
+    return invalidModel("the dispatches up to this one run ", FileInvocations,
+                        " invocations per inference (at most ",
+                        limits::MaxFileInvocations, ")");
+  return Status::ok();
 }
 
 } // namespace
@@ -125,8 +155,10 @@ Status verifyVulkanPayload(const fb::Model &M,
   size_t N = P->dispatches() ? P->dispatches()->size() : 0;
   if (N > limits::MaxVulkanDispatches)
     return invalidModel("too many Vulkan dispatches (", N, ")");
+  uint64_t FileInvocations = 0;
   for (unsigned I = 0; I < N; ++I)
-    if (Status S = checkDispatch(M, *P, Modules, *P->dispatches()->Get(I)))
+    if (Status S = checkDispatch(M, *P, Modules, *P->dispatches()->Get(I),
+                                 FileInvocations))
       return S.withContext(concat("Vulkan dispatch ", I));
   if (Status S = verifyGpuPlaces(P->buffers(), P->places(), Tensors, P->fp16(),
                                  "Vulkan"))

@@ -73,7 +73,7 @@ TEST_CASE("a valid Metal file loads and names its target", "[metal][loader]") {
     M.kernel(0).threadgroup_size = {64, 16, 1};
     for (auto &D : M.payload().dispatches) {
       D->threads_per_threadgroup_y = 16;
-      D->threadgroups_y = 65535;
+      D->threadgroups_y = 4; // 65535 would be more work than the tensors need
     }
   }
   std::string Bytes = M.bytes();
@@ -85,6 +85,12 @@ TEST_CASE("a valid Metal file loads and names its target", "[metal][loader]") {
 
 TEST_CASE("hostile Metal payloads are rejected", "[metal][loader]") {
   requireAllRejected({
+      {"a grid far beyond what the dispatch's tensors need",
+       [](MetalModel &M) {
+         M.dispatchAt(0).threadgroups_x = 65535;
+         M.dispatchAt(0).threadgroups_y = 65535;
+       },
+       "the dispatch runs"},
       {"another target's payload",
        [](MetalModel &M) { M.Model.payload.Set(fb::VulkanPayloadT()); },
        "the payload (VulkanPayload) is not the metal target's"},
