@@ -14,7 +14,7 @@ JNIEXPORT jlong JNICALL Java_dev_kiln_NativeApi_sessionCreate(
     JNIEnv *Env, jclass, jlong Model, jint Threads, jlong MaxArenaBytes,
     jboolean NnapiDisallowCpu, jstring NnapiCacheDir, jstring NnapiLibrary,
     jint NnapiPreference, jint VulkanDevice, jboolean VulkanFp16Arithmetic,
-    jstring VulkanPipelineCacheDir) {
+    jstring VulkanPipelineCacheDir, jint VulkanRunTimeoutMs) {
   return guarded(Env, jlong(0), [&]() -> jlong {
     StringChars CacheDir(Env, NnapiCacheDir), Library(Env, NnapiLibrary),
         PipelineCache(Env, VulkanPipelineCacheDir);
@@ -33,6 +33,7 @@ JNIEXPORT jlong JNICALL Java_dev_kiln_NativeApi_sessionCreate(
                                  ? KILN_VULKAN_FP16_ARITHMETIC_AUTO
                                  : KILN_VULKAN_FP16_ARITHMETIC_OFF;
     Vulkan.pipeline_cache_dir = PipelineCache.get();
+    Vulkan.run_timeout_ms = uint32_t(VulkanRunTimeoutMs);
     kiln_session_options Options;
     kiln_session_options_init(&Options);
     Options.num_threads = uint32_t(Threads);

@@ -151,7 +151,7 @@ typedef jlongArray (*TensorDescFn)(JNIEnv *, jclass, jlong, jboolean, jboolean,
                                    jint);
 typedef jlong (*SessionCreateFn)(JNIEnv *, jclass, jlong, jint, jlong,
                                  jboolean, jstring, jstring, jint, jint,
-                                 jboolean, jstring);
+                                 jboolean, jstring, jint);
 typedef void (*BufferFn)(JNIEnv *, jclass, jlong, jint, jobject, jint, jlong,
                          jlong);
 typedef void (*HandleFn)(JNIEnv *, jclass, jlong);
@@ -230,7 +230,7 @@ int main(int argc, char **argv) {
         (long long)OutBytes);
 
   jlong Session = sessionCreate(&Env, NULL, Model, 1, 0, JNI_FALSE, NULL, NULL,
-                                1, -1, JNI_TRUE, NULL);
+                                1, -1, JNI_TRUE, NULL, 0);
   CHECK(Session && !Pending, "sessionCreate failed");
   FakeObject *InBuffer = newObject("buffer", Input, InBytes / 4);
   setInputDirect(&Env, NULL, Session, 0, (jobject)InBuffer, 4, 0, InBytes);

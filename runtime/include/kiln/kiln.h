@@ -153,6 +153,16 @@ typedef struct kiln_vulkan_options {
    * The environment variable KILN_VULKAN_ROBUST_BUFFER_ACCESS=off does the
    * same. */
   uint32_t robust_buffer_access;
+  /* Appended after robust_buffer_access (schema 1.13; a caller built before
+   * passes a shorter struct_size and gets the default). How long a run
+   * waits for the GPU, in milliseconds; 0 (the default): 30000. A run that
+   * takes longer fails with KILN_ERROR_RUNTIME ("did not finish within"),
+   * as does one whose device was lost, and the session is then dead: every
+   * later run fails at once, and destroying it waits that long once more
+   * for the GPU to finish before freeing what the GPU may still use (and
+   * keeps it, leaked, if the GPU never does). The environment variable
+   * KILN_VULKAN_RUN_TIMEOUT_MS does the same. */
+  uint32_t run_timeout_ms;
 } kiln_vulkan_options;
 
 /* Values of kiln_vulkan_options.fp16_arithmetic. */

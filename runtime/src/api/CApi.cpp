@@ -317,6 +317,7 @@ void kiln_vulkan_options_init(kiln_vulkan_options *Options) {
   Options->pipeline_cache_dir = nullptr;
   Options->fp16_arithmetic = KILN_VULKAN_FP16_ARITHMETIC_AUTO;
   Options->robust_buffer_access = KILN_VULKAN_ROBUST_BUFFER_ACCESS_AUTO;
+  Options->run_timeout_ms = 0;
 }
 
 void kiln_cpu_options_init(kiln_cpu_options *Options) {

@@ -71,6 +71,9 @@ struct VulkanOptions {
   /// KILN_VULKAN_ROBUST_BUFFER_ACCESS=off too). The kernels' own bounds
   /// checks keep them inside their bindings either way.
   bool RobustBufferAccess = true;
+  /// How long a run waits for the GPU (kiln_vulkan_options.run_timeout_ms;
+  /// the environment variable KILN_VULKAN_RUN_TIMEOUT_MS too).
+  uint32_t RunTimeoutMs = 30000;
 };
 
 /// What the NNAPI executor alone reads (kiln_nnapi_options).

@@ -66,6 +66,11 @@ Status VulkanExecutor::create(std::shared_ptr<const LoadedModel> Model,
   std::unique_ptr<VulkanExecutor> E(new VulkanExecutor());
   E->Model = std::move(Model);
   E->KeepIntermediates = Opts.KeepIntermediates;
+  uint64_t TimeoutMs = Opts.Vulkan.RunTimeoutMs;
+  if (const char *T = std::getenv("KILN_VULKAN_RUN_TIMEOUT_MS"))
+    if (long long V = std::atoll(T); V > 0)
+      TimeoutMs = uint64_t(V);
+  E->RunTimeoutNs = TimeoutMs * 1000000ull;
   const fb::VulkanPayload &P = E->payload();
   DeviceOptions DO;
   DO.DeviceIndex = Opts.Vulkan.DeviceIndex;
@@ -135,6 +140,15 @@ VulkanExecutor::~VulkanExecutor() {
   if (!Dev)
     return;
   VkDevice D = Dev->handle();
+  if (!Dead.empty() && Fence &&
+      vkWaitForFences(D, 1, &Fence, VK_TRUE, RunTimeoutNs) == VK_TIMEOUT) {
+    // The GPU still runs the submission that timed out: freeing its
+    // buffers, pipelines or device now could crash the process, so they are
+    // left allocated (kiln_vulkan_options.run_timeout_ms says so).
+    Pipes.abandon();
+    (void)Dev.release();
+    return;
+  }
   vkDeviceWaitIdle(D);
   if (Fence)
     vkDestroyFence(D, Fence, nullptr);
@@ -478,6 +492,9 @@ Status VulkanExecutor::recordCommands() {
 }
 
 Status VulkanExecutor::run(std::vector<uint64_t> *OpTimes) {
+  if (!Dead.empty())
+    return runtimeError("Vulkan: the session is unusable after an earlier "
+                        "run ", Dead, "; create a new session");
   VkDevice D = Dev->handle();
   for (auto [T, B] : IoBuffer)
     flushToDevice(D, Buffers[B]);
@@ -487,10 +504,24 @@ Status VulkanExecutor::run(std::vector<uint64_t> *OpTimes) {
   Submit.commandBufferCount = 1;
   Submit.pCommandBuffers = &C;
   VkResult R = vkQueueSubmit(Dev->queue(), 1, &Submit, Fence);
+  bool Submitted = R == VK_SUCCESS;
   if (R == VK_SUCCESS)
-    R = vkWaitForFences(D, 1, &Fence, VK_TRUE, UINT64_MAX);
-  if (R != VK_SUCCESS)
+    R = vkWaitForFences(D, 1, &Fence, VK_TRUE, RunTimeoutNs);
+  if (R == VK_TIMEOUT) {
+    Dead = concat("did not finish within ", RunTimeoutNs / 1000000, " ms");
+    return runtimeError("Vulkan: the run ", Dead, " (kiln_vulkan_options."
+                        "run_timeout_ms); the session is now unusable");
+  }
+  if (R == VK_ERROR_DEVICE_LOST) {
+    Dead = "lost the device";
+    return runtimeError("Vulkan: the device was lost during the run "
+                        "(VK_ERROR_DEVICE_LOST); the session is now unusable");
+  }
+  if (R != VK_SUCCESS) {
+    if (Submitted)
+      Dead = concat("failed (", resultName(R), ")");
     return runtimeError("Vulkan: running the model failed (", resultName(R), ")");
+  }
   vkResetFences(D, 1, &Fence);
   for (auto [T, B] : IoBuffer)
     invalidateForHost(D, Buffers[B]);

@@ -116,6 +116,12 @@ private:
   VkCommandBuffer Cmd = VK_NULL_HANDLE, TimedCmd = VK_NULL_HANDLE;
   VkQueryPool Queries = VK_NULL_HANDLE;
   VkFence Fence = VK_NULL_HANDLE;
+  /// How long a run waits for its fence (SessionOptions RunTimeoutMs).
+  uint64_t RunTimeoutNs = 0;
+  /// Set when a run timed out or lost the device: the GPU may still be
+  /// using the session's objects, so no run starts again, and the
+  /// destructor frees them only once the fence signals.
+  std::string Dead;
 };
 
 } // namespace kiln::rt::vk

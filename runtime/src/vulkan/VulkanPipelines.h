@@ -22,6 +22,9 @@ public:
   ~Pipelines();
   Pipelines(const Pipelines &) = delete;
   Pipelines &operator=(const Pipelines &) = delete;
+  /// Forgets every object without destroying it: for a session whose GPU
+  /// work never finished (VulkanExecutor's destructor).
+  void abandon() { Dev = VK_NULL_HANDLE; }
 
   /// Creates everything P's dispatches need; Modules is the loader's
   /// reflection (vulkanModules(), VulkanPayloadVerifier.h). With Fp16Math (the device

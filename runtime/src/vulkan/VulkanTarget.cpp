@@ -26,7 +26,7 @@ Status verifyVulkanFile(const fb::Model &M, LoadedModel &LM) {
 }
 
 /// kiln_vulkan_options (fp16_arithmetic appended in 1.8,
-/// robust_buffer_access in 1.12).
+/// robust_buffer_access in 1.12, run_timeout_ms in 1.13).
 Status readVulkanOptions(const kiln_session_options &C, SessionOptions &Opts) {
   const kiln_vulkan_options *Vulkan =
       hasOptionsField(C, offsetof(kiln_session_options, vulkan)) ? C.vulkan
@@ -35,8 +35,10 @@ Status readVulkanOptions(const kiln_session_options &C, SessionOptions &Opts) {
     return Status::ok();
   constexpr size_t Fp16MathAt = offsetof(kiln_vulkan_options, fp16_arithmetic);
   constexpr size_t RobustAt = offsetof(kiln_vulkan_options, robust_buffer_access);
+  constexpr size_t TimeoutAt = offsetof(kiln_vulkan_options, run_timeout_ms);
   if (Vulkan->struct_size != sizeof(kiln_vulkan_options) &&
-      Vulkan->struct_size != RobustAt && Vulkan->struct_size != Fp16MathAt)
+      Vulkan->struct_size != TimeoutAt && Vulkan->struct_size != RobustAt &&
+      Vulkan->struct_size != Fp16MathAt)
     return invalidArgument("kiln_session_create: vulkan options not "
                            "initialized with kiln_vulkan_options_init");
   Opts.Vulkan.DeviceIndex = Vulkan->device_index;
@@ -49,6 +51,8 @@ Status readVulkanOptions(const kiln_session_options &C, SessionOptions &Opts) {
   if (Vulkan->struct_size > RobustAt &&
       Vulkan->robust_buffer_access == KILN_VULKAN_ROBUST_BUFFER_ACCESS_OFF)
     Opts.Vulkan.RobustBufferAccess = false;
+  if (Vulkan->struct_size > TimeoutAt && Vulkan->run_timeout_ms > 0)
+    Opts.Vulkan.RunTimeoutMs = Vulkan->run_timeout_ms;
   return Status::ok();
 }
 

@@ -62,7 +62,8 @@ public final class Model implements AutoCloseable {
       return new Session(NativeApi.sessionCreate(model, options.threads,
           options.maxArenaBytes, options.nnapiDisallowCpu, options.nnapiCacheDir,
           options.nnapiLibrary, options.nnapiPreference, options.vulkanDevice,
-          options.vulkanFp16Arithmetic, options.vulkanPipelineCacheDir),
+          options.vulkanFp16Arithmetic, options.vulkanPipelineCacheDir,
+          options.vulkanRunTimeoutMs),
           NativeApi.modelNumTensors(model, false), NativeApi.modelNumTensors(model, true));
     }
   }

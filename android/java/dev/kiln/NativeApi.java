@@ -39,7 +39,7 @@ final class NativeApi {
   static native long sessionCreate(long model, int threads, long maxArenaBytes,
       boolean nnapiDisallowCpu, String nnapiCacheDir, String nnapiLibrary,
       int nnapiPreference, int vulkanDevice, boolean vulkanFp16Arithmetic,
-      String vulkanPipelineCacheDir);
+      String vulkanPipelineCacheDir, int vulkanRunTimeoutMs);
   static native void sessionDestroy(long session);
   /** Target ("cpu", "vulkan", "nnapi", "metal") and device of a session. */
   static native String[] sessionEngine(long session);

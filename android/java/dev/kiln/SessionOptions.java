@@ -20,6 +20,7 @@ public final class SessionOptions {
   int vulkanDevice = -1;
   boolean vulkanFp16Arithmetic = true;
   String vulkanPipelineCacheDir;
+  int vulkanRunTimeoutMs;
 
   /** Worker threads: 0 uses every core; 1 (the default) the calling thread. */
   public SessionOptions threads(int count) {
@@ -76,6 +77,18 @@ public final class SessionOptions {
    */
   public SessionOptions vulkanFp16Arithmetic(boolean enable) {
     this.vulkanFp16Arithmetic = enable;
+    return this;
+  }
+
+  /**
+   * Vulkan files: how long a run waits for the GPU (0, the default: 30 s).
+   * A run that takes longer throws KilnException (RUNTIME), and the session
+   * is then unusable: close it and create another.
+   */
+  public SessionOptions vulkanRunTimeoutMs(int milliseconds) {
+    if (milliseconds < 0)
+      throw new IllegalArgumentException("vulkanRunTimeoutMs must be 0 or more");
+    this.vulkanRunTimeoutMs = milliseconds;
     return this;
   }
 

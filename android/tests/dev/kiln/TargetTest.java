@@ -40,6 +40,16 @@ public class TargetTest {
       String[] written = cache.toFile().list();
       assertTrue("the pipeline cache folder holds a .vkpc file",
           written != null && written.length == 1 && written[0].endsWith(".vkpc"));
+      // A run that takes longer than its timeout fails, and the session is
+      // then dead: the next run fails at once; closing it is clean.
+      try (Session slow = model.newSession(new SessionOptions().vulkanRunTimeoutMs(1))) {
+        slow.setInput(0, Fixtures.floats("mnv2.input.bin"));
+        KilnException late = assertThrows(KilnException.class, slow::run);
+        assertEquals(KilnException.Status.RUNTIME, late.status());
+        assertTrue(late.getMessage(), late.getMessage().contains("did not finish within 1 ms"));
+        KilnException dead = assertThrows(KilnException.class, slow::run);
+        assertTrue(dead.getMessage(), dead.getMessage().contains("unusable after an earlier run"));
+      }
       KilnException noDevice = assertThrows(KilnException.class,
           () -> model.newSession(new SessionOptions().vulkanDevice(7)));
       System.out.println("Vulkan device 7: " + noDevice.getMessage());
