@@ -31,14 +31,25 @@ static bool isPlainIdentifier(llvm::StringRef S) {
 
 static std::string quoteString(llvm::StringRef S) {
   std::string Out = "\"";
-  for (unsigned char C : S) {
+  for (size_t I = 0; I < S.size(); ++I) {
+    auto C = static_cast<unsigned char>(S[I]);
+    // C0 controls, DEL and C1 controls (U+0080..U+009F, 0xC2 0x80..0x9F in
+    // UTF-8) as byte escapes: the text never carries a terminal control.
+    bool C1 = C == 0xC2 && I + 1 < S.size() &&
+              static_cast<unsigned char>(S[I + 1]) >= 0x80 &&
+              static_cast<unsigned char>(S[I + 1]) <= 0x9f;
     if (C == '"' || C == '\\') {
       Out += '\\';
       Out += char(C);
-    } else if (C < 0x20 || C == 0x7f) {
+    } else if (C < 0x20 || C == 0x7f || C1) {
       char Buf[8];
       std::snprintf(Buf, sizeof(Buf), "\\%02x", C);
       Out += Buf;
+      if (C1) {
+        std::snprintf(Buf, sizeof(Buf), "\\%02x",
+                      static_cast<unsigned char>(S[++I]));
+        Out += Buf;
+      }
     } else {
       Out += char(C);
     }

@@ -6,10 +6,10 @@ namespace kiln {
 
 namespace {
 
-bool escapedByte(unsigned char C, bool KeepLayout) {
+bool escapedByte(unsigned char C, bool KeepLayout, bool EscapeDel) {
   if (KeepLayout && (C == '\n' || C == '\t'))
     return false;
-  return C < 0x20 || C == 0x7f;
+  return C < 0x20 || (EscapeDel && C == 0x7f);
 }
 
 void appendHex(std::string &Out, const char *Prefix, unsigned V, int Digits) {
@@ -21,12 +21,13 @@ void appendHex(std::string &Out, const char *Prefix, unsigned V, int Digits) {
 
 } // namespace
 
-std::string escapeControlChars(llvm::StringRef S, bool KeepLayout) {
+std::string escapeControlChars(llvm::StringRef S, bool KeepLayout,
+                               bool EscapeDel) {
   std::string Out;
   Out.reserve(S.size());
   for (size_t I = 0; I < S.size(); ++I) {
     auto C = static_cast<unsigned char>(S[I]);
-    if (escapedByte(C, KeepLayout)) {
+    if (escapedByte(C, KeepLayout, EscapeDel)) {
       appendHex(Out, "\\x", C, 2);
     } else if (C == 0xC2 && I + 1 < S.size() &&
                static_cast<unsigned char>(S[I + 1]) >= 0x80 &&
@@ -61,7 +62,7 @@ void EscapingOStream::write_impl(const char *Ptr, size_t Size) {
     Text.pop_back();
     PendingC2 = true;
   }
-  Out << escapeControlChars(Text);
+  Out << escapeControlChars(Text, /*KeepLayout=*/true, /*EscapeDel=*/false);
 }
 
 } // namespace kiln

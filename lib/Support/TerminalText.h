@@ -11,13 +11,17 @@
 
 namespace kiln {
 
-/// S with every C0 control (but \n and \t when KeepLayout), DEL and C1
-/// control escaped. \r is always escaped: it would let a name overwrite
-/// the line it is printed on.
-std::string escapeControlChars(llvm::StringRef S, bool KeepLayout = true);
+/// S with every C0 control (but \n and \t when KeepLayout), DEL (when
+/// EscapeDel) and C1 control escaped. \r is always escaped: it would let a
+/// name overwrite the line it is printed on.
+std::string escapeControlChars(llvm::StringRef S, bool KeepLayout = true,
+                               bool EscapeDel = true);
 
-/// A stream that escapes control characters (escapeControlChars with
-/// layout kept) on their way to Out. Unbuffered: every write reaches Out
+/// A stream that escapes C0 and C1 control characters on their way to Out
+/// (escapeControlChars with layout kept), and leaves DEL: what it carries may
+/// be JSON, which allows DEL raw (and escapes C0 itself; C1 comes out as
+/// \u0080..\u009f, which JSON reads as the same characters), or .kir text,
+/// which escapes every control itself. Unbuffered: every write reaches Out
 /// at once, so Out's position and buffering are as without it.
 class EscapingOStream : public llvm::raw_ostream {
 public:

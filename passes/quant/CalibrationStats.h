@@ -86,11 +86,12 @@ constexpr uint32_t StatsFileVersion = StatsFileVersionCurrent;
 /// Said where the fingerprints differ, in place of "a different graph".
 std::string staleStatsReason(const CalibrationStats &S);
 
-/// Refuses statistics that would give a degenerate int8 quantization, naming
-/// the tensor: NaN or infinite values observed (an overflow in the model, or
-/// such values in a .kcal), or a range wider than f32 holds or narrower than
-/// its smallest normal number. Source names where they came from.
-llvm::Error checkQuantizable(const CalibrationStats &S, llvm::StringRef Source);
+/// Why O cannot give an activation a usable int8 range, or "": NaN or
+/// infinite values observed (an overflow in the model, or such values in a
+/// .kcal), or a range wider than f32 holds or narrower than its smallest
+/// normal number. Asked only of the activations int8 quantizes (PlanInt8):
+/// a float tensor may hold -inf (an attention mask) legitimately.
+std::string whyNotQuantizable(const TensorObserver &O);
 std::string serializeStats(const CalibrationStats &S);
 llvm::Expected<CalibrationStats> parseStats(llvm::StringRef Bytes,
                                             llvm::StringRef Name);

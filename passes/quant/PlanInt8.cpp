@@ -81,7 +81,10 @@ public:
     std::vector<const Value *> All = valuesInOrder(G);
     for (uint32_t I = 0; I < All.size(); ++I)
       if (const ObservedValue *O = Stats.find(I))
-        if (O->Observer.count() > 0)
+        // Values that were only ever NaN or infinite count as observed:
+        // an int8 layer that produces them is refused (whyNotQuantizable),
+        // not quietly kept in float.
+        if (O->Observer.count() > 0 || O->Observer.nonFiniteCount() > 0)
           Observed[All[I]] = &O->Observer;
   }
 
@@ -244,8 +247,12 @@ private:
       PlannedActivation A;
       A.V = V;
       OwnRange.push_back(!inheritsParameters(V));
-      if (OwnRange.back())
+      if (OwnRange.back()) {
         A.Range = narrowedForUsers(G, V, chooseRange(*Observed[V], Opts.Method));
+        if (std::string Why = whyNotQuantizable(*Observed[V]);
+            !Why.empty() && P.Refusal.empty())
+          P.Refusal = "tensor '" + reportName(*V) + "': " + Why;
+      }
       Index[V] = P.Activations.size();
       Parent.push_back(Parent.size());
       P.Activations.push_back(A);

@@ -41,6 +41,9 @@ struct Int8Plan {
   std::vector<PlannedActivation> Activations; // in graph order
   std::map<const Node *, QuantParams> Weights; // per weighted node
   std::vector<FloatLayer> Float;               // in graph order
+  /// Non-empty: the first activation that needs an int8 range and whose
+  /// statistics cannot give one ("tensor 'x': ..."; whyNotQuantizable).
+  std::string Refusal;
 };
 
 /// Stats must come from G (or an exact copy of it): ordinals are G's.

@@ -164,10 +164,6 @@ llvm::Error quantizeInt8(Graph &G, const QuantizeOptions &O,
   auto Stats = statsFor(G, O, Data.get());
   if (!Stats)
     return Stats.takeError();
-  if (llvm::Error E = checkQuantizable(
-          *Stats, O.StatsPath.empty() ? llvm::StringRef("calibration")
-                                      : llvm::StringRef(O.StatsPath)))
-    return E;
   R.Method = calibrationMethodName(O.Method.Method).str();
   R.CalibrationSamples = Stats->Samples;
   Int8PlanOptions PO;
@@ -188,6 +184,10 @@ llvm::Error quantizeInt8(Graph &G, const QuantizeOptions &O,
       PO.KeepFloat[N] = Why;
   }
   Int8Plan Plan = planInt8(G, *Stats, PO);
+  if (!Plan.Refusal.empty())
+    return inputError("{0}: {1}",
+                      O.StatsPath.empty() ? std::string("calibration") : O.StatsPath,
+                      Plan.Refusal);
   for (const PlannedActivation &A : Plan.Activations) {
     QuantizedTensorReport T;
     T.Name = reportName(*A.V);

@@ -70,7 +70,8 @@ Status VulkanExecutor::create(std::shared_ptr<const LoadedModel> Model,
   if (const char *T = std::getenv("KILN_VULKAN_RUN_TIMEOUT_MS"))
     if (long long V = std::atoll(T); V > 0)
       TimeoutMs = uint64_t(V);
-  E->RunTimeoutNs = TimeoutMs * 1000000ull;
+  // At most about 213 days, so that the nanoseconds do not wrap.
+  E->RunTimeoutNs = std::min<uint64_t>(TimeoutMs, UINT64_MAX / 1000000ull) * 1000000ull;
   const fb::VulkanPayload &P = E->payload();
   DeviceOptions DO;
   DO.DeviceIndex = Opts.Vulkan.DeviceIndex;

@@ -41,7 +41,9 @@ Status checkTwin(const fb::VulkanPayload &P,
                      Twin.SpecIds.begin(), Twin.SpecIds.end()))
     return invalidModel("fp16_math_variant ", T, " declares specialization "
                         "constants the shader lacks");
-  if (!std::equal(Own.LocalSize, Own.LocalSize + 3, Twin.LocalSize))
+  if (!std::equal(Own.LocalSize, Own.LocalSize + 3, Twin.LocalSize) ||
+      !std::equal(Own.LocalSizeSpecId, Own.LocalSizeSpecId + 3,
+                  Twin.LocalSizeSpecId))
     return invalidModel("fp16_math_variant ", T,
                         " has another workgroup size");
   return Status::ok();
@@ -109,19 +111,22 @@ Status checkDispatch(const fb::Model &M, const fb::VulkanPayload &P,
   uint32_t Groups[3] = {D.group_count_x(), D.group_count_y(), D.group_count_z()};
   if (Status S = verifyGpuGridAndOperator(M, Groups, D.operator_(), "group count"))
     return S;
-  if (!Mod.Reflected)
-    return Status::ok();
   // The work the dispatch asks for (workgroup size from the module, or from
   // the specialization constants that set it) is bounded by the bytes it
   // binds: every kiln kernel gives each invocation an element of its output
   // (GpuLimits.h), so a grid far beyond that is a file that would keep the
   // GPU busy for minutes, not a model.
+  // Without reflection (a build without SPIRV-Cross: the aarch64 runtime),
+  // the size kiln's kernels take from specialization constants 0, 1, 2, as
+  // the executor reads it, else 1: a lower bound that still refuses a grid
+  // far beyond the bytes.
   uint64_t Local[3];
   for (unsigned K = 0; K < 3; ++K) {
-    Local[K] = Mod.LocalSize[K];
-    if (const auto *Spec = D.spec_constants(); Spec && Mod.LocalSizeSpecId[K] >= 0)
+    Local[K] = Mod.Reflected ? Mod.LocalSize[K] : 1;
+    int64_t Id = Mod.Reflected ? Mod.LocalSizeSpecId[K] : int64_t(K);
+    if (const auto *Spec = D.spec_constants(); Spec && Id >= 0)
       for (unsigned I = 0; I < Spec->size(); ++I)
-        if (int64_t(Spec->Get(I)->id()) == Mod.LocalSizeSpecId[K])
+        if (int64_t(Spec->Get(I)->id()) == Id)
           Local[K] = Spec->Get(I)->value();
   }
   if (Status S = verifyGpuWorkgroup(Local, "workgroup"))

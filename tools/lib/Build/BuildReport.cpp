@@ -10,18 +10,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace kiln {
 
 namespace {
 
-/// A metric of kiln diff's report: none for null (a NaN) and for "inf" (an
-/// SQNR of equal tensors), -infinity for "-inf".
+/// A metric of kiln diff's report: none for "inf" (an SQNR of equal
+/// tensors) or a missing key, -infinity for "-inf", NaN for null (formatJson
+/// writes a NaN so), which no gate passes.
 std::optional<double> number(const llvm::json::Object &O, llvm::StringRef K) {
   if (auto V = O.getNumber(K))
     return *V;
   if (O.getString(K) == llvm::Optional<llvm::StringRef>("-inf"))
     return -INFINITY;
+  if (const llvm::json::Value *V = O.get(K); V && V->getAsNull())
+    return std::numeric_limits<double>::quiet_NaN();
   return std::nullopt;
 }
 
@@ -58,8 +62,10 @@ void readGate(const std::string &Path, ArtifactResult &R) {
   // Worst first; exact layers (no SQNR: no error at all) last.
   std::stable_sort(R.Layers.begin(), R.Layers.end(),
                    [](const LayerError &A, const LayerError &B) {
+                     // A NaN sorts as the worst (and keeps the order strict).
+                     auto Key = [](double X) { return std::isnan(X) ? -INFINITY : X; };
                      if (A.SqnrDb && B.SqnrDb)
-                       return *A.SqnrDb < *B.SqnrDb;
+                       return Key(*A.SqnrDb) < Key(*B.SqnrDb);
                      return A.SqnrDb.has_value() && !B.SqnrDb.has_value();
                    });
 }
@@ -88,7 +94,7 @@ void judge(ArtifactResult &R) {
           shortNumber(*A.MinSqnr)));
       continue;
     }
-    if (O.SqnrDb && *O.SqnrDb < *A.MinSqnr)
+    if (O.SqnrDb && !(*O.SqnrDb >= *A.MinSqnr))
       R.Failures.push_back(llvm::formatv(
           "{0}: output '{1}': SQNR {2:f1} dB < min_sqnr {3} dB", A.Name,
           O.Name, *O.SqnrDb, shortNumber(*A.MinSqnr)));

@@ -15,8 +15,10 @@ struct ErrorMetrics {
   double Cosine = 1;     // <x, ref> / (|x| |ref|); 1 when both are zero
   double SqnrDb = 0;     // 10 log10(sum ref^2 / sum (x - ref)^2); +inf if equal
   int64_t Elements = 0;
-  // NaN or infinite elements of x and of ref. Where either is non-zero the
-  // metrics above describe only part of the tensor, and no gate may pass.
+  // NaN elements of x and of ref, and infinite ones the other side does
+  // not match (the same infinity on both sides agrees, and is left out of
+  // the metrics). Where either is non-zero the metrics above describe only
+  // part of the tensor, and no gate may pass.
   int64_t NonFinite = 0, RefNonFinite = 0;
 
   /// Folds another sample's metrics in (worst of each; a NaN metric stays).
