@@ -62,8 +62,9 @@ bool runKcal(llvm::StringRef Bytes) {
   // Written again, it is the same file; every method's range is computed.
   if (serializeStats(*S) != File)
     __builtin_trap();
-  bool Usable = accepted(checkQuantizable(*S, "fuzz.kcal"));
-  for (const ObservedValue &V : S->Values)
+  bool Usable = true;
+  for (const ObservedValue &V : S->Values) {
+    Usable = Usable && whyNotQuantizable(V.Observer).empty();
     for (CalibrationMethod M :
          {CalibrationMethod::MinMax, CalibrationMethod::Percentile,
           CalibrationMethod::Entropy, CalibrationMethod::Mse}) {
@@ -71,6 +72,7 @@ bool runKcal(llvm::StringRef Bytes) {
       O.Method = M;
       (void)chooseRange(V.Observer, O);
     }
+  }
   return Usable;
 }
 
