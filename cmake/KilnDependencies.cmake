@@ -101,6 +101,17 @@ find_path(XXHASH_INCLUDE_DIR xxhash.h REQUIRED)
 add_library(kiln_xxhash INTERFACE)
 target_include_directories(kiln_xxhash SYSTEM INTERFACE ${XXHASH_INCLUDE_DIR})
 
+# mbedTLS's crypto library (libmbedtls-dev), static: the runtime's SHA-256
+# of GPU kernels against its catalog (runtime/src/gpu/KernelCatalog.h).
+# Apache-2.0 and made for embedded systems; Debian's archive is built
+# position-independent, so it links into libkiln.so, and only its SHA-256
+# object is pulled in (its symbols stay hidden behind the C API).
+find_path(MBEDTLS_INCLUDE_DIR mbedtls/sha256.h REQUIRED)
+find_library(MBEDCRYPTO_STATIC_LIBRARY NAMES libmbedcrypto.a REQUIRED)
+add_library(kiln_sha256 INTERFACE)
+target_include_directories(kiln_sha256 SYSTEM INTERFACE ${MBEDTLS_INCLUDE_DIR})
+target_link_libraries(kiln_sha256 INTERFACE ${MBEDCRYPTO_STATIC_LIBRARY})
+
 # oneDNN (libdnnl-dev) for the runtime's convolutions on x86, where its JIT
 # kernels beat XNNPACK's (runtime/src/OnednnKernels.cpp). Optional: without
 # it, or off x86, XNNPACK runs them. Debian builds it on OpenMP (libgomp),

@@ -1,15 +1,10 @@
-# kiln_embed_shaders(<target> <namespace> <header> <entry>...): compiles each
-# GLSL compute shader with glslc (Vulkan 1.1 SPIR-V, -O) at build time and
-# embeds the words in a generated header, one
-#   inline constexpr uint32_t <name>[] = {...};
-# per shader, so the compiler can store the modules a model uses in its .kiln
-# file and needs no GLSL toolchain at convert time. An entry is either a
-# source (name: the file's stem) or a variant of one compiled with defines:
-#   VARIANT <name> <source> <DEFINE>[,<DEFINE>...]
-# (e.g. VARIANT conv2d_c4_f16 kernels/conv2d_c4.comp KILN_FP16).
-function(kiln_embed_shaders target ns header)
-  set(gen_dir ${CMAKE_CURRENT_BINARY_DIR}/shaders)
-  set(parts)
+# Splits kiln_embed_shaders' entries into parallel lists in the caller's
+# scope: <prefix>_STEMS, <prefix>_SOURCES (absolute) and <prefix>_DEFINES
+# (each entry's -D flags joined by "|", or "-" for none).
+function(kiln_shader_entries prefix)
+  set(stems)
+  set(sources)
+  set(all_defines)
   set(args ${ARGN})
   list(LENGTH args count)
   set(i 0)
@@ -33,18 +28,58 @@ function(kiln_embed_shaders target ns header)
       math(EXPR i "${i} + 1")
     endif()
     get_filename_component(abs ${src} ABSOLUTE)
+    list(APPEND stems ${stem})
+    list(APPEND sources ${abs})
+    if(defines)
+      string(REPLACE ";" "|" defines "${defines}")
+    else()
+      set(defines "-")
+    endif()
+    list(APPEND all_defines "${defines}")
+  endwhile()
+  set(${prefix}_STEMS ${stems} PARENT_SCOPE)
+  set(${prefix}_SOURCES ${sources} PARENT_SCOPE)
+  set(${prefix}_DEFINES ${all_defines} PARENT_SCOPE)
+endfunction()
+
+# The glslc command line of every kiln kernel: Vulkan 1.1 SPIR-V, optimized,
+# warnings as errors. The compiler's catalog and the runtime's digests of it
+# must come from the same flags.
+set(KILN_GLSLC_FLAGS --target-env=vulkan1.1 -O -Werror)
+
+# kiln_embed_shaders(<target> <namespace> <header> <entry>...): compiles each
+# GLSL compute shader with glslc (Vulkan 1.1 SPIR-V, -O) at build time and
+# embeds the words in a generated header, one
+#   inline constexpr uint32_t <name>[] = {...};
+# per shader, so the compiler can store the modules a model uses in its .kiln
+# file and needs no GLSL toolchain at convert time. An entry is either a
+# source (name: the file's stem) or a variant of one compiled with defines:
+#   VARIANT <name> <source> <DEFINE>[,<DEFINE>...]
+# (e.g. VARIANT conv2d_c4_f16 kernels/conv2d_c4.comp KILN_FP16).
+function(kiln_embed_shaders target ns header)
+  set(gen_dir ${CMAKE_CURRENT_BINARY_DIR}/shaders)
+  set(parts)
+  kiln_shader_entries(e ${ARGN})
+  list(LENGTH e_STEMS count)
+  math(EXPR last "${count} - 1")
+  foreach(k RANGE ${last})
+    list(GET e_STEMS ${k} stem)
+    list(GET e_SOURCES ${k} abs)
+    list(GET e_DEFINES ${k} defines)
+    string(REPLACE "|" ";" defines "${defines}")
+    list(REMOVE_ITEM defines "-")
     set(part ${gen_dir}/${stem}.inc)
     add_custom_command(
       OUTPUT ${part}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${gen_dir}
-      COMMAND ${KILN_GLSLC} --target-env=vulkan1.1 -O -Werror -mfmt=num
+      COMMAND ${KILN_GLSLC} ${KILN_GLSLC_FLAGS} -mfmt=num
               ${defines} -MD -MF ${part}.d -o ${part} ${abs}
       DEPENDS ${abs}
       DEPFILE ${part}.d
       COMMENT "glslc ${stem} -> SPIR-V"
       VERBATIM)
     list(APPEND parts ${part})
-  endwhile()
+  endforeach()
   set(out ${gen_dir}/${header})
   add_custom_command(
     OUTPUT ${out}
@@ -55,5 +90,48 @@ function(kiln_embed_shaders target ns header)
     VERBATIM)
   add_custom_target(${target}_spirv DEPENDS ${out})
   add_dependencies(${target} ${target}_spirv)
+  target_include_directories(${target} PRIVATE ${gen_dir})
+endfunction()
+
+# kiln_shader_digests(<target> <namespace> <header> <entry>...): compiles the
+# same entries as kiln_embed_shaders (binary SPIR-V, the same glslc flags)
+# and writes a header with the SHA-256 of each module:
+#   inline constexpr KernelDigest <array>[] = {{"<name>", {32 bytes}}, ...};
+# The runtime carries these, not the modules, and loads a GPU file only
+# where each of its modules is one of them (docs/security.md).
+function(kiln_shader_digests target ns header)
+  set(gen_dir ${CMAKE_CURRENT_BINARY_DIR}/shader-digests)
+  set(modules)
+  kiln_shader_entries(e ${ARGN})
+  list(LENGTH e_STEMS count)
+  math(EXPR last "${count} - 1")
+  foreach(k RANGE ${last})
+    list(GET e_STEMS ${k} stem)
+    list(GET e_SOURCES ${k} abs)
+    list(GET e_DEFINES ${k} defines)
+    string(REPLACE "|" ";" defines "${defines}")
+    list(REMOVE_ITEM defines "-")
+    set(spv ${gen_dir}/${stem}.spv)
+    add_custom_command(
+      OUTPUT ${spv}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${gen_dir}
+      COMMAND ${KILN_GLSLC} ${KILN_GLSLC_FLAGS}
+              ${defines} -MD -MF ${spv}.d -o ${spv} ${abs}
+      DEPENDS ${abs}
+      DEPFILE ${spv}.d
+      COMMENT "glslc ${stem} -> SPIR-V digest"
+      VERBATIM)
+    list(APPEND modules ${spv})
+  endforeach()
+  set(out ${gen_dir}/${header})
+  add_custom_command(
+    OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DNS=${ns} "-DMODULES=${modules}"
+            -P ${PROJECT_SOURCE_DIR}/cmake/KilnShaderDigestHeader.cmake
+    DEPENDS ${modules} ${PROJECT_SOURCE_DIR}/cmake/KilnShaderDigestHeader.cmake
+    COMMENT "SHA-256 of the kernel catalog in ${header}"
+    VERBATIM)
+  add_custom_target(${target}_shader_digests DEPENDS ${out})
+  add_dependencies(${target} ${target}_shader_digests)
   target_include_directories(${target} PRIVATE ${gen_dir})
 endfunction()

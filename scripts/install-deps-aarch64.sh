@@ -26,6 +26,7 @@ SYSROOT_PACKAGES=(
   libstb-dev libstb0
   libflatbuffers-dev libflatbuffers2 catch2
   libxxhash-dev                        # header only (XXH_INLINE_ALL)
+  libmbedtls-dev                       # static libmbedcrypto: kernel SHA-256
 )
 DEBS=build/aarch64-debs
 SYSROOT=build/aarch64-sysroot

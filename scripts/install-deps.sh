@@ -19,6 +19,7 @@ PACKAGES=(
   python3 python3-numpy python3-onnx # test-data generators
   xxhash                             # tests: xxhsum checks the source hash
   libxxhash-dev                      # runtime: verify_weight_hashes (header only)
+  libmbedtls-dev                     # runtime: SHA-256 of GPU kernels (static libmbedcrypto)
   python3-torch python3-torchvision
   graphviz                           # kiln inspect --format svg
   libvulkan-dev glslc spirv-tools    # Vulkan target: loader, GLSL -> SPIR-V at build time

@@ -298,7 +298,7 @@ uint32_t Lowering::constant(int32_t Type, std::vector<uint32_t> Dims,
   Operand->dimensions = std::move(Dims);
   Operand->scale = Scale;
   Operand->zero_point = ZeroPoint;
-  if (Bytes.size() <= 128) { // NNAPI copies values up to 128 bytes
+  if (Bytes.size() <= MAX_SIZE_OF_IMMEDIATELY_COPIED_VALUES) { // copied by NNAPI
     Operand->source = fb::NnapiValueSource::INLINE;
     Operand->value = std::move(Bytes);
   } else {

@@ -52,6 +52,11 @@ namespace {
 /// At most this many lines for lists of problems (missing inputs...).
 constexpr size_t MaxListed = 50;
 
+/// The nesting depth of the second parse that tells a model nested too deep
+/// from a corrupt one: bounded, so the parser's recursion stays within a
+/// thread's stack.
+constexpr int MaxNestingProbed = 1024;
+
 template <typename MessageT>
 llvm::Error parseLimited(MessageT &M, llvm::StringRef Bytes,
                          llvm::StringRef File, llvm::StringRef What) {
@@ -64,11 +69,25 @@ llvm::Error parseLimited(MessageT &M, llvm::StringRef Bytes,
   google::protobuf::io::CodedInputStream In(
       reinterpret_cast<const uint8_t *>(Bytes.data()), int(Bytes.size()));
   In.SetRecursionLimit(limits::MaxNesting);
-  if (!M.ParseFromCodedStream(&In) || !In.ConsumedEntireMessage())
-    return inputError("{0}: not a valid {1}: the protobuf data is truncated "
-                      "or corrupt",
-                      File, What);
-  return llvm::Error::success();
+  if (M.ParseFromCodedStream(&In) && In.ConsumedEntireMessage())
+    return llvm::Error::success();
+  // Protobuf says only that the parse failed. Parsed again with a deeper
+  // (still bounded) limit, a model that is merely nested too deep (If and
+  // Loop bodies within bodies: three message levels each) parses.
+  M.Clear();
+  google::protobuf::io::CodedInputStream Deeper(
+      reinterpret_cast<const uint8_t *>(Bytes.data()), int(Bytes.size()));
+  Deeper.SetRecursionLimit(MaxNestingProbed);
+  if (M.ParseFromCodedStream(&Deeper) && Deeper.ConsumedEntireMessage()) {
+    M.Clear();
+    return inputError("{0}: the {1} nests its messages more than {2} levels "
+                      "deep (each If or Loop body within another adds 3); "
+                      "kiln reads at most {2}",
+                      File, What, limits::MaxNesting);
+  }
+  return inputError("{0}: not a valid {1}: the protobuf data is truncated "
+                    "or corrupt",
+                    File, What);
 }
 
 /// The large initializers' raw_data, left in the mapped file by the parse.

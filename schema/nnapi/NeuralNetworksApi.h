@@ -134,6 +134,10 @@ enum ResultCode : int {
 /// Bytes of a compilation cache token (setCaching).
 constexpr size_t BYTE_SIZE_OF_CACHE_TOKEN = 32;
 
+/// ANEURALNETWORKS_MAX_SIZE_OF_IMMEDIATELY_COPIED_VALUES: setOperandValue
+/// copies a value up to this size; a larger one is only referenced.
+constexpr size_t MAX_SIZE_OF_IMMEDIATELY_COPIED_VALUES = 128;
+
 /// Feature levels kiln distinguishes: Android API levels 27 (8.1), 28 (9),
 /// 29 (10), 30 (11).
 constexpr int32_t FeatureLevelMin = 27;

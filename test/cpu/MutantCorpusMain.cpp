@@ -70,6 +70,7 @@
 #include "backends/nnapi/NnapiTarget.h"
 #include "backends/metal/MetalTarget.h"
 #ifdef KILN_MUTANTS_VULKAN
+#include "HostileKernels.h"
 #include "backends/gpu/GpuDispatchLowering.h"
 #endif
 #include "Driver/PartitionedFile.h"
@@ -1129,6 +1130,15 @@ int main(int Argc, char **Argv) {
           llvm::formatv("{0}/seed-{1}.kiln", WriteDir, I).str(), Seeds[I]);
   }
 
+  // Vulkan seeds with a hostile kernel in place of their first: refused.
+  unsigned HostileWritten = 0, HostileLoaded = 0;
+#ifdef KILN_MUTANTS_VULKAN
+  kiln::mutants::HostileKernelFiles Hostile =
+      kiln::mutants::hostileKernelFiles(Seeds, WriteDir);
+  HostileWritten = Hostile.Written;
+  HostileLoaded = Hostile.NotRejected;
+#endif
+
   auto IsNnapi = [](const std::string &Bytes) {
     return fb::GetModel(Bytes.data())->payload_type() ==
            fb::TargetPayload::NnapiPayload;
@@ -1189,7 +1199,7 @@ int main(int Argc, char **Argv) {
       "0 crashes; nnapi: {6} mutants of {7} seeds ({8} rejected when loaded, "
       "{9} when the session was created, {10} failed while running, {11} "
       "ran), {12} nnapi lies, {13} metal lies, {14}; {15} constant lies run "
-      "without robustBufferAccess\n",
+      "without robustBufferAccess; {16} hostile kernels, {17}\n",
       Count, Seeds.size(), Outcomes[kiln::fuzz::Outcome::RejectedAtLoad],
       Outcomes[kiln::fuzz::Outcome::RejectedAtSession],
       Outcomes[kiln::fuzz::Outcome::FailedRun],
@@ -1200,6 +1210,8 @@ int main(int Argc, char **Argv) {
       NnapiOutcomes[kiln::fuzz::Outcome::Ran], NnapiLies, MetalLies,
       LiesLoaded ? llvm::formatv("{0} NOT rejected when loaded", LiesLoaded).str()
                  : std::string("all rejected when loaded"),
-      ConstantLies);
-  return LiesLoaded ? 1 : 0;
+      ConstantLies, HostileWritten,
+      HostileLoaded ? llvm::formatv("{0} NOT rejected when loaded", HostileLoaded).str()
+                    : std::string("all rejected when loaded"));
+  return LiesLoaded || HostileLoaded ? 1 : 0;
 }

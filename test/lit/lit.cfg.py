@@ -55,6 +55,14 @@ isa = "avx512" if cpu_avx512 and (isa_cap == "ALL" or
                                   isa_cap.startswith("AVX512")) else "avx2"
 config.available_features.add(isa)
 config.substitutions.append(("%isa", isa.upper()))
+# `%ulimit_v KB` bounds a command's address space, to show that hostile
+# input cannot make kiln allocate without bound. The sanitizers reserve
+# terabytes of address space for their shadow memory at start-up, so under
+# them it bounds nothing (the release build's run is the check).
+def _on(value):
+    return str(value).upper() in ("ON", "1", "TRUE", "YES")
+sanitized = _on(getattr(config, "kiln_sanitize", "")) or _on(getattr(config, "kiln_tsan", ""))
+config.substitutions.append(("%ulimit_v", ": ulimit -v" if sanitized else "ulimit -v"))
 # ASan in the asan preset: make leaks and UB abort with a distinct exit code.
 for var in ["ASAN_OPTIONS", "UBSAN_OPTIONS"]:
     if var in os.environ:

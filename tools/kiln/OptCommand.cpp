@@ -5,6 +5,7 @@
 //            [--quantize none|fp16|int8-dynamic|int8 ...] (QuantizeFlags.h):
 //            the graph is quantized after the passes
 #include "Command.h"
+#include "KirPairWriter.h"
 #include "Support/Json.h"
 #include "Version.h"
 
@@ -15,9 +16,6 @@
 #include "Support/Error.h"
 #include "Support/FileSystem.h"
 #include "Support/Hash.h"
-
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -45,52 +43,6 @@ void printStats(const PassManager &PM, llvm::raw_ostream &OS) {
       OS << ' ' << N << ' ' << What;
     OS << '\n';
   }
-}
-
-/// Whether Entry is a sidecar of the .kir named Base: `Base.weights` (the
-/// name before sidecars carried a hash) or `Base.weights-HASH`.
-bool isSidecarOf(llvm::StringRef Entry, llvm::StringRef Base) {
-  if (!Entry.consume_front(Base) || !Entry.consume_front(".weights"))
-    return false;
-  return Entry.empty() ||
-         (Entry.consume_front("-") && !Entry.empty() &&
-          Entry.find_first_not_of("0123456789abcdef") == llvm::StringRef::npos);
-}
-
-/// Writes Out and its sidecar so that an interruption at any point leaves
-/// the old pair or the new one, both loadable. The sidecar is named after
-/// its content (OUT.weights-HASH), so writing it replaces nothing the old
-/// .kir reads; the .kir, whose first line names it, is renamed last and
-/// commits the pair. Sidecars of Out no longer named are then removed.
-llvm::Error writeKirPair(llvm::StringRef Out, llvm::StringRef Text,
-                         const WeightsSidecar &Sidecar) {
-  if (llvm::Error E = checkOutputPath(Out)) // before a sidecar is written
-    return E;
-  llvm::StringRef Base = llvm::sys::path::filename(Out);
-  llvm::SmallString<256> Dir(llvm::sys::path::parent_path(Out));
-  std::string Name;
-  std::string Full;
-  if (!Sidecar.empty()) {
-    Name = (Base + ".weights-" + hashToHex(contentHash(Sidecar.bytes()))).str();
-    llvm::SmallString<256> SidecarPath(Dir);
-    llvm::sys::path::append(SidecarPath, Name);
-    if (llvm::Error E = writeFileAtomically(SidecarPath, Sidecar.bytes()))
-      return E;
-    Full = sidecarLine(Name);
-  }
-  Full += Text;
-  if (llvm::Error E = writeFileAtomically(Out, Full))
-    return E; // the sidecar just written is removed by the next write
-  if (Dir.empty())
-    Dir = ".";
-  std::error_code EC;
-  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC)) {
-    llvm::StringRef Entry = llvm::sys::path::filename(It->path());
-    if (Entry != Name && isSidecarOf(Entry, Base))
-      llvm::sys::fs::remove(It->path()); // best effort: the pair is complete
-  }
-  return llvm::Error::success();
 }
 
 /// --pass-record records the pipeline and nothing after it: what a later

@@ -4,6 +4,7 @@
 // kiln_last_error() on the calling thread.
 #include "kiln/kiln.h"
 
+#include "gpu/KernelCatalog.h"
 #include "image/FrameResize.h"
 #include "loader/LoadedModel.h"
 #include "loader/OpValidation.h"
@@ -189,6 +190,13 @@ kiln_status kiln_verify_buffer(const void *Data, size_t Size) {
       return fail(S);
     return KILN_OK;
   });
+}
+
+kiln_status kiln_set_gpu_kernel_policy(kiln_gpu_kernel_policy Policy) {
+  if (Policy != KILN_GPU_KERNELS_CATALOG && Policy != KILN_GPU_KERNELS_ANY_VALID)
+    return failArgument("kiln_set_gpu_kernel_policy: unknown policy");
+  allowAnyValidGpuKernel(Policy == KILN_GPU_KERNELS_ANY_VALID);
+  return KILN_OK;
 }
 
 kiln_status kiln_verify_hashes(const void *Data, size_t Size,

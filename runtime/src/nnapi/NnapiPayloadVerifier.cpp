@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace kiln::rt {
 
@@ -110,6 +111,14 @@ bool isQuant8(int32_t T) {
          T == nn::TENSOR_QUANT8_SYMM_PER_CHANNEL;
 }
 
+/// A scale below the smallest normal float: drivers that flush denormals
+/// (most NPUs and GPUs) read it as 0, and 1/scale overflows.
+Status denormalScale(const std::string &What, float S) {
+  return invalidModel(What, " is ", S, ", a denormal number (below ",
+                      std::numeric_limits<float>::min(),
+                      "), which NNAPI drivers may flush to 0");
+}
+
 Status checkQuant(const fb::NnapiOperand &O) {
   int32_t T = O.type();
   size_t NumChannel = O.channel_scales() ? O.channel_scales()->size() : 0;
@@ -127,6 +136,8 @@ Status checkQuant(const fb::NnapiOperand &O) {
       if (!std::isfinite(S) || !(S > 0))
         return invalidModel("channel scale ", K, " is ", S,
                             ", expected a finite value > 0");
+      if (S < std::numeric_limits<float>::min())
+        return denormalScale(concat("channel scale ", K), S);
     }
     if (O.scale() != 0 || O.zero_point() != 0)
       return invalidModel("per-channel operand with scale ", O.scale(),
@@ -141,6 +152,8 @@ Status checkQuant(const fb::NnapiOperand &O) {
   if (T == nn::TENSOR_QUANT8_ASYMM || T == nn::TENSOR_QUANT8_ASYMM_SIGNED) {
     if (!std::isfinite(S) || !(S > 0))
       return invalidModel("scale is ", S, ", expected a finite value > 0");
+    if (S < std::numeric_limits<float>::min())
+      return denormalScale("scale", S);
     int32_t Lo = T == nn::TENSOR_QUANT8_ASYMM ? 0 : -128;
     int32_t Hi = T == nn::TENSOR_QUANT8_ASYMM ? 255 : 127;
     if (O.zero_point() < Lo || O.zero_point() > Hi)
@@ -150,6 +163,8 @@ Status checkQuant(const fb::NnapiOperand &O) {
   }
   if (!std::isfinite(S) || S < 0)
     return invalidModel("scale is ", S, ", expected a finite value >= 0");
+  if (S != 0 && S < std::numeric_limits<float>::min())
+    return denormalScale("scale", S);
   return Status::ok();
 }
 
@@ -167,6 +182,10 @@ Status checkValue(const fb::Model &M, const fb::NnapiOperand &O) {
                           " bytes, but the operand takes ", Bytes);
     if (O.segment() != -1)
       return invalidModel("inline value with segment ", O.segment());
+    if (ValueBytes > nn::MAX_SIZE_OF_IMMEDIATELY_COPIED_VALUES)
+      return invalidModel("inline value of ", ValueBytes, " bytes (NNAPI "
+                          "copies at most ", nn::MAX_SIZE_OF_IMMEDIATELY_COPIED_VALUES,
+                          " bytes of a value; a larger one is a segment)");
     return Status::ok();
   case fb::NnapiValueSource::SEGMENT: {
     size_t NumSegments = M.buffers() ? M.buffers()->size() : 0;

@@ -33,6 +33,19 @@ list(APPEND kiln_runtime_libs ${kiln_spirv_libs})
 message(STATUS "Vulkan files verified with SPIRV-Tools / SPIRV-Cross: "
                "${kiln_spirv_libs}")
 
+# The kernel catalog the loader holds Vulkan files to (gpu/KernelCatalog.h):
+# the SHA-256 of every kernel module, compiled here by the same glslc, from
+# the same GLSL and flags, as the compiler's (cmake/KilnKernelCatalog.cmake).
+# A build without glslc has no catalog and loads no Vulkan file.
+if(KILN_GLSLC)
+  include(${PROJECT_SOURCE_DIR}/cmake/KilnShaders.cmake)
+  include(${PROJECT_SOURCE_DIR}/cmake/KilnKernelCatalog.cmake)
+  kiln_shader_digests(kiln_runtime_objects kiln::rt::vulkan_catalog
+                      VulkanKernelDigests.h ${KILN_GPU_KERNEL_ENTRIES})
+  target_compile_definitions(kiln_runtime_objects PRIVATE
+                             KILN_VULKAN_KERNEL_CATALOG)
+endif()
+
 # The Vulkan executor (src/vulkan), where libvulkan-dev is installed
 # (KILN_WITH_VULKAN, cmake/KilnDependencies.cmake).
 if(KILN_WITH_VULKAN)

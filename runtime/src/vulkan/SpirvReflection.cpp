@@ -21,6 +21,42 @@ constexpr uint32_t SpirvMagic = 0x07230203;
 /// Magic, version, generator, bound, schema.
 constexpr size_t SpirvHeaderWords = 5;
 
+/// What no kiln kernel declares, and what robustBufferAccess cannot bound:
+/// pointers made from integers (physical storage buffers), variable
+/// pointers, and the OpenCL addressing and kernel models. Checked on every
+/// module; with the kernel catalog on (the default) only a developer's
+/// module (KILN_GPU_KERNELS_ANY_VALID) can reach it.
+Status checkAddressing(const uint32_t *Words, size_t Count) {
+  constexpr uint32_t OpMemoryModel = 14, OpCapability = 17;
+  constexpr uint32_t AddressingLogical = 0;
+  struct Refused {
+    uint32_t Capability;
+    const char *Name;
+  };
+  static constexpr Refused Capabilities[] = {
+      {4, "Addresses"},
+      {6, "Kernel"},
+      {4441, "VariablePointersStorageBuffer"},
+      {4442, "VariablePointers"},
+      {5347, "PhysicalStorageBufferAddresses"}};
+  for (size_t I = SpirvHeaderWords; I < Count;) {
+    uint32_t Length = Words[I] >> 16, Op = Words[I] & 0xffff;
+    if (Length == 0 || Length > Count - I)
+      return invalidModel("the SPIR-V module is invalid (the instruction at "
+                          "word ", I, " runs past its end)");
+    if (Op == OpCapability && Length >= 2)
+      for (const Refused &R : Capabilities)
+        if (Words[I + 1] == R.Capability)
+          return invalidModel("the SPIR-V module declares the ", R.Name,
+                              " capability, which kiln's kernels never use");
+    if (Op == OpMemoryModel && Length >= 2 && Words[I + 1] != AddressingLogical)
+      return invalidModel("the SPIR-V module's addressing model is ",
+                          Words[I + 1], ", not Logical");
+    I += Length;
+  }
+  return Status::ok();
+}
+
 #ifdef KILN_WITH_SPIRV_TOOLS
 Status validateSpirv(const uint32_t *Words, size_t Count) {
   struct Context {
@@ -172,6 +208,8 @@ Status inspectSpirv(const uint32_t *Words, size_t Count, VulkanModuleInfo &Out) 
                         " words, shorter than its 5-word header)");
   if (Count > limits::MaxSpirvWords)
     return invalidModel("the SPIR-V module is too large (", Count, " words)");
+  if (Status S = checkAddressing(Words, Count))
+    return S;
 #ifdef KILN_WITH_SPIRV_TOOLS
   if (Status S = validateSpirv(Words, Count))
     return S;

@@ -3,15 +3,29 @@
 #include "gpu/GpuBuffersVerifier.h"
 
 #include "gpu/GpuLimits.h"
+#include "gpu/KernelCatalog.h"
 #include "loader/Limits.h"
 #include "vulkan/VulkanLimits.h"
 #include "loader/TensorDesc.h"
+
+#ifdef KILN_VULKAN_KERNEL_CATALOG
+#include "VulkanKernelDigests.h" // generated: kiln::rt::vulkan_catalog
+#endif
 
 #include <algorithm>
 
 namespace kiln::rt {
 
 namespace {
+
+KernelCatalogView vulkanCatalog() {
+#ifdef KILN_VULKAN_KERNEL_CATALOG
+  return {vulkan_catalog::Kernels, std::size(vulkan_catalog::Kernels),
+          "SPIR-V module"};
+#else
+  return {nullptr, 0, "SPIR-V module"};
+#endif
+}
 
 /// Shader I's fp16-arithmetic twin, if it names one: another shader that
 /// names none itself, and that the runtime can run in I's place with I's
@@ -55,6 +69,7 @@ Status checkShaders(const fb::VulkanPayload &P,
   if (N > limits::MaxVulkanShaders)
     return invalidModel("too many Vulkan shaders (", N, ")");
   Modules.assign(N, {});
+  KernelCatalogView Catalog = vulkanCatalog();
   for (unsigned I = 0; I < N; ++I) {
     const fb::VulkanShader *Sh = P.shaders()->Get(I);
     const auto *Words = Sh->spirv();
@@ -62,6 +77,12 @@ Status checkShaders(const fb::VulkanPayload &P,
                                Sh->name() ? Sh->name()->str() : "", "'");
     if (!Words || Words->size() == 0)
       return invalidModel(Where, ": the SPIR-V module is empty");
+    // Before anything parses it: a module the runtime cannot vouch for never
+    // reaches SPIRV-Tools, SPIRV-Cross or a driver.
+    if (Status S = checkCatalogKernel(Catalog, Words->data(),
+                                      Words->size() * sizeof(uint32_t),
+                                      Sh->name() ? Sh->name()->c_str() : ""))
+      return S.withContext(Where);
     if (Status S = inspectSpirv(Words->data(), Words->size(), Modules[I]))
       return S.withContext(Where);
   }

@@ -164,6 +164,32 @@ TEST_CASE("hostile NNAPI payloads are rejected", "[nnapi][loader]") {
       {"inline size mismatch",
        [](NnapiModel &M) { M.operand(3).value.resize(2); },
        "NNAPI operand 3: inline value of 2 bytes, but the operand takes 4"},
+      {"an inline value over NNAPI's 128 bytes",
+       [](NnapiModel &M) {
+         fb::NnapiOperandT &B = M.operand(2);
+         B.dimensions = {40};
+         B.source = fb::NnapiValueSource::INLINE;
+         B.segment = -1;
+         B.value.assign(160, 0);
+       },
+       "NNAPI operand 2: inline value of 160 bytes (NNAPI copies at most 128 "
+       "bytes"},
+      {"a denormal quantized scale",
+       [](NnapiModel &M) {
+         M.operand(1).type = nn::TENSOR_QUANT8_ASYMM;
+         M.operand(1).scale = 1e-45f;
+       },
+       "NNAPI operand 1: scale is 1.4013e-45, a denormal number"},
+      {"a denormal channel scale",
+       [](NnapiModel &M) {
+         M.payload().feature_level = 29;
+         M.operand(1).type = nn::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+         M.operand(1).channel_scales = {1, 1e-40f, 1};
+       },
+       "NNAPI operand 1: channel scale 1 is 9.99995e-41, a denormal number"},
+      {"a denormal scale on a float operand",
+       [](NnapiModel &M) { M.operand(0).scale = 1e-39f; },
+       "NNAPI operand 0: scale is 1e-39, a denormal number"},
       {"a dim 0", [](NnapiModel &M) { M.operand(0).dimensions[2] = 0; },
        "NNAPI operand 0: TENSOR_FLOAT32 with a dim 0"},
       {"a scalar with dims",

@@ -9,7 +9,9 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <iterator>
 #include <limits>
+#include <string>
 
 using namespace kiln;
 using namespace kiln::vktest;
@@ -173,6 +175,61 @@ TEST_CASE("hostile SPIR-V modules are refused", "[vulkan][loader]") {
     Words.resize(Words.size() / 2);
     requireRejected(M, "Vulkan shader 0 'scale_bias': the SPIR-V module is invalid");
   }
+}
+
+TEST_CASE("by default only the kernel catalog's modules load",
+          "[vulkan][loader][catalog]") {
+  namespace k = kiln::testkernels;
+  CatalogPolicy Policy;
+  VulkanModel M = chainModel();
+  std::vector<uint32_t> &Words = M.payload().shaders[0]->spirv;
+  SECTION("a valid module of the tests' own") {
+    requireRejected(M, "Vulkan shader 0 'scale_bias': the SPIR-V module (");
+    requireRejected(M, ") is not one of this runtime's kernels; kiln runs "
+                       "only the GPU kernels it was built with");
+  }
+  SECTION("a store through a pointer made from an integer") {
+    Words.assign(k::buffer_reference,
+                 k::buffer_reference + std::size(k::buffer_reference));
+    requireRejected(M, "Vulkan shader 0 'scale_bias': the SPIR-V module (" +
+                           std::to_string(sizeof(k::buffer_reference)) +
+                           " bytes, SHA-256 ");
+  }
+  SECTION("shared memory indexed out of bounds") {
+    Words.assign(k::shared_out_of_bounds,
+                 k::shared_out_of_bounds + std::size(k::shared_out_of_bounds));
+    requireRejected(M, "is not one of this runtime's kernels");
+  }
+  SECTION("a module named like a catalog kernel") {
+    M.payload().shaders[0]->name = "conv2d_c4";
+    requireRejected(M, "Vulkan shader 0 'conv2d_c4': the SPIR-V module (");
+    requireRejected(M, "though it is named like one: the file was made by "
+                       "another build of kiln");
+  }
+  SECTION("garbage is refused by the catalog before anything parses it") {
+    for (uint32_t &W : Words)
+      W = 0x6c6c6548;
+    requireRejected(M, "is not one of this runtime's kernels");
+  }
+}
+
+TEST_CASE("the policy is the caller's to set, and checked",
+          "[vulkan][loader][catalog]") {
+  REQUIRE(kiln_set_gpu_kernel_policy(static_cast<kiln_gpu_kernel_policy>(7)) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+  REQUIRE(std::string(kiln_last_error()) ==
+          "kiln_set_gpu_kernel_policy: unknown policy");
+}
+
+TEST_CASE("with any valid module allowed, pointers from integers are still "
+          "refused", "[vulkan][loader][catalog]") {
+  namespace k = kiln::testkernels;
+  VulkanModel M = chainModel();
+  M.payload().shaders[0]->spirv.assign(
+      k::buffer_reference, k::buffer_reference + std::size(k::buffer_reference));
+  requireRejected(M, "Vulkan shader 0 'scale_bias': the SPIR-V module "
+                     "declares the PhysicalStorageBufferAddresses capability, "
+                     "which kiln's kernels never use");
 }
 
 TEST_CASE("hostile Vulkan buffers are refused", "[vulkan][loader]") {
