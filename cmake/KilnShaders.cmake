@@ -74,7 +74,7 @@ function(kiln_embed_shaders target ns header)
       COMMAND ${CMAKE_COMMAND} -E make_directory ${gen_dir}
       COMMAND ${KILN_GLSLC} ${KILN_GLSLC_FLAGS} -mfmt=num
               ${defines} -MD -MF ${part}.d -o ${part} ${abs}
-      DEPENDS ${abs}
+      DEPENDS ${abs} ${KILN_GLSLC}
       DEPFILE ${part}.d
       COMMENT "glslc ${stem} -> SPIR-V"
       VERBATIM)
@@ -117,7 +117,7 @@ function(kiln_shader_digests target ns header)
       COMMAND ${CMAKE_COMMAND} -E make_directory ${gen_dir}
       COMMAND ${KILN_GLSLC} ${KILN_GLSLC_FLAGS}
               ${defines} -MD -MF ${spv}.d -o ${spv} ${abs}
-      DEPENDS ${abs}
+      DEPENDS ${abs} ${KILN_GLSLC}
       DEPFILE ${spv}.d
       COMMENT "glslc ${stem} -> SPIR-V digest"
       VERBATIM)

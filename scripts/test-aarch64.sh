@@ -34,7 +34,14 @@ else
   Kiln=$PWD/build/release/tools/kiln/kiln
 fi
 
-cmake --preset aarch64 >/dev/null
+# The Metal kernel catalog of the host's full build, where there is one: the
+# runtime-only build cannot translate kernels itself (docs/security.md).
+MetalDigests=$PWD/build/release/runtime/metal-kernel-digests/MetalKernelDigests.h
+if [ -f "$MetalDigests" ]; then
+  cmake --preset aarch64 -DKILN_METAL_KERNEL_DIGESTS="$MetalDigests" >/dev/null
+else
+  cmake --preset aarch64 >/dev/null
+fi
 cmake --build --preset aarch64 -j2
 # Both stages run even when the first fails, so one run shows every failure.
 Status=0

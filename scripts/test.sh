@@ -80,8 +80,13 @@ if [ "$PRESET" = release ]; then
   # release build and under TSan: an ASan build of the frontend, the passes
   # and the interpreter would add 12 minutes, and the ONNX fuzz campaign
   # runs them all under ASan + UBSan (scripts/fuzz.sh).
+  # The sanitizer builds take the release build's Metal kernel catalog
+  # (the same sources and compilers), rather than build the compiler's
+  # passes and GPU lowering under ASan only to translate the kernels again.
+  MetalDigests=$PWD/build/release/runtime/metal-kernel-digests/MetalKernelDigests.h
   asanReplay() {
-    cmake --preset asan >/dev/null || return 1
+    cmake --preset asan -DKILN_METAL_KERNEL_DIGESTS="$MetalDigests" >/dev/null ||
+      return 1
     cmake --build --preset asan -j2 --target kiln-loader-replay \
       kiln-data-input-replay kiln_nnapi_host unit-nnapi unit-metal || return 1
     ctest --preset asan -R '^unit-(nnapi|metal)$' || return 1
@@ -160,7 +165,8 @@ if [ "$PRESET" = release ]; then
   # mapping"), so the tests run without randomization where the system
   # allows that.
   tsanSuite() {
-    cmake --preset tsan >/dev/null || return 1
+    cmake --preset tsan -DKILN_METAL_KERNEL_DIGESTS="$MetalDigests" >/dev/null ||
+      return 1
     cmake --build --preset tsan -j2 --target kiln kiln_nnapi_host \
       unit-support unit-interpreter unit-interpreter-nn unit-quant \
       unit-runtime unit-tooling kiln-cpu-e2e \

@@ -124,10 +124,10 @@ llvm::Expected<MetalCompileResult> compileForMetal(const Graph &G, bool Fp16) {
                            : Shader.name;
     auto [It, New] = KernelIndex.try_emplace(Name, uint32_t(P->kernels.size()));
     if (New) {
-      auto K = metal::translateToMsl(Name, vulkan::kernelSpirv(Name));
+      auto K = metalCatalogKernel(Name);
       if (!K)
         return K.takeError();
-      P->kernels.push_back(kernelRecord(Name, std::move(*K)));
+      P->kernels.push_back(std::move(*K));
       R.MslBytes += P->kernels.back()->msl.size();
     }
     P->dispatches.push_back(dispatchRecord(*D, It->second, *P->kernels[It->second]));
@@ -147,6 +147,17 @@ llvm::Expected<MetalCompileResult> compileForMetal(const Graph &G, bool Fp16) {
     Model.metadata->target = "metal";
   Model.payload.Set(std::move(*P));
   return R;
+}
+
+llvm::Expected<std::unique_ptr<fb::MetalKernelT>>
+metalCatalogKernel(const std::string &Name) {
+  llvm::ArrayRef<uint32_t> Spirv = vulkan::kernelSpirv(Name);
+  if (Spirv.empty())
+    return internalError("no catalog kernel is named '{0}'", Name);
+  auto K = metal::translateToMsl(Name, Spirv);
+  if (!K)
+    return K.takeError();
+  return kernelRecord(Name, std::move(*K));
 }
 
 } // namespace kiln

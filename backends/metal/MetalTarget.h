@@ -7,6 +7,7 @@
 #pragma once
 
 #include "backends/common/KilnModule.h"
+#include "schema/kiln_generated.h"
 #include "IR/Graph.h"
 
 #include "llvm/Support/Error.h"
@@ -36,5 +37,11 @@ std::vector<std::string> metalSupportedOps();
 /// Metal GPU computes in half natively); graph inputs and outputs f32.
 llvm::Expected<MetalCompileResult> compileForMetal(const Graph &G,
                                                    bool Fp16 = false);
+
+/// The Metal kernel record compileForMetal writes for catalog kernel Name:
+/// its MSL and reflection. The runtime's Metal catalog is made of these
+/// (MetalKernelDigestsMain.cpp).
+llvm::Expected<std::unique_ptr<fb::MetalKernelT>>
+metalCatalogKernel(const std::string &Name);
 
 } // namespace kiln

@@ -6,6 +6,7 @@
 #include "schema/nnapi/NeuralNetworksApi.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 #include <cstring>
@@ -116,6 +117,18 @@ void Lowering::fillTensorType(fb::NnapiOperandT &Operand,
                       "empty tensors");
       break;
     }
+  // The runtime's loader refuses denormal scales (drivers may flush them to
+  // 0): a product of two tiny imported scales (a bias's) is refused here,
+  // naming the tensor, rather than written into a file that never loads.
+  if (T.quant)
+    for (float Scale : T.quant->scale)
+      if (Scale > 0 && Scale < std::numeric_limits<float>::min()) {
+        fail(CurrentOp, "tensor '" + T.name + "' has the quantization scale " +
+                            llvm::formatv("{0:e}", Scale).str() +
+                            ", a denormal number, which NNAPI drivers may "
+                            "flush to 0");
+        return;
+      }
   switch (T.dtype) {
   case fb::DType::F32:
   case fb::DType::F16: // constants only: widened (relaxed fp16 computes)

@@ -55,7 +55,7 @@ constexpr size_t MaxListed = 50;
 /// The nesting depth of the second parse that tells a model nested too deep
 /// from a corrupt one: bounded, so the parser's recursion stays within a
 /// thread's stack.
-constexpr int MaxNestingProbed = 1024;
+constexpr int MaxNestingProbed = 256;
 
 template <typename MessageT>
 llvm::Error parseLimited(MessageT &M, llvm::StringRef Bytes,

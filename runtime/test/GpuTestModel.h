@@ -4,6 +4,8 @@
 // payloads), written by the tests' own writer (TestKilnWriter.h).
 #pragma once
 
+#include "kiln/kiln.h"
+
 #include "TestKilnWriter.h"
 #include "schema/KilnSchemaVersion.h"
 #include "schema/kiln_generated.h"
@@ -13,6 +15,18 @@
 #include <vector>
 
 namespace kiln::gputest {
+
+/// The tests' kernels (SPIR-V and MSL) are not kiln's kernel catalog: the
+/// tests that run them load them as a kernel developer would, with
+/// KILN_GPU_KERNELS_ANY_VALID (VulkanTestModels.h and MetalTestModels.h
+/// set it when their test program starts). The catalog's own tests restore
+/// the default for their duration.
+struct CatalogPolicy {
+  CatalogPolicy() { kiln_set_gpu_kernel_policy(KILN_GPU_KERNELS_CATALOG); }
+  ~CatalogPolicy() { kiln_set_gpu_kernel_policy(KILN_GPU_KERNELS_ANY_VALID); }
+  CatalogPolicy(const CatalogPolicy &) = delete;
+  CatalogPolicy &operator=(const CatalogPolicy &) = delete;
+};
 
 /// A model for Target whose payload is a PayloadT (fb::VulkanPayloadT,
 /// fb::MetalPayloadT), plus the bytes of its weight segments.

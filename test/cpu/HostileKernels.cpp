@@ -2,6 +2,8 @@
 
 #include "LoaderFuzzTarget.h"
 
+#include "kiln/kiln.h"
+
 #include "Support/FileSystem.h"
 #include "schema/kiln_generated.h"
 
@@ -12,6 +14,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
+#include <string>
 
 namespace kiln::mutants {
 
@@ -51,27 +54,62 @@ std::string withKernel(const std::string &Seed, llvm::ArrayRef<uint32_t> Words) 
   return Bytes;
 }
 
+/// Seed with the first two buffer indices of its first Metal kernel
+/// swapped: kiln's MSL, whose bindings the executor would then set at each
+/// other's index. Structurally valid; only the catalog (which covers the
+/// indices with the MSL) tells. Empty where the seed is no Metal file.
+std::string withSwappedMetalBuffers(const std::string &Seed) {
+  std::string Bytes = Seed;
+  auto *M = fb::GetMutableModel(Bytes.data());
+  if (M->payload_type() != fb::TargetPayload::MetalPayload)
+    return "";
+  auto *P = static_cast<fb::MetalPayload *>(M->mutable_payload());
+  auto *Kernels = P->mutable_kernels();
+  if (!Kernels || !Kernels->size())
+    return "";
+  auto *Indices = Kernels->GetMutableObject(0)->mutable_buffer_indices();
+  if (!Indices || Indices->size() < 2)
+    return "";
+  uint32_t First = Indices->Get(0);
+  Indices->Mutate(0, Indices->Get(1));
+  Indices->Mutate(1, First);
+  return Bytes;
+}
+
+/// Loads Bytes: it must be refused by the kernel catalog, not by another
+/// check that happens to catch it.
+bool refusedByCatalog(const std::string &Bytes) {
+  if (kiln::fuzz::runOne(Bytes) != kiln::fuzz::Outcome::RejectedAtLoad)
+    return false;
+  return std::string(kiln_last_error()).find(
+             "is not one of this runtime's kernels") != std::string::npos;
+}
+
 } // namespace
 
 HostileKernelFiles hostileKernelFiles(const std::vector<std::string> &Seeds,
                                       const std::string &WriteDir) {
   HostileKernelFiles R;
-  for (size_t S = 0; S < Seeds.size(); ++S)
-    for (const HostileKernel &K : Kernels) {
-      std::string Bytes = withKernel(Seeds[S], K.Words);
-      if (Bytes.empty())
-        continue;
-      ++R.Written;
-      if (!WriteDir.empty())
-        (void)writeFileAtomically(
-            llvm::formatv("{0}/hostile-{1}-{2}.kiln", WriteDir, K.Name, S).str(),
-            Bytes);
-      if (kiln::fuzz::runOne(Bytes) != kiln::fuzz::Outcome::RejectedAtLoad) {
-        ++R.NotRejected;
-        llvm::errs() << "kiln-mutants: seed " << S << " with the hostile kernel "
-                     << K.Name << " was not rejected by the loader\n";
-      }
+  auto Check = [&](const std::string &Bytes, const std::string &Name) {
+    if (Bytes.empty())
+      return;
+    ++R.Written;
+    if (!WriteDir.empty())
+      (void)writeFileAtomically(
+          llvm::formatv("{0}/hostile-{1}.kiln", WriteDir, Name).str(), Bytes);
+    if (!refusedByCatalog(Bytes)) {
+      ++R.NotRejected;
+      llvm::errs() << "kiln-mutants: " << Name
+                   << " was not refused by the kernel catalog\n";
     }
+  };
+  for (size_t S = 0; S < Seeds.size(); ++S) {
+    for (const HostileKernel &K : Kernels)
+      Check(withKernel(Seeds[S], K.Words),
+            llvm::formatv("{0}-{1}", K.Name, S).str());
+    Check(withSwappedMetalBuffers(Seeds[S]),
+          llvm::formatv("metal_buffers_swapped-{0}", S).str());
+  }
   return R;
 }
 

@@ -1,9 +1,10 @@
-// Files whose Vulkan kernel is hostile but valid SPIR-V (test/hostile-kernels:
+// Files whose GPU kernel is hostile: each Vulkan seed with its first
+// shader's module replaced by valid but hostile SPIR-V (test/hostile-kernels:
 // a store through a pointer made from an integer, shared memory indexed out
-// of bounds): each Vulkan seed with its first shader's module replaced. The
-// loader must refuse every one before a driver sees it (issue 51;
-// docs/security.md). Part of kiln-mutants' corpus, so the ASan replay loads
-// them too.
+// of bounds), and each Metal seed with kiln's MSL bound at swapped buffer
+// indices. The kernel catalog must refuse every one before a driver sees it
+// (issue 51; docs/security.md). Part of kiln-mutants' corpus, so the ASan
+// replay loads them too.
 #pragma once
 
 #include <string>
@@ -16,8 +17,9 @@ struct HostileKernelFiles {
   unsigned NotRejected = 0;
 };
 
-/// Writes DIR/hostile-KERNEL-SEED.kiln for every Vulkan seed (none where
-/// WriteDir is empty) and loads each; counts those the loader let through.
+/// Writes DIR/hostile-KIND-SEED.kiln for every Vulkan and Metal seed (none
+/// where WriteDir is empty) and loads each; counts those the catalog did
+/// not refuse.
 HostileKernelFiles hostileKernelFiles(const std::vector<std::string> &Seeds,
                                       const std::string &WriteDir);
 

@@ -9,8 +9,9 @@
 namespace kiln {
 
 /// Writes Out (a .kir whose graph text is Text) and Sidecar, the weights its
-/// blobs point into, so that readers and other writers always see a
-/// loadable pair:
+/// blobs point into, so that other kiln writers and later readers always
+/// find a loadable pair (a reader that opened the old .kir while a writer
+/// replaced it may find the old sidecar gone: readers take no lock):
 /// - the sidecar is named after its content (OUT.weights-HASH) and written
 ///   first, so writing it replaces nothing an existing .kir reads;
 /// - the .kir, whose first line names the sidecar, is renamed over Out last

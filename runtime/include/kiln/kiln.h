@@ -295,19 +295,21 @@ KILN_API kiln_status kiln_model_load_buffer(const void *data, size_t size,
  * data should be 8-byte aligned, as the bytes of a mapped file are. */
 KILN_API kiln_status kiln_verify_buffer(const void *data, size_t size);
 
-/* Which GPU kernels (Vulkan SPIR-V modules) a file may carry
- * (docs/security.md). KILN_GPU_KERNELS_CATALOG, the default: only the
+/* Which GPU kernels (Vulkan SPIR-V modules, Metal kernels) a file may
+ * carry (docs/security.md). KILN_GPU_KERNELS_CATALOG, the default: only the
  * kernels this runtime was built with, checked by SHA-256 before anything
- * parses them. KILN_GPU_KERNELS_ANY_VALID: any module that passes the
- * loader's validation, for developers of new kernels only; a valid module
- * can still crash the driver or the app (physical pointers, out-of-bounds
- * shared memory). The policy is process-wide and applies to files loaded
- * after the call. */
+ * parses them. KILN_GPU_KERNELS_ANY_VALID: any kernel that passes the
+ * loader's validation, for developers of new kernels only; a valid kernel
+ * can still crash the driver or the app (out-of-bounds shared memory, a
+ * driver's compiler bug; pointers made from integers stay refused). The
+ * policy is process-wide and applies to files loaded after the call.
+ * policy is a kiln_gpu_kernel_policy; another value is
+ * KILN_ERROR_INVALID_ARGUMENT. */
 typedef enum kiln_gpu_kernel_policy {
   KILN_GPU_KERNELS_CATALOG = 0,
   KILN_GPU_KERNELS_ANY_VALID = 1
 } kiln_gpu_kernel_policy;
-KILN_API kiln_status kiln_set_gpu_kernel_policy(kiln_gpu_kernel_policy policy);
+KILN_API kiln_status kiln_set_gpu_kernel_policy(int policy);
 
 /* What kiln_verify_hashes found. Set struct_size to sizeof(kiln_hash_report)
  * first: a runtime fills only the fields that fit. */

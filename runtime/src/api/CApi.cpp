@@ -192,7 +192,7 @@ kiln_status kiln_verify_buffer(const void *Data, size_t Size) {
   });
 }
 
-kiln_status kiln_set_gpu_kernel_policy(kiln_gpu_kernel_policy Policy) {
+kiln_status kiln_set_gpu_kernel_policy(int Policy) {
   if (Policy != KILN_GPU_KERNELS_CATALOG && Policy != KILN_GPU_KERNELS_ANY_VALID)
     return failArgument("kiln_set_gpu_kernel_policy: unknown policy");
   allowAnyValidGpuKernel(Policy == KILN_GPU_KERNELS_ANY_VALID);

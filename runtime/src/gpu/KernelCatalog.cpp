@@ -1,8 +1,5 @@
 #include "gpu/KernelCatalog.h"
 
-#include <mbedtls/sha256.h>
-#include <mbedtls/version.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -25,17 +22,6 @@ std::string hex(const Sha256Digest &D) {
 
 } // namespace
 
-Sha256Digest sha256(const void *Data, size_t Size) {
-  Sha256Digest D{};
-  const auto *Bytes = static_cast<const unsigned char *>(Data);
-#if MBEDTLS_VERSION_MAJOR >= 3
-  mbedtls_sha256(Bytes, Size, D.data(), 0);
-#else
-  mbedtls_sha256_ret(Bytes, Size, D.data(), 0);
-#endif
-  return D;
-}
-
 bool anyValidGpuKernelAllowed() { return AnyValidKernel.load(); }
 
 void allowAnyValidGpuKernel(bool Allow) { AnyValidKernel.store(Allow); }
@@ -45,9 +31,13 @@ Status checkCatalogKernel(const KernelCatalogView &Catalog, const void *Data,
   if (anyValidGpuKernelAllowed())
     return Status::ok();
   if (Catalog.Count == 0)
-    return invalidModel("this runtime was built without kiln's kernel "
-                        "catalog (glslc was not found), so it loads no ",
-                        Catalog.What, "s");
+    return invalidModel(Catalog.Missing, ", so it loads no ", Catalog.What,
+                        "s");
+  if (Size > Catalog.MaxBytes)
+    return invalidModel("the ", Catalog.What, " (", Size, " bytes) is larger "
+                        "than any of this runtime's kernels (at most ",
+                        Catalog.MaxBytes, " bytes); kiln runs only the GPU "
+                        "kernels it was built with (docs/security.md)");
   Sha256Digest D = sha256(Data, Size);
   const KernelDigest *End = Catalog.Digests + Catalog.Count;
   const KernelDigest *It = std::lower_bound(

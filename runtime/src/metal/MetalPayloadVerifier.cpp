@@ -2,15 +2,34 @@
 
 #include "gpu/GpuBuffersVerifier.h"
 #include "gpu/GpuLimits.h"
+#include "gpu/KernelCatalog.h"
 #include "loader/Limits.h"
 #include "metal/MetalLimits.h"
 #include "loader/TensorDesc.h"
+#include "metal/MetalKernelIdentity.h"
+
+#ifdef KILN_METAL_KERNEL_CATALOG
+#include "MetalKernelDigests.h" // generated: kiln::rt::metal_catalog
+#endif
 
 #include <algorithm>
+#include <iterator>
 
 namespace kiln::rt {
 
 namespace {
+
+KernelCatalogView metalCatalog() {
+#ifdef KILN_METAL_KERNEL_CATALOG
+  return {metal_catalog::Kernels, std::size(metal_catalog::Kernels),
+          metal_catalog::MaxKernelBytes, "Metal kernel", ""};
+#else
+  return {nullptr, 0, 0, "Metal kernel",
+          "this runtime was built without a Metal kernel catalog (a "
+          "runtime-only build takes a full build's as "
+          "KILN_METAL_KERNEL_DIGESTS)"};
+#endif
+}
 
 bool isIdentifier(const flatbuffers::String *S) {
   if (!S || S->size() == 0 || S->size() > 256)
@@ -39,6 +58,13 @@ const fb::MetalFunctionConstant *findConstant(const fb::MetalKernel &K,
 Status checkKernel(const fb::MetalKernel &K) {
   if (!K.msl() || K.msl()->size() == 0)
     return invalidModel("no MSL source");
+  KernelCatalogView Catalog = metalCatalog();
+  if (!anyValidGpuKernelAllowed() && Catalog.Count &&
+      K.msl()->size() > Catalog.MaxBytes)
+    return invalidModel("the MSL source (", K.msl()->size(), " bytes) is "
+                        "larger than any of this runtime's kernels (at most ",
+                        Catalog.MaxBytes, " bytes); kiln runs only the GPU "
+                        "kernels it was built with (docs/security.md)");
   if (K.msl()->size() > limits::MaxMslBytes)
     return invalidModel("the MSL source is ", K.msl()->size(),
                         " bytes (at most ", limits::MaxMslBytes, ")");
@@ -107,7 +133,11 @@ Status checkKernel(const fb::MetalKernel &K) {
     return invalidModel(K.threadgroup_memory_bytes(), " bytes of threadgroup "
                         "memory (at most ", limits::MaxMetalThreadgroupMemory,
                         ")");
-  return Status::ok();
+  // Last, once its sizes are bounded: the MSL and every index the executor
+  // binds by must be a catalog kernel's, as the compiler wrote it.
+  std::string Identity = metalKernelIdentity(K);
+  return checkCatalogKernel(Catalog, Identity.data(), Identity.size(),
+                            K.name() ? K.name()->c_str() : "");
 }
 
 Status checkDispatch(const fb::Model &M, const fb::MetalPayload &P,
@@ -207,6 +237,14 @@ Status verifyMetalPayload(const fb::Model &M,
   if (!knownMslVersion(P->msl_version()))
     return invalidModel("MSL version ", P->msl_version(), " is not one "
                         "(major * 10000 + minor * 100)");
+#ifdef KILN_METAL_KERNEL_CATALOG
+  // The catalog's MSL was translated for one version, the one kiln writes.
+  if (!anyValidGpuKernelAllowed() &&
+      P->msl_version() != metal_catalog::MslVersion)
+    return invalidModel("MSL version ", P->msl_version(), ", not the ",
+                        metal_catalog::MslVersion, " of this runtime's "
+                        "kernels");
+#endif
   size_t NumKernels = P->kernels() ? P->kernels()->size() : 0;
   if (NumKernels > limits::MaxVulkanShaders)
     return invalidModel("too many Metal kernels (", NumKernels, ")");

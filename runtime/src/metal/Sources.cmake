@@ -35,3 +35,41 @@ else()
   message(STATUS "Metal executor: not built (Metal framework not found / "
                  "not an Apple platform)")
 endif()
+
+# The Metal kernel catalog the loader holds Metal files to
+# (gpu/KernelCatalog.h, metal/MetalKernelIdentity.h): the SHA-256 of each
+# catalog kernel's Metal record, written by the compiler's own translation
+# (kiln-metal-kernel-digests, backends/metal) in a full build. A
+# runtime-only build (an app's, the aarch64 cross build) takes the header
+# a full build of the same kiln wrote (build/<preset>/runtime/
+# metal-kernel-digests/MetalKernelDigests.h) as KILN_METAL_KERNEL_DIGESTS;
+# without one it loads no Metal file. (In a sanitizer build the tool is
+# instrumented too; its leaks, if any, must not fail the build.)
+set(KILN_METAL_KERNEL_DIGESTS "" CACHE FILEPATH
+    "MetalKernelDigests.h from a full build of the same kiln (runtime-only builds)")
+set(kiln_metal_digests_dir ${CMAKE_CURRENT_BINARY_DIR}/metal-kernel-digests)
+if(KILN_METAL_KERNEL_DIGESTS)
+  configure_file(${KILN_METAL_KERNEL_DIGESTS}
+                 ${kiln_metal_digests_dir}/MetalKernelDigests.h COPYONLY)
+  target_include_directories(kiln_runtime_objects PRIVATE ${kiln_metal_digests_dir})
+  target_compile_definitions(kiln_runtime_objects PRIVATE KILN_METAL_KERNEL_CATALOG)
+elseif(NOT KILN_RUNTIME_ONLY AND KILN_GLSLC AND NOT CMAKE_CROSSCOMPILING)
+  include(${PROJECT_SOURCE_DIR}/cmake/KilnShaders.cmake)
+  include(${PROJECT_SOURCE_DIR}/cmake/KilnKernelCatalog.cmake)
+  kiln_shader_entries(kiln_metal_catalog ${KILN_GPU_KERNEL_ENTRIES})
+  add_custom_command(
+    OUTPUT ${kiln_metal_digests_dir}/MetalKernelDigests.h
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${kiln_metal_digests_dir}
+    COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=0
+            $<TARGET_FILE:kiln-metal-kernel-digests>
+            ${kiln_metal_digests_dir}/MetalKernelDigests.h
+            ${kiln_metal_catalog_STEMS}
+    DEPENDS kiln-metal-kernel-digests
+    COMMENT "SHA-256 of the Metal kernel catalog"
+    VERBATIM)
+  add_custom_target(kiln_runtime_metal_digests
+                    DEPENDS ${kiln_metal_digests_dir}/MetalKernelDigests.h)
+  add_dependencies(kiln_runtime_objects kiln_runtime_metal_digests)
+  target_include_directories(kiln_runtime_objects PRIVATE ${kiln_metal_digests_dir})
+  target_compile_definitions(kiln_runtime_objects PRIVATE KILN_METAL_KERNEL_CATALOG)
+endif()

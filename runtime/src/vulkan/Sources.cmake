@@ -36,8 +36,25 @@ message(STATUS "Vulkan files verified with SPIRV-Tools / SPIRV-Cross: "
 # The kernel catalog the loader holds Vulkan files to (gpu/KernelCatalog.h):
 # the SHA-256 of every kernel module, compiled here by the same glslc, from
 # the same GLSL and flags, as the compiler's (cmake/KilnKernelCatalog.cmake).
-# A build without glslc has no catalog and loads no Vulkan file.
-if(KILN_GLSLC)
+# A device build whose glslc differs from the converter's (the NDK's) takes
+# the header of a full build of the same kiln instead
+# (build/<preset>/runtime/shader-digests/VulkanKernelDigests.h) as
+# KILN_VULKAN_KERNEL_DIGESTS. A build with neither loads no Vulkan file.
+set(KILN_VULKAN_KERNEL_DIGESTS "" CACHE FILEPATH
+    "VulkanKernelDigests.h from a full build of the same kiln (device builds)")
+if(KILN_VULKAN_KERNEL_DIGESTS)
+  set(kiln_vulkan_digests_dir ${CMAKE_CURRENT_BINARY_DIR}/shader-digests)
+  configure_file(${KILN_VULKAN_KERNEL_DIGESTS}
+                 ${kiln_vulkan_digests_dir}/VulkanKernelDigests.h COPYONLY)
+  target_include_directories(kiln_runtime_objects PRIVATE ${kiln_vulkan_digests_dir})
+  target_compile_definitions(kiln_runtime_objects PRIVATE
+                             KILN_VULKAN_KERNEL_CATALOG)
+elseif(KILN_GLSLC)
+  if(KILN_RUNTIME_ONLY)
+    message(STATUS "Vulkan kernel catalog: from ${KILN_GLSLC}; files load "
+                   "only if the converter's glslc made the same bytes (else "
+                   "set KILN_VULKAN_KERNEL_DIGESTS)")
+  endif()
   include(${PROJECT_SOURCE_DIR}/cmake/KilnShaders.cmake)
   include(${PROJECT_SOURCE_DIR}/cmake/KilnKernelCatalog.cmake)
   kiln_shader_digests(kiln_runtime_objects kiln::rt::vulkan_catalog

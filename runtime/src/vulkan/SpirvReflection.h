@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace kiln::rt {
@@ -28,6 +29,10 @@ struct VulkanModuleInfo {
   /// The specialization constant that sets each workgroup dimension
   /// (local_size_x_id ...), or -1 where the size is a literal.
   int64_t LocalSizeSpecId[3] = {-1, -1, -1};
+  /// The module's words, copied from the file when it was verified: what
+  /// was checked is what the driver gets (shared by shaders that name the
+  /// same bytes).
+  std::shared_ptr<const std::vector<uint32_t>> Words;
 };
 
 /// Checks the module of Count words and describes it in Out. Errors are

@@ -13,6 +13,9 @@
 #endif
 
 #include <algorithm>
+#include <iterator>
+#include <memory>
+#include <unordered_map>
 
 namespace kiln::rt {
 
@@ -21,9 +24,11 @@ namespace {
 KernelCatalogView vulkanCatalog() {
 #ifdef KILN_VULKAN_KERNEL_CATALOG
   return {vulkan_catalog::Kernels, std::size(vulkan_catalog::Kernels),
-          "SPIR-V module"};
+          vulkan_catalog::MaxKernelBytes, "SPIR-V module", ""};
 #else
-  return {nullptr, 0, "SPIR-V module"};
+  return {nullptr, 0, 0, "SPIR-V module",
+          "this runtime was built without kiln's kernel catalog (neither "
+          "glslc nor KILN_VULKAN_KERNEL_DIGESTS)"};
 #endif
 }
 
@@ -70,6 +75,9 @@ Status checkShaders(const fb::VulkanPayload &P,
     return invalidModel("too many Vulkan shaders (", N, ")");
   Modules.assign(N, {});
   KernelCatalogView Catalog = vulkanCatalog();
+  // Shaders whose vectors are one (a file may point many at the same
+  // bytes): checked and copied once.
+  std::unordered_map<const uint32_t *, unsigned> Seen;
   for (unsigned I = 0; I < N; ++I) {
     const fb::VulkanShader *Sh = P.shaders()->Get(I);
     const auto *Words = Sh->spirv();
@@ -77,14 +85,25 @@ Status checkShaders(const fb::VulkanPayload &P,
                                Sh->name() ? Sh->name()->str() : "", "'");
     if (!Words || Words->size() == 0)
       return invalidModel(Where, ": the SPIR-V module is empty");
-    // Before anything parses it: a module the runtime cannot vouch for never
-    // reaches SPIRV-Tools, SPIRV-Cross or a driver.
-    if (Status S = checkCatalogKernel(Catalog, Words->data(),
-                                      Words->size() * sizeof(uint32_t),
+    auto [It, New] = Seen.try_emplace(Words->data(), I);
+    if (!New) {
+      Modules[I] = Modules[It->second];
+      continue;
+    }
+    // The words are copied before any check (distinct modules add up to at
+    // most the file), and the copy is what the driver gets: the file's
+    // pages (a mapping) cannot change what was checked. A module the
+    // runtime cannot vouch for never reaches SPIRV-Tools, SPIRV-Cross or a
+    // driver.
+    size_t Bytes = Words->size() * sizeof(uint32_t);
+    auto Copy = std::make_shared<std::vector<uint32_t>>(Words->begin(),
+                                                         Words->end());
+    if (Status S = checkCatalogKernel(Catalog, Copy->data(), Bytes,
                                       Sh->name() ? Sh->name()->c_str() : ""))
       return S.withContext(Where);
-    if (Status S = inspectSpirv(Words->data(), Words->size(), Modules[I]))
+    if (Status S = inspectSpirv(Copy->data(), Copy->size(), Modules[I]))
       return S.withContext(Where);
+    Modules[I].Words = std::move(Copy);
   }
   for (unsigned I = 0; I < N; ++I)
     if (Status S = checkTwin(P, Modules, I))

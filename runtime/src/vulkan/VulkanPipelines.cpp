@@ -70,10 +70,11 @@ Status Pipelines::create(const Device &D, const fb::VulkanPayload &P,
       continue;
     int32_t Twin = P.shaders()->Get(S)->fp16_math_variant();
     uint32_t Code = Fp16Math && Twin >= 0 ? uint32_t(Twin) : S;
-    const auto *Words = P.shaders()->Get(Code)->spirv();
+    // The copy the loader checked, not the file's bytes.
+    const std::vector<uint32_t> &Words = *Modules[Code].Words;
     auto ModInfo = vkStruct<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
-    ModInfo.codeSize = Words->size() * 4;
-    ModInfo.pCode = Words->data();
+    ModInfo.codeSize = Words.size() * 4;
+    ModInfo.pCode = Words.data();
     if (VkResult R = vkCreateShaderModule(Dev, &ModInfo, nullptr, &Shaders[S].Module))
       return failed("creating a shader module", R);
 

@@ -15,6 +15,10 @@ namespace kiln::mtltest {
 
 using gputest::floatBits;
 
+/// This program's tests run the tests' own kernels (GpuTestModel.h).
+inline const bool TestKernelsAllowed =
+    kiln_set_gpu_kernel_policy(KILN_GPU_KERNELS_ANY_VALID) == KILN_OK;
+
 /// A Metal model under construction: the shared graph, buffers and places,
 /// plus MSL kernels and dispatches.
 struct MetalModel : gputest::GpuModel<fb::MetalPayloadT> {

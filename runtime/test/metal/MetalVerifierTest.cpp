@@ -451,3 +451,20 @@ TEST_CASE("hostile Metal buffers and places are rejected", "[metal][loader]") {
        "Metal place 0: tensor 3 'w' is a constant"},
   });
 }
+
+TEST_CASE("by default only the Metal kernel catalog's records load",
+          "[metal][loader][catalog]") {
+  gputest::CatalogPolicy Policy;
+  MetalModel M = chainModel();
+  std::string Error;
+  SECTION("MSL of the tests' own") {}
+  SECTION("named like a catalog kernel") { M.kernel(0).name = "conv2d_c4"; }
+  REQUIRE(load(M.bytes(), Error) == KILN_ERROR_INVALID_MODEL);
+  INFO("message: " << Error);
+  REQUIRE(Error.find("Metal kernel 0 '" + M.kernel(0).name +
+                     "': the Metal kernel (") != std::string::npos);
+  REQUIRE(Error.find(") is not one of this runtime's kernels") !=
+          std::string::npos);
+  REQUIRE((Error.find("named like one") != std::string::npos) ==
+          (M.kernel(0).name == "conv2d_c4"));
+}

@@ -5,7 +5,6 @@
 
 #include "../GpuTestModel.h"
 #include "TestKernels.h" // generated: kiln::testkernels::*
-#include "kiln/kiln.h"
 
 #include <cstring>
 #include <string>
@@ -15,19 +14,11 @@ namespace kiln::vktest {
 
 using gputest::floatBits;
 
-/// The test kernels are not kiln's kernel catalog: the tests load them as a
-/// kernel developer would, with KILN_GPU_KERNELS_ANY_VALID, set when the
-/// test program starts. The catalog's own tests restore the default for
-/// their duration (CatalogPolicy).
+using gputest::CatalogPolicy;
+
+/// This program's tests run the tests' own kernels (GpuTestModel.h).
 inline const bool TestKernelsAllowed =
     kiln_set_gpu_kernel_policy(KILN_GPU_KERNELS_ANY_VALID) == KILN_OK;
-
-struct CatalogPolicy {
-  CatalogPolicy() { kiln_set_gpu_kernel_policy(KILN_GPU_KERNELS_CATALOG); }
-  ~CatalogPolicy() { kiln_set_gpu_kernel_policy(KILN_GPU_KERNELS_ANY_VALID); }
-  CatalogPolicy(const CatalogPolicy &) = delete;
-  CatalogPolicy &operator=(const CatalogPolicy &) = delete;
-};
 
 /// A Vulkan model under construction: the shared graph, buffers and places,
 /// plus SPIR-V shaders and dispatches.
