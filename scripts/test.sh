@@ -156,7 +156,9 @@ if [ "$PRESET" = release ]; then
   # targets and their partitions with CPU fallback (one thread chaining the
   # parts' executors; the CPU part's threads are cpu-e2e's), and kiln build
   # on the example manifest and on Dask (their gates run lavapipe; the
-  # builder's own threads stay under TSan in build/gates-and-errors):
+  # builder's own threads stay under TSan in build/gates-and-errors), and
+  # the 48 rounds of two concurrent .kir writers (processes, which TSan
+  # does not see):
   # LIT_FILTER_OUT below; several minutes in the release build,
   # many times that under TSan): the release stage runs them once. oneDNN
   # and libgomp are not instrumented, so their races are suppressed
@@ -175,7 +177,7 @@ if [ "$PRESET" = release ]; then
     if setarch "$(uname -m)" -R true 2>/dev/null; then
       NoAslr=(setarch "$(uname -m)" -R)
     fi
-    local Heavy='(torchscript-import/(fixtures|quantize-modes)|quant/(prequantized-|quantize-torchscript|int8-mobile-zoo-isolated|shapes-mobile-accuracy|shapes-accuracy|convert-shapes-accuracy)|roundtrip-all|nnapi/|sequence/|image/(argmax|int8-shapes)|detection/|onnx/|passes/|ir/|malformed/|vulkan/|metal/|partition/|build/(build|dask))'
+    local Heavy='(torchscript-import/(fixtures|quantize-modes)|quant/(prequantized-|quantize-torchscript|int8-mobile-zoo-isolated|shapes-mobile-accuracy|shapes-accuracy|convert-shapes-accuracy)|roundtrip-all|nnapi/|sequence/|image/(argmax|int8-shapes)|detection/|onnx/|passes/|ir/|malformed/|vulkan/|metal/|partition/|build/(build|dask)|cli/kir-concurrent-writers)'
     LIT_FILTER_OUT="$Heavy" "${NoAslr[@]}" ctest --preset tsan -R \
       '^(lit|unit-(support|interpreter|interpreter-nn|quant|runtime|tooling)|cpu-e2e|fuzz-regressions.*)$'
   }
