@@ -1,7 +1,8 @@
-# Writes OUT: a header with the SHA-256 of each binary SPIR-V module in
-# MODULES, as kiln::rt::KernelDigest entries (gpu/KernelCatalog.h) of the
-# array NS::Kernels, sorted by digest so the runtime can binary-search it,
-# and NS::MaxKernelBytes, the largest module's size.
+# Writes OUT: a header with the SHA-256 of each file in MODULES (binary
+# SPIR-V modules, or Metal kernel identities), named by the file's stem, as
+# kiln::rt::KernelDigest entries (gpu/KernelCatalog.h) of the array
+# NS::Kernels, sorted by digest so the runtime can binary-search it, and
+# NS::MaxKernelBytes, the largest file's size.
 set(entries)
 set(max_bytes 0)
 foreach(module ${MODULES})

@@ -47,6 +47,32 @@ endfunction()
 # must come from the same flags.
 set(KILN_GLSLC_FLAGS --target-env=vulkan1.1 -O -Werror)
 
+# kiln_compile_shaders(OUT <var> DIR <dir> EXT <ext> [FLAGS <flag>...]
+#                      ENTRIES <entry>...): one glslc command per entry
+# (kiln_embed_shaders' entries), writing <dir>/<name><ext> with
+# KILN_GLSLC_FLAGS and FLAGS; <var> lists the files.
+function(kiln_compile_shaders)
+  cmake_parse_arguments(A "" "OUT;DIR;EXT" "FLAGS;ENTRIES" ${ARGN})
+  kiln_shader_entries(e ${A_ENTRIES})
+  set(files)
+  foreach(stem abs defines IN ZIP_LISTS e_STEMS e_SOURCES e_DEFINES)
+    string(REPLACE "|" ";" defines "${defines}")
+    list(REMOVE_ITEM defines "-")
+    set(file ${A_DIR}/${stem}${A_EXT})
+    add_custom_command(
+      OUTPUT ${file}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${A_DIR}
+      COMMAND ${KILN_GLSLC} ${KILN_GLSLC_FLAGS} ${A_FLAGS}
+              ${defines} -MD -MF ${file}.d -o ${file} ${abs}
+      DEPENDS ${abs} ${KILN_GLSLC}
+      DEPFILE ${file}.d
+      COMMENT "glslc ${stem} -> ${stem}${A_EXT}"
+      VERBATIM)
+    list(APPEND files ${file})
+  endforeach()
+  set(${A_OUT} ${files} PARENT_SCOPE)
+endfunction()
+
 # kiln_embed_shaders(<target> <namespace> <header> <entry>...): compiles each
 # GLSL compute shader with glslc (Vulkan 1.1 SPIR-V, -O) at build time and
 # embeds the words in a generated header, one
@@ -58,28 +84,8 @@ set(KILN_GLSLC_FLAGS --target-env=vulkan1.1 -O -Werror)
 # (e.g. VARIANT conv2d_c4_f16 kernels/conv2d_c4.comp KILN_FP16).
 function(kiln_embed_shaders target ns header)
   set(gen_dir ${CMAKE_CURRENT_BINARY_DIR}/shaders)
-  set(parts)
-  kiln_shader_entries(e ${ARGN})
-  list(LENGTH e_STEMS count)
-  math(EXPR last "${count} - 1")
-  foreach(k RANGE ${last})
-    list(GET e_STEMS ${k} stem)
-    list(GET e_SOURCES ${k} abs)
-    list(GET e_DEFINES ${k} defines)
-    string(REPLACE "|" ";" defines "${defines}")
-    list(REMOVE_ITEM defines "-")
-    set(part ${gen_dir}/${stem}.inc)
-    add_custom_command(
-      OUTPUT ${part}
-      COMMAND ${CMAKE_COMMAND} -E make_directory ${gen_dir}
-      COMMAND ${KILN_GLSLC} ${KILN_GLSLC_FLAGS} -mfmt=num
-              ${defines} -MD -MF ${part}.d -o ${part} ${abs}
-      DEPENDS ${abs} ${KILN_GLSLC}
-      DEPFILE ${part}.d
-      COMMENT "glslc ${stem} -> SPIR-V"
-      VERBATIM)
-    list(APPEND parts ${part})
-  endforeach()
+  kiln_compile_shaders(OUT parts DIR ${gen_dir} EXT .inc FLAGS -mfmt=num
+                       ENTRIES ${ARGN})
   set(out ${gen_dir}/${header})
   add_custom_command(
     OUTPUT ${out}
@@ -101,28 +107,7 @@ endfunction()
 # where each of its modules is one of them (docs/security.md).
 function(kiln_shader_digests target ns header)
   set(gen_dir ${CMAKE_CURRENT_BINARY_DIR}/shader-digests)
-  set(modules)
-  kiln_shader_entries(e ${ARGN})
-  list(LENGTH e_STEMS count)
-  math(EXPR last "${count} - 1")
-  foreach(k RANGE ${last})
-    list(GET e_STEMS ${k} stem)
-    list(GET e_SOURCES ${k} abs)
-    list(GET e_DEFINES ${k} defines)
-    string(REPLACE "|" ";" defines "${defines}")
-    list(REMOVE_ITEM defines "-")
-    set(spv ${gen_dir}/${stem}.spv)
-    add_custom_command(
-      OUTPUT ${spv}
-      COMMAND ${CMAKE_COMMAND} -E make_directory ${gen_dir}
-      COMMAND ${KILN_GLSLC} ${KILN_GLSLC_FLAGS}
-              ${defines} -MD -MF ${spv}.d -o ${spv} ${abs}
-      DEPENDS ${abs} ${KILN_GLSLC}
-      DEPFILE ${spv}.d
-      COMMENT "glslc ${stem} -> SPIR-V digest"
-      VERBATIM)
-    list(APPEND modules ${spv})
-  endforeach()
+  kiln_compile_shaders(OUT modules DIR ${gen_dir} EXT .spv ENTRIES ${ARGN})
   set(out ${gen_dir}/${header})
   add_custom_command(
     OUTPUT ${out}

@@ -40,7 +40,7 @@ llvm::Expected<MetalCompileResult> compileForMetal(const Graph &G,
 
 /// The Metal kernel record compileForMetal writes for catalog kernel Name:
 /// its MSL and reflection. The runtime's Metal catalog is made of these
-/// (MetalKernelDigestsMain.cpp).
+/// (MetalKernelIdentitiesMain.cpp).
 llvm::Expected<std::unique_ptr<fb::MetalKernelT>>
 metalCatalogKernel(const std::string &Name);
 

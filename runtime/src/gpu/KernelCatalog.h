@@ -9,13 +9,17 @@
 #pragma once
 
 #include "Status.h"
-#include "gpu/Sha256.h"
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 
 namespace kiln::rt {
+
+using Sha256Digest = std::array<uint8_t, 32>;
+
+/// SHA-256 of [Data, Data + Size) (mbedTLS).
+Sha256Digest sha256(const void *Data, size_t Size);
 
 struct KernelDigest {
   const char *Name;
@@ -38,6 +42,11 @@ struct KernelCatalogView {
   /// Why the catalog is empty, where it is.
   const char *Missing;
 };
+
+/// Whether a module of Size bytes can be in Catalog at all (the policy
+/// allows any, or it is no larger than the largest kernel): checked before
+/// a module is copied or hashed.
+Status checkCatalogKernelSize(const KernelCatalogView &Catalog, size_t Size);
 
 /// Checks a module against Catalog, unless the policy allows any module:
 /// its size first, then its SHA-256. Data must be memory the runtime owns

@@ -1,12 +1,12 @@
-// What makes a Metal kernel record one of kiln's kernels: its MSL and every
-// field the executor binds by (entry point, buffer, push-constant and
-// buffer-size indices, function constants, threadgroup size and memory),
-// in one byte string whose SHA-256 the runtime's Metal catalog holds
-// (gpu/KernelCatalog.h). The build's digest tool
-// (backends/metal/MetalKernelDigestsMain.cpp) computes the same bytes from
-// the records the compiler writes, so a kernel whose MSL is kiln's but
-// whose indices lie does not match either. Header-only: the tool cannot
-// link the runtime, whose build needs the tool's output.
+// What makes a Metal kernel record one of kiln's kernels: its MSL, the MSL
+// version it is compiled at (the payload's), and every field the executor
+// binds by (entry point, buffer, push-constant and buffer-size indices,
+// function constants, threadgroup size and memory), in one byte string
+// whose SHA-256 the runtime's Metal catalog holds (gpu/KernelCatalog.h).
+// The build's tool (backends/metal/MetalKernelIdentitiesMain.cpp) writes
+// the same bytes for the records the compiler writes, so a kernel whose MSL
+// is kiln's but whose indices or version lie does not match. Header-only:
+// the tool cannot link the runtime, whose build needs the tool's output.
 #pragma once
 
 #include "schema/kiln_generated.h"
@@ -16,7 +16,8 @@
 
 namespace kiln::rt {
 
-inline std::string metalKernelIdentity(const fb::MetalKernel &K) {
+inline std::string metalKernelIdentity(const fb::MetalKernel &K,
+                                       uint32_t MslVersion) {
   std::string Out;
   auto U32 = [&](uint32_t V) {
     for (unsigned B = 0; B < 4; ++B)
@@ -28,6 +29,7 @@ inline std::string metalKernelIdentity(const fb::MetalKernel &K) {
       Out.append(S->data(), S->size());
   };
   Out += "kiln metal kernel 1";
+  U32(MslVersion);
   Str(K.msl());
   Str(K.entry_point());
   U32(K.buffer_indices() ? K.buffer_indices()->size() : 0);

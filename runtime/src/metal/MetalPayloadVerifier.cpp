@@ -55,16 +55,14 @@ const fb::MetalFunctionConstant *findConstant(const fb::MetalKernel &K,
   return nullptr;
 }
 
-Status checkKernel(const fb::MetalKernel &K) {
+Status checkKernel(const fb::MetalKernel &K, uint32_t MslVersion) {
   if (!K.msl() || K.msl()->size() == 0)
     return invalidModel("no MSL source");
+  // The MSL alone larger than every catalog kernel: refused before the
+  // identity is built.
   KernelCatalogView Catalog = metalCatalog();
-  if (!anyValidGpuKernelAllowed() && Catalog.Count &&
-      K.msl()->size() > Catalog.MaxBytes)
-    return invalidModel("the MSL source (", K.msl()->size(), " bytes) is "
-                        "larger than any of this runtime's kernels (at most ",
-                        Catalog.MaxBytes, " bytes); kiln runs only the GPU "
-                        "kernels it was built with (docs/security.md)");
+  if (Status S = checkCatalogKernelSize(Catalog, K.msl()->size()))
+    return S;
   if (K.msl()->size() > limits::MaxMslBytes)
     return invalidModel("the MSL source is ", K.msl()->size(),
                         " bytes (at most ", limits::MaxMslBytes, ")");
@@ -133,9 +131,10 @@ Status checkKernel(const fb::MetalKernel &K) {
     return invalidModel(K.threadgroup_memory_bytes(), " bytes of threadgroup "
                         "memory (at most ", limits::MaxMetalThreadgroupMemory,
                         ")");
-  // Last, once its sizes are bounded: the MSL and every index the executor
-  // binds by must be a catalog kernel's, as the compiler wrote it.
-  std::string Identity = metalKernelIdentity(K);
+  // Last, once its sizes are bounded: the MSL, its version and every index
+  // the executor binds by must be a catalog kernel's, as the compiler wrote
+  // it.
+  std::string Identity = metalKernelIdentity(K, MslVersion);
   return checkCatalogKernel(Catalog, Identity.data(), Identity.size(),
                             K.name() ? K.name()->c_str() : "");
 }
@@ -237,20 +236,12 @@ Status verifyMetalPayload(const fb::Model &M,
   if (!knownMslVersion(P->msl_version()))
     return invalidModel("MSL version ", P->msl_version(), " is not one "
                         "(major * 10000 + minor * 100)");
-#ifdef KILN_METAL_KERNEL_CATALOG
-  // The catalog's MSL was translated for one version, the one kiln writes.
-  if (!anyValidGpuKernelAllowed() &&
-      P->msl_version() != metal_catalog::MslVersion)
-    return invalidModel("MSL version ", P->msl_version(), ", not the ",
-                        metal_catalog::MslVersion, " of this runtime's "
-                        "kernels");
-#endif
   size_t NumKernels = P->kernels() ? P->kernels()->size() : 0;
   if (NumKernels > limits::MaxVulkanShaders)
     return invalidModel("too many Metal kernels (", NumKernels, ")");
   for (unsigned I = 0; I < NumKernels; ++I) {
     const fb::MetalKernel *K = P->kernels()->Get(I);
-    if (Status S = checkKernel(*K))
+    if (Status S = checkKernel(*K, P->msl_version()))
       return S.withContext(concat("Metal kernel ", I, " '",
                                   K->name() ? K->name()->str() : "", "'"));
   }

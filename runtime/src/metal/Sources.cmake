@@ -39,7 +39,7 @@ endif()
 # The Metal kernel catalog the loader holds Metal files to
 # (gpu/KernelCatalog.h, metal/MetalKernelIdentity.h): the SHA-256 of each
 # catalog kernel's Metal record, written by the compiler's own translation
-# (kiln-metal-kernel-digests, backends/metal) in a full build. A
+# (kiln-metal-kernel-identities, backends/metal) in a full build. A
 # runtime-only build (an app's, the aarch64 cross build) takes the header
 # a full build of the same kiln wrote (build/<preset>/runtime/
 # metal-kernel-digests/MetalKernelDigests.h) as KILN_METAL_KERNEL_DIGESTS;
@@ -57,14 +57,27 @@ elseif(NOT KILN_RUNTIME_ONLY AND KILN_GLSLC AND NOT CMAKE_CROSSCOMPILING)
   include(${PROJECT_SOURCE_DIR}/cmake/KilnShaders.cmake)
   include(${PROJECT_SOURCE_DIR}/cmake/KilnKernelCatalog.cmake)
   kiln_shader_entries(kiln_metal_catalog ${KILN_GPU_KERNEL_ENTRIES})
+  set(kiln_metal_identities)
+  foreach(stem ${kiln_metal_catalog_STEMS})
+    list(APPEND kiln_metal_identities ${kiln_metal_digests_dir}/${stem}.identity)
+  endforeach()
   add_custom_command(
-    OUTPUT ${kiln_metal_digests_dir}/MetalKernelDigests.h
+    OUTPUT ${kiln_metal_identities}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${kiln_metal_digests_dir}
     COMMAND ${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=0
-            $<TARGET_FILE:kiln-metal-kernel-digests>
-            ${kiln_metal_digests_dir}/MetalKernelDigests.h
+            $<TARGET_FILE:kiln-metal-kernel-identities> ${kiln_metal_digests_dir}
             ${kiln_metal_catalog_STEMS}
-    DEPENDS kiln-metal-kernel-digests
+    DEPENDS kiln-metal-kernel-identities
+    COMMENT "The Metal kernel catalog's records"
+    VERBATIM)
+  # The same header writer as the Vulkan catalog's (cmake/KilnShaders.cmake).
+  add_custom_command(
+    OUTPUT ${kiln_metal_digests_dir}/MetalKernelDigests.h
+    COMMAND ${CMAKE_COMMAND} -DOUT=${kiln_metal_digests_dir}/MetalKernelDigests.h
+            -DNS=kiln::rt::metal_catalog "-DMODULES=${kiln_metal_identities}"
+            -P ${PROJECT_SOURCE_DIR}/cmake/KilnShaderDigestHeader.cmake
+    DEPENDS ${kiln_metal_identities}
+            ${PROJECT_SOURCE_DIR}/cmake/KilnShaderDigestHeader.cmake
     COMMENT "SHA-256 of the Metal kernel catalog"
     VERBATIM)
   add_custom_target(kiln_runtime_metal_digests
