@@ -26,6 +26,7 @@
 namespace kiln {
 
 struct QuantizeReport;
+struct SelfTestRecord;
 
 enum class TargetStatus {
   Works,   // kiln convert writes files the runtime (or other tools) run
@@ -119,6 +120,10 @@ struct EmitRequest {
   /// driver places in the outer file; Output then only names it in
   /// reports).
   std::string *Bytes = nullptr;
+  /// Set: the file carries this self-test (kiln convert --self-test). Only
+  /// a whole file does: the parts of a partitioned file (Bytes set) leave
+  /// it to the outer file.
+  const SelfTestRecord *SelfTest = nullptr;
 };
 
 /// What emit wrote, printed by `kiln convert`: the human text (Stats adds

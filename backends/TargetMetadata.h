@@ -5,6 +5,7 @@
 
 #include "backends/Target.h"
 #include "backends/common/KilnWriter.h"
+#include "backends/common/SelfTestRecord.h"
 #include "passes/quant/QuantizeGraph.h"
 #include "schema/kiln_generated.h"
 
@@ -55,6 +56,7 @@ inline llvm::Error
 writeRequestedKilnFile(const EmitRequest &R, KilnModule &M, uint64_t &FileBytes,
                        llvm::function_ref<llvm::Error()> Check = nullptr) {
   if (R.Bytes) { // a part of a partitioned file: the same checks, in memory
+                 // (a part carries no self-test: the outer file does)
     if (R.SourceHash && M.Model.metadata)
       M.Model.metadata->source_hash = hashToHex(R.SourceHash());
     auto Bytes = serializeKilnModule(M);
@@ -73,6 +75,8 @@ writeRequestedKilnFile(const EmitRequest &R, KilnModule &M, uint64_t &FileBytes,
     *R.Bytes = std::move(*Bytes);
     return llvm::Error::success();
   }
+  if (R.SelfTest)
+    attachSelfTest(M, *R.SelfTest);
   return writeKilnFile(
       R.Output, M,
       [&](llvm::StringRef Written) {

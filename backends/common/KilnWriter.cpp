@@ -53,7 +53,7 @@ llvm::Error checkSegmentIndices(const KilnModule &M) {
   return llvm::Error::success();
 }
 
-/// 1.13 for a partitioned file, 1.12 for Metal kernels that read buffer lengths, 1.11 for BOX_NMS, 1.10
+/// 1.14 for a self-test, 1.13 for a partitioned file, 1.12 for Metal kernels that read buffer lengths, 1.11 for BOX_NMS, 1.10
 /// for image inputs (PIXELS_TO_TENSOR), 1.9 for symbolic dims, else 1.8.
 uint32_t requiredMinor(const fb::ModelT &Model) {
   uint32_t Minor =
@@ -69,6 +69,8 @@ uint32_t requiredMinor(const fb::ModelT &Model) {
         Minor = std::max<uint32_t>(Minor, 12);
   if (Model.payload.AsPartitionedPayload())
     Minor = std::max<uint32_t>(Minor, 13);
+  if (Model.self_test)
+    Minor = std::max<uint32_t>(Minor, 14);
   return Minor;
 }
 

@@ -5,6 +5,8 @@
 //                [--nnapi-feature-level 27|28|29|30|auto]
 //                [--quantize none|fp16|int8-dynamic|int8 ...] (QuantizeFlags.h)
 //                [--fallback none|cpu [--on-cpu PATTERN]... [--max-partitions N]]
+//                [--self-test [--self-test-input NAME=FILE.npy]...
+//                 [--self-test-tolerance REL]]
 // The targets are those of the registry (`kiln targets`); the target's report
 // is printed: for cpu, ops before and after the passes, the passes run, the
 // runtime operators and their kernels, and the file size. Every node the
@@ -114,6 +116,16 @@ Command addConvertCommand(CLI::App &App) {
   Sub->add_option("--max-partitions", O->Model.MaxPartitions,
                   "with --fallback cpu: a CI gate: more partitions than N "
                   "writes nothing and exits 3");
+  Sub->add_flag("--self-test", O->Model.SelfTest.Enabled,
+                "store a sample input and its reference outputs in the file, "
+                "for kiln_session_self_test (kiln run --self-test) to check "
+                "the device (docs/self-test.md)");
+  Sub->add_option("--self-test-input", O->Model.SelfTest.Inputs,
+                  "NAME=FILE.npy (or FILE.npz): the self-test's sample of "
+                  "an input (default: generated; needed for integer inputs)");
+  Sub->add_option("--self-test-tolerance", O->Model.SelfTest.Tolerance,
+                  "allowed error relative to each output's peak magnitude "
+                  "(default by precision: fp32 1e-3, fp16 3e-2, int8 0.1)");
   Sub->add_flag("--strip-provenance", C.StripProvenance,
                 "leave out the links to the source model's nodes "
                 "(Operator.sources)");

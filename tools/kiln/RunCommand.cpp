@@ -3,6 +3,9 @@
 //   kiln run MODEL --input NAME=FILE.npy ... | --input FILE.npz
 //            [--input NAME=PHOTO.png|.jpg (image inputs of .kiln files)]
 //            [-o OUTDIR | -o FILE.npz] [--threads N] [--input-shape ...] [--json]
+//   kiln run FILE.kiln --self-test [--json] [session flags]
+//            runs the file's self-test (kiln convert --self-test) on the
+//            session's device: exit 0 when it passes, 3 when it fails.
 // -o OUTDIR writes one NAME.npy per output (characters other than letters,
 // digits, '.', '_' and '-' become '_'); -o FILE.npz keeps the exact names.
 #include "Command.h"
@@ -25,6 +28,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 namespace kiln {
 
@@ -37,6 +41,7 @@ struct RunOptions {
   unsigned Threads = 0;
   CompiledModel::SessionSettings Session;
   bool Json = false;
+  bool SelfTest = false;
 };
 
 /// The names and types a model is bound by: an IR graph's, or a .kiln
@@ -426,7 +431,89 @@ llvm::Expected<std::vector<Tensor>> runInterpreted(const RunOptions &O,
   return Outputs;
 }
 
+/// kiln run --self-test: the file's sample through a session of the
+/// given settings, twice, against its reference.
+llvm::Error runSelfTest(const RunOptions &O) {
+  if (!llvm::StringRef(O.Model).endswith(".kiln"))
+    return usageError("--self-test runs a .kiln file's self-test; {0} is "
+                      "not a .kiln file",
+                      O.Model);
+  if (!O.Inputs.empty() || !O.Output.empty() || !O.InputShapes.empty())
+    return usageError("--self-test runs the file's own sample: drop --input, "
+                      "--output and --input-shape");
+  auto M = CompiledModel::load(O.Model);
+  if (!M)
+    return M.takeError();
+  if (!M->hasSelfTest())
+    return inputError("{0}: the file has no self-test; convert it with kiln "
+                      "convert --self-test",
+                      O.Model);
+  CompiledModel::SessionSettings Settings = O.Session;
+  Settings.Threads = O.Threads;
+  if (llvm::Error E = M->createSession(Settings))
+    return E;
+  auto R = M->selfTest();
+  if (!R)
+    return R.takeError();
+  CompiledModel::EngineInfo Engine = M->engineInfo();
+  std::string Worst = R->worst_output < M->outputs().size()
+                          ? M->outputs()[R->worst_output].Name
+                          : "";
+  std::string Where = Engine.Target;
+  if (!Engine.Device.empty())
+    Where += " (" + Engine.Device + ")";
+  if (O.Json) {
+    printJson(llvm::json::Object{
+        {"model", O.Model},
+        {"target", Engine.Target},
+        {"device", Engine.Device},
+        {"self_test",
+         llvm::json::Object{
+             {"passed", bool(R->passed)},
+             {"deterministic", bool(R->deterministic)},
+             {"worst_output", Worst},
+             // An infinite error (a NaN output) is null, never a non-JSON
+             // number; non_finite counts those elements.
+             {"max_error", std::isfinite(R->max_error)
+                               ? llvm::json::Value(R->max_error)
+                               : llvm::json::Value(nullptr)},
+             {"relative_error", std::isfinite(R->relative_error)
+                                    ? llvm::json::Value(R->relative_error)
+                                    : llvm::json::Value(nullptr)},
+             {"tolerance", R->tolerance},
+             {"compared", int64_t(R->compared)},
+             {"non_finite", int64_t(R->non_finite)},
+             {"run_ms", R->run_ms}}}});
+  } else {
+    commandOut() << llvm::formatv(
+        "self-test {0} on {1}: worst output '{2}': max error {3} (relative "
+        "{4}, tolerance {5}); {6} elements compared{7}; two runs {8}; first "
+        "run {9:f2} ms\n",
+        R->passed ? "passed" : "FAILED", Where, Worst,
+        llvm::format("%.3g", R->max_error), llvm::format("%.3g", R->relative_error),
+        llvm::format("%.3g", R->tolerance), R->compared,
+        R->non_finite ? llvm::formatv(", {0} not finite", R->non_finite).str()
+                      : "",
+        R->deterministic ? "identical" : "DIFFER", R->run_ms);
+  }
+  if (R->passed)
+    return llvm::Error::success();
+  std::vector<std::string> Failures;
+  if (!(R->max_error <= R->tolerance))
+    Failures.push_back(llvm::formatv("self-test: output '{0}' is off by {1} "
+                                     "(tolerance {2}) on {3}",
+                                     Worst, llvm::format("%.3g", R->max_error),
+                                     llvm::format("%.3g", R->tolerance), Where)
+                           .str());
+  if (!R->deterministic)
+    Failures.push_back("self-test: two runs of the same input gave "
+                       "different outputs on " + Where);
+  return linesError(ExitCode::GateFailed, O.Model + ": ", Failures);
+}
+
 llvm::Error runRun(const RunOptions &O) {
+  if (O.SelfTest)
+    return runSelfTest(O);
   Signature Sig;
   double Ms = 0;
   llvm::Expected<std::vector<Tensor>> Outputs = std::vector<Tensor>();
@@ -497,6 +584,10 @@ Command addRunCommand(CLI::App &App) {
   addSessionFlags(*Sub, O->Session, ".kiln: ");
   addInputShapeOption(*Sub, O->InputShapes);
   Sub->add_flag("--json", O->Json, "print a JSON report on stdout");
+  Sub->add_flag("--self-test", O->SelfTest,
+                "run a .kiln file's self-test (kiln convert --self-test) on "
+                "the session's device: its sample, twice, against its "
+                "reference; exit 3 when it fails");
   return {Sub, [O] { return runRun(*O); }};
 }
 

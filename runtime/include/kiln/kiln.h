@@ -543,6 +543,44 @@ typedef struct kiln_engine_info {
 KILN_API kiln_status kiln_session_engine_info(const kiln_session *session,
                                               kiln_engine_info *out_info);
 
+/* Self-tests (schema 1.14; `kiln convert --self-test`): a file may carry
+ * one sample per input and the outputs kiln's reference interpreter
+ * computed for it, with a tolerance per output. kiln_session_self_test
+ * sets every input to its sample, runs the session twice and compares:
+ * a float output's error is the largest |output - reference| (infinite
+ * where the output is NaN or infinite and the reference is not); an
+ * integer output's is the fraction of its elements that differ. It passes
+ * when every output is within its tolerance and the second run gives the
+ * first run's bytes. An app can run it once at first launch on the device
+ * and fall back to a CPU file when it fails (GPU drivers that compute
+ * wrong, or differently on each run). It returns KILN_OK whenever the test
+ * ran, passed or not; KILN_ERROR_INVALID_ARGUMENT for a file without one.
+ * The session's inputs hold the samples afterwards: set them again.
+ * Set struct_size to sizeof(kiln_self_test_result) first. */
+typedef struct kiln_self_test_result {
+  size_t struct_size;
+  int passed;
+  int deterministic; /* the second run gave the first run's bytes */
+  /* The output whose error is largest against its tolerance: its index,
+   * error and tolerance, and the error over the reference's peak magnitude
+   * (integer outputs: the fraction again). */
+  size_t worst_output;
+  double max_error;
+  double tolerance;
+  double relative_error;
+  /* Elements compared over every output (a large output's reference holds
+   * every k-th element), and those NaN or infinite against a finite
+   * reference. */
+  size_t compared;
+  size_t non_finite;
+  double run_ms; /* the first run */
+} kiln_self_test_result;
+
+/* Non-zero when the file carries a self-test. */
+KILN_API int kiln_model_has_self_test(const kiln_model *model);
+KILN_API kiln_status kiln_session_self_test(kiln_session *session,
+                                            kiln_self_test_result *result);
+
 /* The partitions a session runs, in run order: a partitioned file's parts
  * (kiln convert --fallback cpu, schema 1.13), or one covering the whole
  * model for any other file. Operators are numbered across partitions as

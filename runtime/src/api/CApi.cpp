@@ -10,6 +10,7 @@
 #include "loader/OpValidation.h"
 #include "target/RuntimeTargets.h"
 #include "loader/WeightHashes.h"
+#include "session/SelfTest.h"
 #include "session/Session.h"
 #include "schema/KilnSchemaVersion.h"
 
@@ -506,6 +507,36 @@ size_t kiln_session_arena_bytes(const kiln_session *Session) {
 
 size_t kiln_session_scratch_bytes(const kiln_session *Session) {
   return Session ? size_t(Session->S->scratchBytes()) : 0;
+}
+
+int kiln_model_has_self_test(const kiln_model *Model) {
+  return Model && Model->Model->Root->self_test() ? 1 : 0;
+}
+
+kiln_status kiln_session_self_test(kiln_session *Session,
+                                   kiln_self_test_result *Out) {
+  if (!Session || !Out)
+    return failArgument("kiln_session_self_test: null argument");
+  if (Out->struct_size < offsetof(kiln_self_test_result, deterministic))
+    return failArgument("kiln_session_self_test: struct_size is too small");
+  return guarded([&] {
+    SelfTestOutcome T;
+    if (Status S = runSelfTest(*Session->S, T))
+      return fail(S);
+    kiln_self_test_result R;
+    R.struct_size = Out->struct_size;
+    R.passed = T.Passed ? 1 : 0;
+    R.deterministic = T.Deterministic ? 1 : 0;
+    R.worst_output = T.WorstOutput;
+    R.max_error = T.MaxError;
+    R.tolerance = T.Tolerance;
+    R.relative_error = T.RelativeError;
+    R.compared = T.Compared;
+    R.non_finite = T.NonFinite;
+    R.run_ms = T.RunMs;
+    std::memcpy(Out, &R, std::min(Out->struct_size, sizeof R));
+    return KILN_OK;
+  });
 }
 
 kiln_status kiln_session_engine_info(const kiln_session *Session,

@@ -13,6 +13,7 @@
 #include "loader/LoadedModel.h"
 #include "loader/Limits.h"
 #include "loader/OpValidation.h"
+#include "loader/SelfTestCheck.h"
 #include "schema/KilnSchemaVersion.h"
 
 #include "numerics/PixelFormats.h"
@@ -555,6 +556,8 @@ Status verifyModel(const TargetCatalog &Catalog,
                           LM->Tensors[size_t(X)].Name, "' is BLOCKED");
   }
   if (Status S = checkImageInputs(*LM))
+    return S;
+  if (Status S = checkSelfTest(*LM))
     return S;
   LM->Bytes = std::move(Bytes); // a partitioned file's parts are slices
   if (LM->Rules->VerifyPayload)

@@ -57,6 +57,44 @@ llvm::Error verifyWithRuntime(llvm::StringRef Bytes, llvm::StringRef Out) {
   return llvm::Error::success();
 }
 
+/// A CPU file's self-test must pass on the machine that wrote it, or its
+/// tolerance is wrong for the file, not the device: it runs here before
+/// the file replaces the output.
+llvm::Error runSelfTestHere(llvm::StringRef Bytes, llvm::StringRef Out) {
+  kiln_model *Model = nullptr;
+  kiln_session *Session = nullptr;
+  kiln_self_test_result R;
+  R.struct_size = sizeof R;
+  bool Ran = kiln_model_load_buffer(Bytes.data(), Bytes.size(), &Model) ==
+                 KILN_OK &&
+             kiln_session_create(Model, nullptr, &Session) == KILN_OK &&
+             kiln_session_self_test(Session, &R) == KILN_OK;
+  std::string Error = Ran ? "" : kiln_last_error();
+  kiln_session_destroy(Session);
+  kiln_model_destroy(Model);
+  if (!Ran)
+    return internalError("{0}: the self-test did not run on this machine "
+                         "({1}); nothing was written",
+                         Out, Error);
+  if (!R.passed)
+    return inputError("{0}: the self-test fails on this machine's CPU "
+                      "(output {1}: error {2} against tolerance {3}{4}); "
+                      "raise --self-test-tolerance; nothing was written",
+                      Out, R.worst_output, R.max_error, R.tolerance,
+                      R.deterministic ? "" : ", and two runs differ");
+  return llvm::Error::success();
+}
+
+/// The precision the file computes in, for the self-test's tolerance: a
+/// model that arrived quantized is int8 without --quantize.
+QuantizeMode filePrecision(const CompiledGraph &C) {
+  QuantizeMode Mode = C.QuantizeResult.Mode;
+  if (auto A = arrivedQuantized(C.PipelineRun, Mode != QuantizeMode::None))
+    if (A->KeptScales || A->Dynamic)
+      return QuantizeMode::Int8;
+  return Mode;
+}
+
 /// A target whose files are compiled for one size needs every dim fixed.
 llvm::Error checkStaticForTarget(const Graph &G, const Target &T,
                                  llvm::StringRef Input) {
@@ -113,6 +151,8 @@ convertModel(const ConvertModelOptions &O) {
   CO.ForTarget = T;
   if (llvm::Error E = checkCompileFlags(CO))
     return E;
+  if (llvm::Error E = checkSelfTestFlags(O.SelfTest))
+    return E;
   // A FIFO, device, symlink or the model itself as -o is refused now, not
   // after the whole conversion (the writer checks again before it renames).
   noteInputFile(CO.Input);
@@ -140,9 +180,20 @@ convertModel(const ConvertModelOptions &O) {
   R.Options = O.TargetOptions;
   R.SourceHash = [Hash] { return Hash->value(); };
   R.SourceHashError = [Hash] { return Hash->error(); };
+  llvm::Optional<SelfTestRecord> SelfTest;
+  if (O.SelfTest.Enabled) {
+    auto Record = buildSelfTest(*C->G, O.SelfTest, filePrecision(*C), CO.Input);
+    if (!Record)
+      return Record.takeError();
+    SelfTest = std::move(*Record);
+    R.SelfTest = &*SelfTest;
+  }
   std::string Out = O.Output;
-  R.VerifyFile = [Out](llvm::StringRef Bytes) {
-    return verifyWithRuntime(Bytes, Out);
+  bool RunHere = SelfTest && llvm::StringRef(T->Name) == "cpu";
+  R.VerifyFile = [Out, RunHere](llvm::StringRef Bytes) {
+    if (llvm::Error E = verifyWithRuntime(Bytes, Out))
+      return E;
+    return RunHere ? runSelfTestHere(Bytes, Out) : llvm::Error::success();
   };
   if (O.Fallback != "cpu")
     return T->Emit(*C->G, R);

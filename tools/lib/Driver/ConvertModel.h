@@ -7,6 +7,7 @@
 #pragma once
 
 #include "Driver/CompileGraph.h"
+#include "Driver/SelfTestBuild.h"
 
 #include <map>
 #include <memory>
@@ -37,6 +38,8 @@ struct ConvertModelOptions {
   std::string SourceOf;
   /// --placement: "costed" (default) or "greedy" (PlacementOptions::Costed).
   std::string Placement = "costed";
+  /// --self-test and its sample and tolerance (SelfTestBuild.h).
+  SelfTestFlags SelfTest;
 };
 
 /// Usage error (naming the known targets) for an unknown target; the

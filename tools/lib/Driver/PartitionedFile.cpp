@@ -280,6 +280,7 @@ emitPlacement(const Graph &G, const Placement &P, const EmitRequest &R,
         extractPartGraph(G, Part.Nodes, Part.Inputs, Part.Outputs, &P.Names);
     EmitRequest PR = R;
     PR.Bytes = &Files[I];
+    PR.SelfTest = nullptr; // the outer file carries it
     PR.Output = R.Output + " (partition " + std::to_string(I) + ", " +
                 Part.On->Name + ")";
     auto Rep = Part.On->Emit(*Sub, PR);

@@ -172,6 +172,18 @@ llvm::Expected<std::vector<Tensor>> CompiledModel::outputValues() {
   return Out;
 }
 
+bool CompiledModel::hasSelfTest() const {
+  return kiln_model_has_self_test(Model.get()) != 0;
+}
+
+llvm::Expected<kiln_self_test_result> CompiledModel::selfTest() {
+  kiln_self_test_result R;
+  R.struct_size = sizeof R;
+  if (!Session || kiln_session_self_test(Session.get(), &R) != KILN_OK)
+    return fail("running the self-test");
+  return R;
+}
+
 llvm::Error CompiledModel::rerun() {
   if (kiln_session_run(Session.get()) != KILN_OK)
     return fail("running");

@@ -77,6 +77,12 @@ public:
   llvm::Expected<std::vector<Tensor>> outputValues(); // copies
   /// Runs again on the inputs set last (benchmarks).
   llvm::Error rerun();
+  /// Whether the file carries a self-test (kiln convert --self-test).
+  bool hasSelfTest() const;
+  /// Runs the file's self-test on the session (kiln_session_self_test);
+  /// an error when there is no session, no self-test, or a run fails. The
+  /// inputs hold the samples afterwards.
+  llvm::Expected<kiln_self_test_result> selfTest();
   /// Image input Index (`convert --image-input`): what it reads, or nullopt
   /// for an input that is not one.
   std::optional<kiln_image_info> imageInput(size_t Index) const;
