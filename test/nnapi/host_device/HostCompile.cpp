@@ -184,6 +184,7 @@ int compute(ANeuralNetworksExecution *E) {
                operationName(Op.Type) + "): " + F.what());
         return OP_FAILED;
       }
+      injectFault(M, Op, I, Buffers);
       if (Fp16)
         for (uint32_t Out : Op.Outputs)
           ToHalf(Out);

@@ -81,6 +81,15 @@ const char *relaxedModeName(RelaxedMode Mode);
 /// the default, "offset"); older TFLite truncates (Truncate, "truncate").
 enum class ResizeRounding { Offset, Truncate };
 ResizeRounding resizeRounding();
+
+/// A faulty driver, for testing self-tests (KILN_NNAPI_HOST_FAULT): "OP"
+/// (an operation name, "CONV_2D") perturbs every output element of every
+/// such operation (float: + 0.5; quantized: bit 4 flipped), as a
+/// miscompiled kernel would;
+/// "flaky" perturbs one element of the first operation's output on every
+/// second execution, as a racy one would. Unset or empty: none.
+void injectFault(const ANeuralNetworksModel &M, const Operation &Op,
+                 size_t OpIndex, const std::vector<uint8_t *> &Buffers);
 /// One line to stderr, "kiln-nnapi-host: " + Message.
 void report(const std::string &Message);
 /// Appends Line to the file named by KILN_NNAPI_HOST_LOG, if set.

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -55,6 +56,31 @@ ResizeRounding resizeRounding() {
   return envSays("KILN_NNAPI_HOST_RESIZE_ROUNDING", "offset", "truncate")
              ? ResizeRounding::Truncate
              : ResizeRounding::Offset;
+}
+
+void injectFault(const ANeuralNetworksModel &M, const Operation &Op,
+                 size_t OpIndex, const std::vector<uint8_t *> &Buffers) {
+  static const std::string Fault = [] {
+    const char *Env = std::getenv("KILN_NNAPI_HOST_FAULT");
+    return std::string(Env ? Env : "");
+  }();
+  static std::atomic<uint64_t> Executions{0};
+  if (Fault.empty())
+    return;
+  bool Flaky = Fault == "flaky";
+  if (Flaky ? OpIndex != 0 : operationName(Op.Type) != Fault)
+    return;
+  if (Flaky && Executions.fetch_add(1) % 2 == 0)
+    return;
+  const Operand &O = M.Operands[Op.Outputs[0]];
+  uint8_t *Data = Buffers[Op.Outputs[0]];
+  size_t N = Flaky ? std::min<size_t>(1, O.elementCount()) : O.elementCount();
+  for (size_t K = 0; K < N; ++K) {
+    if (O.Type == TENSOR_FLOAT32)
+      reinterpret_cast<float *>(Data)[K] += 0.5f;
+    else if (O.isQuant())
+      Data[K] ^= 0x10;
+  }
 }
 
 void report(const std::string &Message) {

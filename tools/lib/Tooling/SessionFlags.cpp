@@ -15,6 +15,24 @@ void addSessionFlags(CLI::App &Sub, CompiledModel::SessionSettings &S,
                         "hash the file records before running "
                         "(kiln_session_options verify_weight_hashes)");
   addVulkanSessionFlags(Sub, S, Prefix);
+  addGpuKernelPolicyFlag(Sub, Prefix);
+}
+
+void addGpuKernelPolicyFlag(CLI::App &Sub, const std::string &Prefix) {
+  // The policy is the process's (kiln_set_gpu_kernel_policy) and applies
+  // when a file loads, so it is set as the flag is parsed.
+  Sub.add_option_function<std::string>(
+         "--gpu-kernels",
+         [](const std::string &Policy) {
+           kiln_set_gpu_kernel_policy(Policy == "any-valid"
+                                          ? KILN_GPU_KERNELS_ANY_VALID
+                                          : KILN_GPU_KERNELS_CATALOG);
+         },
+         Prefix + "GPU files: catalog (default: only the kernels this kiln "
+                  "was built with) or any-valid (a developer option: any "
+                  "SPIR-V or MSL that passes the runtime's checks; "
+                  "docs/security.md)")
+      ->check(CLI::IsMember({"catalog", "any-valid"}));
 }
 
 void addVulkanSessionFlags(CLI::App &Sub, CompiledModel::SessionSettings &S,
