@@ -5,7 +5,9 @@
 #include "Support/Error.h"
 #include "Support/Npy.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
 
 #include <cmath>
 #include <cstring>
@@ -114,6 +116,13 @@ llvm::Expected<std::vector<Tensor>> samplesFor(const Graph &G,
   llvm::StringMap<Tensor> Given;
   if (llvm::Error E = readSamples(F, G, Given))
     return E;
+  for (const auto &KV : Given)
+    if (llvm::none_of(G.inputs(), [&](const Value *In) {
+          return In->name() == KV.getKey();
+        }))
+      return usageError("--self-test-input: the model has no input named "
+                        "'{0}'",
+                        KV.getKey());
   std::vector<Tensor> Samples;
   for (unsigned I = 0; I < G.numInputs(); ++I) {
     const Value &In = *G.input(I);
@@ -136,11 +145,7 @@ llvm::Expected<std::vector<Tensor>> samplesFor(const Graph &G,
                         "the model takes {2}",
                         In.name(), toString(Got), toString(T));
     Samples.push_back(It->second);
-    Given.erase(It);
   }
-  if (!Given.empty())
-    return usageError("--self-test-input: the model has no input named '{0}'",
-                      Given.begin()->getKey());
   return Samples;
 }
 
@@ -177,7 +182,7 @@ llvm::Error checkSelfTestFlags(const SelfTestFlags &F) {
   if (!(F.Tolerance >= 0) || !std::isfinite(F.Tolerance))
     return usageError("--self-test-tolerance {0}: expected a finite number "
                       ">= 0",
-                      F.Tolerance);
+                      llvm::format("%g", F.Tolerance));
   return llvm::Error::success();
 }
 

@@ -182,6 +182,60 @@ std::string partitionsText(const KilnFileStats &S, bool Nodes) {
 
 llvm::json::Array partitionsJson(const KilnFileStats &S, bool Nodes);
 
+/// The bytes of buffer Index (0 when it is out of range).
+uint64_t bufferBytes(const fb::ModelT &M, int32_t Index) {
+  return Index >= 0 && size_t(Index) < M.buffers.size()
+             ? M.buffers[size_t(Index)]->size
+             : 0;
+}
+
+/// The file's self-test (kiln convert --self-test): its samples and, per
+/// output, how many reference values, the tolerance and the peak.
+std::string selfTestText(const fb::ModelT &M) {
+  const fb::SelfTestT *T = M.self_test.get();
+  if (!T)
+    return "";
+  uint64_t SampleBytes = 0;
+  for (int32_t B : T->inputs)
+    SampleBytes += bufferBytes(M, B);
+  std::string Out = llvm::formatv("self-test: {0} sample(s), {1} bytes; "
+                                  "references from {2}\n",
+                                  T->inputs.size(), SampleBytes, T->reference);
+  for (size_t I = 0; I < T->outputs.size() && I < M.outputs.size(); ++I) {
+    const fb::SelfTestOutputT &O = *T->outputs[I];
+    Out += llvm::formatv("  {0}: {1} values (every {2}), tolerance {3}, "
+                         "peak {4}\n",
+                         M.tensors[size_t(M.outputs[I])]->name,
+                         bufferBytes(M, O.reference) / 4, O.stride,
+                         llvm::format("%.3g", O.tolerance),
+                         llvm::format("%.6g", O.peak));
+  }
+  return Out;
+}
+
+llvm::json::Value selfTestJson(const fb::ModelT &M) {
+  const fb::SelfTestT *T = M.self_test.get();
+  if (!T)
+    return nullptr;
+  llvm::json::Array Samples, Outputs;
+  for (size_t I = 0; I < T->inputs.size() && I < M.inputs.size(); ++I)
+    Samples.push_back(llvm::json::Object{
+        {"input", M.tensors[size_t(M.inputs[I])]->name},
+        {"bytes", int64_t(bufferBytes(M, T->inputs[I]))}});
+  for (size_t I = 0; I < T->outputs.size() && I < M.outputs.size(); ++I) {
+    const fb::SelfTestOutputT &O = *T->outputs[I];
+    Outputs.push_back(llvm::json::Object{
+        {"output", M.tensors[size_t(M.outputs[I])]->name},
+        {"values", int64_t(bufferBytes(M, O.reference) / 4)},
+        {"stride", int64_t(O.stride)},
+        {"tolerance", O.tolerance},
+        {"peak", O.peak}});
+  }
+  return llvm::json::Object{{"reference", T->reference},
+                            {"samples", std::move(Samples)},
+                            {"outputs", std::move(Outputs)}};
+}
+
 } // namespace
 
 std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
@@ -210,6 +264,7 @@ std::string kilnTextReport(const KilnFileStats &S, bool Nodes) {
   for (int32_t T : M.outputs)
     OS << "  " << M.tensors[size_t(T)]->name << ": "
        << describeKilnTensor(*M.tensors[size_t(T)], M.symbols) << "\n";
+  OS << selfTestText(M);
   OS << "operators: " << S.Operators.size() << "\n";
   std::vector<std::pair<std::string, int64_t>> Hist;
   for (const auto &[Kind, E] : S.OpHistogram) {
@@ -356,6 +411,7 @@ llvm::json::Value kilnJsonReport(const KilnFileStats &S, bool Nodes) {
   R["blocked_weights"] =
       llvm::json::Object{{"tensors", Blocked}, {"for", BlockedFor}};
   R["packed_weights"] = packedWeights(M);
+  R["self_test"] = selfTestJson(M);
   if (Nodes) {
     llvm::json::Array Arr;
     for (const KilnOperatorStats &O : S.Operators) {
