@@ -37,6 +37,11 @@
 //                   size; a dim 0; a host_before/host_after operator out of
 //                   range or not a host conversion. Each must be rejected
 //                   by the loader; the driver fails otherwise.
+//   self-test lies  (seeds with a self-test, likewise) a sample or
+//                   reference naming no buffer or one of another size, a
+//                   stride of 0 or past the output, a tolerance or peak
+//                   negative or not finite. Each must be rejected by the
+//                   loader.
 //   metal lies      (Metal seeds, likewise) a kernel's buffer index (31 or
 //                   a duplicate), push-constant index (taken or outside),
 //                   function constant type, threadgroup size or the
@@ -58,7 +63,9 @@
 // the runtime has no Metal executor there, but its loader verifies them); or
 // image, `kiln convert --image-input input=rgba8 --mean 128 --std 64` (an
 // image input read by PIXELS_TO_TENSOR, its scale folded into the first
-// convolution).
+// convolution); or self-test, `kiln convert --self-test` (a CPU file with
+// a generated sample and the interpreter's reference; every mutant that
+// loads runs its self-test too).
 // --write keeps the corpus (seed-N.kiln and mutant-N.kiln) as files, e.g.
 // for libFuzzer.
 #include "LoaderFuzzTarget.h"
@@ -75,6 +82,7 @@
 #endif
 #include "Driver/PartitionedFile.h"
 #include "Driver/Placement.h"
+#include "Driver/SelfTestBuild.h"
 #include "IR/Parser.h"
 #include "frontends/onnx/OnnxImporter.h"
 #include "passes/ImageInput.h"
@@ -118,7 +126,7 @@ llvm::Expected<std::string> compileSeed(const std::string &Spec) {
       NnapiLevel = std::atoi(Mode.c_str() + 11);
     }
     auto M = Mode == "native" || Mode == "vulkan" || Mode == "metal" ||
-                     Mode == "image" || Mode.rfind("partitioned-", 0) == 0
+                     Mode == "image" || Mode == "self-test" || Mode.rfind("partitioned-", 0) == 0
                  ? QuantizeMode::None
                  : parseQuantizeMode(QMode);
     if (!M)
@@ -195,6 +203,14 @@ llvm::Expected<std::string> compileSeed(const std::string &Spec) {
   auto C = lowerToKilnOps(**G);
   if (!C)
     return C.takeError();
+  if (Mode == "self-test") { // kiln convert --self-test
+    SelfTestFlags F;
+    F.Enabled = true;
+    auto Record = buildSelfTest(**G, F, QuantizeMode::None, Path);
+    if (!Record)
+      return Record.takeError();
+    attachSelfTest(C->Module, *Record);
+  }
   if (Mode == "native")
     if (auto R = prepackForThisCpu(C->Module); !R)
       return R.takeError();
@@ -205,7 +221,9 @@ class Mutator {
 public:
   explicit Mutator(uint64_t Seed) : Rng(Seed) {}
 
-  /// Applies mutation Kind (0..11) to a copy of Seed; Name says what it did.
+  /// Applies mutation Kind (0..12) to a copy of Seed; Name says what it did.
+  /// A seed with a self-test takes self-test lies (12) for half of kinds 6
+  /// and 7.
   /// A Vulkan seed takes vulkan lies (8) for half of kinds 6 and 7 (Kind is
   /// updated), since its fp32 tensors have no quantization or blocking, and
   /// constant lies (11) for kind 5; an
@@ -214,6 +232,14 @@ public:
   std::string mutate(const std::string &Seed, unsigned &Kind, std::string &Name) {
     std::string B = Seed;
     fb::Model *M = fb::GetMutableModel(B.data());
+    if ((Kind == 6 || Kind == 7) && Seed.size() >= 8 && M->self_test() &&
+        Rng() % 2) {
+      for (unsigned Try = 0; Try < 16; ++Try)
+        if (lieAboutSelfTest(*M, Name)) {
+          Kind = 12;
+          return B;
+        }
+    }
     if ((Kind == 6 || Kind == 7) && Seed.size() >= 8 &&
         M->payload_type() == fb::TargetPayload::VulkanPayload && Rng() % 2)
       Kind = 8;
@@ -803,6 +829,55 @@ private:
     }
   }
 
+  /// A self-test's field set to a value the loader must reject: a sample
+  /// or reference naming no buffer or one of another size, a stride of 0
+  /// or past the output, a tolerance or peak that is negative or not
+  /// finite. False where the seed has no self-test.
+  bool lieAboutSelfTest(fb::Model &M, std::string &Name) {
+    fb::SelfTest *T = M.mutable_self_test();
+    if (!T || !T->inputs() || !T->outputs() || T->inputs()->size() == 0 ||
+        T->outputs()->size() == 0 || !M.buffers())
+      return false;
+    auto *Inputs = T->mutable_inputs();
+    auto *Out = T->mutable_outputs()->GetMutableObject(
+        unsigned(pick(T->outputs()->size())));
+    const int32_t NumBuffers = int32_t(M.buffers()->size());
+    const int32_t NoBuffer[] = {-1, NumBuffers, INT32_MAX, INT32_MIN};
+    const float NotFinite[] = {NAN, INFINITY, -INFINITY, -1.0f};
+    switch (pick(6)) {
+    case 0: {
+      int32_t V = NoBuffer[pick(4)];
+      Name = llvm::formatv("self-test sample buffer = {0}", V);
+      Inputs->Mutate(unsigned(pick(Inputs->size())), V);
+      return true;
+    }
+    case 1: {
+      int32_t V = NoBuffer[pick(4)];
+      Name = llvm::formatv("self-test reference buffer = {0}", V);
+      return Out->mutate_reference(V);
+    }
+    case 2: // the reference's buffer: floats, not the input's bytes
+      Name = "self-test sample = a reference's buffer";
+      Inputs->Mutate(0, Out->reference());
+      return true;
+    case 3: {
+      uint64_t V = Rng() % 2 ? 0 : uint64_t(1) << 40;
+      Name = llvm::formatv("self-test stride = {0}", V);
+      return Out->mutate_stride(V);
+    }
+    case 4: {
+      float V = NotFinite[pick(4)];
+      Name = llvm::formatv("self-test tolerance = {0}", V);
+      return Out->mutate_tolerance(V);
+    }
+    default: {
+      float V = NotFinite[pick(4)];
+      Name = llvm::formatv("self-test peak = {0}", V);
+      return Out->mutate_peak(V);
+    }
+    }
+  }
+
   /// An NNAPI payload's field set to a value the loader must reject (none
   /// of them is a valid model); false where the seed has no such field.
   bool lieAboutNnapi(fb::Model &M, std::string &Name) {
@@ -1151,6 +1226,7 @@ int main(int Argc, char **Argv) {
   std::map<kiln::fuzz::Outcome, unsigned> Outcomes, NnapiOutcomes;
   std::map<unsigned, std::pair<unsigned, unsigned>> ByKind; // rejected, ran
   unsigned NnapiMutants = 0, NnapiLies = 0, MetalLies = 0, LiesLoaded = 0;
+  unsigned SelfTestLies = 0;
   unsigned ConstantLies = 0;
   for (unsigned I = 0; I < Count; ++I) {
     // Eight in a row (every kind) from each seed in turn.
@@ -1176,8 +1252,8 @@ int main(int Argc, char **Argv) {
       ++NnapiMutants;
       ++NnapiOutcomes[O];
     }
-    if (Kind == 9 || Kind == 10) {
-      ++(Kind == 9 ? NnapiLies : MetalLies);
+    if (Kind == 9 || Kind == 10 || Kind == 12) {
+      ++(Kind == 9 ? NnapiLies : Kind == 10 ? MetalLies : SelfTestLies);
       if (O != kiln::fuzz::Outcome::RejectedAtLoad) {
         ++LiesLoaded;
         llvm::errs() << llvm::formatv(
@@ -1189,7 +1265,7 @@ int main(int Argc, char **Argv) {
   static const char *KindNames[] = {
       "bit flips",  "truncation",  "offset lies", "index lies", "cycles",
       "shape lies", "quant lies",  "layout lies", "vulkan lies", "nnapi lies",
-      "metal lies", "constant lies"};
+      "metal lies", "constant lies", "self-test lies"};
   for (const auto &[Kind, RR] : ByKind)
     llvm::outs() << llvm::formatv("{0,-12} {1,4} rejected, {2,4} ran cleanly\n",
                                   KindNames[Kind], RR.first, RR.second);
@@ -1198,7 +1274,8 @@ int main(int Argc, char **Argv) {
       "the session was created, {4} failed cleanly while running, {5} ran; "
       "0 crashes; nnapi: {6} mutants of {7} seeds ({8} rejected when loaded, "
       "{9} when the session was created, {10} failed while running, {11} "
-      "ran), {12} nnapi lies, {13} metal lies, {14}; {15} constant lies run "
+      "ran), {12} nnapi lies, {13} metal lies, {18} self-test lies, {14}; "
+      "{15} constant lies run "
       "without robustBufferAccess; {16} hostile kernels, {17}\n",
       Count, Seeds.size(), Outcomes[kiln::fuzz::Outcome::RejectedAtLoad],
       Outcomes[kiln::fuzz::Outcome::RejectedAtSession],
@@ -1212,6 +1289,7 @@ int main(int Argc, char **Argv) {
                  : std::string("all rejected when loaded"),
       ConstantLies, HostileWritten,
       HostileLoaded ? llvm::formatv("{0} NOT rejected when loaded", HostileLoaded).str()
-                    : std::string("all rejected when loaded"));
+                    : std::string("all rejected when loaded"),
+      SelfTestLies);
   return LiesLoaded || HostileLoaded ? 1 : 0;
 }

@@ -43,6 +43,14 @@ Outcome runOne(const uint8_t *Data, size_t Size) {
     for (size_t B = 0; B < Bytes; B += 4096) // touch every page
       Sink = Sink ^ static_cast<const uint8_t *>(Out)[B];
   }
+  // A file's self-test (kiln convert --self-test) runs on the session too:
+  // the loader's checks must make it safe, whatever its verdict.
+  if (Result == Outcome::Ran && kiln_model_has_self_test(M)) {
+    kiln_self_test_result T;
+    T.struct_size = sizeof T;
+    if (kiln_session_self_test(S, &T) != KILN_OK)
+      Result = Outcome::FailedRun;
+  }
   kiln_session_destroy(S);
   kiln_model_destroy(M);
   return Result;
