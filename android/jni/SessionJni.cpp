@@ -79,6 +79,28 @@ JNIEXPORT jobjectArray JNICALL Java_dev_kiln_NativeApi_sessionEngine(
   });
 }
 
+JNIEXPORT jdoubleArray JNICALL Java_dev_kiln_NativeApi_selfTest(
+    JNIEnv *Env, jclass, jlong Session) {
+  return guarded(Env, static_cast<jdoubleArray>(nullptr), [&]() -> jdoubleArray {
+    kiln_self_test_result R;
+    std::memset(&R, 0, sizeof R);
+    R.struct_size = sizeof R;
+    if (throwIfFailed(Env, kiln_session_self_test(
+                               fromHandle<kiln_session>(Session), &R)))
+      return nullptr;
+    const jdouble Values[9] = {double(R.passed),      double(R.deterministic),
+                               double(R.worst_output), R.max_error,
+                               R.tolerance,           R.relative_error,
+                               double(R.compared),    double(R.non_finite),
+                               R.run_ms};
+    jdoubleArray Out = Env->NewDoubleArray(9);
+    if (!Out)
+      return nullptr; // OutOfMemoryError is pending
+    Env->SetDoubleArrayRegion(Out, 0, 9, Values);
+    return Out;
+  });
+}
+
 JNIEXPORT void JNICALL Java_dev_kiln_NativeApi_setInputDirect(
     JNIEnv *Env, jclass, jlong Session, jint Index, jobject Buffer,
     jint ElementSize, jlong ByteOffset, jlong ByteLength) {

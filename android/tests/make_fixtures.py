@@ -67,6 +67,7 @@ def main():
     run(kiln, "run", j("mnv2.kiln"), "-i", j("mnv2.input.npy"), "--threads", "1",
         "-o", j("mnv2.ref"))
     np.load(j("mnv2.ref/logits.npy")).astype("<f4").tofile(j("mnv2.ref.bin"))
+    run(kiln, "convert", onnx, "--self-test", "-o", j("mnv2_selftest.kiln"))
     with open(j("mnv2.kiln"), "rb") as f:
         whole = f.read()
     with open(j("truncated.kiln"), "wb") as f:
@@ -74,7 +75,8 @@ def main():
 
     if args.targets:
         for target in ("vulkan", "nnapi"):
-            run(kiln, "convert", onnx, "--target", target, "-o", j("mnv2_%s.kiln" % target))
+            run(kiln, "convert", onnx, "--target", target, "--self-test", "-o",
+                j("mnv2_%s.kiln" % target))
     if args.torchvision:
         torchvision_mobilenet(kiln, j)
     if not image_reference:

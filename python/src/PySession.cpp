@@ -182,6 +182,37 @@ public:
     return Ops;
   }
 
+  /// kiln_session_self_test: the file's samples, twice, against its
+  /// references (kiln convert --self-test).
+  py::dict selfTest() {
+    std::lock_guard<std::mutex> L(M);
+    open();
+    kiln_self_test_result R;
+    R.struct_size = sizeof R;
+    kiln_status S;
+    {
+      py::gil_scoped_release Released;
+      S = kiln_session_self_test(Handle, &R);
+    }
+    if (S != KILN_OK)
+      raiseStatus(S, Path);
+    kiln_tensor_info Worst;
+    py::dict D;
+    D["passed"] = R.passed != 0;
+    D["deterministic"] = R.deterministic != 0;
+    D["worst_output"] =
+        kiln_model_output_info(Model, R.worst_output, &Worst) == KILN_OK
+            ? py::str(Worst.name)
+            : py::str("");
+    D["max_error"] = R.max_error;
+    D["relative_error"] = R.relative_error;
+    D["tolerance"] = R.tolerance;
+    D["compared"] = R.compared;
+    D["non_finite"] = R.non_finite;
+    D["run_ms"] = R.run_ms;
+    return D;
+  }
+
 private:
   kiln_model *open() {
     if (!Model)
@@ -385,6 +416,13 @@ for parallel runs.
       .def("profile", &Session::profile, py::arg("inputs"),
            "One run with every operator timed: a list of {kind, name, "
            "engine, ms} in execution order.")
+      .def("self_test", &Session::selfTest,
+           "Runs the file's self-test (kiln.convert(..., self_test=True)) "
+           "on this session's device: its samples, twice, against its "
+           "references. Returns {passed, deterministic, worst_output, "
+           "max_error, relative_error, tolerance, compared, non_finite, "
+           "run_ms}; raises for a file without one. The inputs hold the "
+           "samples afterwards.")
       .def("close", &Session::close, "Frees the session now.")
       .def("__enter__", [](py::object Self) { return Self; })
       .def("__exit__", [](Session &S, py::args) { S.close(); });

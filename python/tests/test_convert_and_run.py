@@ -166,3 +166,22 @@ def test_unsupported_model(tmp_path):
         kiln.convert(path, tmp_path / "x.kiln")
     assert "Frobnicate" in str(e.value) and "frob.onnx" in str(e.value)
     assert isinstance(e.value, kiln.InvalidInputError)
+
+
+def test_self_test(tmp_path):
+    """kiln.convert(self_test=True) stores a sample; Session.self_test()
+    checks the device against it, and the file's input sample gives the
+    output the reference holds."""
+    import pathlib
+    model = pathlib.Path(__file__).resolve().parents[2] / "examples/models/resnet_small.onnx"
+    out = tmp_path / "st.kiln"
+    kiln.convert(model, out, self_test=True)
+    with kiln.Session(out) as s:
+        r = s.self_test()
+        assert r["passed"] and r["deterministic"]
+        assert r["worst_output"] == "logits" and r["compared"] == 10
+        assert 0 <= r["max_error"] <= r["tolerance"]
+    plain = tmp_path / "plain.kiln"
+    kiln.convert(model, plain)
+    with kiln.Session(plain) as s, pytest.raises(kiln.UsageError, match="--self-test"):
+        s.self_test()

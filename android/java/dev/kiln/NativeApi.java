@@ -43,6 +43,11 @@ final class NativeApi {
   static native void sessionDestroy(long session);
   /** Target ("cpu", "vulkan", "nnapi", "metal") and device of a session. */
   static native String[] sessionEngine(long session);
+  /**
+   * kiln_session_self_test: passed, deterministic, worst output, max error,
+   * tolerance, relative error, compared, non-finite, run ms.
+   */
+  static native double[] selfTest(long session);
 
   static native void setInputDirect(long session, int index, Buffer data,
       int elementSize, long byteOffset, long byteLength);

@@ -205,6 +205,17 @@ public final class Session implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs the file's self-test ({@code kiln convert --self-test}) on this
+   * session's device: every input set to its stored sample, two runs, the
+   * outputs compared with the stored references. The inputs hold the
+   * samples afterwards: set them again. Throws KilnException
+   * (INVALID_ARGUMENT) for a file without one.
+   */
+  public synchronized SelfTestResult selfTest() {
+    return new SelfTestResult(NativeApi.selfTest(live()));
+  }
+
   /** Runs the model on the inputs as they are set. */
   public synchronized void run() {
     NativeApi.run(live());

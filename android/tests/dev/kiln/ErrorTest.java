@@ -48,9 +48,20 @@ public class ErrorTest {
         () -> session.setInput(0, Fixtures.floats("mnv2.input.bin")));
     assertThrows(IllegalStateException.class, () -> session.getOutputFloats(0));
     assertThrows(IllegalStateException.class, () -> session.argmaxMask(0));
+    assertThrows(IllegalStateException.class, session::selfTest);
     model.close();
     assertThrows(IllegalStateException.class, model::newSession);
     assertThrows(IllegalStateException.class, model::numInputs);
+  }
+
+  @Test
+  public void selfTestOfAFileWithoutOneThrows() throws Exception {
+    try (Model model = Model.load(Fixtures.path("mnv2.kiln"));
+         Session session = model.newSession()) {
+      KilnException e = assertThrows(KilnException.class, session::selfTest);
+      assertEquals(KilnException.Status.INVALID_ARGUMENT, e.status());
+      assertTrue(e.getMessage(), e.getMessage().contains("kiln convert --self-test"));
+    }
   }
 
   @Test

@@ -97,4 +97,31 @@ public class TargetTest {
       cache.toFile().delete();
     }
   }
+
+  /**
+   * Each file's self-test (kiln convert --self-test) passes on its device,
+   * and the session then runs the app's own input as before.
+   */
+  @Test
+  public void selfTestPassesOnEachDevice() throws Exception {
+    String library = System.getProperty("kiln.nnapi.library");
+    if (library == null)
+      throw new IllegalStateException("run with -Dkiln.nnapi.library");
+    String[][] files = {{"mnv2_selftest.kiln", "cpu"}, {"mnv2_vulkan.kiln", "vulkan"},
+                        {"mnv2_nnapi.kiln", "nnapi"}};
+    for (String[] file : files) {
+      try (Model model = Model.load(Fixtures.path(file[0]));
+           Session session = model.newSession(new SessionOptions().nnapiLibrary(library))) {
+        assertEquals(file[1], session.target());
+        SelfTestResult result = session.selfTest();
+        System.out.println(file[1] + " self-test: " + result);
+        assertTrue(result.toString(), result.passed());
+        assertTrue(result.deterministic());
+        assertEquals(10, result.compared());
+        assertTrue(result.maxError() <= result.tolerance());
+        double error = Fixtures.relativeError(runOnce(session), Fixtures.floats("mnv2.ref.bin"));
+        assertTrue("relative error " + error, error <= TOLERANCE);
+      }
+    }
+  }
 }
