@@ -74,8 +74,9 @@ if [ "$PRESET" = release ]; then
   # and host device, and a folder of valid NNAPI files (converted here) must
   # all run. The Metal mutants (cpu-mutants' Metal seeds) are verified by
   # the ASan-built loader; their sessions are refused (no Metal executor).
-  # The data parsers (.npy and .npz, images, the TorchScript zip check)
-  # replay their fuzz regressions and seed corpora the same way
+  # The data parsers (.npy and .npz, images, the TorchScript zip check,
+  # .kcal calibration statistics) replay their fuzz regressions and seed
+  # corpora the same way
   # (kiln-data-input-replay, test/fuzz). ONNX's are replayed by ctest in the
   # release build and under TSan: an ASan build of the frontend, the passes
   # and the interpreter would add 12 minutes, and the ONNX fuzz campaign
@@ -121,7 +122,7 @@ if [ "$PRESET" = release ]; then
       [[ "$Report" == *" 0 crashes" ]] || return 1
     done
     cmake -DREPLAY=build/asan/test/fuzz/kiln-data-input-replay -DSOURCE="$PWD" \
-      "-DKINDS=npy;image;torchscript-zip" -P test/fuzz/ReplayInputs.cmake ||
+      "-DKINDS=npy;image;torchscript-zip;kcal" -P test/fuzz/ReplayInputs.cmake ||
       return 1
     # Every valid NNAPI file loads and runs: "N files: 0 rejected ... N ran".
     local Count

@@ -1,6 +1,10 @@
 #include "Accepted.h"
 #include "InputFuzzTargets.h"
 
+#include "passes/quant/CalibrationMethod.h"
+#include "passes/quant/CalibrationStats.h"
+
+#include "Support/Hash.h"
 #include "Support/Image.h"
 #include "Support/ImagePreprocess.h"
 #include "Support/Npy.h"
@@ -29,6 +33,34 @@ bool runNpy(llvm::StringRef Bytes) {
   }
   auto Array = parseNpy(Bytes, "fuzz.npy", nullptr);
   return accepted(Array);
+}
+
+bool runKcal(llvm::StringRef Bytes) {
+  if (Bytes.size() < 8) {
+    auto Short = parseStats(Bytes, "fuzz.kcal");
+    return accepted(Short);
+  }
+  std::string File = Bytes.drop_back(8).str();
+  uint64_t Sum = contentHash(File);
+  File.append(reinterpret_cast<const char *>(&Sum), sizeof Sum);
+  auto S = parseStats(File, "fuzz.kcal");
+  if (!accepted(S))
+    return false;
+  // Written again, it is the same file; every method's range is computed.
+  if (serializeStats(*S) != File)
+    __builtin_trap();
+  bool Usable = true;
+  for (const ObservedValue &V : S->Values) {
+    Usable = Usable && whyNotQuantizable(V.Observer).empty();
+    for (CalibrationMethod M :
+         {CalibrationMethod::MinMax, CalibrationMethod::Percentile,
+          CalibrationMethod::Entropy, CalibrationMethod::Mse}) {
+      CalibrationMethodOptions O;
+      O.Method = M;
+      (void)chooseRange(V.Observer, O);
+    }
+  }
+  return Usable;
 }
 
 bool runImage(llvm::StringRef Bytes) {
@@ -94,7 +126,7 @@ const char *inputKindName(InputKind Kind) {
 
 bool isDataKind(InputKind Kind) {
   return Kind != InputKind::Onnx && Kind != InputKind::Manifest &&
-         Kind != InputKind::PassRecord && Kind != InputKind::Kcal;
+         Kind != InputKind::PassRecord;
 }
 
 bool runDataInput(InputKind Kind, const uint8_t *Data, size_t Size) {
@@ -103,8 +135,9 @@ bool runDataInput(InputKind Kind, const uint8_t *Data, size_t Size) {
   case InputKind::Onnx:
   case InputKind::Manifest:
   case InputKind::PassRecord:
-  case InputKind::Kcal:
     break; // need kiln_input_fuzz_target's runInput
+  case InputKind::Kcal:
+    return runKcal(Bytes);
   case InputKind::Npy:
     return runNpy(Bytes);
   case InputKind::Image:

@@ -6,9 +6,6 @@
 #include "IR/Verifier.h"
 #include "frontends/onnx/OnnxImporter.h"
 #include "passes/PassManager.h"
-#include "passes/quant/CalibrationMethod.h"
-#include "passes/quant/CalibrationStats.h"
-#include "Support/Hash.h"
 #include "passes/Pipelines.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -48,33 +45,6 @@ bool runPassRecord(llvm::StringRef Bytes) {
   return true;
 }
 
-bool runKcal(llvm::StringRef Bytes) {
-  if (Bytes.size() < 8) {
-    auto Short = parseStats(Bytes, "fuzz.kcal");
-    return accepted(Short);
-  }
-  std::string File = Bytes.drop_back(8).str();
-  uint64_t Sum = contentHash(File);
-  File.append(reinterpret_cast<const char *>(&Sum), sizeof Sum);
-  auto S = parseStats(File, "fuzz.kcal");
-  if (!accepted(S))
-    return false;
-  // Written again, it is the same file; every method's range is computed.
-  if (serializeStats(*S) != File)
-    __builtin_trap();
-  bool Usable = true;
-  for (const ObservedValue &V : S->Values) {
-    Usable = Usable && whyNotQuantizable(V.Observer).empty();
-    for (CalibrationMethod M :
-         {CalibrationMethod::MinMax, CalibrationMethod::Percentile,
-          CalibrationMethod::Entropy, CalibrationMethod::Mse}) {
-      CalibrationMethodOptions O;
-      O.Method = M;
-      (void)chooseRange(V.Observer, O);
-    }
-  }
-  return Usable;
-}
 
 } // namespace
 
@@ -87,8 +57,6 @@ bool runInput(InputKind Kind, const uint8_t *Data, size_t Size) {
     return runManifest(Bytes);
   case InputKind::PassRecord:
     return runPassRecord(Bytes);
-  case InputKind::Kcal:
-    return runKcal(Bytes);
   default:
     return runOnnx(Bytes);
   }

@@ -49,7 +49,7 @@ std::optional<InputKind> inputKindNamed(const std::string &Name);
 const char *inputKindName(InputKind Kind);
 
 /// True for the kinds kiln_data_fuzz_target runs (all but ONNX, the
-/// manifest and the pass record).
+/// manifest and the pass record; .kcal files need only kiln_calib_file).
 bool isDataKind(InputKind Kind);
 
 /// Runs one input of any kind (kiln_input_fuzz_target); true when it was
