@@ -4,10 +4,12 @@
 
 #include "IR/NpyTensor.h"
 #include "Support/Error.h"
+#include "Support/Logging.h"
 #include "Support/Npy.h"
 #include "IR/FloatFormat.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -207,6 +209,52 @@ llvm::Error checkFinite(const std::vector<Tensor> &Sample,
   return llvm::Error::success();
 }
 
+/// Finite values this large are not data: an uninitialized buffer, or a
+/// mask value (-FLT_MAX) fed where activations go. An int8 range that holds
+/// one leaves every ordinary value in the zero step, so the model converts
+/// into one whose outputs are constant.
+constexpr double ExtremeMagnitude = 1e30;
+
+/// Elements of magnitude >= ExtremeMagnitude (0 for integer tensors), and
+/// the largest magnitude among them.
+uint64_t extremeElements(const Tensor &T, double &Largest) {
+  if (!isFloatType(T.type().Elem))
+    return 0;
+  uint64_t Count = 0;
+  for (int64_t I = 0, N = T.numElements(); I < N; ++I) {
+    double V = std::fabs(T.asDouble(I));
+    if (V >= ExtremeMagnitude && std::isfinite(V)) {
+      ++Count;
+      Largest = std::max(Largest, V);
+    }
+  }
+  return Count;
+}
+
+/// Warns (once, naming the sample and input) when a sample holds extreme
+/// values: kiln would otherwise calibrate around them silently.
+void warnExtreme(const std::vector<Tensor> &Sample,
+                 llvm::ArrayRef<std::string> Names, llvm::StringRef Where,
+                 std::atomic<bool> &Warned) {
+  if (Warned.load(std::memory_order_relaxed))
+    return;
+  for (size_t K = 0; K < Sample.size(); ++K) {
+    double Largest = 0;
+    uint64_t Count = extremeElements(Sample[K], Largest);
+    if (Count == 0 || Warned.exchange(true))
+      continue;
+    log().warn("{}: {} of {} values of input '{}' have a magnitude of 1e30 "
+               "or more (the largest {}); an int8 range that holds them "
+               "leaves every ordinary value in its zero step. Check the "
+               "data, or keep the layers that read this input float "
+               "(--keep-float)",
+               Where.str(), Count, Sample[K].numElements(),
+               K < Names.size() ? Names[K] : std::string("?"),
+               formatFloat(float(Largest)));
+    return;
+  }
+}
+
 std::vector<std::string> inputNames(const Graph &G) {
   std::vector<std::string> Names;
   for (const Value *V : G.inputs())
@@ -277,6 +325,7 @@ llvm::Expected<std::vector<Tensor>> CalibrationDataset::load(uint64_t I) const {
   }
   if (llvm::Error E = checkFinite(Out, P->InputNames, describe(I)))
     return E;
+  warnExtreme(Out, P->InputNames, describe(I), P->WarnedExtreme);
   return Out;
 }
 
@@ -310,10 +359,13 @@ splitCalibrationArrays(const Graph &G,
                                       A.SampleBytes)));
     }
   std::vector<std::string> Names = inputNames(G);
-  for (uint64_t S = 0; S < F.Samples; ++S)
-    if (llvm::Error E = checkFinite(
-            Samples[S], Names, (Where + ", sample " + llvm::Twine(S)).str()))
+  std::atomic<bool> Warned{false};
+  for (uint64_t S = 0; S < F.Samples; ++S) {
+    std::string Sample = (Where + ", sample " + llvm::Twine(S)).str();
+    if (llvm::Error E = checkFinite(Samples[S], Names, Sample))
       return E;
+    warnExtreme(Samples[S], Names, Sample, Warned);
+  }
   return Samples;
 }
 

@@ -8,6 +8,7 @@
 #include "Support/Npy.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace kiln {
 
@@ -47,6 +48,9 @@ struct CalibrationDataset::Impl {
   std::vector<uint64_t> Starts; // first global sample of each file
   uint64_t Total = 0;
   ImageInput Img;
+  /// The first sample with extreme values was warned about (samples load
+  /// on several threads; one warning per dataset).
+  mutable std::atomic<bool> WarnedExtreme{false};
 
   llvm::Error addArrays(const Graph &G, DataFile &F);
   llvm::Error setUpImages(const Graph &G);

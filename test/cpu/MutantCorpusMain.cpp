@@ -39,7 +39,8 @@
 //                   by the loader; the driver fails otherwise.
 //   self-test lies  (seeds with a self-test, likewise) a sample or
 //                   reference naming no buffer or one of another size, a
-//                   stride of 0 or past the output, a tolerance or peak
+//                   stride of 0 or past the output (or of 2^64 - 1 with an
+//                   empty reference), a tolerance or peak
 //                   negative or not finite. Each must be rejected by the
 //                   loader.
 //   metal lies      (Metal seeds, likewise) a kernel's buffer index (31 or
@@ -861,6 +862,12 @@ private:
       Inputs->Mutate(0, Out->reference());
       return true;
     case 3: {
+      if (Rng() % 2) { // ceil(elements / stride) must not wrap to 0
+        auto *B = M.mutable_buffers()->GetMutableObject(
+            unsigned(Out->reference()));
+        Name = "self-test stride = 2^64 - 1, reference of 0 bytes";
+        return Out->mutate_stride(UINT64_MAX) && B->mutate_size(0);
+      }
       uint64_t V = Rng() % 2 ? 0 : uint64_t(1) << 40;
       Name = llvm::formatv("self-test stride = {0}", V);
       return Out->mutate_stride(V);

@@ -123,9 +123,11 @@ Command addConvertCommand(CLI::App &App) {
   Sub->add_option("--self-test-input", O->Model.SelfTest.Inputs,
                   "NAME=FILE.npy (or FILE.npz): the self-test's sample of "
                   "an input (default: generated; needed for integer inputs)");
-  Sub->add_option("--self-test-tolerance", O->Model.SelfTest.Tolerance,
-                  "allowed error relative to each output's peak magnitude "
-                  "(default by precision: fp32 1e-3, fp16 3e-2, int8 0.1)");
+  Sub->add_option_function<double>(
+      "--self-test-tolerance",
+      [O](double V) { O->Model.SelfTest.Tolerance = V; },
+      "allowed error relative to each output's peak magnitude (default by "
+      "precision: fp32 1e-3, fp16 3e-2, int8 0.1)");
   Sub->add_flag("--strip-provenance", C.StripProvenance,
                 "leave out the links to the source model's nodes "
                 "(Operator.sources)");

@@ -508,6 +508,8 @@ llvm::Error runSelfTest(const RunOptions &O) {
   if (!R->deterministic)
     Failures.push_back("self-test: two runs of the same input gave "
                        "different outputs on " + Where);
+  if (Failures.empty()) // not passed, yet nothing above: say so anyway
+    Failures.push_back("self-test: failed on " + Where);
   return linesError(ExitCode::GateFailed, O.Model + ": ", Failures);
 }
 

@@ -554,7 +554,9 @@ KILN_API kiln_status kiln_session_engine_info(const kiln_session *session,
  * first run's bytes. An app can run it once at first launch on the device
  * and fall back to a CPU file when it fails (GPU drivers that compute
  * wrong, or differently on each run). It returns KILN_OK whenever the test
- * ran, passed or not; KILN_ERROR_INVALID_ARGUMENT for a file without one.
+ * ran, passed or not; KILN_ERROR_INVALID_ARGUMENT for a file without one;
+ * a run's own error (a failing driver) otherwise: treat anything but
+ * KILN_OK with passed set as a failed device.
  * The session's inputs hold the samples afterwards: set them again.
  * Set struct_size to sizeof(kiln_self_test_result) first. */
 typedef struct kiln_self_test_result {

@@ -57,7 +57,10 @@ Status checkSelfTest(const LoadedModel &LM) {
     uint64_t Bytes = 0;
     if (Status S = segmentBytes(*LM.Root, R->reference(), What, Bytes))
       return S;
-    uint64_t Want = (Out.Elements + R->stride() - 1) / R->stride() * 4;
+    // ceil(elements / stride) floats, without the overflow of
+    // elements + stride - 1 for a stride near 2^64.
+    uint64_t Want =
+        Out.Elements ? ((Out.Elements - 1) / R->stride() + 1) * 4 : 0;
     if (Bytes != Want)
       return invalidModel("self-test: ", What, " has ", Bytes,
                           " bytes; every ", R->stride(), " of ", Out.Elements,

@@ -83,9 +83,9 @@ enum class ResizeRounding { Offset, Truncate };
 ResizeRounding resizeRounding();
 
 /// A faulty driver, for testing self-tests (KILN_NNAPI_HOST_FAULT): "OP"
-/// (an operation name, "CONV_2D") perturbs every output element of every
-/// such operation (float: + 0.5; quantized: bit 4 flipped), as a
-/// miscompiled kernel would;
+/// (an operation name, "CONV_2D") perturbs every element of the first
+/// output of every such operation (f32: + 0.5; f16: exponent bit 14
+/// flipped; quantized: bit 4 flipped), as a miscompiled kernel would;
 /// "flaky" perturbs one element of the first operation's output on every
 /// second execution, as a racy one would. Unset or empty: none.
 void injectFault(const ANeuralNetworksModel &M, const Operation &Op,

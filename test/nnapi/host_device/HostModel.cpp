@@ -78,6 +78,8 @@ void injectFault(const ANeuralNetworksModel &M, const Operation &Op,
   for (size_t K = 0; K < N; ++K) {
     if (O.Type == TENSOR_FLOAT32)
       reinterpret_cast<float *>(Data)[K] += 0.5f;
+    else if (O.Type == TENSOR_FLOAT16)
+      reinterpret_cast<uint16_t *>(Data)[K] ^= 0x4000; // exponent + 16
     else if (O.isQuant())
       Data[K] ^= 0x10;
   }

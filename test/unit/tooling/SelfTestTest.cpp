@@ -39,6 +39,16 @@ graph @ids(%ids: i64[1,2]) -> (%e: f32[1,2,2]) {
 }
 )";
 
+// An integer output past float32's exact range (2^24 + 1): the reference
+// holds it as a float, and the runtime compares it as one.
+constexpr const char *BigInts = R"(
+graph @big(%ids: i64[1,2]) -> (%e: i32[1,2,2]) {
+  %table = const i32[3,2] dense[16777217, 16777219, 2, 3, 33554433, 5]
+  %e = gather(%table, %ids) {axis=0} : i32[1,2,2]
+  return %e
+}
+)";
+
 std::vector<float> floatsOf(const Buffer &B) {
   std::vector<float> V(B.size() / 4);
   std::memcpy(V.data(), B.data(), B.size());
@@ -188,4 +198,35 @@ TEST_CASE("kiln_session_self_test's argument checks", "[self-test]") {
   REQUIRE(kiln_session_self_test(L.Session, &Short.Head) == KILN_OK);
   CHECK(Short.Head.passed == 1);
   CHECK(Short.Head.deterministic == int(0xabababab));
+  for (unsigned char C : Short.Canary)
+    CHECK(C == 0xab);
+}
+
+TEST_CASE("integer outputs past 2^24 compare as their float references",
+          "[self-test]") {
+  auto G = requireValue(parseGraph(BigInts, "big.kir"));
+  // ids {0, 2} (an i64 input has no generated sample: the user gives one)
+  // and the rows they pick, stored as the driver stores integers: floats.
+  auto Ids = Tensor::fromValues<int64_t>(ElementType::I64, {Dim(1), Dim(2)},
+                                         {0, 2});
+  SelfTestRecord R;
+  R.Inputs = {Ids.buffer()};
+  SelfTestRecord::Output O;
+  for (int32_t V : {16777217, 16777219, 33554433, 5})
+    O.Reference.push_back(float(V));
+  O.Peak = float(33554433);
+  R.Outputs = {O};
+  Loaded L(fileWith(*G, &R));
+  kiln_self_test_result T;
+  T.struct_size = sizeof T;
+  REQUIRE(kiln_session_self_test(L.Session, &T) == KILN_OK);
+  CHECK(T.passed == 1); // exact (tolerance 0), in float32
+  CHECK(T.max_error == 0.0);
+  CHECK(T.compared == 4);
+  // A row off by one in float32 (33554433 -> 33554436) is one of four.
+  R.Outputs[0].Reference[2] = float(33554436);
+  Loaded Off(fileWith(*G, &R));
+  REQUIRE(kiln_session_self_test(Off.Session, &T) == KILN_OK);
+  CHECK(T.passed == 0);
+  CHECK(T.max_error == 0.25);
 }

@@ -12,6 +12,7 @@
 #include "kiln/kiln.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 
 #include <cctype>
 #include <future>
@@ -65,22 +66,35 @@ llvm::Error runSelfTestHere(llvm::StringRef Bytes, llvm::StringRef Out) {
   kiln_session *Session = nullptr;
   kiln_self_test_result R;
   R.struct_size = sizeof R;
-  bool Ran = kiln_model_load_buffer(Bytes.data(), Bytes.size(), &Model) ==
-                 KILN_OK &&
+  // The verifier loaded the same bytes: a load failure here is kiln's bug;
+  // a session or run that fails is the model's (its sample, say).
+  bool Loaded =
+      kiln_model_load_buffer(Bytes.data(), Bytes.size(), &Model) == KILN_OK;
+  bool Ran = Loaded &&
              kiln_session_create(Model, nullptr, &Session) == KILN_OK &&
              kiln_session_self_test(Session, &R) == KILN_OK;
   std::string Error = Ran ? "" : kiln_last_error();
+  kiln_tensor_info Worst;
+  std::string WorstName =
+      Ran && kiln_model_output_info(Model, R.worst_output, &Worst) == KILN_OK
+          ? Worst.name
+          : "?";
   kiln_session_destroy(Session);
   kiln_model_destroy(Model);
-  if (!Ran)
-    return internalError("{0}: the self-test did not run on this machine "
+  if (!Loaded)
+    return internalError("{0}: the file does not load for its self-test "
                          "({1}); nothing was written",
                          Out, Error);
+  if (!Ran)
+    return inputError("{0}: the self-test does not run on this machine "
+                      "({1}); nothing was written",
+                      Out, Error);
   if (!R.passed)
     return inputError("{0}: the self-test fails on this machine's CPU "
-                      "(output {1}: error {2} against tolerance {3}{4}); "
+                      "(output '{1}': error {2} against tolerance {3}{4}); "
                       "raise --self-test-tolerance; nothing was written",
-                      Out, R.worst_output, R.max_error, R.tolerance,
+                      Out, WorstName, llvm::format("%.3g", R.max_error),
+                      llvm::format("%.3g", R.tolerance),
                       R.deterministic ? "" : ", and two runs differ");
   return llvm::Error::success();
 }
@@ -153,6 +167,10 @@ convertModel(const ConvertModelOptions &O) {
     return E;
   if (llvm::Error E = checkSelfTestFlags(O.SelfTest))
     return E;
+  if (O.SelfTest.Enabled && T->FileTarget == 0)
+    return usageError("--self-test is stored in .kiln files; the {0} target "
+                      "writes none",
+                      T->Name);
   // A FIFO, device, symlink or the model itself as -o is refused now, not
   // after the whole conversion (the writer checks again before it renames).
   noteInputFile(CO.Input);

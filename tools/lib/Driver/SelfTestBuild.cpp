@@ -74,7 +74,7 @@ llvm::Expected<Tensor> generateSample(const Value &In, unsigned Index,
                         Input, In.name(), toString(T));
     }
   }
-  return Tensor(TensorType(T.Elem, T.Dims), Buffer::own(std::move(Bytes)));
+  return Tensor(T, Buffer::own(std::move(Bytes))); // quantization and all
 }
 
 /// The --self-test-input files by input name.
@@ -144,19 +144,28 @@ llvm::Expected<std::vector<Tensor>> samplesFor(const Graph &G,
       return inputError("--self-test-input: the sample of '{0}' is {1}, and "
                         "the model takes {2}",
                         In.name(), toString(Got), toString(T));
-    Samples.push_back(It->second);
+    // The input's own type: a quantized input keeps its parameters.
+    Samples.push_back(Tensor(T, It->second.buffer()));
   }
   return Samples;
 }
 
-/// The value a caller reads for element I of T (quantized: dequantized
-/// per tensor, as the runtime compares it).
+/// The value a caller reads for element I of T (quantized: dequantized,
+/// per tensor or per slice of its axis, as the runtime compares it).
 double callerValue(const Tensor &T, int64_t I) {
   double V = T.asDouble(I);
   const auto &Q = T.type().Quant;
-  if (Q && !Q->isPerAxis() && Q->Scales.size() == 1)
-    V = (V - double(Q->ZeroPoints[0])) * double(Q->Scales[0]);
-  return V;
+  if (!Q || Q->Scales.empty())
+    return V;
+  size_t K = 0;
+  if (Q->isPerAxis()) {
+    std::vector<int64_t> Sizes = staticSizes(T.type().Dims);
+    int64_t Inner = 1;
+    for (size_t D = Sizes.size(); D-- > size_t(Q->Axis) + 1;)
+      Inner *= Sizes[D];
+    K = size_t((I / Inner) % Sizes[size_t(Q->Axis)]);
+  }
+  return (V - double(Q->ZeroPoints[K])) * double(Q->Scales[K]);
 }
 
 const char *precisionName(QuantizeMode Mode) {
@@ -176,13 +185,13 @@ const char *precisionName(QuantizeMode Mode) {
 } // namespace
 
 llvm::Error checkSelfTestFlags(const SelfTestFlags &F) {
-  if (!F.Enabled && (!F.Inputs.empty() || F.Tolerance != 0))
+  if (!F.Enabled && (!F.Inputs.empty() || F.Tolerance))
     return usageError("--self-test-input and --self-test-tolerance describe "
                       "a self-test: add --self-test");
-  if (!(F.Tolerance >= 0) || !std::isfinite(F.Tolerance))
+  if (F.Tolerance && (!(*F.Tolerance >= 0) || !std::isfinite(*F.Tolerance)))
     return usageError("--self-test-tolerance {0}: expected a finite number "
                       ">= 0",
-                      llvm::format("%g", F.Tolerance));
+                      llvm::format("%g", *F.Tolerance));
   return llvm::Error::success();
 }
 
@@ -206,7 +215,11 @@ llvm::Expected<SelfTestRecord> buildSelfTest(const Graph &G,
   auto Samples = samplesFor(G, F, Input);
   if (!Samples)
     return Samples.takeError();
-  Interpreter Interp(G);
+  // One thread: the matrix products' blocking depends on the thread count,
+  // and the file must not depend on the machine that wrote it.
+  InterpreterOptions IO;
+  IO.Threads = 1;
+  Interpreter Interp(G, IO);
   auto Outputs = Interp.run(*Samples);
   if (!Outputs)
     return addContext(Outputs.takeError(),
@@ -223,7 +236,7 @@ llvm::Expected<SelfTestRecord> buildSelfTest(const Graph &G,
     int64_t NonFinite = 0;
     for (int64_t K = 0; K < N; K += int64_t(O.Stride)) {
       double V = callerValue(T, K);
-      NonFinite += !std::isfinite(V);
+      NonFinite += !std::isfinite(float(V)); // f64 past FLT_MAX too
       O.Reference.push_back(float(V));
       O.Peak = std::max(O.Peak, float(std::fabs(V)));
     }
@@ -234,8 +247,8 @@ llvm::Expected<SelfTestRecord> buildSelfTest(const Graph &G,
                         Input, G.outputs()[I]->name(), NonFinite,
                         O.Reference.size());
     bool Integer = !isFloatType(T.type().Elem) && !T.type().Quant;
-    double Rel = F.Tolerance > 0 ? F.Tolerance
-                                 : defaultSelfTestTolerance(Mode, Integer);
+    double Rel = F.Tolerance ? *F.Tolerance
+                             : defaultSelfTestTolerance(Mode, Integer);
     // A float output's tolerance is relative to its peak magnitude, with a
     // floor for an output that is (nearly) all zeros.
     O.Tolerance = float(Integer ? Rel : Rel * std::max(double(O.Peak), 1e-3));

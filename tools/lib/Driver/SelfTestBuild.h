@@ -11,6 +11,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,8 @@ struct SelfTestFlags {
   std::vector<std::string> Inputs;
   /// --self-test-tolerance: relative to each float output's peak
   /// magnitude (and the fraction of integer outputs' elements that may
-  /// differ); 0: the default of the file's precision.
-  double Tolerance = 0;
+  /// differ); unset: the default of the file's precision.
+  std::optional<double> Tolerance;
 };
 
 /// Usage errors in the flags (a sample or tolerance without --self-test, a
