@@ -300,6 +300,10 @@ llvm::Error runBench(const BenchOptions &O) {
     for (const auto &[Engine, Count] : Engines)
       if (!Gpu)
         J[Engine + "_operators"] = int64_t(Count);
+    if (Info.Target == "cpu") {
+      J["weights_mapped_bytes"] = int64_t(Info.WeightsMappedBytes);
+      J["weights_released_bytes"] = int64_t(Info.WeightsReleasedBytes);
+    }
     if (Gpu) {
       J["device"] = Info.Device;
       J["precision"] = Info.Precision;
@@ -389,6 +393,12 @@ llvm::Error runBench(const BenchOptions &O) {
     OS << llvm::format("  session:   %.3f ms (plan, create kernels, pack "
                        "weights)\n",
                        SessionMs);
+  if (Info.Target == "cpu")
+    OS << llvm::format("  weights:   %.1f MB read in place from the file, "
+                       "%.1f MB packed by XNNPACK (their file pages dropped: "
+                       "resident once)\n",
+                       double(Info.WeightsMappedBytes) / 1e6,
+                       double(Info.WeightsReleasedBytes) / 1e6);
   if (!WarmLoads.empty())
     OS << llvm::format("  reload:    %.3f ms median load + session over %zu "
                        "more in this process (warm caches)\n",

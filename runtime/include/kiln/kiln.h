@@ -538,6 +538,15 @@ typedef struct kiln_engine_info {
    * shaderFloat16)", "(fp16_arithmetic off)"); "" on the CPU. NNAPI:
    * "fp32", "fp16-relaxed" or "int8". */
   const char *precision;
+  /* Appended after precision. CPU: bytes of the weights the kernels read
+   * in place from the model's bytes, and bytes of the mapped file dropped
+   * (whole pages) after a kernel library (XNNPACK's convolutions and fully
+   * connected layers) packed those weights into memory of its own, so
+   * that they are resident once. A model loaded from a buffer
+   * (kiln_model_load_buffer) keeps its copy: nothing is dropped. 0 on the
+   * other targets. */
+  uint64_t weights_mapped_bytes;
+  uint64_t weights_released_bytes;
 } kiln_engine_info;
 
 KILN_API kiln_status kiln_session_engine_info(const kiln_session *session,

@@ -559,6 +559,8 @@ kiln_status kiln_session_engine_info(const kiln_session *Session,
     I.pipeline_cache_bytes = E.PipelineCacheBytes;
     I.gpu_timestamps = E.GpuTimestamps ? 1 : 0;
     I.precision = Session->Precision.c_str();
+    I.weights_mapped_bytes = E.WeightsMappedBytes;
+    I.weights_released_bytes = E.WeightsReleasedBytes;
     // A caller built against an older header gets the fields it knows.
     std::memcpy(Out, &I, std::min(Out->struct_size, sizeof I));
     return KILN_OK;

@@ -1,4 +1,5 @@
 #include "cpu/CpuExecutor.h"
+#include "cpu/SegmentRelease.h"
 
 #include "loader/BlockedLayout.h"
 #include "cpu/MemoryPlanner.h"
@@ -147,6 +148,12 @@ uint8_t *CpuExecutor::constantData(size_t T) {
 Status CpuExecutor::createKernels(const SessionOptions &Opts,
                                   const CpuExecutor *Previous) {
   const LoadedModel &M = *Model;
+  // A layout-only session (the converter's) reads no weight at all.
+  SegmentRelease Release(M, TensorData);
+  auto Created = [&](size_t Op, const Kernel *K) {
+    if (K && !Opts.Cpu.LayoutOnly)
+      Release.created(Op, *K);
+  };
   for (size_t I = 0; I < M.numOperators(); ++I) {
     const fb::Operator &Op = M.op(I);
     KernelArgs A{Op, {}, {}};
@@ -168,10 +175,13 @@ Status CpuExecutor::createKernels(const SessionOptions &Opts,
         Previous->Kernels[I] && Previous->Kernels[I]->canRebind(A)) {
       ToKeep.emplace_back(I, A);
       Kernels.push_back(nullptr);
+      Created(I, Previous->Kernels[I].get()); // its packed weights stay
       continue;
     }
     widenWeights(A);
     if (!Fusions.empty() && createFusedKernels(I, A)) {
+      Created(I, Kernels[I].get());
+      Created(I + 1, Kernels[I + 1].get());
       ++I; // the add's kernel is pushed too
       continue;
     }
@@ -179,7 +189,10 @@ Status CpuExecutor::createKernels(const SessionOptions &Opts,
     if (!K)
       return unsupported("operator ", I, ": no kernel");
     Kernels.push_back(std::move(K));
+    Created(I, Kernels.back().get());
   }
+  ReleasedWeightBytes = Release.releasedBytes();
+  MappedWeightBytes = Release.mappedBytes();
   return Status::ok();
 }
 
@@ -308,6 +321,13 @@ bool CpuExecutor::createFusedKernels(size_t I, const KernelArgs &A) {
   Kernels.push_back(std::move(K));
   Kernels.push_back(std::make_unique<FusedAwayKernel>(Engine));
   return true;
+}
+
+EngineInfo CpuExecutor::engineInfo() const {
+  EngineInfo E;
+  E.WeightsMappedBytes = MappedWeightBytes;
+  E.WeightsReleasedBytes = ReleasedWeightBytes;
+  return E;
 }
 
 Status CpuExecutor::run(std::vector<uint64_t> *OpTimes) {

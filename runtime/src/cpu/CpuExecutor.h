@@ -47,6 +47,9 @@ public:
   std::vector<std::pair<int32_t, PackedWeights>> packedWeights() const;
   /// Kernels it took from the executor before a resize (create's Previous).
   size_t keptKernels() const { return KeptKernels; }
+  /// Bytes of weights whose file pages were dropped once their kernels had
+  /// packed them, and of weights still read from the file (SegmentRelease).
+  EngineInfo engineInfo() const override;
 
 private:
   CpuExecutor() = default;
@@ -98,6 +101,7 @@ private:
   /// their arguments here (null in Kernels until then).
   std::vector<std::pair<size_t, KernelArgs>> ToKeep;
   size_t KeptKernels = 0;
+  uint64_t ReleasedWeightBytes = 0, MappedWeightBytes = 0;
   std::vector<std::vector<uint8_t>> PaddedConstants;
   /// F16/int8 weights of float operators widened to f32 at load, by tensor
   /// index (WeightWidening.h), with their f32 descriptions.

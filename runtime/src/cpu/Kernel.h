@@ -65,6 +65,11 @@ public:
   virtual std::optional<PackedWeights> packedWeights() const {
     return std::nullopt;
   }
+  /// The inputs whose constant bytes it copied into memory of its own when
+  /// it was created (XNNPACK's packed weights and bias) and never reads
+  /// again, so that the session may drop the file's pages of them
+  /// (SegmentRelease.h).
+  virtual std::vector<size_t> copiedInputs() const { return {}; }
   /// Bytes of working memory it uses only while it runs (0: none). A
   /// session's kernels run one at a time, so they share one buffer, sized
   /// for the largest need and given to each through bindScratch.

@@ -4,6 +4,7 @@
 target_sources(kiln_runtime_objects PRIVATE
   src/cpu/CpuTarget.cpp
   src/cpu/CpuExecutor.cpp
+  src/cpu/SegmentRelease.cpp
   src/cpu/MemoryPlanner.cpp
   src/cpu/OperatorFusion.cpp
   src/cpu/WeightArena.cpp

@@ -27,6 +27,24 @@ std::shared_ptr<ModelBytes> ModelBytes::borrow(const void *Data, size_t Size) {
   return B;
 }
 
+uint64_t ModelBytes::releasePages(const uint8_t *Begin, uint64_t Bytes) const {
+  if (Begin < Data || Bytes > Size || uint64_t(Begin - Data) > Size - Bytes)
+    return 0;
+  if (Parent) // a slice: the parent holds the mapping
+    return Parent->releasePages(Begin, Bytes);
+  if (!Mapped)
+    return 0;
+  const uintptr_t Page = uintptr_t(sysconf(_SC_PAGESIZE));
+  uintptr_t From = (uintptr_t(Begin) + Page - 1) / Page * Page;
+  uintptr_t To = (uintptr_t(Begin) + Bytes) / Page * Page;
+  if (To <= From)
+    return 0;
+  // A private read-only file mapping: the pages come back from the file.
+  if (madvise(reinterpret_cast<void *>(From), To - From, MADV_DONTNEED) != 0)
+    return 0;
+  return To - From;
+}
+
 std::shared_ptr<ModelBytes>
 ModelBytes::slice(std::shared_ptr<const ModelBytes> Parent, size_t Offset,
                   size_t Size) {

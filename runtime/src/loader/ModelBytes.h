@@ -33,6 +33,12 @@ public:
   /// The mapped file, kept open for executors that map it themselves
   /// (NNAPI's createFromFd); -1 for a copied or borrowed buffer.
   int fd() const { return Fd; }
+  /// Drops the resident pages of the whole pages inside [Begin, Begin +
+  /// Bytes) when these bytes are a file mapping (also through a slice):
+  /// they are read again from the file if anything touches them. Returns
+  /// the bytes dropped; 0 for a copied or borrowed buffer (whose memory
+  /// would be lost), or a range outside the bytes.
+  uint64_t releasePages(const uint8_t *Begin, uint64_t Bytes) const;
 
 private:
   ModelBytes() = default;

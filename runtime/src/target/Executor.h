@@ -32,6 +32,11 @@ struct EngineInfo {
   /// What the GPU computes in ("fp32", "fp16 storage, fp16 arithmetic",
   /// ...: VulkanExecutor::precision); "" on the CPU.
   std::string Precision;
+  /// CPU: bytes of weights read from the model's bytes (mapped), and of
+  /// weights a kernel library packed into its own memory, whose file pages
+  /// were dropped (SegmentRelease.h); 0 elsewhere.
+  uint64_t WeightsMappedBytes = 0;
+  uint64_t WeightsReleasedBytes = 0;
 };
 
 /// What the CPU executor alone reads (kiln_cpu_options).

@@ -275,6 +275,8 @@ CompiledModel::EngineInfo CompiledModel::engineInfo() const {
   Out.PipelineCacheBytes = I.pipeline_cache_bytes;
   Out.GpuTimestamps = I.gpu_timestamps != 0;
   Out.Precision = I.precision ? I.precision : "";
+  Out.WeightsMappedBytes = I.weights_mapped_bytes;
+  Out.WeightsReleasedBytes = I.weights_released_bytes;
   return Out;
 }
 

@@ -135,6 +135,9 @@ public:
     std::string Precision;
     uint64_t Dispatches = 0, Pipelines = 0, PipelineCacheBytes = 0;
     bool GpuTimestamps = false;
+    /// CPU: weights read in place, and the file's pages dropped after a
+    /// library packed them (kiln_engine_info).
+    uint64_t WeightsMappedBytes = 0, WeightsReleasedBytes = 0;
   };
   EngineInfo engineInfo() const;
   size_t arenaBytes() const;

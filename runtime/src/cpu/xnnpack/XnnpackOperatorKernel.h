@@ -37,6 +37,12 @@ public:
     return Status::ok();
   }
   const char *engine() const override { return "xnnpack"; }
+  /// The operators that a resized session keeps are those that packed
+  /// their weights and bias (convolutions, deconvolutions, fully
+  /// connected): XNNPACK reads inputs 1 and 2 only when it creates them.
+  std::vector<size_t> copiedInputs() const override {
+    return Setup ? std::vector<size_t>{1, 2} : std::vector<size_t>{};
+  }
   bool canRebind(const KernelArgs &A) const override {
     return Setup && xnnpackCreationShape(A) == Shape;
   }
