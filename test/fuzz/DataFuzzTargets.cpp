@@ -46,12 +46,19 @@ bool runKcal(llvm::StringRef Bytes) {
   auto S = parseStats(File, "fuzz.kcal");
   if (!accepted(S))
     return false;
-  // Written again, it is the same file; every method's range is computed.
+  // Written again, it is the same file. Every value is checked for
+  // quantizability; every method's range (histogram searches, the same
+  // code for every value) is computed for the first 16 values, so that a
+  // file of 20,000 values at 65,536 bins (the amplification probe) replays
+  // under ASan in seconds rather than minutes.
   if (serializeStats(*S) != File)
     __builtin_trap();
   bool Usable = true;
+  size_t Index = 0;
   for (const ObservedValue &V : S->Values) {
     Usable = Usable && whyNotQuantizable(V.Observer).empty();
+    if (Index++ >= 16)
+      continue;
     for (CalibrationMethod M :
          {CalibrationMethod::MinMax, CalibrationMethod::Percentile,
           CalibrationMethod::Entropy, CalibrationMethod::Mse}) {

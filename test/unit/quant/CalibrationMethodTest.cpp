@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -83,6 +84,24 @@ TEST_CASE("entropy and mse clip rare outliers, minmax does not",
   ActivationRange P = chooseRange(O, method(CalibrationMethod::Percentile, 99.9));
   CHECK(P.Hi > 3.0);
   CHECK(P.Hi < 4.0);
+}
+
+TEST_CASE("entropy on more than 8192 bins searches the 8192-bin histogram",
+          "[quant][method]") {
+  // Summing 8 adjacent bins of 65,536 over [-64, 64) gives exactly the
+  // histogram of 8192 bins over the same range, and so the same threshold;
+  // the search stays as cheap as it is for 8192 bins.
+  std::mt19937 Rng(5);
+  std::vector<float> X = gaussianWithOutliers(Rng, 200000);
+  TensorObserver Fine = observe(X, 65536), Coarse = observe(X, 8192);
+  REQUIRE(Fine.exponent() == Coarse.exponent());
+  ActivationRange F = chooseRange(Fine, method(CalibrationMethod::Entropy));
+  ActivationRange C = chooseRange(Coarse, method(CalibrationMethod::Entropy));
+  CHECK(F.Lo == C.Lo);
+  CHECK(F.Hi == C.Hi);
+  // Still a clip of the outliers at 50, on the 1/64 grid of 8192 bins.
+  CHECK(F.Hi < 20.0);
+  CHECK(F.Hi * 64 == std::floor(F.Hi * 64));
 }
 
 TEST_CASE("mse clips outliers when rounding costs more than clipping",
