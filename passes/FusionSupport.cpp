@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace kiln {
 
@@ -12,9 +13,13 @@ bool hasSingleUse(const Graph &G, const Value *V) {
   return V && V->numUses() == 1 && !G.isOutput(V);
 }
 
+bool isFloatConstant(const Value *V) {
+  return V && V->constant() && isFloatType(V->type().Elem) &&
+         !V->type().Quant && V->type().isStatic();
+}
+
 llvm::Optional<std::vector<double>> floatConstant(const Value *V) {
-  if (!V || !V->constant() || !isFloatType(V->type().Elem) ||
-      V->type().Quant || !V->type().isStatic())
+  if (!isFloatConstant(V))
     return llvm::None;
   return constantFloats(V);
 }
@@ -34,9 +39,14 @@ Tensor makeFloatTensor(ElementType Elem, llvm::ArrayRef<int64_t> Sizes,
                                            : floatToBf16(float(V)));
     return Tensor::fromValues<uint16_t>(Elem, S, H);
   }
-  default: {
-    std::vector<float> F(Values.begin(), Values.end());
-    return Tensor::fromValues<float>(ElementType::F32, S, F);
+  default: { // f32, written straight into the tensor's bytes
+    std::vector<uint8_t> Bytes(Values.size() * sizeof(float));
+    for (size_t I = 0; I < Values.size(); ++I) {
+      float F = float(Values[I]);
+      std::memcpy(Bytes.data() + I * sizeof(float), &F, sizeof F);
+    }
+    return Tensor(TensorType(ElementType::F32, std::move(S)),
+                  Buffer::own(std::move(Bytes)));
   }
   }
 }
@@ -78,14 +88,16 @@ ChannelwiseProducer::match(const Node &N) {
     return llvm::None;
   ChannelwiseProducer P;
   P.N = const_cast<Node *>(&N);
-  auto W = floatConstant(N.operand(1));
-  if (!W)
+  // The weight is read when (and only if) it is rescaled: a model's weights
+  // are never held as doubles all at once (issue 55: every linear layer of
+  // an MLP matches before any is rewritten).
+  const Value *W = N.operand(1);
+  if (!isFloatConstant(W))
     return llvm::None;
-  P.Weight = std::move(*W);
-  for (const Dim &D : N.operand(1)->type().Dims)
+  for (const Dim &D : W->type().Dims)
     P.WeightSizes.push_back(D.size());
   const std::vector<int64_t> &WS = P.WeightSizes;
-  int64_t Numel = int64_t(P.Weight.size());
+  int64_t Numel = W->constant()->numElements();
   if (Numel == 0 || WS.size() < 2)
     return llvm::None;
   if (Conv || Linear) { // [out, in...]
@@ -145,23 +157,25 @@ int64_t ChannelwiseProducer::channelOf(int64_t I) const {
 
 void ChannelwiseProducer::applyAffine(Graph &G, llvm::ArrayRef<double> Scale,
                                       llvm::ArrayRef<double> Shift) {
-  std::vector<double> NewW(Weight.size());
   std::vector<double> NewB(static_cast<size_t>(Channels));
-  for (size_t I = 0; I < Weight.size(); ++I)
-    NewW[I] = Weight[I] * Scale[size_t(channelOf(int64_t(I)))];
   for (size_t C = 0; C < NewB.size(); ++C)
     NewB[C] = Bias[C] * Scale[C] + Shift[C];
 
   Value *OldW = N->operand(1);
   Value *OldB = N->numOperands() > 2 ? N->operand(2) : nullptr;
   ElementType Elem = OldW->type().Elem;
-  // A pure shift (add/sub) keeps the weight as it is.
+  // A pure shift (add/sub) keeps the weight as it is, unread.
   bool Unscaled = std::all_of(Scale.begin(), Scale.end(),
                               [](double S) { return S == 1.0; });
-  Value *W = Unscaled ? OldW
-                      : G.createConstant(makeFloatTensor(Elem, WeightSizes,
-                                                         NewW),
-                                         OldW->name(), N);
+  Value *W = OldW;
+  if (!Unscaled) {
+    const Tensor &Old = *OldW->constant();
+    std::vector<double> NewW(size_t(Old.numElements()));
+    for (size_t I = 0; I < NewW.size(); ++I)
+      NewW[I] = Old.asDouble(int64_t(I)) * Scale[size_t(channelOf(int64_t(I)))];
+    W = G.createConstant(makeFloatTensor(Elem, WeightSizes, NewW),
+                         OldW->name(), N);
+  }
   Value *B = G.createConstant(
       makeFloatTensor(OldB ? OldB->type().Elem : Elem, {Channels}, NewB),
       OldB ? OldB->name() : "", N);

@@ -20,6 +20,8 @@ bool hasSingleUse(const Graph &G, const Value *V);
 /// The values of a constant of a float element type, unquantized, with a
 /// static shape; None otherwise (absent, computed, integer, quantized).
 llvm::Optional<std::vector<double>> floatConstant(const Value *V);
+/// True when floatConstant(V) would give values (without reading them).
+bool isFloatConstant(const Value *V);
 
 /// A tensor of float element type Elem (f32, f64, f16, bf16) holding Values.
 Tensor makeFloatTensor(ElementType Elem, llvm::ArrayRef<int64_t> Sizes,
@@ -67,7 +69,7 @@ private:
   Node *N = nullptr;
   int64_t Channels = 0;
   std::vector<int64_t> WeightSizes;
-  std::vector<double> Weight, Bias; // Bias: one value per channel
+  std::vector<double> Bias; // one value per channel
   // channelOf: channel = (I / Inner) % Channels for plain layouts; for
   // conv_transpose ([C, M/G, k...]) the group of I's input channel matters.
   int64_t Inner = 1, Groups = 1, InPerGroup = 0, OutPerGroup = 0;

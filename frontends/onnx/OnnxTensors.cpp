@@ -291,7 +291,7 @@ static llvm::Expected<Buffer> externalData(const TensorProto &T,
                       T.name(), Length, Expected);
   const uint8_t *Data =
       reinterpret_cast<const uint8_t *>((*File)->getBufferStart()) + Offset;
-  return Buffer::alias(std::shared_ptr<const void>(*File), Data, Length);
+  return Buffer::aliasMapped(*File, Data, Length);
 }
 
 llvm::Expected<Tensor> decodeTensor(const TensorProto &T,

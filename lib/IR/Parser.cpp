@@ -568,7 +568,10 @@ private:
     if (hashToHex(contentHash(Bytes)) != HashTok.Text)
       fail(HashTok.Loc, "blob content hash does not match (sidecar '" +
                             SidecarPath + "' changed or is corrupt)");
-    return Tensor(T, Buffer::alias(Sidecar, P, size_t(Size)));
+    // The hash read every page; they leave resident memory until a pass
+    // reads the weight again (the sidecar may be as large as the model).
+    dropMappedPages(*Sidecar, P, size_t(Size));
+    return Tensor(T, Buffer::aliasMapped(Sidecar, P, size_t(Size)));
   }
 
   //===-- Building the graph ------------------------------------------------===//

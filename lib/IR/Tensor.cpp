@@ -1,5 +1,7 @@
 #include "IR/Tensor.h"
 
+#include "Support/FileSystem.h"
+
 #include <cmath>
 
 namespace kiln {
@@ -32,6 +34,24 @@ Buffer Buffer::alias(std::shared_ptr<const void> Owner, const uint8_t *Data,
   B.Size = Size;
   B.Aliased = true;
   return B;
+}
+
+namespace {
+/// Keeps a file mapping alive for one aliased range, and drops the range's
+/// pages when the last Buffer of it is gone.
+struct MappedRange {
+  std::shared_ptr<const llvm::MemoryBuffer> File;
+  const uint8_t *Data;
+  size_t Size;
+  ~MappedRange() { dropMappedPages(*File, Data, Size); }
+};
+} // namespace
+
+Buffer Buffer::aliasMapped(std::shared_ptr<const llvm::MemoryBuffer> File,
+                           const uint8_t *Data, size_t Size) {
+  auto Range = std::make_shared<const MappedRange>(
+      MappedRange{std::move(File), Data, Size});
+  return alias(std::move(Range), Data, Size);
 }
 
 double Tensor::asDouble(int64_t I) const {

@@ -15,6 +15,10 @@
 #include <memory>
 #include <vector>
 
+namespace llvm {
+class MemoryBuffer;
+}
+
 namespace kiln {
 
 class Buffer {
@@ -28,6 +32,12 @@ public:
   /// Aliases [Data, Data+Size); Owner keeps that memory alive.
   static Buffer alias(std::shared_ptr<const void> Owner, const uint8_t *Data,
                       size_t Size);
+  /// Aliases [Data, Data+Size) of a file mapping; when the last Buffer of
+  /// this range goes, the range's pages leave the process's resident memory
+  /// (dropMappedPages), so a pass that replaces a large weight (a transpose,
+  /// a rescale) does not keep the file's copy resident beside its own.
+  static Buffer aliasMapped(std::shared_ptr<const llvm::MemoryBuffer> File,
+                            const uint8_t *Data, size_t Size);
 
   const uint8_t *data() const { return Data; }
   size_t size() const { return Size; }

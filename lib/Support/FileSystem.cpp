@@ -20,6 +20,7 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <tuple>
 #include <unistd.h>
@@ -107,6 +108,21 @@ mapFileImpl(llvm::StringRef Path, bool IsInput);
 namespace {
 std::atomic<bool> ProtectInputs{false};
 } // namespace
+
+void dropMappedPages(const llvm::MemoryBuffer &File, const uint8_t *Data,
+                     size_t Size) {
+  if (File.getBufferKind() != llvm::MemoryBuffer::MemoryBuffer_MMap || !Size)
+    return;
+  const auto *Start = reinterpret_cast<const uint8_t *>(File.getBufferStart());
+  const auto *End = reinterpret_cast<const uint8_t *>(File.getBufferEnd());
+  if (Data < Start || Data > End || Size > size_t(End - Data))
+    return;
+  uintptr_t Page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  uintptr_t Lo = (uintptr_t(Data) + Page - 1) / Page * Page;
+  uintptr_t Hi = (uintptr_t(Data) + Size) / Page * Page;
+  if (Hi > Lo)
+    (void)::madvise(reinterpret_cast<void *>(Lo), Hi - Lo, MADV_DONTNEED);
+}
 
 void protectInputFiles() { ProtectInputs = true; }
 

@@ -27,6 +27,14 @@ mapFile(llvm::StringRef Path);
 /// that maps a file and later replaces it on purpose) do not.
 void protectInputFiles();
 
+/// Drops the whole pages of [Data, Data + Size) from this process's resident
+/// memory when File is a read-only mapping (madvise MADV_DONTNEED); they are
+/// read again from the page cache if touched later, so nothing is lost. A
+/// buffer read into the heap is left alone. Pages shared with bytes outside
+/// the range are kept.
+void dropMappedPages(const llvm::MemoryBuffer &File, const uint8_t *Data,
+                     size_t Size);
+
 /// Records Path (by device and inode) as an input of this process, once
 /// protectInputFiles was called. mapFile does this for what it maps; readers
 /// that do not go through mapFile (libtorch) call it themselves.
