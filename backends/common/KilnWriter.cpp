@@ -98,8 +98,11 @@ llvm::Expected<std::unique_ptr<KilnFileLayout>> layoutKilnModule(KilnModule &M) 
     auto B = std::make_unique<fb::BufferT>();
     B->offset = Relative[I];
     B->size = M.Segments[I].size();
-    if (!M.Segments[I].isProduced())
-      B->xxhash64 = (*Hashes)[I] = contentHash(M.Segments[I].bytes().str());
+    if (!M.Segments[I].isProduced()) {
+      const Buffer &Bytes = M.Segments[I].bytes();
+      B->xxhash64 = (*Hashes)[I] = contentHash(Bytes.str());
+      Bytes.releaseResident();
+    }
     M.Model.buffers.push_back(std::move(B));
   }
 
@@ -128,7 +131,9 @@ llvm::Expected<std::unique_ptr<KilnFileLayout>> layoutKilnModule(KilnModule &M) 
   for (size_t I = 0; I < M.Segments.size(); ++I) {
     const Segment &S = M.Segments[I];
     if (!S.isProduced()) {
-      L->Pieces.push_back({Base + Relative[I], S.bytes().str()});
+      const Buffer &Bytes = S.bytes();
+      L->Pieces.push_back({Base + Relative[I], Bytes.str(), nullptr, 0,
+                           [&Bytes] { Bytes.releaseResident(); }});
       continue;
     }
     // Hashed as it is produced (possibly more than once: the same value).

@@ -8,7 +8,8 @@ drawn and written one layer at a time, never held together.
   make_mlp.py OUT_DIR --layers 6 --width 2048 --hidden 4096
 
 Writes OUT_DIR/mlp.onnx, mlp.onnx.data, mlp.input.npy, mlp.ref.npy and
-prints the weight bytes. Used by bench/large_model/measure.py and by the
+prints the weight bytes; with --calib N, also N calibration inputs
+(OUT_DIR/calib/sample-K.npy, drawn as the input is) for --quantize int8. Used by bench/large_model/measure.py and by the
 runtime's packed-weight release test (a ~200 MB model)."""
 import argparse
 import math
@@ -28,6 +29,8 @@ def main():
     ap.add_argument("--hidden", type=int, default=8192)
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--calib", type=int, default=0,
+                    help="calibration samples to write")
     a = ap.parse_args()
     if a.gb:  # layers of width x hidden alternate with hidden x width
         per = a.width * a.hidden * 4
@@ -83,6 +86,11 @@ def main():
     onnx.save(model, os.path.join(a.out, "mlp.onnx"))
     np.save(os.path.join(a.out, "mlp.input.npy"), x)
     np.save(os.path.join(a.out, "mlp.ref.npy"), ref)
+    if a.calib:
+        os.makedirs(os.path.join(a.out, "calib"), exist_ok=True)
+        for k in range(a.calib):
+            np.save(os.path.join(a.out, "calib", "sample-%d.npy" % k),
+                    rng.standard_normal((a.batch, a.width), dtype=np.float32))
     weights = sum(int(np.prod(t.dims)) * 4 for t in inits)
     print("%d layers, %d weight bytes" % (a.layers, weights))
 

@@ -226,6 +226,9 @@ private:
     } else {
       OS << "elided(\"" << hashToHex(Hash) << "\")";
     }
+    // Printing reads every weight once (a fingerprint prints the whole
+    // graph): a mapped one need not stay resident after.
+    T.buffer().releaseResident();
   }
 
   void printElement(const Tensor &T, int64_t I) {

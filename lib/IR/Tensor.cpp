@@ -1,6 +1,7 @@
 #include "IR/Tensor.h"
 
 #include "Support/FileSystem.h"
+#include "Support/Scratch.h"
 
 #include <cmath>
 
@@ -12,6 +13,13 @@ const uint8_t *Buffer::emptyData() {
 }
 
 Buffer Buffer::own(std::vector<uint8_t> Bytes) {
+  if (auto Spilled = spillBytes(Bytes)) {
+    Bytes = {};
+    const auto *Data =
+        reinterpret_cast<const uint8_t *>(Spilled->getBufferStart());
+    size_t Size = Spilled->getBufferSize();
+    return aliasMapped(std::move(Spilled), Data, Size);
+  }
   auto Storage = std::make_shared<std::vector<uint8_t>>(std::move(Bytes));
   Buffer B;
   if (!Storage->empty())
@@ -49,9 +57,17 @@ struct MappedRange {
 
 Buffer Buffer::aliasMapped(std::shared_ptr<const llvm::MemoryBuffer> File,
                            const uint8_t *Data, size_t Size) {
+  const llvm::MemoryBuffer *Mapping = File.get();
   auto Range = std::make_shared<const MappedRange>(
       MappedRange{std::move(File), Data, Size});
-  return alias(std::move(Range), Data, Size);
+  Buffer B = alias(std::move(Range), Data, Size);
+  B.Mapping = Mapping;
+  return B;
+}
+
+void Buffer::releaseResident() const {
+  if (Mapping)
+    dropMappedPages(*Mapping, Data, Size);
 }
 
 double Tensor::asDouble(int64_t I) const {

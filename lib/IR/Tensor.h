@@ -25,7 +25,10 @@ class Buffer {
 public:
   Buffer() = default;
 
-  /// Takes ownership of Bytes.
+  /// Takes ownership of Bytes. While weight spilling is on (convert turns it
+  /// on, Support/Scratch.h), a large buffer moves to the spill file instead
+  /// and the result aliases its mapping (as aliasMapped): the same bytes,
+  /// held by the page cache rather than the heap.
   static Buffer own(std::vector<uint8_t> Bytes);
   /// Copies Bytes into a new owned buffer.
   static Buffer copy(llvm::ArrayRef<uint8_t> Bytes);
@@ -47,6 +50,11 @@ public:
   }
   /// True when this buffer points into memory it does not own (an mmap...).
   bool isAlias() const { return Aliased; }
+  /// Drops this buffer's pages from resident memory when it aliases a file
+  /// mapping (aliasMapped, or a spilled own); they are read again from the
+  /// page cache if touched. A no-op for bytes on the heap. A writer calls it
+  /// once it has hashed or written a weight it will not read again soon.
+  void releaseResident() const;
   bool isAligned(size_t Alignment) const {
     return reinterpret_cast<uintptr_t>(Data) % Alignment == 0;
   }
@@ -60,6 +68,8 @@ private:
   const uint8_t *Data = emptyData();
   size_t Size = 0;
   bool Aliased = false;
+  /// The mapping Data lies in, for releaseResident; kept alive by Owner.
+  const llvm::MemoryBuffer *Mapping = nullptr;
 };
 
 /// A constant: a type (always static) and exactly numElements*elementSize bytes.

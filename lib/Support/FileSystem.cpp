@@ -468,6 +468,8 @@ llvm::Error writeFileAtomically(
       Left -= size_t(N);
       StartWriteback(At);
     }
+    if (Piece.Written)
+      Piece.Written();
   }
   if (::fsync(FD) != 0)
     return Fail("fsync");

@@ -70,6 +70,10 @@ struct FilePiece {
   llvm::StringRef Bytes;
   PieceProducer Produce = nullptr;
   uint64_t ProducedSize = 0;
+  /// Runs once the piece is written: a piece of a file mapping drops its
+  /// pages from resident memory there, so writing a large model touches one
+  /// weight at a time rather than keeping every written weight resident.
+  std::function<void()> Written = nullptr;
 
   uint64_t size() const { return Produce ? ProducedSize : Bytes.size(); }
 };

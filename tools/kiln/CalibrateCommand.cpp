@@ -21,6 +21,7 @@
 
 #include "Support/Error.h"
 #include "Support/Hash.h"
+#include "Support/Scratch.h"
 #include "passes/quant/Calibrator.h"
 #include "passes/quant/Int8Scheme.h"
 
@@ -103,6 +104,8 @@ llvm::Error runMerge(const CalibrateOptions &O, CalibrationStats &Out) {
 
 llvm::Error runCalibration(CalibrateOptions &O, CalibrationStats &Out) {
   O.Model.Compile.KilnVersion = KILN_VERSION_STRING;
+  if (!O.Output.empty())
+    setScratchBeside(O.Output);
   auto S = calibrateModel(O.Model);
   if (!S)
     return S.takeError();

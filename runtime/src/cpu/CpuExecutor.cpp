@@ -9,10 +9,13 @@
 #include <xnnpack.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <thread>
 
 namespace kiln::rt {
 
@@ -145,6 +148,21 @@ uint8_t *CpuExecutor::constantData(size_t T) {
   return PaddedConstants.back().data();
 }
 
+namespace {
+/// Whether A is an f32 operator whose XNNPACK kernel packs a weight of its
+/// own (fully connected, convolutions), from a weight in logical order.
+bool packsOnXnnpack(const KernelArgs &A) {
+  using K = fb::OpKind;
+  K Kind = A.Op.kind();
+  if (Kind != K::FULLY_CONNECTED && Kind != K::CONV_2D && Kind != K::DECONV_2D)
+    return false;
+  if (A.In.size() < 2 || !A.In[0].present() || !A.In[1].present())
+    return false;
+  return A.In[0].Desc->DType == fb::DType::F32 &&
+         A.In[1].Desc->DType == fb::DType::F32 && !A.In[1].Desc->Blocked;
+}
+} // namespace
+
 Status CpuExecutor::createKernels(const SessionOptions &Opts,
                                   const CpuExecutor *Previous) {
   const LoadedModel &M = *Model;
@@ -154,6 +172,16 @@ Status CpuExecutor::createKernels(const SessionOptions &Opts,
     if (K && !Opts.Cpu.LayoutOnly)
       Release.created(Op, *K);
   };
+  // XNNPACK packs a layer's weights when its operator is created, one layer
+  // at a time on the calling thread: a session of a large model spends its
+  // creation there. Those operators are created after the loop, on the
+  // session's threads (the rest is cheap, and touches state the kernels
+  // share: widened, unblocked and oneDNN-converted weights).
+  PackingOps Packing;
+  unsigned Threads = Opts.Threads ? Opts.Threads
+                                  : std::max(1u, std::thread::hardware_concurrency());
+  bool Parallel = Threads > 1 && !UseOnednn && !Opts.Cpu.ForceReference &&
+                  !Opts.Cpu.LayoutOnly;
   for (size_t I = 0; I < M.numOperators(); ++I) {
     const fb::Operator &Op = M.op(I);
     KernelArgs A{Op, {}, {}};
@@ -185,15 +213,50 @@ Status CpuExecutor::createKernels(const SessionOptions &Opts,
       ++I; // the add's kernel is pushed too
       continue;
     }
+    if (Parallel && Native && packsOnXnnpack(A)) {
+      Packing.emplace_back(I, A);
+      Kernels.push_back(nullptr);
+      continue;
+    }
     std::unique_ptr<Kernel> K = createKernel(A, Native);
     if (!K)
       return unsupported("operator ", I, ": no kernel");
     Kernels.push_back(std::move(K));
     Created(I, Kernels.back().get());
   }
+  createPackingKernels(Packing, Threads, Created);
+  for (auto &[I, A] : Packing) // XNNPACK declined: the rest of the chain
+    if (!Kernels[I]) {
+      Kernels[I] = createKernel(A, /*Native=*/true);
+      if (!Kernels[I])
+        return unsupported("operator ", I, ": no kernel");
+      Created(I, Kernels[I].get());
+    }
   ReleasedWeightBytes = Release.releasedBytes();
   MappedWeightBytes = Release.mappedBytes();
   return Status::ok();
+}
+
+void CpuExecutor::createPackingKernels(
+    PackingOps &Ops, unsigned Threads,
+    const std::function<void(size_t, const Kernel *)> &Created) {
+  std::atomic<size_t> Next{0};
+  std::mutex CreatedLock;
+  auto Work = [&] {
+    for (size_t J; (J = Next++) < Ops.size();) {
+      auto &[I, A] = Ops[J];
+      Kernels[I] = createXnnpackKernel(A, Pool);
+      std::lock_guard<std::mutex> L(CreatedLock);
+      Created(I, Kernels[I].get());
+    }
+  };
+  std::vector<std::thread> Helpers;
+  size_t HelperCount = std::min<size_t>(Threads, Ops.size());
+  for (size_t T = 1; T < HelperCount; ++T)
+    Helpers.emplace_back(Work);
+  Work();
+  for (std::thread &H : Helpers)
+    H.join();
 }
 
 void CpuExecutor::widenWeights(KernelArgs &A) {

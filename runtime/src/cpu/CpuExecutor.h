@@ -10,6 +10,7 @@
 #include "cpu/OperatorFusion.h"
 
 #include <cstdlib>
+#include <functional>
 #include <map>
 
 namespace kiln::rt {
@@ -60,6 +61,15 @@ private:
   /// too close to the end of the model's bytes.
   uint8_t *constantData(size_t T);
   Status createKernels(const SessionOptions &Opts, const CpuExecutor *Previous);
+  /// Operators whose XNNPACK kernel packs its weights, set aside by
+  /// createKernels to be created on the session's threads.
+  using PackingOps = std::vector<std::pair<size_t, KernelArgs>>;
+  /// Creates Ops' kernels on Threads threads, calling Created(I, K) for each
+  /// (from those threads, one call at a time); a null K when XNNPACK
+  /// declined the operator.
+  void createPackingKernels(
+      PackingOps &Ops, unsigned Threads,
+      const std::function<void(size_t, const Kernel *)> &Created);
   /// Takes the kernels createKernels chose to keep from Previous and sets
   /// them up for this executor's tensors; one that cannot be set up is
   /// created anew.

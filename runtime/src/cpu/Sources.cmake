@@ -9,6 +9,7 @@ target_sources(kiln_runtime_objects PRIVATE
   src/cpu/OperatorFusion.cpp
   src/cpu/WeightArena.cpp
   src/cpu/WeightWidening.cpp
+  src/cpu/xnnpack/XnnpackAllocator.cpp
   src/cpu/xnnpack/XnnpackInt8Kernels.cpp
   src/cpu/xnnpack/XnnpackKernels.cpp
   src/cpu/reference/CastKernels.cpp

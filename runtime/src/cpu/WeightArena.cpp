@@ -1,6 +1,7 @@
 #include "cpu/WeightArena.h"
 
 #include "RoundUp.h"
+#include "cpu/Prefault.h"
 
 #include <sys/mman.h>
 
@@ -51,24 +52,10 @@ void *WeightArena::allocate(size_t Bytes) {
 }
 
 void WeightArena::prefault(const Chunk &C, const uint8_t *From) {
-#ifdef MADV_POPULATE_WRITE
-  // The caller writes every byte it asked for at once (a weight conversion),
-  // so fault its pages in with one call rather than one fault per 4 KiB page:
+  // The caller writes every byte it asked for at once (a weight conversion):
   // measured to make a portable ResNet-50 session faster to create
   // (docs/benchmarks.md has the figures).
-  // The first page may be shared with the previous allocation, which already
-  // faulted it. Advice only: kernels before 5.14 refuse it, and the pages
-  // fault in as they are written.
-  const auto Page = uintptr_t(PageBytes);
-  const auto Start = uintptr_t(roundUp(reinterpret_cast<uintptr_t>(From), Page));
-  const auto End =
-      uintptr_t(roundUp(reinterpret_cast<uintptr_t>(C.Base + C.Used), Page));
-  if (End > Start)
-    madvise(reinterpret_cast<void *>(Start), End - Start, MADV_POPULATE_WRITE);
-#else
-  (void)C;
-  (void)From;
-#endif
+  prefaultForWrite(From, C.Base + C.Used);
 }
 
 } // namespace kiln::rt

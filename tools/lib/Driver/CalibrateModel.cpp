@@ -3,6 +3,7 @@
 #include "Driver/ProgressBar.h"
 
 #include "Support/Error.h"
+#include "Support/Scratch.h"
 #include "passes/quant/CalibrationDataset.h"
 #include "passes/quant/Calibrator.h"
 
@@ -68,6 +69,7 @@ llvm::Expected<CalibrationStats> calibrateModel(const CalibrateModelOptions &O) 
     if (llvm::Error E = parseShardSpec(O.Shard, DataOpts->ShardIndex,
                                        DataOpts->ShardCount))
       return E;
+  enableWeightSpill(DefaultSpillMinBytes);
   auto C = compileForCalibration(O.Compile);
   if (!C)
     return C.takeError();

@@ -7,6 +7,7 @@
 #include "Support/Error.h"
 #include "Support/FileSystem.h"
 #include "Support/Hash.h"
+#include "Support/Scratch.h"
 #include "backends/TargetMetadata.h"
 
 #include "kiln/kiln.h"
@@ -176,6 +177,10 @@ convertModel(const ConvertModelOptions &O) {
   noteInputFile(CO.Input);
   if (llvm::Error E = checkOutputPath(O.Output))
     return E;
+  // Weights a pass makes, and the float model calibration runs, go to disk
+  // beside the output rather than the heap (Support/Scratch.h).
+  setScratchBeside(O.Output);
+  enableWeightSpill(DefaultSpillMinBytes);
   auto Hash =
       std::make_shared<SourceHash>(O.SourceOf.empty() ? CO.Input : O.SourceOf);
   auto C = compileGraph(CO);

@@ -6,7 +6,10 @@
 
 #include "Support/Error.h"
 #include "Support/Logging.h"
+#include "Support/Scratch.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <set>
@@ -106,18 +109,18 @@ private:
   std::set<std::string> Libraries;
 };
 
-} // namespace
-
-llvm::Expected<std::unique_ptr<CalibrationEngine>>
-runtimeCalibrationEngine(const Graph &G) {
-  auto Interpreter = [](llvm::StringRef Why) {
-    log().info("calibration: {}; the reference interpreter runs the samples",
-               Why.str());
-    return nullptr;
-  };
+/// Lowers G for the CPU and writes it to Path; the values calibration
+/// observes and the runtime tensors holding them. Why is set (and nothing
+/// written) when the CPU lowering cannot stand in for the graph. The lowered
+/// module is gone when this returns: only the file holds its weights.
+llvm::Expected<ValueReads> writeCpuLowering(const Graph &G,
+                                            llvm::StringRef Path,
+                                            std::string &Why) {
   auto Compiled = lowerToKilnOps(G);
-  if (!Compiled)
-    return Interpreter(llvm::toString(Compiled.takeError()));
+  if (!Compiled) {
+    Why = llvm::toString(Compiled.takeError());
+    return ValueReads();
+  }
   const KilnModule &M = Compiled->Module;
   ValueReads Reads;
   for (const Node &N : G.nodes()) {
@@ -128,32 +131,63 @@ runtimeCalibrationEngine(const Graph &G) {
       if (V->type().Elem != ElementType::F32)
         continue;
       auto It = Compiled->ValueTensors.find(V);
-      if (It == Compiled->ValueTensors.end())
-        return Interpreter("no tensor of the CPU lowering holds '" +
-                           V->name() + "'");
+      if (It == Compiled->ValueTensors.end()) {
+        Why = "no tensor of the CPU lowering holds '" + V->name() + "'";
+        return ValueReads();
+      }
       const fb::TensorT &T = *M.Model.tensors[size_t(It->second)];
       int64_t Elements = 1;
       for (int64_t D : T.shape)
         Elements *= D;
       if (T.dtype != fb::DType::F32 ||
-          Elements != numElements(V->type().Dims).getValueOr(-1))
-        return Interpreter("the CPU lowering changes '" + V->name() + "'");
+          Elements != numElements(V->type().Dims).getValueOr(-1)) {
+        Why = "the CPU lowering changes '" + V->name() + "'";
+        return ValueReads();
+      }
       Reads.emplace_back(V, size_t(It->second));
     }
   }
-  auto Bytes = serializeKilnModule(Compiled->Module);
-  if (!Bytes)
-    return Bytes.takeError();
+  if (llvm::Error E = writeKilnFile(Path, Compiled->Module))
+    return E;
+  return Reads;
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<CalibrationEngine>>
+runtimeCalibrationEngine(const Graph &G) {
+  // The lowered model goes through a scratch file, as a .kiln would, rather
+  // than a string: the runtime maps it, so its weights are page cache (one
+  // resident copy while the samples run, none on the heap), and the graph's
+  // own weights leave resident memory as they are written.
+  llvm::SmallString<256> Path;
+  if (std::error_code EC = llvm::sys::fs::createUniqueFile(
+          scratchDirectory() + "/.kiln-calibration-%%%%%%%%.kiln", Path))
+    return inputError("{0}: cannot create a scratch file for calibration: {1}",
+                      scratchDirectory(), EC.message());
+  llvm::FileRemover Remove(Path);
+  std::string Why;
+  auto Reads = writeCpuLowering(G, Path, Why);
+  if (!Reads)
+    return Reads.takeError();
+  if (!Why.empty()) {
+    log().info("calibration: {}; the reference interpreter runs the samples",
+               Why);
+    return nullptr;
+  }
   kiln_model *Raw = nullptr;
-  if (kiln_model_load_buffer(Bytes->data(), Bytes->size(), &Raw) != KILN_OK)
+  if (kiln_model_load(Path.c_str(), &Raw) != KILN_OK)
     return runtimeFailure("loading the lowered model");
   ModelPtr Model(Raw);
-  if (kiln_model_num_inputs(Raw) != G.numInputs())
-    return Interpreter("the CPU lowering has other inputs");
+  if (kiln_model_num_inputs(Raw) != G.numInputs()) {
+    log().info("calibration: the CPU lowering has other inputs; the "
+               "reference interpreter runs the samples");
+    return nullptr;
+  }
   log().info("calibration: the kiln runtime runs the samples ({} values "
              "read per sample)",
-             Reads.size());
-  return std::make_unique<RuntimeEngine>(std::move(Model), std::move(Reads));
+             Reads->size());
+  return std::make_unique<RuntimeEngine>(std::move(Model), std::move(*Reads));
 }
 
 } // namespace kiln

@@ -4,6 +4,7 @@
 // XNNPACK rejects a configuration (or the operator is not one it has), the
 // factory returns null and the session uses the reference kernel instead.
 #include "cpu/Kernel.h"
+#include "cpu/xnnpack/XnnpackAllocator.h"
 #include "cpu/xnnpack/XnnpackOperatorKernel.h"
 
 #include <xnnpack.h>
@@ -306,7 +307,8 @@ std::vector<int64_t> xnnpackCreationShape(const KernelArgs &A) {
 }
 
 bool xnnpackAvailable() {
-  static bool Available = xnn_initialize(nullptr) == xnn_status_success;
+  static bool Available =
+      xnn_initialize(xnnpackAllocator()) == xnn_status_success;
   return Available;
 }
 

@@ -1,0 +1,181 @@
+#include "Support/Scratch.h"
+
+#include "Support/Logging.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Path.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <mutex>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace kiln {
+
+namespace {
+
+std::mutex DirectoryLock;
+std::string Directory;
+std::atomic<uint64_t> SpillMin{0};
+std::atomic<uint64_t> Spilled{0};
+
+uint64_t pageSize() { return uint64_t(::sysconf(_SC_PAGESIZE)); }
+
+/// The spill file: opened on first use, never named (O_TMPFILE, or created
+/// and unlinked at once), so nothing is left behind whatever ends the
+/// process. A folder that cannot take it is tried again at the next large
+/// buffer (warned about once). Ranges are handed out at page-aligned offsets and never reused;
+/// a freed range becomes a hole, which gives its disk and cache back.
+class SpillFile {
+public:
+  ~SpillFile() {
+    if (Fd >= 0)
+      ::close(Fd);
+  }
+
+  /// A page-aligned range of Size bytes, or -1 when the file cannot be had.
+  int64_t reserve(uint64_t Size, int &OutFd) {
+    std::lock_guard<std::mutex> L(M);
+    if (Fd < 0)
+      open();
+    if (Fd < 0)
+      return -1;
+    uint64_t At = End;
+    End += (Size + pageSize() - 1) / pageSize() * pageSize();
+    OutFd = Fd;
+    return int64_t(At);
+  }
+
+private:
+  void open() {
+    std::string Dir = scratchDirectory();
+#ifdef O_TMPFILE
+    Fd = ::open(Dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#endif
+    if (Fd < 0) {
+      llvm::SmallString<256> Name(Dir);
+      llvm::sys::path::append(Name, ".kiln-spill-XXXXXX");
+      Fd = ::mkstemp(Name.data());
+      if (Fd >= 0)
+        ::unlink(Name.c_str());
+    }
+    if (Fd < 0 && !Warned) {
+      Warned = true;
+      log().warn("{}: cannot create a scratch file ({}); large weights stay "
+                 "in memory",
+                 Dir, std::strerror(errno));
+    }
+  }
+
+  std::mutex M;
+  int Fd = -1;
+  bool Warned = false;
+  uint64_t End = 0;
+};
+
+SpillFile &spillFile() {
+  static SpillFile F;
+  return F;
+}
+
+/// One spilled range, mapped read-only; its range of the file becomes a
+/// hole when it goes.
+class SpillMapping : public llvm::MemoryBuffer {
+public:
+  SpillMapping(int Fd, uint64_t Offset, uint64_t Size, void *Map)
+      : Fd(Fd), Offset(Offset), Size(Size), Map(Map) {
+    const char *Start = static_cast<const char *>(Map);
+    init(Start, Start + Size, /*RequiresNullTerminator=*/false);
+    Spilled += Size;
+  }
+  ~SpillMapping() override {
+    ::munmap(Map, Size);
+    (void)::fallocate(Fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                      off_t(Offset), off_t(Size));
+    Spilled -= Size;
+  }
+  SpillMapping(const SpillMapping &) = delete;
+  SpillMapping &operator=(const SpillMapping &) = delete;
+
+  BufferKind getBufferKind() const override { return MemoryBuffer_MMap; }
+  llvm::StringRef getBufferIdentifier() const override { return "<spill>"; }
+
+private:
+  int Fd;
+  uint64_t Offset;
+  uint64_t Size;
+  void *Map;
+};
+
+bool writeAll(int Fd, const uint8_t *P, uint64_t Left, uint64_t At) {
+  while (Left > 0) {
+    ssize_t N = ::pwrite(Fd, P, size_t(Left), off_t(At));
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      return false;
+    P += N;
+    At += uint64_t(N);
+    Left -= uint64_t(N);
+  }
+  return true;
+}
+
+} // namespace
+
+void setScratchDirectory(llvm::StringRef Dir) {
+  std::lock_guard<std::mutex> L(DirectoryLock);
+  Directory = Dir.empty() ? std::string(".") : Dir.str();
+}
+
+std::string scratchDirectory() {
+  std::lock_guard<std::mutex> L(DirectoryLock);
+  if (!Directory.empty())
+    return Directory;
+  llvm::SmallString<256> Tmp;
+  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Tmp);
+  return std::string(Tmp);
+}
+
+void setScratchBeside(llvm::StringRef OutputPath) {
+  setScratchDirectory(llvm::sys::path::parent_path(OutputPath));
+}
+
+void enableWeightSpill(uint64_t MinBytes) { SpillMin = MinBytes; }
+
+uint64_t spilledBytes() { return Spilled; }
+
+std::shared_ptr<const llvm::MemoryBuffer>
+spillBytes(llvm::ArrayRef<uint8_t> Bytes) {
+  uint64_t Min = SpillMin;
+  if (Min == 0 || Bytes.size() < Min)
+    return nullptr;
+  int Fd = -1;
+  int64_t At = spillFile().reserve(Bytes.size(), Fd);
+  if (At < 0)
+    return nullptr;
+  auto Hole = [&] {
+    (void)::fallocate(Fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(At),
+                      off_t(Bytes.size()));
+  };
+  if (!writeAll(Fd, Bytes.data(), Bytes.size(), uint64_t(At))) {
+    static std::atomic<bool> Warned{false};
+    if (!Warned.exchange(true))
+      log().warn("{}: cannot write the scratch file ({}); large weights stay "
+                 "in memory",
+                 scratchDirectory(), std::strerror(errno));
+    Hole();
+    return nullptr;
+  }
+  void *Map = ::mmap(nullptr, Bytes.size(), PROT_READ, MAP_SHARED, Fd, off_t(At));
+  if (Map == MAP_FAILED) {
+    Hole();
+    return nullptr;
+  }
+  return std::make_shared<SpillMapping>(Fd, uint64_t(At), Bytes.size(), Map);
+}
+
+} // namespace kiln
