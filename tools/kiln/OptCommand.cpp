@@ -16,6 +16,7 @@
 #include "Support/Error.h"
 #include "Support/FileSystem.h"
 #include "Support/Hash.h"
+#include "Support/Scratch.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -86,6 +87,11 @@ llvm::Error runOpt(OptOptions &O) {
   if (llvm::Error E = checkPassRecordFlags(O))
     return E;
   O.Compile.PassOptions.VerifyEach |= verifyEachByDefault();
+  // As convert: weights the passes make go to a scratch file, beside the
+  // output when there is one (Support/Scratch.h).
+  if (!O.Output.empty())
+    setScratchBeside(O.Output);
+  enableWeightSpill(DefaultSpillMinBytes);
   auto C = compileGraph(O.Compile);
   if (!C)
     return C.takeError();
