@@ -131,9 +131,9 @@ llvm::Expected<std::unique_ptr<KilnFileLayout>> layoutKilnModule(KilnModule &M) 
   for (size_t I = 0; I < M.Segments.size(); ++I) {
     const Segment &S = M.Segments[I];
     if (!S.isProduced()) {
-      const Buffer &Bytes = S.bytes();
+      Buffer Bytes = S.bytes(); // shares the bytes, not a copy
       L->Pieces.push_back({Base + Relative[I], Bytes.str(), nullptr, 0,
-                           [&Bytes] { Bytes.releaseResident(); }});
+                           [Bytes] { Bytes.releaseResident(); }});
       continue;
     }
     // Hashed as it is produced (possibly more than once: the same value).

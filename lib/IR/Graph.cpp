@@ -160,7 +160,7 @@ Node *Graph::createNode(const OpDef &Def, llvm::ArrayRef<Value *> Operands,
 Value *Graph::createConstant(Tensor T, std::string ValueName, Node *Before) {
   TensorType Type = T.type();
   AttrMap Attrs;
-  Attrs["value"] = std::move(T);
+  Attrs["value"] = Tensor::spilledIfLarge(std::move(T));
   Node *N = createNode(OpRegistry::instance().get("const"), {}, {Type},
                        std::move(Attrs), Before);
   N->result()->setName(std::move(ValueName));

@@ -13,13 +13,6 @@ const uint8_t *Buffer::emptyData() {
 }
 
 Buffer Buffer::own(std::vector<uint8_t> Bytes) {
-  if (auto Spilled = spillBytes(Bytes)) {
-    Bytes = {};
-    const auto *Data =
-        reinterpret_cast<const uint8_t *>(Spilled->getBufferStart());
-    size_t Size = Spilled->getBufferSize();
-    return aliasMapped(std::move(Spilled), Data, Size);
-  }
   auto Storage = std::make_shared<std::vector<uint8_t>>(std::move(Bytes));
   Buffer B;
   if (!Storage->empty())
@@ -68,6 +61,18 @@ Buffer Buffer::aliasMapped(std::shared_ptr<const llvm::MemoryBuffer> File,
 void Buffer::releaseResident() const {
   if (Mapping)
     dropMappedPages(*Mapping, Data, Size);
+}
+
+Tensor Tensor::spilledIfLarge(Tensor T) {
+  if (T.Data.isAlias())
+    return T;
+  auto Spilled = spillBytes(T.Data.bytes());
+  if (!Spilled)
+    return T;
+  const auto *Data = reinterpret_cast<const uint8_t *>(Spilled->getBufferStart());
+  size_t Size = Spilled->getBufferSize();
+  return Tensor(std::move(T.Type),
+                Buffer::aliasMapped(std::move(Spilled), Data, Size));
 }
 
 double Tensor::asDouble(int64_t I) const {

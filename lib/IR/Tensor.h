@@ -25,10 +25,7 @@ class Buffer {
 public:
   Buffer() = default;
 
-  /// Takes ownership of Bytes. While weight spilling is on (convert turns it
-  /// on, Support/Scratch.h), a large buffer moves to the spill file instead
-  /// and the result aliases its mapping (as aliasMapped): the same bytes,
-  /// held by the page cache rather than the heap.
+  /// Takes ownership of Bytes.
   static Buffer own(std::vector<uint8_t> Bytes);
   /// Copies Bytes into a new owned buffer.
   static Buffer copy(llvm::ArrayRef<uint8_t> Bytes);
@@ -51,7 +48,7 @@ public:
   /// True when this buffer points into memory it does not own (an mmap...).
   bool isAlias() const { return Aliased; }
   /// Drops this buffer's pages from resident memory when it aliases a file
-  /// mapping (aliasMapped, or a spilled own); they are read again from the
+  /// mapping (aliasMapped, or a spilled constant); they are read again from the
   /// page cache if touched. A no-op for bytes on the heap. A writer calls it
   /// once it has hashed or written a weight it will not read again soon.
   void releaseResident() const;
@@ -108,6 +105,13 @@ public:
   /// A rank-0 tensor of element type Elem holding V (converted as by a C
   /// cast; f16/bf16 round to nearest even).
   static Tensor scalar(ElementType Elem, double V);
+
+  /// This tensor with its bytes moved to the spill file when weight
+  /// spilling is on and they are large and on the heap (Support/Scratch.h):
+  /// the same bytes, held by the page cache. Graph::createConstant calls it
+  /// for every constant a pass makes, once the bytes are final (a buffer
+  /// being filled must stay on the heap: the mapping is read-only).
+  static Tensor spilledIfLarge(Tensor T);
 
   bool sameContents(const Tensor &O) const {
     return Type == O.Type && Data.str() == O.Data.str();

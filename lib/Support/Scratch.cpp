@@ -24,6 +24,16 @@ std::atomic<uint64_t> Spilled{0};
 
 uint64_t pageSize() { return uint64_t(::sysconf(_SC_PAGESIZE)); }
 
+/// One warning per process: large weights stay in memory from then on
+/// (each is tried again; a folder may get space back).
+void warnOnce(const std::string &Dir, int Errno) {
+  static std::atomic<bool> Warned{false};
+  if (!Warned.exchange(true))
+    log().warn("{}: cannot use a scratch file ({}); large weights stay in "
+               "memory",
+               Dir, std::strerror(Errno));
+}
+
 /// The spill file: opened on first use, never named (O_TMPFILE, or created
 /// and unlinked at once), so nothing is left behind whatever ends the
 /// process. A folder that cannot take it is tried again at the next large
@@ -31,48 +41,54 @@ uint64_t pageSize() { return uint64_t(::sysconf(_SC_PAGESIZE)); }
 /// a freed range becomes a hole, which gives its disk and cache back.
 class SpillFile {
 public:
-  ~SpillFile() {
-    if (Fd >= 0)
-      ::close(Fd);
-  }
+  // Never closed: a mapping may outlive any destructor that could close it
+  // (static destruction at exit), and its hole must not land in another
+  // file that reused the descriptor.
 
   /// A page-aligned range of Size bytes, or -1 when the file cannot be had.
   int64_t reserve(uint64_t Size, int &OutFd) {
     std::lock_guard<std::mutex> L(M);
+    std::string Dir = scratchDirectory();
+    // Nothing spilled is alive: the file can move to today's folder.
+    if (Fd >= 0 && Dir != OpenedIn && Spilled == 0) {
+      ::close(Fd);
+      Fd = -1;
+    }
     if (Fd < 0)
-      open();
+      open(Dir);
     if (Fd < 0)
       return -1;
     uint64_t At = End;
     End += (Size + pageSize() - 1) / pageSize() * pageSize();
+    Spilled += Size; // alive from now: the file stays until it is released
     OutFd = Fd;
     return int64_t(At);
   }
 
 private:
-  void open() {
-    std::string Dir = scratchDirectory();
+  void open(const std::string &Dir) {
 #ifdef O_TMPFILE
     Fd = ::open(Dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 #endif
     if (Fd < 0) {
       llvm::SmallString<256> Name(Dir);
       llvm::sys::path::append(Name, ".kiln-spill-XXXXXX");
-      Fd = ::mkstemp(Name.data());
+      Fd = ::mkostemp(Name.data(), O_CLOEXEC);
       if (Fd >= 0)
         ::unlink(Name.c_str());
     }
-    if (Fd < 0 && !Warned) {
-      Warned = true;
-      log().warn("{}: cannot create a scratch file ({}); large weights stay "
-                 "in memory",
-                 Dir, std::strerror(errno));
+    if (Fd >= 0) {
+      OpenedIn = Dir;
+      End = 0;
+      return;
     }
+    int Errno = errno;
+    warnOnce(Dir, Errno);
   }
 
   std::mutex M;
   int Fd = -1;
-  bool Warned = false;
+  std::string OpenedIn;
   uint64_t End = 0;
 };
 
@@ -89,7 +105,6 @@ public:
       : Fd(Fd), Offset(Offset), Size(Size), Map(Map) {
     const char *Start = static_cast<const char *>(Map);
     init(Start, Start + Size, /*RequiresNullTerminator=*/false);
-    Spilled += Size;
   }
   ~SpillMapping() override {
     ::munmap(Map, Size);
@@ -111,6 +126,7 @@ private:
 };
 
 bool writeAll(int Fd, const uint8_t *P, uint64_t Left, uint64_t At) {
+  errno = 0;
   while (Left > 0) {
     ssize_t N = ::pwrite(Fd, P, size_t(Left), off_t(At));
     if (N < 0 && errno == EINTR)
@@ -146,6 +162,24 @@ void setScratchBeside(llvm::StringRef OutputPath) {
 
 void enableWeightSpill(uint64_t MinBytes) { SpillMin = MinBytes; }
 
+WeightSpillScope::WeightSpillScope(llvm::StringRef OutputPath,
+                                   uint64_t MinBytes)
+    : PreviousMin(SpillMin) {
+  {
+    std::lock_guard<std::mutex> L(DirectoryLock);
+    PreviousDirectory = Directory;
+  }
+  if (!OutputPath.empty())
+    setScratchBeside(OutputPath);
+  enableWeightSpill(MinBytes);
+}
+
+WeightSpillScope::~WeightSpillScope() {
+  enableWeightSpill(PreviousMin);
+  std::lock_guard<std::mutex> L(DirectoryLock);
+  Directory = PreviousDirectory;
+}
+
 uint64_t spilledBytes() { return Spilled; }
 
 std::shared_ptr<const llvm::MemoryBuffer>
@@ -160,13 +194,11 @@ spillBytes(llvm::ArrayRef<uint8_t> Bytes) {
   auto Hole = [&] {
     (void)::fallocate(Fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(At),
                       off_t(Bytes.size()));
+    Spilled -= Bytes.size();
   };
   if (!writeAll(Fd, Bytes.data(), Bytes.size(), uint64_t(At))) {
-    static std::atomic<bool> Warned{false};
-    if (!Warned.exchange(true))
-      log().warn("{}: cannot write the scratch file ({}); large weights stay "
-                 "in memory",
-                 scratchDirectory(), std::strerror(errno));
+    int Errno = errno ? errno : ENOSPC;
+    warnOnce(scratchDirectory(), Errno);
     Hole();
     return nullptr;
   }

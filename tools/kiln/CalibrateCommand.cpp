@@ -104,8 +104,7 @@ llvm::Error runMerge(const CalibrateOptions &O, CalibrationStats &Out) {
 
 llvm::Error runCalibration(CalibrateOptions &O, CalibrationStats &Out) {
   O.Model.Compile.KilnVersion = KILN_VERSION_STRING;
-  if (!O.Output.empty())
-    setScratchBeside(O.Output);
+  WeightSpillScope Spill(O.Output);
   auto S = calibrateModel(O.Model);
   if (!S)
     return S.takeError();

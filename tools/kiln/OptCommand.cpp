@@ -89,9 +89,7 @@ llvm::Error runOpt(OptOptions &O) {
   O.Compile.PassOptions.VerifyEach |= verifyEachByDefault();
   // As convert: weights the passes make go to a scratch file, beside the
   // output when there is one (Support/Scratch.h).
-  if (!O.Output.empty())
-    setScratchBeside(O.Output);
-  enableWeightSpill(DefaultSpillMinBytes);
+  WeightSpillScope Spill(O.Output);
   auto C = compileGraph(O.Compile);
   if (!C)
     return C.takeError();

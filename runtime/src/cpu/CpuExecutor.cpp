@@ -14,7 +14,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <exception>
 #include <new>
+#include <system_error>
 #include <thread>
 
 namespace kiln::rt {
@@ -206,16 +208,18 @@ Status CpuExecutor::createKernels(const SessionOptions &Opts,
       Created(I, Previous->Kernels[I].get()); // its packed weights stay
       continue;
     }
+    // Decided before widening: a narrow weight is widened here, on this
+    // thread, and its file pages are best released right after.
+    if (Parallel && Native && !Fused && packsOnXnnpack(A)) {
+      Packing.emplace_back(I, A);
+      Kernels.push_back(nullptr);
+      continue;
+    }
     widenWeights(A);
     if (!Fusions.empty() && createFusedKernels(I, A)) {
       Created(I, Kernels[I].get());
       Created(I + 1, Kernels[I + 1].get());
       ++I; // the add's kernel is pushed too
-      continue;
-    }
-    if (Parallel && Native && packsOnXnnpack(A)) {
-      Packing.emplace_back(I, A);
-      Kernels.push_back(nullptr);
       continue;
     }
     std::unique_ptr<Kernel> K = createKernel(A, Native);
@@ -241,22 +245,37 @@ void CpuExecutor::createPackingKernels(
     PackingOps &Ops, unsigned Threads,
     const std::function<void(size_t, const Kernel *)> &Created) {
   std::atomic<size_t> Next{0};
-  std::mutex CreatedLock;
+  std::mutex Lock; // Created, and the first failure
+  std::exception_ptr Failure;
   auto Work = [&] {
-    for (size_t J; (J = Next++) < Ops.size();) {
-      auto &[I, A] = Ops[J];
-      Kernels[I] = createXnnpackKernel(A, Pool);
-      std::lock_guard<std::mutex> L(CreatedLock);
-      Created(I, Kernels[I].get());
+    try {
+      for (size_t J; (J = Next++) < Ops.size();) {
+        auto &[I, A] = Ops[J];
+        Kernels[I] = createXnnpackKernel(A, Pool);
+        std::lock_guard<std::mutex> L(Lock);
+        Created(I, Kernels[I].get());
+      }
+    } catch (...) { // out of memory: the session's creation fails as before
+      std::lock_guard<std::mutex> L(Lock);
+      if (!Failure)
+        Failure = std::current_exception();
+      Next = Ops.size();
     }
   };
   std::vector<std::thread> Helpers;
   size_t HelperCount = std::min<size_t>(Threads, Ops.size());
-  for (size_t T = 1; T < HelperCount; ++T)
-    Helpers.emplace_back(Work);
+  for (size_t T = 1; T < HelperCount; ++T) {
+    try {
+      Helpers.emplace_back(Work);
+    } catch (const std::system_error &) {
+      break; // no more threads to be had: the ones started, and this one
+    }
+  }
   Work();
   for (std::thread &H : Helpers)
     H.join();
+  if (Failure)
+    std::rethrow_exception(Failure);
 }
 
 void CpuExecutor::widenWeights(KernelArgs &A) {

@@ -69,7 +69,7 @@ llvm::Expected<CalibrationStats> calibrateModel(const CalibrateModelOptions &O) 
     if (llvm::Error E = parseShardSpec(O.Shard, DataOpts->ShardIndex,
                                        DataOpts->ShardCount))
       return E;
-  enableWeightSpill(DefaultSpillMinBytes);
+  WeightSpillScope Spill(""); // the caller's scratch folder
   auto C = compileForCalibration(O.Compile);
   if (!C)
     return C.takeError();

@@ -179,8 +179,7 @@ convertModel(const ConvertModelOptions &O) {
     return E;
   // Weights a pass makes, and the float model calibration runs, go to disk
   // beside the output rather than the heap (Support/Scratch.h).
-  setScratchBeside(O.Output);
-  enableWeightSpill(DefaultSpillMinBytes);
+  WeightSpillScope Spill(O.Output);
   auto Hash =
       std::make_shared<SourceHash>(O.SourceOf.empty() ? CO.Input : O.SourceOf);
   auto C = compileGraph(CO);

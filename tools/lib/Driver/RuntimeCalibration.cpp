@@ -109,13 +109,16 @@ private:
   std::set<std::string> Libraries;
 };
 
-/// Lowers G for the CPU and writes it to Path; the values calibration
-/// observes and the runtime tensors holding them. Why is set (and nothing
-/// written) when the CPU lowering cannot stand in for the graph. The lowered
+/// Lowers G for the CPU and writes it to Path (when not empty); the values
+/// calibration observes and the runtime tensors holding them. Why is set
+/// (and nothing written) when the CPU lowering cannot stand in for the
+/// graph. When Path cannot be written (no space, no folder), the lowering
+/// is loaded from memory into InMemory instead, with a warning. The lowered
 /// module is gone when this returns: only the file holds its weights.
 llvm::Expected<ValueReads> writeCpuLowering(const Graph &G,
                                             llvm::StringRef Path,
-                                            std::string &Why) {
+                                            std::string &Why,
+                                            ModelPtr &InMemory) {
   auto Compiled = lowerToKilnOps(G);
   if (!Compiled) {
     Why = llvm::toString(Compiled.takeError());
@@ -147,8 +150,20 @@ llvm::Expected<ValueReads> writeCpuLowering(const Graph &G,
       Reads.emplace_back(V, size_t(It->second));
     }
   }
-  if (llvm::Error E = writeKilnFile(Path, Compiled->Module))
-    return E;
+  if (!Path.empty()) {
+    llvm::Error E = writeKilnFile(Path, Compiled->Module);
+    if (!E)
+      return Reads;
+    log().warn("calibration: {}; the float model is held in memory instead",
+               llvm::toString(std::move(E)));
+  }
+  auto Bytes = serializeKilnModule(Compiled->Module);
+  if (!Bytes)
+    return Bytes.takeError();
+  kiln_model *Raw = nullptr;
+  if (kiln_model_load_buffer(Bytes->data(), Bytes->size(), &Raw) != KILN_OK)
+    return runtimeFailure("loading the lowered model");
+  InMemory.reset(Raw);
   return Reads;
 }
 
@@ -162,12 +177,16 @@ runtimeCalibrationEngine(const Graph &G) {
   // own weights leave resident memory as they are written.
   llvm::SmallString<256> Path;
   if (std::error_code EC = llvm::sys::fs::createUniqueFile(
-          scratchDirectory() + "/.kiln-calibration-%%%%%%%%.kiln", Path))
-    return inputError("{0}: cannot create a scratch file for calibration: {1}",
-                      scratchDirectory(), EC.message());
+          scratchDirectory() + "/.kiln-calibration-%%%%%%%%.kiln", Path)) {
+    log().warn("calibration: {}: cannot create a scratch file ({}); the float "
+               "model is held in memory instead",
+               scratchDirectory(), EC.message());
+    Path.clear();
+  }
   llvm::FileRemover Remove(Path);
   std::string Why;
-  auto Reads = writeCpuLowering(G, Path, Why);
+  ModelPtr Model;
+  auto Reads = writeCpuLowering(G, Path, Why, Model);
   if (!Reads)
     return Reads.takeError();
   if (!Why.empty()) {
@@ -175,10 +194,13 @@ runtimeCalibrationEngine(const Graph &G) {
                Why);
     return nullptr;
   }
-  kiln_model *Raw = nullptr;
-  if (kiln_model_load(Path.c_str(), &Raw) != KILN_OK)
-    return runtimeFailure("loading the lowered model");
-  ModelPtr Model(Raw);
+  if (!Model) {
+    kiln_model *Raw = nullptr;
+    if (kiln_model_load(Path.c_str(), &Raw) != KILN_OK)
+      return runtimeFailure("loading the lowered model");
+    Model.reset(Raw);
+  }
+  kiln_model *Raw = Model.get();
   if (kiln_model_num_inputs(Raw) != G.numInputs()) {
     log().info("calibration: the CPU lowering has other inputs; the "
                "reference interpreter runs the samples");
