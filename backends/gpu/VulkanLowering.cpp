@@ -80,8 +80,12 @@ std::vector<uint8_t> Lowering::rawBytes(int32_t T) const {
   std::vector<uint8_t> Bytes(S.size());
   if (S.isProduced())
     S.producer()(reinterpret_cast<char *>(Bytes.data()));
-  else if (S.size())
+  else if (S.size()) {
     std::memcpy(Bytes.data(), S.bytes().data(), S.size());
+    // The packed copy replaces the source's: a weight mapped from the
+    // model's external data leaves resident memory once read.
+    S.bytes().releaseResident();
+  }
   return Bytes;
 }
 

@@ -20,7 +20,10 @@ int32_t VulkanProgram::root(int32_t I) const {
 }
 
 int32_t VulkanProgram::addWeight(std::vector<uint8_t> Bytes, int32_t Tensor) {
-  Blobs.push_back({std::move(Bytes), Tensor, -1});
+  // Final bytes: a large model's weights go to the spill file as they are
+  // made, so conversion holds one weight at a time (issue "Models past 2 GB").
+  Blobs.push_back({Buffer::spilledIfLarge(Buffer::own(std::move(Bytes))),
+                   Tensor, -1});
   return int32_t(Blobs.size() - 1);
 }
 
@@ -92,7 +95,7 @@ uint64_t VulkanProgram::finish(KilnModule &M) {
       Current = Payload->buffers.back().get();
       Offset = 0;
     }
-    B.Segment = M.addSegment(Segment(Buffer::own(B.Bytes)));
+    B.Segment = M.addSegment(Segment(B.Bytes));
     Current->uploads.push_back(fb::VulkanUpload(uint32_t(B.Segment), Offset));
     Current->size = alignUp(Offset + std::max<uint64_t>(B.Bytes.size(), 4), 16);
     BlobWhere[I] = {CurrentIndex, Offset};

@@ -72,7 +72,7 @@ public:
 
 private:
   struct Blob {
-    std::vector<uint8_t> Bytes;
+    Buffer Bytes;
     int32_t Tensor = -1;
     int32_t Segment = -1;
   };

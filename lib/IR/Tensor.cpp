@@ -63,16 +63,15 @@ void Buffer::releaseResident() const {
     dropMappedPages(*Mapping, Data, Size);
 }
 
-Tensor Tensor::spilledIfLarge(Tensor T) {
-  if (T.Data.isAlias())
-    return T;
-  auto Spilled = spillBytes(T.Data.bytes());
+Buffer Buffer::spilledIfLarge(Buffer B) {
+  if (B.isAlias())
+    return B;
+  auto Spilled = spillBytes(B.bytes());
   if (!Spilled)
-    return T;
+    return B;
   const auto *Data = reinterpret_cast<const uint8_t *>(Spilled->getBufferStart());
   size_t Size = Spilled->getBufferSize();
-  return Tensor(std::move(T.Type),
-                Buffer::aliasMapped(std::move(Spilled), Data, Size));
+  return aliasMapped(std::move(Spilled), Data, Size);
 }
 
 double Tensor::asDouble(int64_t I) const {

@@ -38,6 +38,11 @@ public:
   /// a rescale) does not keep the file's copy resident beside its own.
   static Buffer aliasMapped(std::shared_ptr<const llvm::MemoryBuffer> File,
                             const uint8_t *Data, size_t Size);
+  /// B with its bytes moved to the spill file when weight spilling is on and
+  /// they are large and on the heap (Support/Scratch.h): the same bytes,
+  /// held by the page cache; B itself otherwise. The bytes must be final
+  /// (the mapping is read-only).
+  static Buffer spilledIfLarge(Buffer B);
 
   const uint8_t *data() const { return Data; }
   size_t size() const { return Size; }
@@ -106,12 +111,12 @@ public:
   /// cast; f16/bf16 round to nearest even).
   static Tensor scalar(ElementType Elem, double V);
 
-  /// This tensor with its bytes moved to the spill file when weight
-  /// spilling is on and they are large and on the heap (Support/Scratch.h):
-  /// the same bytes, held by the page cache. Graph::createConstant calls it
-  /// for every constant a pass makes, once the bytes are final (a buffer
-  /// being filled must stay on the heap: the mapping is read-only).
-  static Tensor spilledIfLarge(Tensor T);
+  /// This tensor with its bytes spilled (Buffer::spilledIfLarge).
+  /// Graph::createConstant calls it for every constant a pass makes, once
+  /// the bytes are final (a buffer being filled must stay on the heap).
+  static Tensor spilledIfLarge(Tensor T) {
+    return Tensor(std::move(T.Type), Buffer::spilledIfLarge(std::move(T.Data)));
+  }
 
   bool sameContents(const Tensor &O) const {
     return Type == O.Type && Data.str() == O.Data.str();
