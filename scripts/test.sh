@@ -6,7 +6,8 @@
 #                              of an AVX2-only CPU, the runtime for aarch64
 #                              under QEMU (as `scripts/test.sh aarch64`), the
 #                              mutant corpus through an ASan + UBSan loader,
-#                              and the whole suite under ThreadSanitizer
+#                              and the tests that start threads under
+#                              ThreadSanitizer
 #   scripts/test.sh asan       ASan + UBSan build (build/asan)
 #   scripts/test.sh tsan       ThreadSanitizer build (build/tsan)
 #   scripts/test.sh debug      debug build (the verifier after every pass)
@@ -148,52 +149,38 @@ if [ "$PRESET" = release ]; then
   stage "ASan replay of the mutants, fuzz regressions and seed corpora" asanReplay
 
   # The tests that run kiln's threads, again under ThreadSanitizer
-  # (build/tsan): the writer's producer thread and sharded calibration (lit,
-  # through the kiln tool), the interpreter's thread pool (its unit tests),
-  # the runtime's multi-threaded sessions (unit-runtime, cpu-e2e), the
-  # quantizer's and the tools' unit tests. Left out, to keep CI under an
-  # hour: tests that only repeat those threads on other inputs
-  # (wholemodel-O2: the same interpreter and runtime on larger models; the
-  # ONNX conformance models: the interpreter's kernels again, 218 s of TSan
-  # time for the 475 core ones at -O1) and tests of single-threaded code
-  # (the IR's, the ONNX importer's and the passes' unit tests, the mutant
-  # corpus through the loader, the NNAPI and Metal targets, the install),
-  # and the lit tests that only run larger models through the same converter
-  # threads for their numbers (the TorchScript fixtures and the
-  # pre-quantized models, the int8 accuracy runs on them and on the trained
-  # shapes models, the NNAPI host device's int8 run, the round trip of every
-  # op through the text IR, the transformer and sequence models and the
-  # YOLO-shaped detector on every target, the DeepLabV3 mask, the shapes
-  # model through 400 PNG runs; and the lit folders whose tests run only
-  # single-threaded code through the tool: the ONNX importer, the passes,
-  # the IR, the malformed-file corpus, and the Vulkan, NNAPI and Metal
-  # targets and their partitions with CPU fallback (one thread chaining the
-  # parts' executors; the CPU part's threads are cpu-e2e's), and kiln build
-  # on the example manifest and on Dask (their gates run lavapipe; the
-  # builder's own threads stay under TSan in build/gates-and-errors), and
-  # the 48 rounds of two concurrent .kir writers (processes, which TSan
-  # does not see):
-  # LIT_FILTER_OUT below; several minutes in the release build,
-  # many times that under TSan): the release stage runs them once. oneDNN
-  # and libgomp are not instrumented, so their races are suppressed
-  # (test/tsan.supp). GCC 12's TSan cannot start under the high-entropy
-  # address randomization of some newer kernels ("unexpected memory
-  # mapping"), so the tests run without randomization where the system
-  # allows that.
+  # (build/tsan): the runtime's multi-threaded sessions (unit-runtime,
+  # cpu-e2e), the interpreter's thread pool (its unit tests), the writer's
+  # producer thread (unit-support), sharded calibration (unit-quant), and,
+  # through the kiln tool, the lit tests that start those threads and the
+  # converter's and builder's own: sharded calibration and calibration
+  # inside convert, kiln build's parallel steps, the source-hash thread and
+  # the writer on every convert, sessions at several thread counts (run,
+  # bench, the oneDNN and Winograd paths, prepacked files), camera frames,
+  # interrupted writers and the examples. Every other test runs once, in the
+  # release stage: they repeat the same threads on other models, or run
+  # single-threaded code (the IR, importers, passes, GPU and NNAPI targets,
+  # malformed-file corpora, diff and inspect), and under TSan they would
+  # cost many times their release time (the whole lit suite: 15 minutes of
+  # the hour CI may take). oneDNN and libgomp are not instrumented, so their
+  # races are suppressed (test/tsan.supp). GCC 12's TSan cannot start under
+  # the high-entropy address randomization of some newer kernels
+  # ("unexpected memory mapping"), so the tests run without randomization
+  # where the system allows that.
   tsanSuite() {
     cmake --preset tsan -DKILN_METAL_KERNEL_DIGESTS="$MetalDigests" >/dev/null ||
       return 1
     cmake --build --preset tsan -j2 --target kiln kiln_nnapi_host \
       unit-support unit-interpreter unit-interpreter-nn unit-quant \
-      unit-runtime unit-tooling kiln-cpu-e2e \
-      kiln-loader-replay kiln-input-replay || return 1
+      unit-runtime kiln-cpu-e2e kiln-loader-replay kiln-input-replay ||
+      return 1
     local NoAslr=()
     if setarch "$(uname -m)" -R true 2>/dev/null; then
       NoAslr=(setarch "$(uname -m)" -R)
     fi
-    local Heavy='(torchscript-import/(fixtures|quantize-modes)|quant/(prequantized-|quantize-torchscript|int8-mobile-zoo-isolated|shapes-mobile-accuracy|shapes-accuracy|convert-shapes-accuracy)|roundtrip-all|nnapi/|sequence/|image/(argmax|int8-shapes)|detection/|onnx/|passes/|ir/|malformed/|vulkan/|metal/|partition/|build/(build|dask)|cli/kir-concurrent-writers)'
-    LIT_FILTER_OUT="$Heavy" "${NoAslr[@]}" ctest --preset tsan -R \
-      '^(lit|unit-(support|interpreter|interpreter-nn|quant|runtime|tooling)|cpu-e2e|fuzz-regressions.*)$'
+    local Threaded='(quant/(calibrate-threads|calibrate-engine|shard-merge|convert-quantize)|build/gates-and-errors|kiln-file/(convert|run-and-bench|onednn|prepack-native|winograd|panel-conv)|image/camera-frames|cli/(signal-temporaries|kir-pair-interrupted)|examples/run-examples|self-test/cli)[.]test'
+    LIT_FILTER="$Threaded" "${NoAslr[@]}" ctest --preset tsan -R \
+      '^(lit|unit-(support|interpreter|interpreter-nn|quant|runtime)|cpu-e2e|fuzz-regressions.*)$'
   }
   stage "ctest (tsan)" tsanSuite
 fi
