@@ -6,7 +6,7 @@
 #                              of an AVX2-only CPU, the runtime for aarch64
 #                              under QEMU (as `scripts/test.sh aarch64`), the
 #                              mutant corpus through an ASan + UBSan loader,
-#                              and the tests that start threads under
+#                              and the unit tests of threaded code under
 #                              ThreadSanitizer
 #   scripts/test.sh asan       ASan + UBSan build (build/asan)
 #   scripts/test.sh tsan       ThreadSanitizer build (build/tsan)
@@ -148,39 +148,32 @@ if [ "$PRESET" = release ]; then
   }
   stage "ASan replay of the mutants, fuzz regressions and seed corpora" asanReplay
 
-  # The tests that run kiln's threads, again under ThreadSanitizer
-  # (build/tsan): the runtime's multi-threaded sessions (unit-runtime,
-  # cpu-e2e), the interpreter's thread pool (its unit tests), the writer's
-  # producer thread (unit-support), sharded calibration (unit-quant), and,
-  # through the kiln tool, the lit tests that start those threads and the
-  # converter's and builder's own: sharded calibration and calibration
-  # inside convert, kiln build's parallel steps, the source-hash thread and
-  # the writer on every convert, sessions at several thread counts (run,
-  # bench, the oneDNN and Winograd paths, prepacked files), camera frames,
-  # interrupted writers and the examples. Every other test runs once, in the
-  # release stage: they repeat the same threads on other models, or run
-  # single-threaded code (the IR, importers, passes, GPU and NNAPI targets,
-  # malformed-file corpora, diff and inspect), and under TSan they would
-  # cost many times their release time (the whole lit suite: 15 minutes of
-  # the hour CI may take). oneDNN and libgomp are not instrumented, so their
-  # races are suppressed (test/tsan.supp). GCC 12's TSan cannot start under
-  # the high-entropy address randomization of some newer kernels
-  # ("unexpected memory mapping"), so the tests run without randomization
-  # where the system allows that.
+  # The unit tests of kiln's threaded code, again under ThreadSanitizer
+  # (build/tsan): the runtime's multi-threaded sessions and their parallel
+  # weight packing (unit-runtime), the interpreter's thread pool (its unit
+  # tests), the .kiln writer's producer thread (unit-support) and sharded
+  # calibration (unit-quant). Those are every thread kiln starts but two:
+  # kiln build's job scheduler and the converter's source-hash future,
+  # which the release stage runs (build/, every convert). The kiln tool,
+  # lit, cpu-e2e (single-threaded sessions) and the fuzz replays
+  # (single-threaded loaders and importers) run once, in the release stage:
+  # building the tool under TSan is 100 more objects, and with its lit
+  # tests they kept CI past an hour. oneDNN and libgomp are not
+  # instrumented, so their races are suppressed (test/tsan.supp). GCC 12's
+  # TSan cannot start under the high-entropy address randomization of some
+  # newer kernels ("unexpected memory mapping"), so the tests run without
+  # randomization where the system allows that.
   tsanSuite() {
     cmake --preset tsan -DKILN_METAL_KERNEL_DIGESTS="$MetalDigests" >/dev/null ||
       return 1
-    cmake --build --preset tsan -j2 --target kiln kiln_nnapi_host \
-      unit-support unit-interpreter unit-interpreter-nn unit-quant \
-      unit-runtime kiln-cpu-e2e kiln-loader-replay kiln-input-replay ||
-      return 1
+    cmake --build --preset tsan -j2 --target unit-support unit-interpreter \
+      unit-interpreter-nn unit-quant unit-runtime || return 1
     local NoAslr=()
     if setarch "$(uname -m)" -R true 2>/dev/null; then
       NoAslr=(setarch "$(uname -m)" -R)
     fi
-    local Threaded='(quant/(calibrate-threads|calibrate-engine|shard-merge|convert-quantize)|build/gates-and-errors|kiln-file/(convert|run-and-bench|onednn|prepack-native|winograd|panel-conv)|image/camera-frames|cli/(signal-temporaries|kir-pair-interrupted)|examples/run-examples|self-test/cli)[.]test'
-    LIT_FILTER="$Threaded" "${NoAslr[@]}" ctest --preset tsan -R \
-      '^(lit|unit-(support|interpreter|interpreter-nn|quant|runtime)|cpu-e2e|fuzz-regressions.*)$'
+    "${NoAslr[@]}" ctest --preset tsan -R \
+      '^unit-(support|interpreter|interpreter-nn|quant|runtime)$'
   }
   stage "ctest (tsan)" tsanSuite
 fi
