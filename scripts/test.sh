@@ -149,16 +149,20 @@ if [ "$PRESET" = release ]; then
   stage "ASan replay of the mutants, fuzz regressions and seed corpora" asanReplay
 
   # The unit tests of kiln's threaded code, again under ThreadSanitizer
-  # (build/tsan): the runtime's multi-threaded sessions and their parallel
-  # weight packing (unit-runtime), the interpreter's thread pool (its unit
-  # tests), the .kiln writer's producer thread (unit-support) and sharded
-  # calibration (unit-quant). Those are every thread kiln starts but two:
-  # kiln build's job scheduler and the converter's source-hash future,
-  # which the release stage runs (build/, every convert). The kiln tool,
-  # lit, cpu-e2e (single-threaded sessions) and the fuzz replays
-  # (single-threaded loaders and importers) run once, in the release stage:
-  # building the tool under TSan is 100 more objects, and with its lit
-  # tests they kept CI past an hour. oneDNN and libgomp are not
+  # (build/tsan): the runtime's multi-threaded sessions (unit-runtime), the
+  # interpreter's thread pool (its unit tests), the .kiln writer's producer
+  # thread (unit-support) and sharded calibration over in-memory samples
+  # (unit-quant). Four threaded paths have no unit test yet and run only in
+  # the release stage, through the kiln tool: the session's parallel
+  # weight packing (two or more f32 layers at two or more threads;
+  # test/lit/kiln-file), calibration streamed from a sample folder
+  # (runOverSource; test/lit/quant/calibrate-*), kiln build's job scheduler
+  # (test/lit/build) and the converter's source-hash future (every
+  # convert). Unit tests for those belong here. The kiln tool, lit,
+  # cpu-e2e (single-threaded sessions) and the fuzz replays (single-
+  # threaded loaders and importers) run once, in the release stage:
+  # building the tool under TSan is a hundred more objects, and with its
+  # lit tests they kept CI past an hour. oneDNN and libgomp are not
   # instrumented, so their races are suppressed (test/tsan.supp). GCC 12's
   # TSan cannot start under the high-entropy address randomization of some
   # newer kernels ("unexpected memory mapping"), so the tests run without
