@@ -75,24 +75,28 @@ bool Lowering::isGraphOutput(int32_t T) const {
   return false;
 }
 
-std::vector<uint8_t> Lowering::rawBytes(int32_t T) const {
+void Lowering::readBytes(int32_t T, void *Out) const {
   const Segment &S = Cpu.Segments[size_t(tensor(T).buffer)];
-  std::vector<uint8_t> Bytes(S.size());
   if (S.isProduced())
-    S.producer()(reinterpret_cast<char *>(Bytes.data()));
+    S.producer()(static_cast<char *>(Out));
   else if (S.size()) {
-    std::memcpy(Bytes.data(), S.bytes().data(), S.size());
+    std::memcpy(Out, S.bytes().data(), S.size());
     // The packed copy replaces the source's: a weight mapped from the
     // model's external data leaves resident memory once read.
     S.bytes().releaseResident();
   }
+}
+
+std::vector<uint8_t> Lowering::rawBytes(int32_t T) const {
+  std::vector<uint8_t> Bytes(Cpu.Segments[size_t(tensor(T).buffer)].size());
+  readBytes(T, Bytes.data());
   return Bytes;
 }
 
 std::vector<float> Lowering::floats(int32_t T) const {
-  std::vector<uint8_t> Bytes = rawBytes(T);
   std::vector<float> F;
   if (tensor(T).dtype == fb::DType::F16) {
+    std::vector<uint8_t> Bytes = rawBytes(T);
     F.resize(Bytes.size() / 2);
     for (size_t I = 0; I < F.size(); ++I) {
       uint16_t H;
@@ -101,9 +105,11 @@ std::vector<float> Lowering::floats(int32_t T) const {
     }
     return F;
   }
-  F.resize(Bytes.size() / 4);
-  if (!F.empty())
-    std::memcpy(F.data(), Bytes.data(), F.size() * 4);
+  // f32: straight into the floats, without a byte copy in between.
+  uint64_t Size = Cpu.Segments[size_t(tensor(T).buffer)].size();
+  F.resize((Size + 3) / 4);
+  readBytes(T, F.data());
+  F.resize(Size / 4);
   return F;
 }
 

@@ -47,6 +47,8 @@ public:
   BindingRef bindPlace(int32_t P) const { return {false, P, 0, 0}; }
   /// Constant T's values as floats (widened from f16).
   std::vector<float> floats(int32_t T) const;
+  /// Writes constant T's segment bytes to Out (its size()).
+  void readBytes(int32_t T, void *Out) const;
   /// Constant T's raw bytes.
   std::vector<uint8_t> rawBytes(int32_t T) const;
   /// A weight blob packed from constant T (or a synthesized one, T = -1).
