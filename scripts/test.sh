@@ -152,13 +152,13 @@ if [ "$PRESET" = release ]; then
   # (build/tsan): the runtime's multi-threaded sessions (unit-runtime), the
   # interpreter's thread pool (its unit tests), the .kiln writer's producer
   # thread (unit-support) and sharded calibration over in-memory samples
-  # (unit-quant). Four threaded paths have no unit test yet and run only in
-  # the release stage, through the kiln tool: the session's parallel
-  # weight packing (two or more f32 layers at two or more threads;
-  # test/lit/kiln-file), calibration streamed from a sample folder
-  # (runOverSource; test/lit/quant/calibrate-*), kiln build's job scheduler
-  # (test/lit/build) and the converter's source-hash future (every
-  # convert). Unit tests for those belong here. The kiln tool, lit,
+  # (unit-quant), with the session's parallel weight packing
+  # (runtime/test/ParallelPackingTest.cpp) and calibration streamed from a
+  # source (runOverSource, test/unit/quant/CalibrationDataTest.cpp). Two
+  # threaded paths have no unit test yet and run only in the release
+  # stage, through the kiln tool: kiln build's job scheduler (test/lit/build;
+  # its library links every backend) and the converter's source-hash future
+  # (every convert). Unit tests for those belong here. The kiln tool, lit,
   # cpu-e2e (single-threaded sessions) and the fuzz replays (single-
   # threaded loaders and importers) run once, in the release stage:
   # building the tool under TSan is a hundred more objects, and with its

@@ -1,12 +1,23 @@
-// kiln-weight-release MODEL.kiln INPUT.npy REF.npy WEIGHT_BYTES: the
-// XNNPACK path keeps one copy of a model's weights resident. The process's
-// resident memory grows by at most 1.15x the weights from before the model
-// is loaded to after its session is created (XNNPACK has packed every
-// layer, and the session dropped the file's pages of each: SegmentRelease),
-// the session says it released them, and the output still matches numpy's
-// float64 reference within 1e-4 of its largest magnitude. The same model
-// loaded from a buffer (kiln_model_load_buffer: the session must not drop
-// a copy it cannot read again) releases nothing and gives the same output.
+// kiln-weight-release MODEL.kiln INPUT.npy REF.npy WEIGHT_BYTES
+//                     [MAX_GROWTH [FIXED_MB]]: a session keeps one copy of
+// a model's weights resident. The process's resident memory grows by at
+// most MAX_GROWTH (default 1.15) times the weights, plus FIXED_MB (default
+// 0: a device driver's own start-up memory), from before the model is
+// loaded to after its session is created, the session says it released
+// the file's pages of at least 99% of the weights, and the output still
+// matches numpy's float64 reference within 1e-4 of its largest magnitude.
+//
+// A CPU file runs on the XNNPACK path: XNNPACK packs every layer, and the
+// session drops the file's pages of each (SegmentRelease). A Vulkan file's
+// weights are copied to the device's buffers, then their pages dropped
+// (VulkanExecutor::uploadWeights); lavapipe's device memory is the host's,
+// as a phone GPU's is, so its copy counts here. With no Vulkan device the
+// test fails where the environment has CI set, and exits 77 (skipped)
+// otherwise.
+//
+// The same model loaded from a buffer (kiln_model_load_buffer: the session
+// must not drop a copy it cannot read again) releases nothing and gives
+// the same output.
 #include "Support/Npy.h"
 
 #include "kiln/kiln.h"
@@ -58,7 +69,14 @@ double runOnce(kiln_model *Model, const kiln::NpyArray &X,
   Cpu.disable_onednn = 1; // the XNNPACK path, as on a phone
   O.cpu = &Cpu;
   kiln_session *S = nullptr;
-  check(kiln_session_create(Model, &O, &S), "kiln_session_create");
+  kiln_status Created = kiln_session_create(Model, &O, &S);
+  if (Created != KILN_OK && std::string(kiln_model_target(Model)) == "vulkan" &&
+      !std::getenv("CI")) {
+    std::fprintf(stderr, "kiln-weight-release: %s; skipped (no Vulkan "
+                         "device)\n", kiln_last_error());
+    std::exit(77);
+  }
+  check(Created, "kiln_session_create");
   if (ResidentAfterSession)
     *ResidentAfterSession = residentBytes();
   Info.struct_size = sizeof Info;
@@ -85,30 +103,35 @@ double runOnce(kiln_model *Model, const kiln::NpyArray &X,
 } // namespace
 
 int main(int Argc, char **Argv) {
-  if (Argc != 5)
+  if (Argc < 5 || Argc > 7)
     fail("usage: kiln-weight-release MODEL.kiln INPUT.npy REF.npy "
-         "WEIGHT_BYTES");
+         "WEIGHT_BYTES [MAX_GROWTH [FIXED_MB]]");
   auto X = kiln::readNpyFile(Argv[2]);
   auto Ref = kiln::readNpyFile(Argv[3]);
   if (!X || !Ref)
     fail("cannot read the input or the reference");
   double Weights = std::atof(Argv[4]);
+  double MaxGrowth = Argc > 5 ? std::atof(Argv[5]) : 1.15;
+  double FixedBytes = Argc > 6 ? std::atof(Argv[6]) * 1e6 : 0;
 
   double Before = residentBytes(), AfterSession = 0;
   kiln_model *Mapped = nullptr;
   check(kiln_model_load(Argv[1], &Mapped), "kiln_model_load");
   kiln_engine_info Info;
   double Rel = runOnce(Mapped, *X, *Ref, Info, &AfterSession);
-  double Growth = (AfterSession - Before) / Weights;
-  std::printf("mapped file: resident memory grew by %.3fx the weights "
-              "(%.1f MB for %.1f MB) by the session's creation; %.1f MB of "
-              "the file's pages released, %.1f MB read in place; output "
-              "within %.1e of float64\n",
-              Growth, (AfterSession - Before) / 1e6, Weights / 1e6,
+  double Growth = (AfterSession - Before - FixedBytes) / Weights;
+  std::printf("%s, mapped file: resident memory grew by %.3fx the weights "
+              "(%.1f MB, less %.0f MB allowed the driver, for %.1f MB; at "
+              "most %.2fx) by the session's creation; %.1f MB of the file's "
+              "pages released, %.1f MB read in place; output within %.1e of "
+              "float64\n",
+              kiln_model_target(Mapped), Growth,
+              (AfterSession - Before) / 1e6, FixedBytes / 1e6, Weights / 1e6,
+              MaxGrowth,
               double(Info.weights_released_bytes) / 1e6,
               double(Info.weights_mapped_bytes) / 1e6, Rel);
   kiln_model_destroy(Mapped);
-  bool Ok = Growth <= 1.15 && Rel <= 1e-4 &&
+  bool Ok = Growth <= MaxGrowth && Rel <= 1e-4 &&
             double(Info.weights_released_bytes) >= 0.99 * Weights;
 
   auto Bytes = llvm::MemoryBuffer::getFile(Argv[1]);

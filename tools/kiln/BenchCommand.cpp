@@ -300,7 +300,7 @@ llvm::Error runBench(const BenchOptions &O) {
     for (const auto &[Engine, Count] : Engines)
       if (!Gpu)
         J[Engine + "_operators"] = int64_t(Count);
-    if (Info.Target == "cpu") {
+    if (Info.Target != "nnapi") {
       J["weights_mapped_bytes"] = int64_t(Info.WeightsMappedBytes);
       J["weights_released_bytes"] = int64_t(Info.WeightsReleasedBytes);
     }
@@ -399,6 +399,12 @@ llvm::Error runBench(const BenchOptions &O) {
                        "resident once)\n",
                        double(Info.WeightsMappedBytes) / 1e6,
                        double(Info.WeightsReleasedBytes) / 1e6);
+  else if (Info.WeightsReleasedBytes)
+    OS << llvm::format("  weights:   %.1f MB of file pages dropped once the "
+                       "weights were %s (resident once)\n",
+                       double(Info.WeightsReleasedBytes) / 1e6,
+                       Gpu ? "uploaded to the device"
+                           : "uploaded to the device or packed by XNNPACK");
   if (!WarmLoads.empty())
     OS << llvm::format("  reload:    %.3f ms median load + session over %zu "
                        "more in this process (warm caches)\n",

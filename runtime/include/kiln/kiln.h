@@ -542,9 +542,11 @@ typedef struct kiln_engine_info {
    * in place from the model's bytes, and bytes of the mapped file dropped
    * (whole pages) after a kernel library (XNNPACK's convolutions and fully
    * connected layers) packed those weights into memory of its own, so
-   * that they are resident once. A model loaded from a buffer
-   * (kiln_model_load_buffer) keeps its copy: nothing is dropped. 0 on the
-   * other targets. */
+   * that they are resident once. Vulkan and Metal: 0 read in place, and
+   * the bytes of the mapped file dropped after the weights were copied to
+   * the device's buffers. A partitioned file: the sums over its
+   * partitions. A model loaded from a buffer (kiln_model_load_buffer)
+   * keeps its copy: nothing is dropped. 0 on NNAPI. */
   uint64_t weights_mapped_bytes;
   uint64_t weights_released_bytes;
 } kiln_engine_info;

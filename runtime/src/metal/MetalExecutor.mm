@@ -98,6 +98,8 @@ struct MetalExecutor::Impl {
   std::string DeviceName;
   std::vector<id<MTLBuffer>> Buffers;
   uint64_t ArenaBytes = 0;
+  /// Bytes of the mapped file dropped after their copy (createBuffers).
+  uint64_t WeightsReleasedBytes = 0;
   Pipelines Pipes;
   std::vector<DispatchPlan> Plans;
   /// Graph input/output tensor -> its INPUT/OUTPUT buffer.
@@ -168,6 +170,8 @@ Status MetalExecutor::Impl::createBuffers() {
   const fb::Model &Root = *Model->Root;
   const uint8_t *File = Model->Bytes->data();
   size_t N = P.buffers() ? P.buffers()->size() : 0;
+  std::vector<char> SegmentReleased(
+      Root.buffers() ? Root.buffers()->size() : 0, 0);
   uint64_t MaxLength = UINT64_MAX;
   if (@available(macOS 10.14, iOS 12.0, *))
     MaxLength = Dev.maxBufferLength;
@@ -202,6 +206,13 @@ Status MetalExecutor::Impl::createBuffers() {
           // The verifier keeps each segment inside the file and the buffer.
           const fb::Buffer *Seg = Root.buffers()->Get(U->segment());
           std::memcpy(Bytes + U->offset(), File + Seg->offset(), Seg->size());
+          // The shared buffer is now the copy that stays: drop the mapped
+          // file's pages of it (as VulkanExecutor::uploadWeights does).
+          if (!SegmentReleased[U->segment()]) {
+            SegmentReleased[U->segment()] = 1;
+            WeightsReleasedBytes +=
+                Model->Bytes->releasePages(File + Seg->offset(), Seg->size());
+          }
         }
       break;
     case fb::VulkanBufferKind::INPUT:
@@ -462,6 +473,7 @@ EngineInfo MetalExecutor::engineInfo() const {
   Info.Dispatches = I->numDispatches();
   Info.Pipelines = I->Pipes.count();
   Info.PipelineCacheBytes = I->Pipes.archiveBytes();
+  Info.WeightsReleasedBytes = I->WeightsReleasedBytes;
   // Profiled runs time each operator's command buffer on the GPU clock.
   if (@available(macOS 10.15, iOS 10.3, *))
     Info.GpuTimestamps = true;

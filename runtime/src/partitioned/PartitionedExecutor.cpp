@@ -165,6 +165,8 @@ EngineInfo PartitionedExecutor::engineInfo() const {
     Sum.Pipelines += E.Pipelines;
     Sum.PipelineCacheBytes += E.PipelineCacheBytes;
     Sum.GpuTimestamps |= E.GpuTimestamps;
+    Sum.WeightsMappedBytes += E.WeightsMappedBytes;
+    Sum.WeightsReleasedBytes += E.WeightsReleasedBytes;
   }
   return Sum;
 }

@@ -34,7 +34,9 @@ struct EngineInfo {
   std::string Precision;
   /// CPU: bytes of weights read from the model's bytes (mapped), and of
   /// weights a kernel library packed into its own memory, whose file pages
-  /// were dropped (SegmentRelease.h); 0 elsewhere.
+  /// were dropped (SegmentRelease.h). Vulkan and Metal: 0 mapped, and the
+  /// bytes of weights uploaded to the device whose file pages were dropped.
+  /// A partitioned file: the sums over its partitions.
   uint64_t WeightsMappedBytes = 0;
   uint64_t WeightsReleasedBytes = 0;
 };

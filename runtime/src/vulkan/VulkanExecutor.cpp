@@ -269,6 +269,7 @@ Status VulkanExecutor::uploadWeights() {
   const fb::VulkanPayload &P = payload();
   const fb::Model &M = *Model->Root;
   const uint8_t *File = Model->Bytes->data();
+  std::vector<char> SegmentReleased(M.buffers() ? M.buffers()->size() : 0, 0);
   for (unsigned I = 0; I < Buffers.size(); ++I) {
     const fb::VulkanBuffer *B = P.buffers()->Get(I);
     if (B->kind() == fb::VulkanBufferKind::ARENA) {
@@ -318,6 +319,21 @@ Status VulkanExecutor::uploadWeights() {
     }
     if (S)
       return S;
+    // The device buffer now holds these weights: drop the file's pages of
+    // them, so that the weights are resident once (on a GPU that shares the
+    // host's memory, as phones' and lavapipe's do) and not also as the
+    // mapped file. A mapped file's pages come back from the file should
+    // anything read them again (a constant read on the host, a resize that
+    // uploads again); a model loaded from a buffer keeps its copy.
+    if (const auto *Ups = B->uploads())
+      for (const fb::VulkanUpload *U : *Ups) {
+        if (SegmentReleased[U->segment()])
+          continue;
+        SegmentReleased[U->segment()] = 1;
+        const fb::Buffer *Seg = M.buffers()->Get(U->segment());
+        WeightsReleasedBytes +=
+            Model->Bytes->releasePages(File + Seg->offset(), Seg->size());
+      }
   }
   return Status::ok();
 }
@@ -574,6 +590,7 @@ EngineInfo VulkanExecutor::engineInfo() const {
   I.PipelineCacheBytes = Cache.loadedBytes();
   I.GpuTimestamps = timesDispatches();
   I.Precision = Precision;
+  I.WeightsReleasedBytes = WeightsReleasedBytes;
   return I;
 }
 

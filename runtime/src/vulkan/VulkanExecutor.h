@@ -104,6 +104,8 @@ private:
   std::vector<DeviceBuffer> Buffers;
   DeviceBuffer ReadbackBuffer;
   uint64_t ArenaBytes = 0;
+  /// Bytes of the mapped file dropped after their upload (uploadWeights).
+  uint64_t WeightsReleasedBytes = 0;
   /// Graph input/output tensor -> its INPUT/OUTPUT buffer.
   std::map<size_t, size_t> IoBuffer;
   /// Copies after dispatch i (keep_intermediates), by dispatch.

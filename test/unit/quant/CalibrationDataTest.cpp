@@ -2,7 +2,8 @@
 // which order, how --calib-limit and --shard cut them, what a sample holds,
 // and the errors for data that does not fit the model. Then the calibrator:
 // statistics do not depend on the thread count, and shards merged equal one
-// run over everything, for every method.
+// run over everything, for every method; and samples streamed from a
+// source on several threads give the statistics of the file.
 #include "passes/quant/Calibrator.h"
 #include "passes/quant/CalibrationMethod.h"
 
@@ -235,4 +236,65 @@ TEST_CASE("calibration: thread-count independent, shards merge exactly",
       CHECK(std::memcmp(&A, &B, sizeof(A)) == 0);
     }
   }
+}
+
+TEST_CASE("calibration from a source of samples read on one thread and run "
+          "on several: the statistics of the file",
+          "[quant][calibrate][threads]") {
+  // runOverSource (SampleRunner.h): the reader fills a bounded queue that
+  // the workers drain; this runs under ThreadSanitizer too.
+  std::mt19937 Rng(11);
+  std::normal_distribution<float> N(0.0f, 2.0f);
+  std::vector<float> V(61 * 4);
+  for (float &F : V)
+    F = N(Rng);
+  TempDir T;
+  REQUIRE_NO_ERROR(writeNpyFile(T / "d.npy", NpyDType::F32, {61, 1, 4},
+                                std::string(reinterpret_cast<char *>(V.data()),
+                                            V.size() * 4)));
+  auto G = graph(Net);
+  CalibrationStats FromFile = calibrate(*G, T / "d.npy", 0, 1, 1);
+  for (unsigned Threads : {1u, 3u}) {
+    INFO(Threads << " threads");
+    size_t Read = 0;
+    CalibrationSampleSource Next =
+        [&](std::vector<Tensor> &Sample) -> llvm::Expected<bool> {
+      if (Read == 61)
+        return false;
+      Sample.push_back(Tensor::fromValues<float>(
+          ElementType::F32, {Dim(1), Dim(4)},
+          llvm::ArrayRef<float>(V.data() + 4 * Read, 4)));
+      ++Read;
+      return true;
+    };
+    CalibrationRunOptions RO;
+    RO.Threads = Threads;
+    RO.Bins = 256;
+    CalibrationStats S = requireValue(calibrateGraphFromSource(*G, Next, RO));
+    CHECK(S.Samples == 61);
+    REQUIRE(S.Values.size() == FromFile.Values.size());
+    for (size_t I = 0; I < S.Values.size(); ++I) {
+      CHECK(S.Values[I].Name == FromFile.Values[I].Name);
+      CHECK(S.Values[I].Observer == FromFile.Values[I].Observer);
+    }
+  }
+
+  // The source's error stops the run and is the one reported.
+  size_t Read = 0;
+  CalibrationSampleSource Failing =
+      [&](std::vector<Tensor> &Sample) -> llvm::Expected<bool> {
+    if (Read == 17)
+      return llvm::createStringError(std::errc::invalid_argument,
+                                     "batch 17 is not an array");
+    Sample.push_back(Tensor::fromValues<float>(
+        ElementType::F32, {Dim(1), Dim(4)},
+        llvm::ArrayRef<float>(V.data() + 4 * Read, 4)));
+    ++Read;
+    return true;
+  };
+  CalibrationRunOptions RO;
+  RO.Threads = 3;
+  auto Failed = calibrateGraphFromSource(*G, Failing, RO);
+  REQUIRE(!Failed);
+  CHECK(llvm::toString(Failed.takeError()) == "batch 17 is not an array");
 }
