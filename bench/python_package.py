@@ -8,8 +8,9 @@ calibration from a DataLoader's memory.
    --runs N` (its median) against N timed kiln.Session(threads=1).run calls
    on one image in a Python process that imports only kiln and numpy (the
    median of their wall times, which include the input copy in, the output
-   copy out and the dict), alternating, R rounds; the figure is the median
-   of the rounds' ratios.
+   copy out and the dict), and N run() calls on an input filled in place
+   through Session.input_array (no copy in), alternating, R rounds; each
+   figure is the median of the rounds' ratios.
 2. int8 calibration of the same model from a torch DataLoader (batch 10,
    2 workers) over a dataset whose images are made on the fly (no dataset
    in memory), over 100 and over 1,000 images, each in a fresh process: its
@@ -51,6 +52,9 @@ import statistics, sys, time
 import numpy as np, kiln
 s = kiln.Session(sys.argv[1], threads=1)
 x = np.random.default_rng(0).standard_normal((1, 3, 224, 224)).astype(np.float32)
+if sys.argv[3] == "input_array":  # filled in place: run() copies no input
+    np.copyto(s.input_array(0), x)
+    x = None
 for _ in range(3):
     s.run(x)
 times = []
@@ -62,10 +66,12 @@ print(statistics.median(times))
 """
 
 
-def session_median(path, runs):
+def session_median(path, runs, feed="array"):
     """In a process of its own that imports kiln and numpy only, as a user's
-    would (this script imports PyTorch to export the model)."""
-    return float(subprocess.run([sys.executable, "-c", SESSION, path, str(runs)],
+    would (this script imports PyTorch to export the model). feed: "array"
+    (run(x), one copy in) or "input_array" (the input filled in place)."""
+    return float(subprocess.run([sys.executable, "-c", SESSION, path, str(runs),
+                                 feed],
                                 check=True, capture_output=True, text=True).stdout)
 
 
@@ -86,17 +92,22 @@ def main():
     # The machine's speed drifts between rounds (this VM's medians moved by
     # a third within minutes): each round pairs the two, and the figure is
     # the median of the rounds' ratios.
-    bench, py, ratios = [], [], []
+    bench, py, view, ratios, view_ratios = [], [], [], [], []
     for _ in range(a.rounds):
         bench.append(median_latency(a.kiln, model, a.runs))
         py.append(session_median(model, a.runs))
+        view.append(session_median(model, a.runs, "input_array"))
         ratios.append(py[-1] / bench[-1])
-    mb, mp = statistics.median(bench), statistics.median(py)
-    r = statistics.median(ratios)
-    print(f"MobileNetV2 fp32, batch 1, 1 thread: kiln bench {mb:.2f} ms, "
-          f"Session.run {mp:.2f} ms; Session.run / kiln bench per round: median "
-          f"{100 * (r - 1):+.1f}% (rounds {100 * (min(ratios) - 1):+.1f}% to "
-          f"{100 * (max(ratios) - 1):+.1f}%)")
+        view_ratios.append(view[-1] / bench[-1])
+    mb = statistics.median(bench)
+    for what, times, rs in (("Session.run(x)", py, ratios),
+                            ("Session.run() on input_array()", view,
+                             view_ratios)):
+        r = statistics.median(rs)
+        print(f"MobileNetV2 fp32, batch 1, 1 thread: kiln bench {mb:.2f} ms, "
+              f"{what} {statistics.median(times):.2f} ms; / kiln bench per "
+              f"round: median {100 * (r - 1):+.1f}% (rounds "
+              f"{100 * (min(rs) - 1):+.1f}% to {100 * (max(rs) - 1):+.1f}%)")
     for n in (100, 1000):
         out = subprocess.run([sys.executable, "-c", CALIBRATE, onnx, str(n),
                               os.path.join(a.workdir, f"c{n}.kcal")],

@@ -76,6 +76,19 @@ py::dict infoDict(const kiln_tensor_info &I) {
   return D;
 }
 
+/// A model and its session, freed when the last of the kiln.Session and
+/// the arrays viewing its input bytes (Session.input_array) lets go.
+struct NativeSession {
+  kiln_model *Model;
+  kiln_session *Handle;
+  NativeSession(const NativeSession &) = delete;
+  NativeSession &operator=(const NativeSession &) = delete;
+  ~NativeSession() {
+    kiln_session_destroy(Handle);
+    kiln_model_destroy(Model);
+  }
+};
+
 class Session {
 public:
   Session(const py::object &File, std::optional<unsigned> Threads,
@@ -106,17 +119,43 @@ public:
       Model = nullptr;
       raiseStatus(S, Path);
     }
+    Owner.reset(new NativeSession{Model, Handle});
   }
   ~Session() { close(); }
 
+  /// Arrays from input_array() keep the native session until they go.
   void close() {
     std::lock_guard<std::mutex> L(M);
-    if (Handle)
-      kiln_session_destroy(Handle);
-    if (Model)
-      kiln_model_destroy(Model);
+    Owner.reset();
     Handle = nullptr;
     Model = nullptr;
+  }
+
+  /// A numpy array over the session's own bytes of an input (by name or
+  /// index): what is written there is the input, with no copy at run().
+  py::array inputArray(const py::object &Key) {
+    std::lock_guard<std::mutex> L(M);
+    size_t I = py::isinstance<py::int_>(Key) ? Key.cast<size_t>()
+                                              : inputIndex(py::str(Key));
+    open();
+    void *Data = nullptr;
+    size_t Bytes = 0;
+    kiln_status S = kiln_session_input_buffer(Handle, I, &Data, &Bytes);
+    if (S != KILN_OK)
+      raiseStatus(S, Path);
+    kiln_tensor_info Info;
+    kiln_session_input_info(Handle, I, &Info);
+    auto Dt = numpyDtype(Info.dtype);
+    if (!Dt)
+      raiseDiagnosis({ExitCode::Usage, Path + ": input '" +
+                                           std::string(Info.name) +
+                                           "' is bfloat16, which numpy has "
+                                           "no type for"});
+    std::vector<py::ssize_t> Shape(Info.shape, Info.shape + Info.rank);
+    py::capsule Keep(new std::shared_ptr<NativeSession>(Owner), [](void *P) {
+      delete static_cast<std::shared_ptr<NativeSession> *>(P);
+    });
+    return py::array(*Dt, Shape, Data, Keep);
   }
 
   py::list inputs() {
@@ -132,10 +171,14 @@ public:
     return kiln_model_target(open());
   }
 
-  /// Inputs by name (or in order, for a list) -> outputs by name.
+  /// Inputs by name (or in order, for a list) -> outputs by name. None:
+  /// the inputs as they are (written through input_array()).
   py::dict run(const py::object &Feed) {
     std::lock_guard<std::mutex> L(M);
-    setInputs(Feed);
+    if (Feed.is_none())
+      open();
+    else
+      setInputs(Feed);
     kiln_status S;
     {
       py::gil_scoped_release Released;
@@ -299,6 +342,21 @@ private:
   }
 
   void resizeTo(const std::vector<std::vector<int64_t>> &Dims) {
+    // A resize moves the session's input bytes out from under the arrays.
+    if (Owner.use_count() > 1) {
+      bool Changes = false;
+      for (size_t I = 0; I < Dims.size(); ++I) {
+        kiln_tensor_info Info;
+        kiln_session_input_info(Handle, I, &Info);
+        Changes |= Dims[I] != std::vector<int64_t>(Info.shape,
+                                                   Info.shape + Info.rank);
+      }
+      if (Changes)
+        raiseDiagnosis({ExitCode::Usage,
+                        Path + ": arrays from input_array() still view the "
+                               "session's inputs; delete them before "
+                               "resizing (a resize moves those bytes)"});
+    }
     std::vector<const int64_t *> Ptrs;
     for (const auto &D : Dims)
       Ptrs.push_back(D.data());
@@ -335,6 +393,12 @@ private:
       resizeTo(Dims); // a static model refuses other shapes, naming them
     for (size_t I = 0; I < N; ++I) {
       const py::array &A = Arrays[I];
+      void *Own = nullptr;
+      size_t OwnBytes = 0;
+      if (Owner.use_count() > 1 &&
+          kiln_session_input_buffer(Handle, I, &Own, &OwnBytes) == KILN_OK &&
+          Own == A.data() && OwnBytes == size_t(A.nbytes()))
+        continue; // the array is the input's own bytes (input_array())
       kiln_status S = kiln_session_set_input(Handle, I, A.data(), size_t(A.nbytes()));
       if (S != KILN_OK)
         raiseStatus(S, Path);
@@ -368,6 +432,7 @@ private:
   std::string Path;
   kiln_model *Model = nullptr;
   kiln_session *Handle = nullptr;
+  std::shared_ptr<NativeSession> Owner;
   std::mutex M; // one run at a time per session
 };
 
@@ -406,10 +471,20 @@ for parallel runs.
                              "The model's outputs, as inputs")
       .def_property_readonly("target", &Session::target,
                              "The target the file was compiled for")
-      .def("run", &Session::run, py::arg("inputs"),
+      .def("run", &Session::run, py::arg("inputs") = py::none(),
            "Runs the model: INPUTS is a dict of arrays by input name, a list "
-           "in input order, or one array for a one-input model. Returns the "
+           "in input order, or one array for a one-input model; each is "
+           "copied once into the session, except an array from "
+           "input_array(). None: the inputs as they are. Returns the "
            "outputs by name.")
+      .def("input_array", &Session::inputArray, py::arg("input"),
+           "A writable numpy array over the session's own bytes of INPUT "
+           "(a name or an index): fill it (np.copyto, a decoder writing "
+           "into it, out= of a numpy function) and call run() with no "
+           "arguments, and the input is never copied. The array stays the "
+           "input until the session is resized to other shapes (refused "
+           "while such arrays exist) and keeps the session's memory alive "
+           "after close().")
       .def("resize", &Session::resize, py::arg("shapes"),
            "Sizes a batch-polymorphic session for SHAPES (input name -> "
            "shape); run() does this itself for arrays of other shapes.")
@@ -423,7 +498,8 @@ for parallel runs.
            "max_error, relative_error, tolerance, compared, non_finite, "
            "run_ms}; raises for a file without one. The inputs hold the "
            "samples afterwards.")
-      .def("close", &Session::close, "Frees the session now.")
+      .def("close", &Session::close,
+           "Frees the session now (once no input_array() array views it).")
       .def("__enter__", [](py::object Self) { return Self; })
       .def("__exit__", [](Session &S, py::args) { S.close(); });
 }

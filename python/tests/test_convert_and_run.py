@@ -82,6 +82,52 @@ def test_session_inputs_outputs_resize_profile(shapes_model, tmp_path):
     assert all(op["ms"] >= 0 and op["engine"] for op in ops)
 
 
+def test_input_array_is_the_input_without_a_copy(mobilenet, mobilenet_input,
+                                                 shapes_model, tmp_path):
+    out = tmp_path / "m.kiln"
+    kiln.convert(mobilenet, out)
+    x = mobilenet_input[mobilenet_input.files[0]]
+    s = kiln.Session(out, threads=1)
+    want = next(iter(s.run(x).values()))
+    name = s.inputs[0]["name"]
+    view = s.input_array(name)
+    assert view.shape == x.shape and view.dtype == np.float32
+    assert view.flags.writeable and not view.flags.owndata
+    np.testing.assert_array_equal(view, x)  # the bytes run() copied in
+    view[...] = 0
+    zeros = next(iter(s.run().values()))
+    assert not np.array_equal(zeros, want)
+    np.copyto(view, x)
+    np.testing.assert_array_equal(next(iter(s.run().values())), want)
+    # Passed back to run(), the view is not copied onto itself.
+    np.testing.assert_array_equal(next(iter(s.run({name: view}).values())), want)
+    assert s.input_array(0).__array_interface__["data"][0] == \
+        view.__array_interface__["data"][0]
+    with pytest.raises(kiln.UsageError, match="no input 'nope'"):
+        s.input_array("nope")
+    # The view keeps the session's memory after close(); the session's
+    # calls are refused.
+    s.close()
+    view[...] = 1
+    assert float(view.sum()) == view.size
+    with pytest.raises(kiln.UsageError, match="closed"):
+        s.run()
+    del view
+
+    # A resize to other shapes would move the bytes: refused while a view
+    # exists, done once it is gone.
+    out = tmp_path / "s.kiln"
+    kiln.convert(shapes_model, out)
+    s = kiln.Session(out)
+    view = s.input_array("image")
+    with pytest.raises(kiln.UsageError, match="input_array"):
+        s.resize({"image": (2, 1, 16, 16)})
+    with pytest.raises(kiln.UsageError, match="input_array"):
+        s.run(np.zeros((3, 1, 16, 16), np.float32))
+    del view
+    assert s.run(np.zeros((3, 1, 16, 16), np.float32))["logits"].shape == (3, 10)
+
+
 def test_two_sessions_on_two_threads(mobilenet, mobilenet_input, tmp_path):
     out = tmp_path / "m.kiln"
     kiln.convert(mobilenet, out)

@@ -42,6 +42,40 @@ TEST_CASE("a model runs and gives hand-computed values", "[capi]") {
   }
 }
 
+TEST_CASE("an input filled in the session's own bytes runs without a copy",
+          "[capi]") {
+  for (Kernels K : {Kernels::Default, Kernels::ReferenceOnly}) {
+    INFO(kiln::testing::kernelsName(K));
+    TestSession L(bytesOf(addMulModule()), K);
+    void *Data = nullptr;
+    size_t Bytes = 0;
+    REQUIRE(kiln_session_input_buffer(L.Session, 0, &Data, &Bytes) == KILN_OK);
+    REQUIRE(Bytes == 6 * sizeof(float));
+    // z = max((x + [1,2,3]) * 2, 0)
+    const float X[6] = {0, 1, -5, 2.5f, -1, 0.5f};
+    std::memcpy(Data, X, sizeof X);
+    REQUIRE(kiln_session_run(L.Session) == KILN_OK);
+    CHECK(L.output<float>(0) == std::vector<float>{2, 6, 0, 7, 2, 7});
+    // The bytes stay the input's: changed in place, the next run sees them.
+    static_cast<float *>(Data)[0] = 3;
+    REQUIRE(kiln_session_run(L.Session) == KILN_OK);
+    CHECK(L.output<float>(0)[0] == 8);
+    // set_input writes the same bytes.
+    const float Y[6] = {1, 1, 1, 1, 1, 1};
+    REQUIRE(kiln_session_set_input(L.Session, 0, Y, sizeof Y) == KILN_OK);
+    CHECK(static_cast<const float *>(Data)[5] == 1);
+    CHECK(kiln_session_input_buffer(L.Session, 1, &Data, &Bytes) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+    CHECK(std::string(kiln_last_error()).find("out of range") !=
+          std::string::npos);
+    CHECK(kiln_session_input_buffer(L.Session, 0, nullptr, &Bytes) ==
+          KILN_ERROR_INVALID_ARGUMENT);
+  }
+  // Before the buffer is asked for, the input is not set.
+  TestSession Unset(bytesOf(addMulModule()));
+  CHECK(kiln_session_run(Unset.Session) == KILN_ERROR_INVALID_ARGUMENT);
+}
+
 TEST_CASE("oneDNN, XNNPACK and the reference kernels agree on a "
           "convolution",
           "[capi]") {

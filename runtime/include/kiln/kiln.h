@@ -407,6 +407,16 @@ KILN_API kiln_status kiln_session_output_info(const kiln_session *session,
 /* Copies exactly byte_size bytes (the input's byte_size) into input index. */
 KILN_API kiln_status kiln_session_set_input(kiln_session *session, size_t index,
                                             const void *data, size_t byte_size);
+/* Appended after kiln_session_set_input. The session's own bytes of input
+ * index, writable, and their size (the input's byte_size): a caller that
+ * fills them (a decoder, a camera callback, numpy through the Python
+ * package) does what kiln_session_set_input does without its copy. The
+ * input counts as set; the bytes keep what was written across runs, and
+ * stay valid until kiln_session_resize_inputs changes a shape or the
+ * session is destroyed. */
+KILN_API kiln_status kiln_session_input_buffer(kiln_session *session,
+                                               size_t index, void **out_data,
+                                               size_t *out_byte_size);
 /* Image inputs (schema 1.10; `kiln convert --image-input NAME=FORMAT`): the
  * input is a u8 frame [N, H, W, bytes] (nv21: [N, H + H/2, W, 1]), which the
  * model converts and normalizes itself. kiln_session_set_input takes a frame

@@ -429,6 +429,19 @@ kiln_status kiln_session_set_input(kiln_session *Session, size_t Index,
   return KILN_OK;
 }
 
+kiln_status kiln_session_input_buffer(kiln_session *Session, size_t Index,
+                                     void **OutData, size_t *OutByteSize) {
+  if (!Session || !OutData || !OutByteSize)
+    return failArgument("kiln_session_input_buffer: null argument");
+  uint8_t *Data = nullptr;
+  size_t Bytes = 0;
+  if (Status S = Session->S->inputBuffer(Index, &Data, &Bytes))
+    return fail(S);
+  *OutData = Data;
+  *OutByteSize = Bytes;
+  return KILN_OK;
+}
+
 kiln_status kiln_session_run(kiln_session *Session) {
   if (!Session)
     return failArgument("kiln_session_run: null session");

@@ -125,6 +125,17 @@ Status Session::setInput(size_t Index, const void *Data, size_t Bytes) {
   return Status::ok();
 }
 
+Status Session::inputBuffer(size_t Index, uint8_t **Data, size_t *Bytes) {
+  if (Index >= Model->Inputs.size())
+    return invalidArgument("input index ", Index, " out of range (the model has ",
+                           Model->Inputs.size(), " inputs)");
+  size_t T = size_t(Model->Inputs[Index]);
+  *Data = Exec->hostTensor(T);
+  *Bytes = Model->Tensors[T].Bytes;
+  InputSet[Index] = 1;
+  return Status::ok();
+}
+
 Status Session::run() {
   for (size_t I = 0; I < InputSet.size(); ++I)
     if (!InputSet[I])

@@ -31,6 +31,10 @@ public:
   Status resizeInputs(const std::vector<std::vector<int64_t>> &Shapes);
 
   Status setInput(size_t Index, const void *Data, size_t Bytes);
+  /// The session's own bytes of input Index, which the caller fills in
+  /// place of setInput's copy; the input counts as set. Valid until a
+  /// resize that changes shapes, or the session's end.
+  Status inputBuffer(size_t Index, uint8_t **Data, size_t *Bytes);
   Status run();
   /// Runs operators [First, First + Count) on the tensors as they are, for
   /// tools that step through a model (`kiln diff --isolated`): the session
