@@ -97,6 +97,14 @@ SpillFile &spillFile() {
   return F;
 }
 
+/// Makes a spilled range a hole in the file, which gives its disk and cache
+/// back, and stops counting it.
+void releaseRange(int Fd, uint64_t Offset, uint64_t Size) {
+  (void)::fallocate(Fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                    off_t(Offset), off_t(Size));
+  Spilled -= Size;
+}
+
 /// One spilled range, mapped read-only; its range of the file becomes a
 /// hole when it goes.
 class SpillMapping : public llvm::MemoryBuffer {
@@ -108,9 +116,7 @@ public:
   }
   ~SpillMapping() override {
     ::munmap(Map, Size);
-    (void)::fallocate(Fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                      off_t(Offset), off_t(Size));
-    Spilled -= Size;
+    releaseRange(Fd, Offset, Size);
   }
   SpillMapping(const SpillMapping &) = delete;
   SpillMapping &operator=(const SpillMapping &) = delete;
@@ -191,20 +197,15 @@ spillBytes(llvm::ArrayRef<uint8_t> Bytes) {
   int64_t At = spillFile().reserve(Bytes.size(), Fd);
   if (At < 0)
     return nullptr;
-  auto Hole = [&] {
-    (void)::fallocate(Fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(At),
-                      off_t(Bytes.size()));
-    Spilled -= Bytes.size();
-  };
   if (!writeAll(Fd, Bytes.data(), Bytes.size(), uint64_t(At))) {
     int Errno = errno ? errno : ENOSPC;
     warnOnce(scratchDirectory(), Errno);
-    Hole();
+    releaseRange(Fd, uint64_t(At), Bytes.size());
     return nullptr;
   }
   void *Map = ::mmap(nullptr, Bytes.size(), PROT_READ, MAP_SHARED, Fd, off_t(At));
   if (Map == MAP_FAILED) {
-    Hole();
+    releaseRange(Fd, uint64_t(At), Bytes.size());
     return nullptr;
   }
   return std::make_shared<SpillMapping>(Fd, uint64_t(At), Bytes.size(), Map);

@@ -403,8 +403,9 @@ llvm::Error runBench(const BenchOptions &O) {
     OS << llvm::format("  weights:   %.1f MB of file pages dropped once the "
                        "weights were %s (resident once)\n",
                        double(Info.WeightsReleasedBytes) / 1e6,
-                       Gpu ? "uploaded to the device"
-                           : "uploaded to the device or packed by XNNPACK");
+                       Info.Target == "partitioned"
+                           ? "uploaded to the device or packed by XNNPACK"
+                           : "uploaded to the device");
   if (!WarmLoads.empty())
     OS << llvm::format("  reload:    %.3f ms median load + session over %zu "
                        "more in this process (warm caches)\n",

@@ -170,8 +170,15 @@ Status MetalExecutor::Impl::createBuffers() {
   const fb::Model &Root = *Model->Root;
   const uint8_t *File = Model->Bytes->data();
   size_t N = P.buffers() ? P.buffers()->size() : 0;
-  std::vector<char> SegmentReleased(
-      Root.buffers() ? Root.buffers()->size() : 0, 0);
+  // Copies of each segment still to come: its file pages go after the
+  // last (a segment may fill several buffers).
+  std::vector<uint32_t> UploadsLeft(Root.buffers() ? Root.buffers()->size() : 0,
+                                    0);
+  for (unsigned Index = 0; Index < N; ++Index)
+    if (const fb::VulkanBuffer *B = P.buffers()->Get(Index);
+        B->kind() == fb::VulkanBufferKind::WEIGHTS && B->uploads())
+      for (const fb::VulkanUpload *U : *B->uploads())
+        ++UploadsLeft[U->segment()];
   uint64_t MaxLength = UINT64_MAX;
   if (@available(macOS 10.14, iOS 12.0, *))
     MaxLength = Dev.maxBufferLength;
@@ -206,13 +213,12 @@ Status MetalExecutor::Impl::createBuffers() {
           // The verifier keeps each segment inside the file and the buffer.
           const fb::Buffer *Seg = Root.buffers()->Get(U->segment());
           std::memcpy(Bytes + U->offset(), File + Seg->offset(), Seg->size());
-          // The shared buffer is now the copy that stays: drop the mapped
-          // file's pages of it (as VulkanExecutor::uploadWeights does).
-          if (!SegmentReleased[U->segment()]) {
-            SegmentReleased[U->segment()] = 1;
+          // The shared buffers are now the copy that stays: after the
+          // segment's last copy, drop the mapped file's pages of it (as
+          // VulkanExecutor::uploadWeights does).
+          if (--UploadsLeft[U->segment()] == 0)
             WeightsReleasedBytes +=
                 Model->Bytes->releasePages(File + Seg->offset(), Seg->size());
-          }
         }
       break;
     case fb::VulkanBufferKind::INPUT:

@@ -269,7 +269,14 @@ Status VulkanExecutor::uploadWeights() {
   const fb::VulkanPayload &P = payload();
   const fb::Model &M = *Model->Root;
   const uint8_t *File = Model->Bytes->data();
-  std::vector<char> SegmentReleased(M.buffers() ? M.buffers()->size() : 0, 0);
+  // Uploads of each segment still to come: its file pages go after the
+  // last (a segment may fill several buffers).
+  std::vector<uint32_t> UploadsLeft(M.buffers() ? M.buffers()->size() : 0, 0);
+  for (unsigned I = 0; I < Buffers.size(); ++I)
+    if (const fb::VulkanBuffer *B = P.buffers()->Get(I);
+        B->kind() == fb::VulkanBufferKind::WEIGHTS && B->uploads())
+      for (const fb::VulkanUpload *U : *B->uploads())
+        ++UploadsLeft[U->segment()];
   for (unsigned I = 0; I < Buffers.size(); ++I) {
     const fb::VulkanBuffer *B = P.buffers()->Get(I);
     if (B->kind() == fb::VulkanBufferKind::ARENA) {
@@ -319,17 +326,18 @@ Status VulkanExecutor::uploadWeights() {
     }
     if (S)
       return S;
-    // The device buffer now holds these weights: drop the file's pages of
-    // them, so that the weights are resident once (on a GPU that shares the
-    // host's memory, as phones' and lavapipe's do) and not also as the
-    // mapped file. A mapped file's pages come back from the file should
-    // anything read them again (a constant read on the host, a resize that
-    // uploads again); a model loaded from a buffer keeps its copy.
+    // The device buffers now hold these weights: drop the file's pages of
+    // each segment after its last upload, so that the weights are resident
+    // once (on a GPU that shares the host's memory, as phones' and
+    // lavapipe's do) and not also as the mapped file, and a session never
+    // holds both copies of more than one buffer. A mapped file's pages come
+    // back from the file should anything read them again (a constant read
+    // on the host, a resize that uploads again); a model loaded from a
+    // buffer keeps its copy.
     if (const auto *Ups = B->uploads())
       for (const fb::VulkanUpload *U : *Ups) {
-        if (SegmentReleased[U->segment()])
+        if (--UploadsLeft[U->segment()] != 0)
           continue;
-        SegmentReleased[U->segment()] = 1;
         const fb::Buffer *Seg = M.buffers()->Get(U->segment());
         WeightsReleasedBytes +=
             Model->Bytes->releasePages(File + Seg->offset(), Seg->size());
