@@ -1,5 +1,6 @@
 #include "PySession.h"
 #include "PyErrors.h"
+#include "PySessionOptions.h"
 
 #include "kiln/kiln.h"
 
@@ -92,8 +93,9 @@ struct NativeSession {
 class Session {
 public:
   Session(const py::object &File, std::optional<unsigned> Threads,
-          bool ForceReference, bool DisableOnednn, bool VerifyWeightHashes)
+          const py::kwargs &Options)
       : Path(py::str(py::module_::import("os").attr("fspath")(File))) {
+    SessionOptions O(Threads, Options, Path);
     kiln_status S;
     {
       py::gil_scoped_release Released;
@@ -101,18 +103,9 @@ public:
     }
     if (S != KILN_OK)
       raiseStatus(S, Path);
-    kiln_session_options O;
-    kiln_session_options_init(&O);
-    kiln_cpu_options Cpu;
-    kiln_cpu_options_init(&Cpu);
-    Cpu.force_reference = ForceReference;
-    Cpu.disable_onednn = DisableOnednn;
-    O.cpu = &Cpu;
-    O.num_threads = Threads ? *Threads : 0;
-    O.verify_weight_hashes = VerifyWeightHashes;
     {
       py::gil_scoped_release Released;
-      S = kiln_session_create(Model, &O, &Handle);
+      S = kiln_session_create(Model, &O.get(), &Handle);
     }
     if (S != KILN_OK) {
       kiln_model_destroy(Model);
@@ -125,7 +118,7 @@ public:
 
   /// Arrays from input_array() keep the native session until they go.
   void close() {
-    std::lock_guard<std::mutex> L(M);
+    auto L = lock();
     Owner.reset();
     Handle = nullptr;
     Model = nullptr;
@@ -134,15 +127,9 @@ public:
   /// A numpy array over the session's own bytes of an input (by name or
   /// index): what is written there is the input, with no copy at run().
   py::array inputArray(const py::object &Key) {
-    std::lock_guard<std::mutex> L(M);
-    size_t I = py::isinstance<py::int_>(Key) ? Key.cast<size_t>()
-                                              : inputIndex(py::str(Key));
-    open();
-    void *Data = nullptr;
-    size_t Bytes = 0;
-    kiln_status S = kiln_session_input_buffer(Handle, I, &Data, &Bytes);
-    if (S != KILN_OK)
-      raiseStatus(S, Path);
+    auto L = lock();
+    size_t I = py::isinstance<py::str>(Key) ? inputIndex(py::str(Key))
+                                             : indexOf(Key);
     kiln_tensor_info Info;
     kiln_session_input_info(Handle, I, &Info);
     auto Dt = numpyDtype(Info.dtype);
@@ -151,6 +138,11 @@ public:
                                            std::string(Info.name) +
                                            "' is bfloat16, which numpy has "
                                            "no type for"});
+    void *Data = nullptr;
+    size_t Bytes = 0;
+    kiln_status S = kiln_session_input_buffer(Handle, I, &Data, &Bytes);
+    if (S != KILN_OK)
+      raiseStatus(S, Path);
     std::vector<py::ssize_t> Shape(Info.shape, Info.shape + Info.rank);
     py::capsule Keep(new std::shared_ptr<NativeSession>(Owner), [](void *P) {
       delete static_cast<std::shared_ptr<NativeSession> *>(P);
@@ -159,22 +151,22 @@ public:
   }
 
   py::list inputs() {
-    std::lock_guard<std::mutex> L(M);
+    auto L = lock();
     return infos(kiln_model_num_inputs(open()), kiln_model_input_info);
   }
   py::list outputs() {
-    std::lock_guard<std::mutex> L(M);
+    auto L = lock();
     return infos(kiln_model_num_outputs(open()), kiln_model_output_info);
   }
   std::string target() {
-    std::lock_guard<std::mutex> L(M);
+    auto L = lock();
     return kiln_model_target(open());
   }
 
   /// Inputs by name (or in order, for a list) -> outputs by name. None:
   /// the inputs as they are (written through input_array()).
   py::dict run(const py::object &Feed) {
-    std::lock_guard<std::mutex> L(M);
+    auto L = lock();
     if (Feed.is_none())
       open();
     else
@@ -191,7 +183,7 @@ public:
 
   /// Sizes the session for new input shapes (a batch-polymorphic model).
   void resize(const py::dict &Shapes) {
-    std::lock_guard<std::mutex> L(M);
+    auto L = lock();
     std::vector<std::vector<int64_t>> Dims = shapesByInput(Shapes);
     resizeTo(Dims);
   }
@@ -199,8 +191,11 @@ public:
   /// One run with every operator timed: per operator its kind, name,
   /// engine and milliseconds, in execution order.
   py::list profile(const py::object &Feed) {
-    std::lock_guard<std::mutex> L(M);
-    setInputs(Feed);
+    auto L = lock();
+    if (Feed.is_none())
+      open();
+    else
+      setInputs(Feed);
     kiln_session_set_profiling(Handle, 1);
     kiln_status S;
     {
@@ -228,7 +223,7 @@ public:
   /// kiln_session_self_test: the file's samples, twice, against its
   /// references (kiln convert --self-test).
   py::dict selfTest() {
-    std::lock_guard<std::mutex> L(M);
+    auto L = lock();
     open();
     kiln_self_test_result R;
     R.struct_size = sizeof R;
@@ -257,6 +252,17 @@ public:
   }
 
 private:
+  /// The session's lock, waited for with the GIL released: a thread that
+  /// holds the lock gives the GIL up while it runs, and must get it back.
+  std::unique_lock<std::mutex> lock() {
+    std::unique_lock<std::mutex> L(M, std::defer_lock);
+    if (!L.try_lock()) {
+      py::gil_scoped_release Released;
+      L.lock();
+    }
+    return L;
+  }
+
   kiln_model *open() {
     if (!Model)
       raiseDiagnosis({ExitCode::Usage, Path + ": the session is closed"});
@@ -272,6 +278,25 @@ private:
       L.append(infoDict(Info));
     }
     return L;
+  }
+
+  /// An input's index given as a Python integer (numpy's too).
+  size_t indexOf(const py::object &Key) {
+    size_t N = kiln_model_num_inputs(open());
+    int64_t I = -1;
+    try {
+      I = py::int_(Key).cast<int64_t>();
+    } catch (const py::error_already_set &) {
+      raiseDiagnosis({ExitCode::Usage, Path + ": an input is a name or an "
+                                              "index, not " +
+                                           std::string(py::repr(Key))});
+    }
+    if (I < 0 || uint64_t(I) >= N)
+      raiseDiagnosis({ExitCode::Usage,
+                      Path + ": input index " + std::to_string(I) +
+                          " out of range (the model has " + std::to_string(N) +
+                          " inputs)"});
+    return size_t(I);
   }
 
   size_t inputIndex(const std::string &Name) {
@@ -453,16 +478,22 @@ output is a new array (one copy out of the session's memory). Runs release
 the GIL; one session runs one call at a time, so use a session per thread
 for parallel runs.
 )doc")
-      .def(py::init<const py::object &, std::optional<unsigned>, bool, bool,
-                    bool>(),
+      .def(py::init<const py::object &, std::optional<unsigned>,
+                    const py::kwargs &>(),
            py::arg("path"), py::arg("threads") = py::none(),
-           py::arg("force_reference") = false,
-           py::arg("disable_onednn") = false,
-           py::arg("verify_weight_hashes") = false,
            "Loads PATH. threads: worker threads (None: every core; 1: the "
-           "calling thread); force_reference / disable_onednn: the CPU "
-           "kernels to use; verify_weight_hashes: hash every weight first "
-           "(as `kiln verify`).")
+           "calling thread). Options, each read only by a file for its "
+           "target (None: the runtime's default; kiln/kiln.h has each "
+           "one's meaning): CPU force_reference, disable_onednn, "
+           "huge_page_weights; any target verify_weight_hashes (hash every "
+           "weight first, as `kiln verify`), max_arena_bytes, "
+           "keep_intermediates; Vulkan vulkan_device (index), "
+           "vulkan_validation, pipeline_cache_dir, fp16_arithmetic (False: "
+           "fp32 kernels for an fp16 file), robust_buffer_access, "
+           "run_timeout_ms; NNAPI nnapi_library, nnapi_preference "
+           "('low_power', 'fast_single_answer', 'sustained_speed'), "
+           "nnapi_disallow_cpu, nnapi_cache_dir; Metal "
+           "metal_binary_archive.")
       .def_property_readonly("inputs", &Session::inputs,
                              "The model's inputs: name, shape (None for a "
                              "symbolic dim, which run() takes any size of), "
@@ -488,7 +519,7 @@ for parallel runs.
       .def("resize", &Session::resize, py::arg("shapes"),
            "Sizes a batch-polymorphic session for SHAPES (input name -> "
            "shape); run() does this itself for arrays of other shapes.")
-      .def("profile", &Session::profile, py::arg("inputs"),
+      .def("profile", &Session::profile, py::arg("inputs") = py::none(),
            "One run with every operator timed: a list of {kind, name, "
            "engine, ms} in execution order.")
       .def("self_test", &Session::selfTest,

@@ -411,9 +411,11 @@ KILN_API kiln_status kiln_session_set_input(kiln_session *session, size_t index,
  * index, writable, and their size (the input's byte_size): a caller that
  * fills them (a decoder, a camera callback, numpy through the Python
  * package) does what kiln_session_set_input does without its copy. The
- * input counts as set; the bytes keep what was written across runs, and
- * stay valid until kiln_session_resize_inputs changes a shape or the
- * session is destroyed. */
+ * input counts as set; the bytes keep what was written across runs (and
+ * what kiln_session_set_input, kiln_session_set_image or
+ * kiln_session_self_test write there), and stay valid until
+ * kiln_session_resize_inputs changes a shape or the session is destroyed.
+ * Writing them while kiln_session_run runs gives that run a torn input. */
 KILN_API kiln_status kiln_session_input_buffer(kiln_session *session,
                                                size_t index, void **out_data,
                                                size_t *out_byte_size);
