@@ -30,6 +30,8 @@
 #include <torch/csrc/jit/passes/lower_tuples.h>
 #include <torch/csrc/jit/serialization/import.h>
 
+#include <cstdlib>
+#include <dlfcn.h>
 #include <unordered_map>
 
 namespace kiln {
@@ -666,21 +668,69 @@ llvm::Error GraphImporter::run(jit::Module &M) {
 
 } // namespace
 
+namespace {
+
+/// torchvision's operators (torchvision::nms, roi_align, ...) live in its
+/// own C++ library, which registers them with libtorch when it is loaded;
+/// libtorch alone does not know them, so a detection model scripted or
+/// traced with torchvision.ops fails to load ("Unknown builtin op:
+/// torchvision::nms"). That library links libtorch only, not Python, so
+/// the importer loads it on the first such failure (once per process):
+/// $KILN_TORCHVISION_OPS ("off": never), else the one CMake found beside
+/// Debian's python3-torchvision. Returns "" once loaded, else why not.
+const std::string &loadTorchvisionOps() {
+  static const std::string Why = []() -> std::string {
+    std::string Path;
+    if (const char *Env = std::getenv("KILN_TORCHVISION_OPS"); Env && *Env)
+      Path = Env;
+#ifdef KILN_TORCHVISION_OPS_PATH
+    else
+      Path = KILN_TORCHVISION_OPS_PATH;
+#endif
+    if (Path.empty() || Path == "off")
+      return "no torchvision operator library is configured (point "
+             "KILN_TORCHVISION_OPS at torchvision's _C library, from "
+             "python3-torchvision)";
+    if (!dlopen(Path.c_str(), RTLD_NOW | RTLD_GLOBAL))
+      return "torchvision's operator library did not load: " +
+             std::string(dlerror());
+    return "";
+  }();
+  return Why;
+}
+
+/// Loads, sets to eval and freezes the module at Path; "" or why not.
+std::string loadModule(const std::string &Path, jit::Module &M) {
+  try {
+    M = jit::load(Path);
+    M.eval();
+    M = jit::freeze_module(M);
+    return "";
+  } catch (const std::exception &E) {
+    return firstLine(E);
+  }
+}
+
+} // namespace
+
 llvm::Expected<std::unique_ptr<Graph>>
 importTorchScriptModule(llvm::StringRef Path,
                         const TorchScriptImportOptions &Opts) {
   if (llvm::Error E = checkZipArchive(Path))
     return E;
   jit::Module M;
-  try {
-    M = jit::load(Path.str());
-    M.eval();
-    M = jit::freeze_module(M);
-  } catch (const std::exception &E) {
+  std::string Failed = loadModule(Path.str(), M);
+  if (llvm::StringRef(Failed).contains("torchvision::")) {
+    if (const std::string &Why = loadTorchvisionOps(); !Why.empty())
+      return inputError("{0}: libtorch could not load this TorchScript "
+                        "module: {1} ({2})",
+                        Path, Failed, Why);
+    Failed = loadModule(Path.str(), M);
+  }
+  if (!Failed.empty())
     return inputError("{0}: libtorch could not load this TorchScript module: "
                       "{1}",
-                      Path, firstLine(E));
-  }
+                      Path, Failed);
   if (!M.find_method("forward"))
     return inputError("{0}: the module has no forward() method", Path);
   auto G = std::make_unique<Graph>(llvm::sys::path::stem(Path).str());

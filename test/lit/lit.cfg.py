@@ -26,6 +26,10 @@ config.substitutions.append(("%chromium",
 # `REQUIRES: torchscript` tests need the TorchScript frontend.
 if config.kiln_with_torchscript.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("torchscript")
+    # `REQUIRES: torchvision`: the importer has torchvision's operator
+    # library to load (python3-torchvision, found by CMake).
+    if config.kiln_torchvision_ops:
+        config.available_features.add("torchvision")
 # `REQUIRES: onednn` tests need a runtime built with oneDNN (x86).
 if config.kiln_with_onednn.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("onednn")

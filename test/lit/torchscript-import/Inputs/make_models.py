@@ -7,6 +7,9 @@ unsupported.{scripted,traced}.pt   two ops kiln lacks (cumsum, erfinv)
 two_inputs.scripted.pt             forward(image, mask) -> tuple of two
 dict_out.scripted.pt               returns a dict {"logits", "probs"}
 int_input.scripted.pt              forward(x, n: int)
+torchvision_nms.traced.pt          boxes and scores through torchvision's nms
+                                   (torchvision::nms, which libtorch alone
+                                   does not register)
 """
 import os
 import sys
@@ -46,6 +49,12 @@ class IntInput(torch.nn.Module):
         return x * n
 
 
+class TorchvisionNms(torch.nn.Module):
+    def forward(self, boxes, scores):
+        keep = torch.ops.torchvision.nms(boxes, scores, 0.5)
+        return boxes[keep]
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     torch.manual_seed(0)
@@ -54,6 +63,10 @@ def main():
     torch.jit.script(TwoInputs()).save(os.path.join(out, "two_inputs.scripted.pt"))
     torch.jit.script(DictOut().eval()).save(os.path.join(out, "dict_out.scripted.pt"))
     torch.jit.script(IntInput()).save(os.path.join(out, "int_input.scripted.pt"))
+    import torchvision  # noqa: F401 - registers torch.ops.torchvision
+    boxes = torch.tensor([[0.0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30]])
+    torch.jit.trace(TorchvisionNms(), (boxes, torch.tensor([0.9, 0.8, 0.7]))).save(
+        os.path.join(out, "torchvision_nms.traced.pt"))
 
 
 if __name__ == "__main__":
