@@ -132,12 +132,7 @@ public:
                                              : indexOf(Key);
     kiln_tensor_info Info;
     kiln_session_input_info(Handle, I, &Info);
-    auto Dt = numpyDtype(Info.dtype);
-    if (!Dt)
-      raiseDiagnosis({ExitCode::Usage, Path + ": input '" +
-                                           std::string(Info.name) +
-                                           "' is bfloat16, which numpy has "
-                                           "no type for"});
+    py::dtype Dt = numpyDtypeOf(Info, "input", ExitCode::Usage);
     void *Data = nullptr;
     size_t Bytes = 0;
     kiln_status S = kiln_session_input_buffer(Handle, I, &Data, &Bytes);
@@ -147,7 +142,7 @@ public:
     py::capsule Keep(new std::shared_ptr<NativeSession>(Owner), [](void *P) {
       delete static_cast<std::shared_ptr<NativeSession> *>(P);
     });
-    return py::array(*Dt, Shape, Data, Keep);
+    return py::array(Dt, Shape, Data, Keep);
   }
 
   py::list inputs() {
@@ -278,6 +273,17 @@ private:
       L.append(infoDict(Info));
     }
     return L;
+  }
+
+  /// The numpy dtype of an input or output (What), or the error Code for
+  /// bfloat16, which numpy has none for.
+  py::dtype numpyDtypeOf(const kiln_tensor_info &Info, const char *What,
+                         ExitCode Code) {
+    auto Dt = numpyDtype(Info.dtype);
+    if (!Dt)
+      raiseDiagnosis({Code, Path + ": " + What + " '" + std::string(Info.name) +
+                                "' is bfloat16, which numpy has no type for"});
+    return *Dt;
   }
 
   /// An input's index given as a Python integer (numpy's too).
@@ -440,14 +446,9 @@ private:
       kiln_status S = kiln_session_get_output(Handle, I, &Data, &Bytes);
       if (S != KILN_OK)
         raiseStatus(S, Path);
-      auto Dt = numpyDtype(Info.dtype);
-      if (!Dt)
-        raiseDiagnosis({ExitCode::BadInput, Path + ": output '" +
-                                                std::string(Info.name) +
-                                                "' is bfloat16, which numpy "
-                                                "has no type for"});
+      py::dtype Dt = numpyDtypeOf(Info, "output", ExitCode::BadInput);
       std::vector<py::ssize_t> Shape(Info.shape, Info.shape + Info.rank);
-      py::array A(*Dt, Shape); // the one copy out: runs reuse the arena
+      py::array A(Dt, Shape); // the one copy out: runs reuse the arena
       std::memcpy(A.mutable_data(), Data, Bytes);
       Out[py::str(Info.name)] = A;
     }

@@ -254,12 +254,14 @@ TEST_CASE("calibration from a source of samples read on one thread and run "
                                             V.size() * 4)));
   auto G = graph(Net);
   CalibrationStats FromFile = calibrate(*G, T / "d.npy", 0, 1, 1);
-  for (unsigned Threads : {1u, 3u}) {
-    INFO(Threads << " threads");
-    size_t Read = 0;
-    CalibrationSampleSource Next =
-        [&](std::vector<Tensor> &Sample) -> llvm::Expected<bool> {
-      if (Read == 61)
+  // V's samples one by one; at FailAt, an error instead.
+  auto SourceOfV = [&V](size_t FailAt) -> CalibrationSampleSource {
+    return [&V, FailAt, Read = size_t(0)](
+               std::vector<Tensor> &Sample) mutable -> llvm::Expected<bool> {
+      if (Read == FailAt)
+        return llvm::createStringError(std::errc::invalid_argument,
+                                       "batch %zu is not an array", Read);
+      if (Read == V.size() / 4)
         return false;
       Sample.push_back(Tensor::fromValues<float>(
           ElementType::F32, {Dim(1), Dim(4)},
@@ -267,6 +269,10 @@ TEST_CASE("calibration from a source of samples read on one thread and run "
       ++Read;
       return true;
     };
+  };
+  for (unsigned Threads : {1u, 3u}) {
+    INFO(Threads << " threads");
+    CalibrationSampleSource Next = SourceOfV(SIZE_MAX);
     CalibrationRunOptions RO;
     RO.Threads = Threads;
     RO.Bins = 256;
@@ -280,21 +286,9 @@ TEST_CASE("calibration from a source of samples read on one thread and run "
   }
 
   // The source's error stops the run and is the one reported.
-  size_t Read = 0;
-  CalibrationSampleSource Failing =
-      [&](std::vector<Tensor> &Sample) -> llvm::Expected<bool> {
-    if (Read == 17)
-      return llvm::createStringError(std::errc::invalid_argument,
-                                     "batch 17 is not an array");
-    Sample.push_back(Tensor::fromValues<float>(
-        ElementType::F32, {Dim(1), Dim(4)},
-        llvm::ArrayRef<float>(V.data() + 4 * Read, 4)));
-    ++Read;
-    return true;
-  };
   CalibrationRunOptions RO;
   RO.Threads = 3;
-  auto Failed = calibrateGraphFromSource(*G, Failing, RO);
+  auto Failed = calibrateGraphFromSource(*G, SourceOfV(17), RO);
   REQUIRE(!Failed);
   CHECK(llvm::toString(Failed.takeError()) == "batch 17 is not an array");
 }
