@@ -162,10 +162,7 @@ public:
   /// the inputs as they are (written through input_array()).
   py::dict run(const py::object &Feed) {
     auto L = lock();
-    if (Feed.is_none())
-      open();
-    else
-      setInputs(Feed);
+    setInputs(Feed);
     kiln_status S;
     {
       py::gil_scoped_release Released;
@@ -187,10 +184,7 @@ public:
   /// engine and milliseconds, in execution order.
   py::list profile(const py::object &Feed) {
     auto L = lock();
-    if (Feed.is_none())
-      open();
-    else
-      setInputs(Feed);
+    setInputs(Feed);
     kiln_session_set_profiling(Handle, 1);
     kiln_status S;
     {
@@ -397,8 +391,13 @@ private:
   }
 
   /// Checks each array against its input (dtype; shape, resizing a
-  /// batch-polymorphic session to it) and copies it in.
+  /// batch-polymorphic session to it) and copies it in. None: the inputs
+  /// stay as they are (written through input_array()).
   void setInputs(const py::object &Feed) {
+    if (Feed.is_none()) {
+      open();
+      return;
+    }
     std::vector<py::array> Arrays = arraysByInput(Feed);
     size_t N = Arrays.size();
     bool Resize = false;
