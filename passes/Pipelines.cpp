@@ -12,8 +12,11 @@ std::vector<std::string> pipelineForLevel(int OptLevel) {
   // Cleanup first: dropout and no-ops hide patterns from everything after
   // them, and folding runs on the simplified graph. cse after folding merges
   // the constants that folding made identical.
+  // fold-integer-op-scales after cse, which has merged the scale products
+  // ONNX Runtime's dynamic models repeat.
   std::vector<std::string> Cleanup = {"remove-dropout", "eliminate-noops",
-                                      "fold-constants", "cse"};
+                                      "fold-constants", "cse",
+                                      "fold-integer-op-scales"};
   // A model that arrived quantized has its quantize/dequantize pairs made
   // kiln's int8 form once folding has made its zero points constants (the
   // exporters compute some of them) and, at -O2, once canonicalize has made

@@ -2,7 +2,11 @@
 // (QDQ models: torch.onnx.export of a quantized model, ONNX Runtime's QDQ
 // format), DynamicQuantizeLinear, and the QOperator format's QLinearConv and
 // QLinearMatMul written as dequantize -> conv/matmul -> quantize, their
-// int32 bias read at x_scale * w_scale. Scales and zero points of one
+// int32 bias read at x_scale * w_scale; and the integer ops of ONNX
+// Runtime's dynamic QOperator models, MatMulInteger and ConvInteger, as
+// cast<i32>(matmul/conv) of operands dequantized at scale 1 (exact while
+// the sums stay under 2^24; fold-integer-op-scales then moves the scales
+// the graph multiplies the result by onto those dequantizes). Scales and zero points of one
 // element are per tensor whatever their rank and `axis` (ONNX Runtime reads
 // them so); adopt-imported-qdq makes the result kiln's int8 form.
 #include "frontends/onnx/OnnxNodeImporter.h"
@@ -116,12 +120,74 @@ llvm::Error convertQLinearMatMul(NodeImporter &N) {
   return quantizedResult(N, N.emitNode("matmul", {*A, *B}), 6);
 }
 
+/// X - Zp as f32: a dequantize of X at scale 1, per tensor for a scalar or
+/// 1-element zero point, else along Axis (a scale of ones of Zp's shape).
+llvm::Expected<Value *> minusZeroPoint(NodeImporter &N, Value *X, Value *Zp,
+                                       int64_t Axis) {
+  Zp = perTensorScalar(N, Zp);
+  Value *One = N.constScalar(ElementType::F32, 1.0);
+  if (Zp && Zp->type().rank() == 1) {
+    auto Count = numElements(Zp->type().Dims);
+    if (!Count)
+      return N.fail("zero point {0} must have a static shape", toString(Zp->type()));
+    One = N.constant(Tensor::fromValues<float>(ElementType::F32, Zp->type().Dims,
+                                               std::vector<float>(size_t(*Count), 1.0f)));
+  }
+  return N.emit("dequantize", {X, One, Zp}, {{"axis", Axis}});
+}
+
+llvm::Error integerResult(NodeImporter &N, llvm::Expected<Value *> Y) {
+  if (!Y)
+    return Y.takeError();
+  return finish(N, N.emitNode("cast", {*Y}, {{"to", std::string("i32")}}));
+}
+
+// MatMulInteger(a, b, a_zero_point, b_zero_point) -> i32: a's zero point
+// per tensor or per row, b's per tensor or per column.
+llvm::Error convertMatMulInteger(NodeImporter &N) {
+  auto A = N.required(0), B = N.required(1);
+  if (!A)
+    return A.takeError();
+  if (!B)
+    return B.takeError();
+  auto AD = minusZeroPoint(N, *A, N.input(2), std::max<int64_t>((*A)->type().rank() - 2, 0));
+  auto BD = minusZeroPoint(N, *B, N.input(3), std::max<int64_t>((*B)->type().rank() - 1, 0));
+  if (!AD)
+    return AD.takeError();
+  if (!BD)
+    return BD.takeError();
+  return integerResult(N, N.emit("matmul", {*AD, *BD}));
+}
+
+// ConvInteger(x, w, x_zero_point, w_zero_point) -> i32, Conv's attributes:
+// x's zero point per tensor, w's per tensor or per output channel. The
+// padding is x's zero point, i.e. 0 once it is subtracted.
+llvm::Error convertConvInteger(NodeImporter &N) {
+  auto X = N.required(0), W = N.required(1);
+  if (!X)
+    return X.takeError();
+  if (!W)
+    return W.takeError();
+  auto XD = minusZeroPoint(N, *X, N.input(2), 1);
+  auto WD = minusZeroPoint(N, *W, N.input(3), 0);
+  if (!XD)
+    return XD.takeError();
+  if (!WD)
+    return WD.takeError();
+  auto C = emitConv(N, *XD, *WD, nullptr);
+  if (!C)
+    return integerResult(N, C.takeError());
+  return integerResult(N, (*C)->result());
+}
+
 const OpConverter Converters[] = {
     {"QuantizeLinear", convertQuantize, 10},
     {"DequantizeLinear", convertDequantize, 10},
     {"DynamicQuantizeLinear", convertDynamicQuantize, 11},
     {"QLinearConv", convertQLinearConv, 10},
     {"QLinearMatMul", convertQLinearMatMul, 10},
+    {"MatMulInteger", convertMatMulInteger, 10},
+    {"ConvInteger", convertConvInteger, 10},
 };
 
 } // namespace

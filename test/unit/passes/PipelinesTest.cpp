@@ -25,6 +25,7 @@ TEST_CASE("every pipeline names registered passes", "[passes][pipelines]") {
   CHECK(pipelineForLevel(1) ==
         std::vector<std::string>{"remove-dropout", "eliminate-noops",
                                  "fold-constants", "cse",
+                                 "fold-integer-op-scales",
                                  "adopt-imported-qdq", "dce"});
 }
 
@@ -43,6 +44,9 @@ TEST_CASE("-O2 orders the passes as documented", "[passes][pipelines]") {
   CHECK(position(P, "fold-constants") < position(P, "adopt-imported-qdq"));
   CHECK(position(P, "canonicalize") < position(P, "adopt-imported-qdq"));
   CHECK(position(P, "fuse-hard-swish") < position(P, "adopt-imported-qdq"));
+  // ONNX Runtime's integer matmuls take their scales before canonicalize
+  // looks for a dequantized weight.
+  CHECK(position(P, "fold-integer-op-scales") < position(P, "canonicalize"));
   // Every pass of -O1 is in -O2 too.
   for (const std::string &N : pipelineForLevel(1))
     CHECK(std::count(P.begin(), P.end(), N) >= 1);
