@@ -7,6 +7,7 @@
 // constant read through dequantize, its bias float. adopt-imported-qdq then
 // makes that kiln's int8 form, keeping the model's scales. Dynamically
 // quantized linears become kiln's int8-dynamic form.
+#include "frontends/torchscript/QnnpackParity.h"
 #include "frontends/torchscript/TsConverter.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -125,13 +126,92 @@ llvm::Expected<Value *> biasValue(NodeConverter &C, const c10::IValue &B) {
   return C.constant(std::move(*T));
 }
 
+/// The input and output scales of a static quantized conv or linear, for
+/// requantization parity with PyTorch (QnnpackParity.h).
+struct RequantScales {
+  float X = 0, Y = 0;
+};
+
+/// W's scales, one per output channel (axis 0), as doubles.
+std::vector<double> channelScales(const at::Tensor &W) {
+  if (W.qscheme() == at::kPerTensorAffine)
+    return std::vector<double>(size_t(W.size(0)), W.q_scale());
+  at::Tensor S = W.q_per_channel_scales().to(at::kDouble).contiguous();
+  return std::vector<double>(S.data_ptr<double>(), S.data_ptr<double>() + S.numel());
+}
+
+/// The weight and bias of a static layer made to requantize as PyTorch's
+/// kernels do: the levels read through dequantize at the parity scales
+/// (per channel, axis 0), the bias as the int32 levels PyTorch quantizes it
+/// to, read at x_s * w'[c].
+llvm::Error parityWeights(NodeConverter &C, const at::Tensor &W,
+                          const c10::IValue &Bias, RequantScales S, Value *&WV,
+                          Value *&BV) {
+  std::vector<double> WS = channelScales(W);
+  if (W.qscheme() != at::kPerTensorAffine &&
+      (W.qscheme() != at::kPerChannelAffine || W.q_per_channel_axis() != 0))
+    return C.fail("weights quantized with {0} are not supported",
+                  c10::toString(W.qscheme()));
+  auto Levels = toKilnTensor(W.int_repr().contiguous());
+  if (!Levels)
+    return Levels.takeError();
+  ElementType E = Levels->type().Elem;
+  int64_t OC = int64_t(WS.size());
+  std::vector<float> Parity(WS.size());
+  for (size_t I = 0; I < WS.size(); ++I)
+    Parity[I] = weightScaleForParity(float(WS[I]), S.X, S.Y);
+  std::vector<int64_t> Zps(WS.size(), W.qscheme() == at::kPerTensorAffine ? W.q_zero_point() : 0);
+  if (W.qscheme() == at::kPerChannelAffine) {
+    at::Tensor Z = W.q_per_channel_zero_points().to(at::kLong).contiguous();
+    std::copy(Z.data_ptr<int64_t>(), Z.data_ptr<int64_t>() + Z.numel(), Zps.begin());
+  }
+  std::vector<uint8_t> ZBytes(WS.size());
+  for (size_t I = 0; I < WS.size(); ++I)
+    ZBytes[I] = uint8_t(int8_t(Zps[I])); // E is one byte (qint8 or quint8)
+  auto W2 = C.emit("dequantize",
+                   {C.constant(std::move(*Levels)),
+                    C.constant(Tensor::fromValues<float>(ElementType::F32, {OC}, Parity)),
+                    C.constant(Tensor::fromValues<uint8_t>(E, {OC}, ZBytes))},
+                   {{"axis", int64_t(0)}});
+  if (!W2)
+    return W2.takeError();
+  WV = *W2;
+  BV = nullptr;
+  if (Bias.isNone())
+    return llvm::Error::success();
+  at::Tensor B = Bias.toTensor().to(at::kFloat).contiguous();
+  if (B.numel() != OC)
+    return C.fail("the bias has {0} values for {1} output channels", B.numel(), OC);
+  std::vector<int32_t> BL(WS.size());
+  std::vector<float> BS(WS.size());
+  for (size_t I = 0; I < WS.size(); ++I) {
+    BL[I] = pytorchBiasLevel(B.data_ptr<float>()[I], WS[I], double(S.X));
+    BS[I] = S.X * Parity[I];
+  }
+  auto B2 = C.emit("dequantize",
+                   {C.constant(Tensor::fromValues<int32_t>(ElementType::I32, {OC}, BL)),
+                    C.constant(Tensor::fromValues<float>(ElementType::F32, {OC}, BS)),
+                    C.constant(Tensor::fromValues<int32_t>(ElementType::I32, {OC},
+                                                           std::vector<int32_t>(WS.size(), 0)))},
+                   {{"axis", int64_t(0)}});
+  if (!B2)
+    return B2.takeError();
+  BV = *B2;
+  return llvm::Error::success();
+}
+
 /// The weight (integer levels read through dequantize) and the float bias
-/// (null for None) that libtorch's UnpackOp gives for Packed.
+/// (null for None) that libtorch's UnpackOp gives for Packed; with Scales
+/// (a static layer whose weight's first axis is its output channels), made
+/// to requantize as PyTorch does (parityWeights).
 llvm::Error unpackWeights(NodeConverter &C, const char *UnpackOp,
-                          const c10::IValue &Packed, Value *&W, Value *&B) {
+                          const c10::IValue &Packed, Value *&W, Value *&B,
+                          const RequantScales *Scales = nullptr) {
   auto Unpacked = callTorchOp(C, UnpackOp, {Packed});
   if (!Unpacked)
     return Unpacked.takeError();
+  if (Scales && (*Unpacked)[0].toTensor().is_quantized())
+    return parityWeights(C, (*Unpacked)[0].toTensor(), (*Unpacked)[1], *Scales, W, B);
   auto WV = weightValue(C, (*Unpacked)[0].toTensor());
   if (!WV)
     return WV.takeError();
@@ -159,7 +239,14 @@ llvm::Error convertQuantizedConv(NodeConverter &C, bool Relu) {
   c10::IValue Packed = C.in(1).C;
   ConvArgs A;
   A.X = *X;
-  if (llvm::Error E = unpackWeights(C, "quantized::conv2d_unpack", Packed, A.W, A.B))
+  auto Transposed = callTorchOp(C, "quantized::conv2d_transpose", {Packed});
+  if (!Transposed)
+    return Transposed.takeError();
+  A.Transposed = (*Transposed)[0].toInt() != 0;
+  // A transposed weight's output channels are not its first axis.
+  RequantScales S{XQ->type().Quant->Scales[0], float(C.getDouble(2))};
+  if (llvm::Error E = unpackWeights(C, "quantized::conv2d_unpack", Packed, A.W, A.B,
+                                    A.Transposed ? nullptr : &S))
     return E;
   const std::pair<const char *, std::vector<int64_t> *> Lists[] = {
       {"quantized::conv2d_stride", &A.Stride},
@@ -173,13 +260,9 @@ llvm::Error convertQuantizedConv(NodeConverter &C, bool Relu) {
     *Into = intsOf((*R)[0]);
   }
   auto Groups = callTorchOp(C, "quantized::conv2d_groups", {Packed});
-  auto Transposed = callTorchOp(C, "quantized::conv2d_transpose", {Packed});
   if (!Groups)
     return Groups.takeError();
-  if (!Transposed)
-    return Transposed.takeError();
   A.Groups = (*Groups)[0].toInt();
-  A.Transposed = (*Transposed)[0].toInt() != 0;
   if (llvm::Error E = emitConv(C, std::move(A)))
     return E;
   return quantizeResult(C, Relu, 2, XQ);
@@ -189,9 +272,10 @@ llvm::Error convertConvRelu(NodeConverter &C) { return convertQuantizedConv(C, t
 
 /// linear(X, W, B) with the weight and bias of operand 1's packed
 /// parameters (LinearPackedParamsBase).
-llvm::Expected<Value *> linearOfPacked(NodeConverter &C, Value *X) {
+llvm::Expected<Value *> linearOfPacked(NodeConverter &C, Value *X,
+                                       const RequantScales *Scales = nullptr) {
   Value *W = nullptr, *B = nullptr;
-  if (llvm::Error E = unpackWeights(C, "quantized::linear_unpack", C.in(1).C, W, B))
+  if (llvm::Error E = unpackWeights(C, "quantized::linear_unpack", C.in(1).C, W, B, Scales))
     return E;
   return C.emit("linear", {X, W, B});
 }
@@ -202,7 +286,8 @@ llvm::Error convertQuantizedLinear(NodeConverter &C, bool Relu) {
   auto X = dequantizedOperand(C, 0);
   if (!X)
     return X.takeError();
-  if (llvm::Error E = finish(C, linearOfPacked(C, *X)))
+  RequantScales S{XQ->type().Quant->Scales[0], float(C.getDouble(2))};
+  if (llvm::Error E = finish(C, linearOfPacked(C, *X, &S)))
     return E;
   return quantizeResult(C, Relu, 2, XQ);
 }
