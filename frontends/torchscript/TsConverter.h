@@ -203,6 +203,11 @@ bool isQuantizedOpKind(llvm::StringRef Kind);
 /// A quantized tensor operand: an IR value of u8 (quint8) or i8 (qint8)
 /// whose type carries its scale and zero point.
 bool isQuantizedValue(const Value *V);
+
+/// Runs libtorch's op Name (one overload-less schema) on Args, boxed; a
+/// failure names the op (TsQuantizedOps.cpp).
+llvm::Expected<torch::jit::Stack> callTorchOp(NodeConverter &C, const char *Name,
+                                              torch::jit::Stack Args);
 /// Before a float converter runs on a node that reads quantized tensors
 /// (aten::relu, max_pool2d, flatten... on them): those operands become
 /// their dequantized values. Returns the first one, or null.

@@ -73,19 +73,6 @@ llvm::Error quantizeResult(NodeConverter &C, bool Relu, unsigned ScaleAt,
   return finish(C, quantizeTo(C, Y, Scale, Zp, Like->type().Elem));
 }
 
-/// Runs libtorch's op Name (one overload-less schema) on Args, boxed.
-llvm::Expected<torch::jit::Stack> callTorchOp(NodeConverter &C, const char *Name,
-                                              torch::jit::Stack Args) {
-  try {
-    auto Op = c10::Dispatcher::singleton().findSchemaOrThrow(Name, "");
-    Op.callBoxed(&Args);
-  } catch (const std::exception &E) {
-    return C.fail("libtorch's {0} failed on the packed parameters: {1}", Name,
-                  E.what());
-  }
-  return Args;
-}
-
 /// The integer weight W (qint8/quint8, per tensor or per channel) as a
 /// constant read through dequantize.
 llvm::Expected<Value *> weightValue(NodeConverter &C, const at::Tensor &W) {
@@ -408,6 +395,18 @@ const OpConverter Table[] = {
 };
 
 } // namespace
+
+llvm::Expected<torch::jit::Stack> callTorchOp(NodeConverter &C, const char *Name,
+                                              torch::jit::Stack Args) {
+  try {
+    auto Op = c10::Dispatcher::singleton().findSchemaOrThrow(Name, "");
+    Op.callBoxed(&Args);
+  } catch (const std::exception &E) {
+    return C.fail("libtorch's {0} failed on the packed parameters: {1}", Name,
+                  E.what());
+  }
+  return Args;
+}
 
 llvm::ArrayRef<OpConverter> quantizedConverters() { return Table; }
 

@@ -4,7 +4,15 @@
 // the next layer's input. PyTorch's gate rows are reordered into ONNX's
 // (LSTM i,f,g,o -> i,o,f,c; GRU r,z,n -> z,r,h), and PyTorch's GRU is ONNX's
 // linear_before_reset = 1. Dropout between layers only acts in training.
+// aten::quantized_lstm (torch.ao.quantization.quantize_dynamic of an
+// nn.LSTM) takes one CellParamsBase per layer and direction: its weights
+// are read with libtorch's own __getstate__ and linear_unpack and
+// dequantized exactly, so the layer imports as a float LSTM whose weights
+// are the int8 levels times their scales (stored as f32: kiln has no
+// int8-dynamic recurrent form yet).
 #include "frontends/torchscript/TsConverter.h"
+
+#include "Support/Logging.h"
 
 #include <ATen/Functions.h>
 
@@ -36,6 +44,55 @@ llvm::Expected<Value *> transposed(NodeConverter &C, Value *V,
   return C.emit("transpose", {V}, {{"perm", std::move(Perm)}});
 }
 
+/// One dynamically quantized layer-direction (a CellParamsBase) as
+/// PyTorch's float [w_ih, w_hh, b_ih, b_hh].
+llvm::Error cellParams(NodeConverter &C, const c10::IValue &Cell,
+                       std::vector<at::Tensor> &P) {
+  if (!Cell.isObject())
+    return C.fail("the cell parameters are not a CellParamsBase");
+  torch::jit::Function *GetState =
+      Cell.toObjectRef().type()->findMethod("__getstate__");
+  if (!GetState)
+    return C.fail("the cell parameters cannot be read (no __getstate__)");
+  torch::jit::Stack S{Cell};
+  std::string Kind;
+  std::vector<at::Tensor> Biases;
+  std::vector<c10::IValue> Packed;
+  try {
+    GetState->run(S);
+    // (kind, [b_ih, b_hh], doubles, longs, [packed w_ih, packed w_hh])
+    const auto &State = S.back().toTupleRef().elements();
+    Kind = State.at(0).toStringRef();
+    for (const c10::IValue &T : State.at(1).toListRef())
+      Biases.push_back(T.toTensor());
+    for (const c10::IValue &W : State.at(4).toListRef())
+      Packed.push_back(W);
+  } catch (const c10::Error &E) {
+    return C.fail("the cell parameters cannot be read: {0}", E.what_without_backtrace());
+  } catch (const std::exception &E) {
+    return C.fail("the cell parameters cannot be read: {0}", E.what());
+  }
+  const char *Unpack = Kind == "quantized_dynamic"        ? "quantized::linear_unpack"
+                       : Kind == "quantized_dynamic_fp16" ? "quantized::linear_unpack_fp16"
+                                                          : nullptr;
+  if (!Unpack)
+    return C.fail("'{0}' cell parameters are not supported (dynamically "
+                  "quantized int8 and fp16 are)", Kind);
+  if (Packed.size() != 2 || Biases.size() != 2)
+    return C.fail("'{0}' cell parameters hold {1} weights and {2} biases, not 2 and 2",
+                  Kind, Packed.size(), Biases.size());
+  for (const c10::IValue &W : Packed) {
+    auto R = callTorchOp(C, Unpack, {W});
+    if (!R)
+      return R.takeError();
+    at::Tensor T = (*R)[0].toTensor();
+    P.push_back((T.is_quantized() ? T.dequantize() : T).to(at::kFloat).contiguous());
+  }
+  for (const at::Tensor &B : Biases)
+    P.push_back(B.to(at::kFloat).contiguous());
+  return llvm::Error::success();
+}
+
 llvm::Error convertRecurrent(NodeConverter &C, const RecurrentKind &K) {
   Value *X = C.tensor(0);
   // hx: a list [h0, c0] for lstm, one tensor for gru and rnn.
@@ -58,14 +115,30 @@ llvm::Error convertRecurrent(NodeConverter &C, const RecurrentKind &K) {
     return C.fail("the input must have rank 3 (unbatched sequences are not "
                   "supported)");
   int64_t Dirs = Bidirectional ? 2 : 1, PerDir = HasBiases ? 4 : 2;
-  if (int64_t(Params.size()) != Layers * Dirs * PerDir)
+  // aten::quantized_lstm: one CellParamsBase per layer and direction.
+  bool Cells = !Params.empty() && Params[0].isConst() && Params[0].C.isObject();
+  if (Cells)
+    PerDir = 4;
+  if (int64_t(Params.size()) != Layers * Dirs * (Cells ? 1 : PerDir))
     return C.fail("{0} parameters for {1} layers of {2} directions", Params.size(),
                   Layers, Dirs);
   if (States.size() != (K.HasCell ? 2u : 1u) ||
       llvm::is_contained(States, nullptr))
     return C.fail("the initial state is not a tensor (or pair of tensors)");
   std::vector<at::Tensor> P;
+  if (Cells)
+    log().warn("{0}: the dynamically quantized LSTM imports with its int8 "
+               "weights dequantized (exactly) to f32: kiln has no int8-dynamic "
+               "recurrent form yet, so its weights take 4x their int8 size",
+               C.context());
   for (const TsValue &V : Params) {
+    if (Cells) {
+      if (!V.isConst())
+        return C.fail("the cell parameters must be constants");
+      if (llvm::Error E = cellParams(C, V.C, P))
+        return E;
+      continue;
+    }
     if (!V.isConst() || !V.C.isTensor() || V.C.toTensor().is_quantized())
       return C.fail("the weights must be float constants");
     P.push_back(V.C.toTensor().to(at::kFloat).contiguous());
@@ -85,7 +158,7 @@ llvm::Error convertRecurrent(NodeConverter &C, const RecurrentKind &K) {
       const at::Tensor *Q = &P[size_t((L * Dirs + D) * PerDir)];
       W.push_back(reorderGates(Q[0], K));
       R.push_back(reorderGates(Q[1], K));
-      if (HasBiases)
+      if (PerDir == 4)
         B.push_back(at::cat({reorderGates(Q[2], K), reorderGates(Q[3], K)}));
     }
     auto Const = [&](const at::Tensor &T) -> llvm::Expected<Value *> {
@@ -98,7 +171,7 @@ llvm::Error convertRecurrent(NodeConverter &C, const RecurrentKind &K) {
     if (!WV) return WV.takeError();
     if (!RV) return RV.takeError();
     Value *BV = nullptr;
-    if (HasBiases) {
+    if (PerDir == 4) {
       auto V = Const(at::stack(B));
       if (!V)
         return V.takeError();
@@ -167,6 +240,7 @@ llvm::Error convertRnnTanh(NodeConverter &C) { return convertRecurrent(C, Rnn); 
 
 const OpConverter Table[] = {
     {"aten::lstm", convertLstm},
+    {"aten::quantized_lstm", convertLstm},
     {"aten::gru", convertGru},
     {"aten::rnn_tanh", convertRnnTanh},
 };
