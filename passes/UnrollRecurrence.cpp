@@ -49,6 +49,34 @@ Tensor constantRows(const Tensor &T, int64_t D, int64_t Begin, int64_t End) {
   return Tensor(TensorType(T.type().Elem, Dims), Buffer::own(std::move(Out)));
 }
 
+/// A recurrent weight held as integer levels read through dequantize (a
+/// dynamically quantized LSTM from PyTorch): constant [dirs, rows, cols]
+/// levels, one scale (and zero point) per direction (axis 0) or per row
+/// (axis 1). The dequantize, or null.
+const Node *integerWeight(const Value *V) {
+  const Node *D = V ? V->producer() : nullptr;
+  if (!D || !D->isOp("dequantize") || !D->operand(0)->constant() ||
+      !D->operand(1)->constant() || D->result()->type().Elem != ElementType::F32 ||
+      (D->numOperands() > 2 && D->operand(2) && !D->operand(2)->constant()))
+    return nullptr;
+  const TensorType &Q = D->operand(0)->type();
+  const Tensor &S = *D->operand(1)->constant();
+  int64_t Axis = D->getInt("axis");
+  if (Q.rank() != 3 || S.type().rank() != 1 || (Axis != 0 && Axis != 1) ||
+      S.numElements() != Q.Dims[size_t(Axis)].size())
+    return nullptr;
+  return D;
+}
+
+/// Elements [Begin, End) of a 1-D constant: 1-D, or rank 0 for one.
+Tensor elementsOf(const Tensor &T, int64_t Begin, int64_t End, bool Scalar) {
+  size_t Elem = elementSize(T.type().Elem);
+  std::vector<uint8_t> Out(size_t(End - Begin) * Elem);
+  std::memcpy(Out.data(), T.buffer().data() + size_t(Begin) * Elem, Out.size());
+  Shape Dims = Scalar ? Shape{} : Shape{Dim(End - Begin)};
+  return Tensor(TensorType(T.type().Elem, Dims), Buffer::own(std::move(Out)));
+}
+
 /// Builds the unrolled ops before the recurrent node; every helper returns
 /// the new value or records the first error.
 class Unroller {
@@ -89,7 +117,24 @@ private:
     const Value *V = N.numOperands() > Operand ? N.operand(Operand) : nullptr;
     if (!V)
       return nullptr;
-    return constant(constantRows(*V->constant(), D, Begin, End));
+    if (const Tensor *T = V->constant())
+      return constant(constantRows(*T, D, Begin, End));
+    // Integer levels: the rows' levels, read at direction D's scale or at
+    // the rows' own (integerWeight), so the linears keep int8 weights.
+    const Node *DQ = integerWeight(V);
+    bool PerDirection = DQ->getInt("axis") == 0;
+    auto Params = [&](const Value *P) -> Value * {
+      if (!P)
+        return nullptr;
+      return constant(PerDirection ? elementsOf(*P->constant(), D, D + 1, true)
+                                   : elementsOf(*P->constant(), Begin, End, false));
+    };
+    std::vector<Value *> Operands = {
+        constant(constantRows(*DQ->operand(0)->constant(), D, Begin, End)),
+        Params(DQ->operand(1))};
+    if (Value *Zp = Params(DQ->numOperands() > 2 ? DQ->operand(2) : nullptr))
+      Operands.push_back(Zp);
+    return op("dequantize", std::move(Operands), {{"axis", int64_t(0)}});
   }
   /// Rows [Begin, End) of the recurrence bias Rb, or null without a bias.
   Value *recurrenceBias(int64_t D, int64_t Begin, int64_t End) {
@@ -238,7 +283,8 @@ bool isUnrollable(const Node &N) {
   if (!X.isStatic() || !isFloatType(X.Elem))
     return false;
   for (unsigned I : {1u, 2u, 3u})
-    if (I < N.numOperands() && N.operand(I) && !floatConstant(N.operand(I)))
+    if (I < N.numOperands() && N.operand(I) && !floatConstant(N.operand(I)) &&
+        (I == 3 || !integerWeight(N.operand(I))))
       return false;
   if (N.numOperands() > 4 && N.operand(4)) // run-time sequence lengths
     return false;

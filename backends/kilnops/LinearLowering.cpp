@@ -48,7 +48,9 @@ llvm::Error lowerLinear(const Node &N, LoweringContext &Ctx) {
   // Int8 (qc8) or a narrow (f16/int8) weight the runtime widens at load;
   // linear's [out, in] weight is already OI.
   if (auto Narrow = narrowWeightOf(W)) {
-    int32_t Weight = narrowConstant(Ctx, W, *Narrow, fb::Layout::OI);
+    int32_t Weight = Ctx.sharedWeight(W, fb::Layout::OI, [&] {
+      return narrowConstant(Ctx, W, *Narrow, fb::Layout::OI);
+    });
     bool Int8 = isInt8Pattern(N, Ctx.options());
     int32_t Bias = -1;
     if (N.numOperands() > 2 && N.operand(2)) {
@@ -71,9 +73,10 @@ llvm::Error lowerLinear(const Node &N, LoweringContext &Ctx) {
                        Bias, outputActivation(N));
     return llvm::Error::success();
   }
-  int32_t Weight = Ctx.addConstant(nameOf(W, "weight"), ElementType::F32,
-                                   sizesOf(W), fb::Layout::OI,
-                                   Ctx.constantOf(W)->buffer());
+  int32_t Weight = Ctx.sharedWeight(W, fb::Layout::OI, [&] {
+    return Ctx.addConstant(nameOf(W, "weight"), ElementType::F32, sizesOf(W),
+                           fb::Layout::OI, Ctx.constantOf(W)->buffer());
+  });
   int32_t Bias =
       N.numOperands() > 2 && N.operand(2) ? Ctx.canonical(N.operand(2)) : -1;
   emitFullyConnected(Ctx, N.result(), Ctx.canonical(N.operand(0)), Weight,

@@ -12,6 +12,7 @@
 #include "IR/Graph.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <functional>
@@ -61,6 +62,16 @@ public:
                                  const std::vector<int64_t> &Shape,
                                  fb::Layout Layout,
                                  std::function<void(float *Out)> Pack);
+  /// The weight tensor of V in Layout: made by Make the first time, then
+  /// shared by every operator that reads V so (an unrolled recurrent
+  /// layer reads its weights at every step; one copy is stored).
+  int32_t sharedWeight(const Value *V, fb::Layout Layout,
+                       llvm::function_ref<int32_t()> Make) {
+    auto [It, New] = Weights.try_emplace({V, int(Layout)}, -1);
+    if (New)
+      It->second = Make();
+    return It->second;
+  }
   const fb::TensorT &tensor(int32_t Index) const {
     return *M.Model.tensors[size_t(Index)];
   }
@@ -121,6 +132,7 @@ private:
   LoweringOptions Opts;
   mutable ConstantFolds Folds;
   llvm::DenseMap<const Value *, Placement> Where;
+  llvm::DenseMap<std::pair<const Value *, int>, int32_t> Weights;
   std::string CurrentName;
   std::vector<std::string> CurrentSources; // provenance of the current node
   std::vector<EmittedOp> Current;

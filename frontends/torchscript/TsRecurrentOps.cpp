@@ -6,15 +6,19 @@
 // linear_before_reset = 1. Dropout between layers only acts in training.
 // aten::quantized_lstm (torch.ao.quantization.quantize_dynamic of an
 // nn.LSTM) takes one CellParamsBase per layer and direction: its weights
-// are read with libtorch's own __getstate__ and linear_unpack and
-// dequantized exactly, so the layer imports as a float LSTM whose weights
-// are the int8 levels times their scales (stored as f32: kiln has no
-// int8-dynamic recurrent form yet).
+// are read with libtorch's own __getstate__ and linear_unpack, and the
+// layer's W and R are its int8 levels read through dequantize (one scale
+// per direction, or per row), which unroll-recurrence keeps as int8
+// weights of its linears: kiln's int8-dynamic form. fp16 cells, and
+// per-channel weights of a bidirectional layer, are dequantized to f32,
+// with a warning.
 #include "frontends/torchscript/TsConverter.h"
 
 #include "Support/Logging.h"
 
 #include <ATen/Functions.h>
+
+#include <utility>
 
 namespace kiln::ts_import {
 
@@ -45,7 +49,8 @@ llvm::Expected<Value *> transposed(NodeConverter &C, Value *V,
 }
 
 /// One dynamically quantized layer-direction (a CellParamsBase) as
-/// PyTorch's float [w_ih, w_hh, b_ih, b_hh].
+/// PyTorch's [w_ih, w_hh, b_ih, b_hh]: the weights qint8 (or f32 from fp16
+/// cells), the biases f32.
 llvm::Error cellParams(NodeConverter &C, const c10::IValue &Cell,
                        std::vector<at::Tensor> &P) {
   if (!Cell.isObject())
@@ -86,11 +91,57 @@ llvm::Error cellParams(NodeConverter &C, const c10::IValue &Cell,
     if (!R)
       return R.takeError();
     at::Tensor T = (*R)[0].toTensor();
-    P.push_back((T.is_quantized() ? T.dequantize() : T).to(at::kFloat).contiguous());
+    P.push_back(T.is_quantized() ? T : T.to(at::kFloat).contiguous());
   }
   for (const at::Tensor &B : Biases)
     P.push_back(B.to(at::kFloat).contiguous());
   return llvm::Error::success();
+}
+
+/// One layer's dynamically quantized weights (one per direction, PyTorch's
+/// gate order) as int8 levels [dirs, G*H, cols] in ONNX's gate order read
+/// through dequantize: per tensor, one scale per direction (axis 0); per
+/// channel (one direction), one per row (axis 1). Null where neither fits.
+llvm::Expected<Value *> quantizedWeights(NodeConverter &C,
+                                         const std::vector<at::Tensor> &Raw,
+                                         const RecurrentKind &K) {
+  bool PerTensor = llvm::all_of(Raw, [](const at::Tensor &T) {
+    return T.qscheme() == at::kPerTensorAffine;
+  });
+  bool PerRow = Raw.size() == 1 && Raw[0].qscheme() == at::kPerChannelAffine &&
+                Raw[0].q_per_channel_axis() == 0;
+  if (!PerTensor && !PerRow)
+    return nullptr;
+  std::vector<at::Tensor> Levels;
+  for (const at::Tensor &T : Raw)
+    Levels.push_back(reorderGates(T.int_repr(), K));
+  at::Tensor Scales, Zps;
+  if (PerTensor) {
+    std::vector<float> S;
+    std::vector<int64_t> Z;
+    for (const at::Tensor &T : Raw) {
+      S.push_back(float(T.q_scale()));
+      Z.push_back(T.q_zero_point());
+    }
+    Scales = at::tensor(S);
+    Zps = at::tensor(Z);
+  } else {
+    Scales = reorderGates(Raw[0].q_per_channel_scales(), K);
+    Zps = reorderGates(Raw[0].q_per_channel_zero_points(), K);
+  }
+  auto L = toKilnTensor(at::stack(Levels).contiguous());
+  auto S = toKilnTensor(Scales.to(at::kFloat).contiguous());
+  auto Z = toKilnTensor(Zps.to(Levels[0].scalar_type()).contiguous());
+  if (!L)
+    return L.takeError();
+  if (!S)
+    return S.takeError();
+  if (!Z)
+    return Z.takeError();
+  return C.emit("dequantize",
+                {C.constant(std::move(*L)), C.constant(std::move(*S)),
+                 C.constant(std::move(*Z))},
+                {{"axis", int64_t(PerTensor ? 0 : 1)}});
 }
 
 llvm::Error convertRecurrent(NodeConverter &C, const RecurrentKind &K) {
@@ -126,11 +177,6 @@ llvm::Error convertRecurrent(NodeConverter &C, const RecurrentKind &K) {
       llvm::is_contained(States, nullptr))
     return C.fail("the initial state is not a tensor (or pair of tensors)");
   std::vector<at::Tensor> P;
-  if (Cells)
-    log().warn("{0}: the dynamically quantized LSTM imports with its int8 "
-               "weights dequantized (exactly) to f32: kiln has no int8-dynamic "
-               "recurrent form yet, so its weights take 4x their int8 size",
-               C.context());
   for (const TsValue &V : Params) {
     if (Cells) {
       if (!V.isConst())
@@ -156,8 +202,8 @@ llvm::Error convertRecurrent(NodeConverter &C, const RecurrentKind &K) {
     std::vector<at::Tensor> W, R, B;
     for (int64_t D = 0; D < Dirs; ++D) {
       const at::Tensor *Q = &P[size_t((L * Dirs + D) * PerDir)];
-      W.push_back(reorderGates(Q[0], K));
-      R.push_back(reorderGates(Q[1], K));
+      W.push_back(Q[0]);
+      R.push_back(Q[1]);
       if (PerDir == 4)
         B.push_back(at::cat({reorderGates(Q[2], K), reorderGates(Q[3], K)}));
     }
@@ -167,7 +213,26 @@ llvm::Error convertRecurrent(NodeConverter &C, const RecurrentKind &K) {
         return KT.takeError();
       return C.constant(std::move(*KT));
     };
-    auto WV = Const(at::stack(W)), RV = Const(at::stack(R));
+    // W and R: f32 constants, or int8 levels read through dequantize.
+    bool Warned = false;
+    auto Weights = [&](const std::vector<at::Tensor> &Raw) -> llvm::Expected<Value *> {
+      bool Quantized = llvm::all_of(Raw, [](const at::Tensor &T) { return T.is_quantized(); });
+      if (Quantized) {
+        auto V = quantizedWeights(C, Raw, K);
+        if (!V || *V)
+          return V;
+      }
+      if (Cells && !std::exchange(Warned, true))
+        log().warn("{0}: layer {1}'s weights are dequantized (exactly) to f32: "
+                   "kiln keeps int8 recurrent weights per tensor, or per row "
+                   "in one direction",
+                   C.context(), L);
+      std::vector<at::Tensor> F;
+      for (const at::Tensor &T : Raw)
+        F.push_back(reorderGates(T.is_quantized() ? T.dequantize() : T, K));
+      return Const(at::stack(F));
+    };
+    auto WV = Weights(W), RV = Weights(R);
     if (!WV) return WV.takeError();
     if (!RV) return RV.takeError();
     Value *BV = nullptr;
