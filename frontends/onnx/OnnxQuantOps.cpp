@@ -136,6 +136,26 @@ llvm::Expected<Value *> minusZeroPoint(NodeImporter &N, Value *X, Value *Zp,
   return N.emit("dequantize", {X, One, Zp}, {{"axis", Axis}});
 }
 
+/// Operands 0 and 1 less their zero points (operands 2 and 3), per axis
+/// along AxisA and AxisB (given the operands' ranks) where they have one
+/// per slice.
+llvm::Expected<std::pair<Value *, Value *>>
+integerOperands(NodeImporter &N, int64_t (*AxisA)(int64_t),
+                int64_t (*AxisB)(int64_t)) {
+  auto A = N.required(0), B = N.required(1);
+  if (!A)
+    return A.takeError();
+  if (!B)
+    return B.takeError();
+  auto AD = minusZeroPoint(N, *A, N.input(2), AxisA((*A)->type().rank()));
+  if (!AD)
+    return AD.takeError();
+  auto BD = minusZeroPoint(N, *B, N.input(3), AxisB((*B)->type().rank()));
+  if (!BD)
+    return BD.takeError();
+  return std::make_pair(*AD, *BD);
+}
+
 llvm::Error integerResult(NodeImporter &N, llvm::Expected<Value *> Y) {
   if (!Y)
     return Y.takeError();
@@ -145,36 +165,23 @@ llvm::Error integerResult(NodeImporter &N, llvm::Expected<Value *> Y) {
 // MatMulInteger(a, b, a_zero_point, b_zero_point) -> i32: a's zero point
 // per tensor or per row, b's per tensor or per column.
 llvm::Error convertMatMulInteger(NodeImporter &N) {
-  auto A = N.required(0), B = N.required(1);
-  if (!A)
-    return A.takeError();
-  if (!B)
-    return B.takeError();
-  auto AD = minusZeroPoint(N, *A, N.input(2), std::max<int64_t>((*A)->type().rank() - 2, 0));
-  auto BD = minusZeroPoint(N, *B, N.input(3), std::max<int64_t>((*B)->type().rank() - 1, 0));
-  if (!AD)
-    return AD.takeError();
-  if (!BD)
-    return BD.takeError();
-  return integerResult(N, N.emit("matmul", {*AD, *BD}));
+  auto Ops = integerOperands(
+      N, [](int64_t Rank) { return std::max<int64_t>(Rank - 2, 0); },
+      [](int64_t Rank) { return std::max<int64_t>(Rank - 1, 0); });
+  if (!Ops)
+    return Ops.takeError();
+  return integerResult(N, N.emit("matmul", {Ops->first, Ops->second}));
 }
 
 // ConvInteger(x, w, x_zero_point, w_zero_point) -> i32, Conv's attributes:
 // x's zero point per tensor, w's per tensor or per output channel. The
 // padding is x's zero point, i.e. 0 once it is subtracted.
 llvm::Error convertConvInteger(NodeImporter &N) {
-  auto X = N.required(0), W = N.required(1);
-  if (!X)
-    return X.takeError();
-  if (!W)
-    return W.takeError();
-  auto XD = minusZeroPoint(N, *X, N.input(2), 1);
-  auto WD = minusZeroPoint(N, *W, N.input(3), 0);
-  if (!XD)
-    return XD.takeError();
-  if (!WD)
-    return WD.takeError();
-  auto C = emitConv(N, *XD, *WD, nullptr);
+  auto Ops = integerOperands(
+      N, [](int64_t) { return int64_t(1); }, [](int64_t) { return int64_t(0); });
+  if (!Ops)
+    return Ops.takeError();
+  auto C = emitConv(N, Ops->first, Ops->second, nullptr);
   if (!C)
     return integerResult(N, C.takeError());
   return integerResult(N, (*C)->result());
