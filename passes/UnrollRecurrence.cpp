@@ -51,8 +51,8 @@ Tensor constantRows(const Tensor &T, int64_t D, int64_t Begin, int64_t End) {
 
 /// A recurrent weight held as integer levels read through dequantize (a
 /// dynamically quantized LSTM from PyTorch): constant [dirs, rows, cols]
-/// levels, one scale (and zero point) per direction (axis 0) or per row
-/// (axis 1). The dequantize, or null.
+/// levels, one scale (and zero point, if any, of the scale's shape) per
+/// direction (axis 0) or per row (axis 1). The dequantize, or null.
 const Node *integerWeight(const Value *V) {
   const Node *D = V ? V->producer() : nullptr;
   if (!D || !D->isOp("dequantize") || !D->operand(0)->constant() ||
@@ -62,8 +62,10 @@ const Node *integerWeight(const Value *V) {
   const TensorType &Q = D->operand(0)->type();
   const Tensor &S = *D->operand(1)->constant();
   int64_t Axis = D->getInt("axis");
+  const Value *Z = D->numOperands() > 2 ? D->operand(2) : nullptr;
   if (Q.rank() != 3 || S.type().rank() != 1 || (Axis != 0 && Axis != 1) ||
-      S.numElements() != Q.Dims[size_t(Axis)].size())
+      S.numElements() != Q.Dims[size_t(Axis)].size() ||
+      (Z && Z->type().Dims != S.type().Dims))
     return nullptr;
   return D;
 }

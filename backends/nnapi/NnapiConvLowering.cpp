@@ -184,7 +184,10 @@ void lowerFullyConnected(Lowering &L, int32_t Op) {
     uint32_t X4 = L.activationLike(X, {Batch, 1, 1, K});
     Reshape(X, X4);
     uint32_t W4 = W;
-    L.setDimensions(W4, {OC, 1, 1, K}); // the weights are this layer's own
+    // The weights are this layer's own, or shared only with other
+    // FULLY_CONNECTEDs of the same weight (an unrolled recurrence's
+    // steps), which read them with the same dimensions.
+    L.setDimensions(W4, {OC, 1, 1, K});
     uint32_t Y4 = L.activationLike(Out, {Batch, 1, 1, OC});
     uint32_t Zero = L.scalarI32(0), One = L.scalarI32(1);
     if (!L.emitWithClamp(CONV_2D, {X4, W4, B, Zero, Zero, Zero, Zero, One, One},

@@ -134,11 +134,11 @@ std::vector<double> channelScales(const at::Tensor &W) {
 llvm::Error parityWeights(NodeConverter &C, const at::Tensor &W,
                           const c10::IValue &Bias, RequantScales S, Value *&WV,
                           Value *&BV) {
-  std::vector<double> WS = channelScales(W);
   if (W.qscheme() != at::kPerTensorAffine &&
       (W.qscheme() != at::kPerChannelAffine || W.q_per_channel_axis() != 0))
     return C.fail("weights quantized with {0} are not supported",
                   c10::toString(W.qscheme()));
+  std::vector<double> WS = channelScales(W);
   auto Levels = toKilnTensor(W.int_repr().contiguous());
   if (!Levels)
     return Levels.takeError();
@@ -197,16 +197,21 @@ llvm::Error unpackWeights(NodeConverter &C, const char *UnpackOp,
   auto Unpacked = callTorchOp(C, UnpackOp, {Packed});
   if (!Unpacked)
     return Unpacked.takeError();
-  if (Scales && (*Unpacked)[0].toTensor().is_quantized())
-    return parityWeights(C, (*Unpacked)[0].toTensor(), (*Unpacked)[1], *Scales, W, B);
-  auto WV = weightValue(C, (*Unpacked)[0].toTensor());
-  if (!WV)
-    return WV.takeError();
-  auto BV = biasValue(C, (*Unpacked)[1]);
-  if (!BV)
-    return BV.takeError();
-  W = *WV;
-  B = *BV;
+  try {
+    if (Scales && (*Unpacked)[0].toTensor().is_quantized())
+      return parityWeights(C, (*Unpacked)[0].toTensor(), (*Unpacked)[1], *Scales, W, B);
+    auto WV = weightValue(C, (*Unpacked)[0].toTensor());
+    if (!WV)
+      return WV.takeError();
+    auto BV = biasValue(C, (*Unpacked)[1]);
+    if (!BV)
+      return BV.takeError();
+    W = *WV;
+    B = *BV;
+  } catch (const c10::Error &E) {
+    return C.fail("libtorch failed on the unpacked weights: {0}",
+                  E.what_without_backtrace());
+  }
   return llvm::Error::success();
 }
 

@@ -61,15 +61,13 @@ llvm::Error cellParams(NodeConverter &C, const c10::IValue &Cell,
     return C.fail("the cell parameters cannot be read (no __getstate__)");
   torch::jit::Stack S{Cell};
   std::string Kind;
-  std::vector<at::Tensor> Biases;
   std::vector<c10::IValue> Packed;
   try {
     GetState->run(S);
-    // (kind, [b_ih, b_hh], doubles, longs, [packed w_ih, packed w_hh])
+    // (kind, [b_ih, b_hh], doubles, longs, [packed w_ih, packed w_hh]);
+    // the packed linears carry the biases the cell adds.
     const auto &State = S.back().toTupleRef().elements();
     Kind = State.at(0).toStringRef();
-    for (const c10::IValue &T : State.at(1).toListRef())
-      Biases.push_back(T.toTensor());
     for (const c10::IValue &W : State.at(4).toListRef())
       Packed.push_back(W);
   } catch (const c10::Error &E) {
@@ -83,18 +81,29 @@ llvm::Error cellParams(NodeConverter &C, const c10::IValue &Cell,
   if (!Unpack)
     return C.fail("'{0}' cell parameters are not supported (dynamically "
                   "quantized int8 and fp16 are)", Kind);
-  if (Packed.size() != 2 || Biases.size() != 2)
-    return C.fail("'{0}' cell parameters hold {1} weights and {2} biases, not 2 and 2",
-                  Kind, Packed.size(), Biases.size());
+  if (Packed.size() != 2)
+    return C.fail("'{0}' cell parameters hold {1} packed weights, not 2", Kind,
+                  Packed.size());
+  // The biases PyTorch's dynamic cell adds are the ones packed with each
+  // linear (apply_dynamic), absent ones zero.
+  std::vector<at::Tensor> Weights, PackedBiases;
   for (const c10::IValue &W : Packed) {
     auto R = callTorchOp(C, Unpack, {W});
     if (!R)
       return R.takeError();
-    at::Tensor T = (*R)[0].toTensor();
-    P.push_back(T.is_quantized() ? T : T.to(at::kFloat).contiguous());
+    try {
+      at::Tensor T = (*R)[0].toTensor();
+      Weights.push_back(T.is_quantized() ? T : T.to(at::kFloat).contiguous());
+      PackedBiases.push_back((*R)[1].isNone()
+                                 ? at::zeros({T.size(0)}, at::kFloat)
+                                 : (*R)[1].toTensor().to(at::kFloat).contiguous());
+    } catch (const c10::Error &E) {
+      return C.fail("the cell parameters cannot be read: {0}",
+                    E.what_without_backtrace());
+    }
   }
-  for (const at::Tensor &B : Biases)
-    P.push_back(B.to(at::kFloat).contiguous());
+  P.insert(P.end(), Weights.begin(), Weights.end());
+  P.insert(P.end(), PackedBiases.begin(), PackedBiases.end());
   return llvm::Error::success();
 }
 
@@ -232,9 +241,22 @@ llvm::Error convertRecurrent(NodeConverter &C, const RecurrentKind &K) {
         F.push_back(reorderGates(T.is_quantized() ? T.dequantize() : T, K));
       return Const(at::stack(F));
     };
-    auto WV = Weights(W), RV = Weights(R);
-    if (!WV) return WV.takeError();
-    if (!RV) return RV.takeError();
+    auto WR = [&]() -> llvm::Expected<std::pair<Value *, Value *>> {
+      try {
+        auto WV = Weights(W);
+        if (!WV)
+          return WV.takeError();
+        auto RV = Weights(R);
+        if (!RV)
+          return RV.takeError();
+        return std::make_pair(*WV, *RV);
+      } catch (const c10::Error &E) {
+        return C.fail("layer {0}'s weights cannot be read: {1}", L,
+                      E.what_without_backtrace());
+      }
+    }();
+    if (!WR)
+      return WR.takeError();
     Value *BV = nullptr;
     if (PerDir == 4) {
       auto V = Const(at::stack(B));
@@ -243,7 +265,7 @@ llvm::Error convertRecurrent(NodeConverter &C, const RecurrentKind &K) {
       BV = *V;
     }
     // This layer's initial states: [layers*dirs, batch, H] -> [batch, dirs, H].
-    std::vector<Value *> Operands = {X, *WV, *RV, BV, nullptr};
+    std::vector<Value *> Operands = {X, WR->first, WR->second, BV, nullptr};
     for (Value *S : States) {
       auto Rows = C.emit("slice", {S, C.constInts({L * Dirs}),
                                    C.constInts({(L + 1) * Dirs}),

@@ -124,8 +124,10 @@ std::optional<Match> match(Node &Mul) {
     if (!castTo(M.ToI32, "i32") || !usedOnce(M.ToI32->result()))
       continue;
     M.Op = M.ToI32->operand(0)->producer();
+    // (A fused activation would apply to the unscaled sums.)
     if (!M.Op || !(M.Op->isOp("matmul") || M.Op->isOp("conv")) ||
         !usedOnce(M.Op->result()) ||
+        (M.Op->hasAttr("activation") && M.Op->getString("activation") != "none") ||
         (M.Op->isOp("conv") && M.Op->numOperands() > 2 && M.Op->operand(2)))
       continue;
     M.DA = minusZeroPoint(M.Op->operand(0));
@@ -134,7 +136,14 @@ std::optional<Match> match(Node &Mul) {
       continue;
     const TensorType &W = M.DB->operand(0)->type();
     M.WeightAxis = M.Op->isOp("conv") ? 0 : W.rank() - 1;
-    if (W.rank() == 0 || !W.Dims[size_t(M.WeightAxis)].isStatic())
+    // A 1-D matmul operand has no output channels; b's parameters, where
+    // they are per axis, must be along its channels.
+    int64_t BAxis = M.DB->getInt("axis");
+    if (BAxis < 0)
+      BAxis += W.rank();
+    if (W.rank() < 2 || !W.Dims[size_t(M.WeightAxis)].isStatic() ||
+        (!(perTensor(M.DB->operand(1)) && perTensor(zeroPoint(*M.DB))) &&
+         BAxis != M.WeightAxis))
       continue;
     M.Channels = W.Dims[size_t(M.WeightAxis)].size();
     if (!splitScale(Mul.operand(1 - I), M))
@@ -223,11 +232,9 @@ public:
       std::optional<Match> M = match(*Mul);
       if (!M)
         continue;
+      // The new op is no graph output, so it can take the mul's place
+      // (canReplaceValue); what the rewrite leaves unused, dce removes.
       Node *Op = rewrite(G, *M);
-      if (!canReplaceValue(G, Mul->result(), Op->result())) {
-        G.erase(Op);
-        continue;
-      }
       replaceValue(G, Mul->result(), Op->result());
       for (Node *Dead : {M->Mul, M->ToF32, M->ToI32, M->Op})
         G.erase(Dead);

@@ -11,10 +11,11 @@ independently with integer arithmetic in numpy:
 DynamicQuantizeLinear as ONNX defines it: scale = (max(x, 0) - min(x, 0)) /
 255, zp = sat(rint(-min(x, 0) / scale)), q = sat(rint(x / scale) + zp).
 With --uint8-weights the weights are uint8 with zero points 128 and 120
-(quantize_dynamic's weight_type=QUInt8), which kiln's int8 kernels cannot
-keep exactly. Writes dynamic.onnx, input.npz, expected.npz and float.npz
+(quantize_dynamic's weight_type=QUInt8); with --wide-uint8-weights, uint8
+levels over the whole 0-255 range with zero point 0, which no int8 level
+less a zero point of 0 holds (kiln stores them as int8 less 128). Writes dynamic.onnx, input.npz, expected.npz and float.npz
 (the same network in float on the dequantized weights).
-usage: make_ort_dynamic.py OUTDIR [--uint8-weights]
+usage: make_ort_dynamic.py OUTDIR [--uint8-weights | --wide-uint8-weights]
 """
 import os
 import sys
@@ -25,13 +26,15 @@ from onnx import TensorProto, helper, numpy_helper
 
 rng = np.random.default_rng(11)
 out = sys.argv[1]
-uint8_weights = "--uint8-weights" in sys.argv[2:]
+wide = "--wide-uint8-weights" in sys.argv[2:]
+uint8_weights = wide or "--uint8-weights" in sys.argv[2:]
 os.makedirs(out, exist_ok=True)
 
 x = rng.uniform(-1.5, 2.5, (1, 3, 8, 8)).astype(np.float32)
 wtype = np.uint8 if uint8_weights else np.int8
-w1z = wtype(128 if uint8_weights else 0)
-w1 = (rng.integers(-127, 128, (4, 3, 3, 3)) + int(w1z)).astype(wtype)
+w1z = wtype(0 if wide else 128 if uint8_weights else 0)
+w1 = (rng.integers(0, 256, (4, 3, 3, 3)) if wide
+      else rng.integers(-127, 128, (4, 3, 3, 3)) + int(w1z)).astype(wtype)
 w1s = np.float32(0.01)
 b1 = rng.uniform(-0.5, 0.5, 4).astype(np.float32)
 w2z = np.full(5, 120 if uint8_weights else 0, wtype)
