@@ -9,11 +9,12 @@
 namespace kiln {
 
 std::vector<std::string> gpuSupportedOps() {
-  // The IR ops whose kiln operators have no Vulkan kernel yet.
+  // The IR ops whose kiln operators have no Vulkan kernel yet. Gather,
+  // cast and the comparisons run where an integer graph input feeds them
+  // (token ids, masks: IndexLowering.cpp, docs/targets.md).
   static const char *const Missing[] = {
-      "argmax", "argmin", "cast", "conv_transpose", "dequantize",
-      "dynamic_quantize", "equal", "gather", "greater", "less", "pad",
-      "quantize", "where"};
+      "argmax", "argmin", "conv_transpose", "dequantize",
+      "dynamic_quantize", "pad", "quantize", "where"};
   std::vector<std::string> Ops;
   for (const std::string &Op : kilnOpsSupportedOps())
     if (std::find(std::begin(Missing), std::end(Missing), Op) == std::end(Missing))

@@ -24,6 +24,8 @@ llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name) {
   KERNEL(layer_norm)
   KERNEL(matmul)
   KERNEL(pixels_to_tensor)
+  KERNEL(index_gather)
+  KERNEL(index_to_float)
 #define F32_OUT(K)                                                             \
   if (Name == #K "_f16_f32")                                                   \
     return llvm::ArrayRef<uint32_t>(kernels::K##_f16_f32);                     \

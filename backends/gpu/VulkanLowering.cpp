@@ -299,21 +299,35 @@ llvm::Expected<KilnModule> Lowering::run() {
     // PIXELS_TO_TENSOR reads.
     bool Frame = K == Place::Input && Tensor.dtype == fb::DType::U8 &&
                  Readers[size_t(T)] == FrameReaders[size_t(T)];
-    if (Tensor.dtype != fb::DType::F32 && !Frame)
+    // Integer inputs (token ids) stay in the caller's int64 or int32 bytes.
+    bool Integer = K == Place::Input && (Tensor.dtype == fb::DType::I64 ||
+                                         Tensor.dtype == fb::DType::I32);
+    if (Integer) {
+      std::string Why = integerInputProblem(*this, T);
+      if (!Why.empty())
+        return Problem(llvm::formatv(
+            "input '{0}' is {1}, and {2} (the Vulkan target reads integer "
+            "inputs only as gather indices, in casts to float and in "
+            "comparisons with a constant)",
+            Tensor.name, fb::EnumNameDType(Tensor.dtype), Why));
+    }
+    if (Tensor.dtype != fb::DType::F32 && !Frame && !Integer)
       return Problem(llvm::formatv("{0} '{1}' is {2} (the Vulkan target's "
-                                   "graph inputs and outputs are f32, and "
-                                   "image inputs u8)",
+                                   "graph inputs and outputs are f32, image "
+                                   "inputs u8, and integer inputs are read "
+                                   "as indices)",
                                    What, Tensor.name,
                                    fb::EnumNameDType(Tensor.dtype)));
     Storages[size_t(T)] = {dimsOf(Tensor), false};
     Place P;
     P.K = K;
     P.IoIndex = int32_t(Index);
-    P.Bytes = Storages[size_t(T)].bytes(Frame ? 1 : 4);
+    P.Bytes = Storages[size_t(T)].bytes(
+        Frame ? 1 : Tensor.dtype == fb::DType::I64 ? 8 : 4);
     PlaceOf[size_t(T)] = Program.addPlace(P);
     Program.setTensorPlace(T, PlaceOf[size_t(T)]);
     IsIo[size_t(T)] = true;
-    if (Fp16 && !Frame && !convertsInKernel(T, K)) {
+    if (Fp16 && !Frame && !Integer && !convertsInKernel(T, K)) {
       // The kernels use an fp16 copy in the arena (PLAIN, as the buffer).
       IoPlaces.emplace_back(T, PlaceOf[size_t(T)]);
       Place Copy;
@@ -359,21 +373,29 @@ llvm::Expected<KilnModule> Lowering::run() {
         Program.setTensorPlace(T, PlaceOf[size_t(T)]);
       }
     std::string Why;
+    // A comparison's result is boolean and its constant integer: the casts
+    // that read it compute it (IndexLowering.cpp).
+    bool Comparison =
+        Op.kind == fb::OpKind::BINARY &&
+        tensor(Op.outputs[0]).dtype == fb::DType::BOOL;
     for (int32_t T : Op.inputs)
       if (T >= 0 && !isActivation(tensor(T)) &&
           tensor(T).dtype != fb::DType::F32 && tensor(T).dtype != fb::DType::F16 &&
-          tensor(T).dtype != fb::DType::I32)
+          tensor(T).dtype != fb::DType::I32 &&
+          !(Comparison && tensor(T).dtype == fb::DType::I64))
         Why = "its constant input '" + tensor(T).name + "' is " +
               fb::EnumNameDType(tensor(T).dtype) + " (the Vulkan target runs "
               "fp32 and fp16 models; int8 is not supported yet)";
     for (int32_t T : Op.outputs)
-      if (tensor(T).dtype != fb::DType::F32)
+      if (tensor(T).dtype != fb::DType::F32 && !Comparison)
         Why = "its output '" + tensor(T).name + "' is " +
               fb::EnumNameDType(tensor(T).dtype) +
               " (the Vulkan kernels compute fp32 and fp16)";
     if (Op.kind == fb::OpKind::BOX_NMS)
       Why = BoxNmsOnCpuOnly;
-    if (Why.empty()) {
+    if (Why.empty() && Comparison)
+      Why = lowerComparison(*this, Op);
+    else if (Why.empty()) {
       switch (Op.kind) {
       case fb::OpKind::CONV_2D:
         Why = lowerConv(*this, Op);
@@ -416,6 +438,12 @@ llvm::Expected<KilnModule> Lowering::run() {
         break;
       case fb::OpKind::PIXELS_TO_TENSOR:
         Why = lowerPixelsToTensor(*this, Op);
+        break;
+      case fb::OpKind::GATHER:
+        Why = lowerGather(*this, Op);
+        break;
+      case fb::OpKind::CAST:
+        Why = lowerCast(*this, Op);
         break;
       default:
         Why = "the Vulkan target has no kernel for it yet";

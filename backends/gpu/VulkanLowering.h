@@ -40,6 +40,7 @@ public:
 
   // For the per-family lowering functions (*Lowering.cpp).
   const fb::TensorT &tensor(int32_t T) const { return *Cpu.Model.tensors[size_t(T)]; }
+  const fb::ModelT &model() const { return Cpu.Model; }
   const Storage &storage(int32_t T) const { return Storages[size_t(T)]; }
   /// The place holding activation T.
   int32_t place(int32_t T) const { return PlaceOf[size_t(T)]; }
@@ -157,5 +158,13 @@ std::string lowerResize(Lowering &L, const fb::OperatorT &Op);
 std::string lowerLayerNorm(Lowering &L, const fb::OperatorT &Op);
 std::string lowerMatMul(Lowering &L, const fb::OperatorT &Op);
 std::string lowerPixelsToTensor(Lowering &L, const fb::OperatorT &Op);
+// IndexLowering.cpp: integer graph inputs (token ids, masks).
+std::string lowerGather(Lowering &L, const fb::OperatorT &Op);
+std::string lowerCast(Lowering &L, const fb::OperatorT &Op);
+/// EQUAL, GREATER, LESS: checked here, computed by the CASTs that read them.
+std::string lowerComparison(Lowering &L, const fb::OperatorT &Op);
+/// Why integer graph input T cannot stay in its caller's bytes ("" when
+/// every reader is a gather by it, a cast of it or a comparison of it).
+std::string integerInputProblem(const Lowering &L, int32_t T);
 
 } // namespace kiln::vulkan

@@ -23,10 +23,14 @@ Status verifyGpuIo(const LoadedModel &LM) {
       const char *What = Io == &LM.Inputs ? "graph input" : "graph output";
       bool Frame = Io == &LM.Inputs && D.DType == fb::DType::U8 &&
                    LM.imageInput(I);
-      if (D.DType != fb::DType::F32 && !Frame)
+      // Token ids: the index kernels read them in place (int_index.glsl).
+      bool Integer = Io == &LM.Inputs && (D.DType == fb::DType::I64 ||
+                                          D.DType == fb::DType::I32);
+      if (D.DType != fb::DType::F32 && !Frame && !Integer)
         return invalidModel(What, " tensor ", X, " '", D.Name, "' is ",
                             dtypeName(D.DType),
-                            " (a GPU file's are f32, image inputs u8)");
+                            " (a GPU file's are f32, image inputs u8 and "
+                            "integer inputs i64 or i32)");
       if (D.Layout == fb::Layout::C4 || D.Layout == fb::Layout::PACKED)
         return invalidModel(What, " tensor ", X, " '", D.Name, "' is ",
                             fb::EnumNameLayout(D.Layout),

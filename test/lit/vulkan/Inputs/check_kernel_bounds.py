@@ -14,11 +14,25 @@ def strip_comments(text):
     return re.sub(r"//[^\n]*", "", text)
 
 
+def with_includes(path):
+    """The kernel's text with the files it includes from its folder inlined
+    (int_index.glsl reads a buffer its kernel declares), less the macro
+    definitions (common.glsl's LOAD and STORE themselves)."""
+    text = []
+    for line in path.read_text().split("\n"):
+        include = re.match(r'\s*#include\s+"([\w.]+)"', line)
+        if include:
+            text.append(with_includes(path.parent / include.group(1)))
+        elif not line.lstrip().startswith("#define"):
+            text.append(line)
+    return "\n".join(text)
+
+
 def main(folder):
     kernels = sorted(pathlib.Path(folder).glob("*.comp"))
     buffers = guarded = raw = 0
     for path in kernels:
-        lines = strip_comments(path.read_text()).split("\n")
+        lines = strip_comments(with_includes(path)).split("\n")
         names = DECL.findall("\n".join(lines))
         buffers += len(names)
         for number, line in enumerate(lines, 1):
