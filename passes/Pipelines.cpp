@@ -110,8 +110,8 @@ pipelineWithExpansions(int OptLevel, const std::vector<std::string> &Expansions)
 
 std::vector<std::string> pipelineForNnapiTarget(int OptLevel) {
   return pipelineWithExpansions(
-      OptLevel, {"expand-layer-norm", "expand-gelu", "expand-matmul",
-                 "lower-transpose-rank"});
+      OptLevel, {"narrow-index-inputs", "expand-layer-norm", "expand-gelu",
+                 "expand-matmul", "lower-transpose-rank"});
 }
 
 } // namespace kiln

@@ -322,6 +322,10 @@ llvm::Expected<KilnModule> Lowering::run() {
     Place P;
     P.K = K;
     P.IoIndex = int32_t(Index);
+    if (Storages[size_t(T)].elements() == 0)
+      return Problem(llvm::formatv("{0} '{1}' has no elements (a Vulkan "
+                                   "buffer is never empty)",
+                                   What, Tensor.name));
     P.Bytes = Storages[size_t(T)].bytes(
         Frame ? 1 : Tensor.dtype == fb::DType::I64 ? 8 : 4);
     PlaceOf[size_t(T)] = Program.addPlace(P);

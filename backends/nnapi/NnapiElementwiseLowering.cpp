@@ -22,6 +22,19 @@ void lowerBinary(Lowering &L, int32_t Op) {
   const fb::OperatorT &O = L.op(Op);
   const fb::BinaryOptionsT &C = *O.options.AsBinaryOptions();
   uint32_t A = L.operandOf(O.inputs[0]), B = L.operandOf(O.inputs[1]);
+  if (C.op == fb::BinaryOp::EQUAL || C.op == fb::BinaryOp::GREATER ||
+      C.op == fb::BinaryOp::LESS) {
+    // A padding mask from token ids (int32 after narrow-index-inputs), or
+    // a float comparison: TENSOR_BOOL8 out, operands of one type.
+    int32_t TA = L.operand(A).type, TB = L.operand(B).type;
+    if (TA != TB || (TA != TENSOR_INT32 && TA != TENSOR_FLOAT32))
+      return L.fail(Op, "NNAPI compares two TENSOR_INT32 or two "
+                        "TENSOR_FLOAT32 operands");
+    int32_t Code = C.op == fb::BinaryOp::EQUAL     ? EQUAL
+                   : C.op == fb::BinaryOp::GREATER ? GREATER
+                                                   : LESS;
+    return L.emit(Code, {A, B}, {L.operandOf(O.outputs[0])}, Op);
+  }
   if (!L.floatOrInt8(O.outputs[0]))
     return L.fail(Op, "integer arithmetic is not lowered to NNAPI");
   uint32_t Out = L.operandOf(O.outputs[0]);
@@ -204,6 +217,33 @@ void lowerPrelu(Lowering &L, int32_t Op) {
   const fb::OperatorT &O = L.op(Op);
   L.emit(PRELU, {L.operandOf(O.inputs[0]), L.operandOf(O.inputs[1])},
          {L.operandOf(O.outputs[0])}, Op);
+}
+
+void lowerCast(Lowering &L, int32_t Op) {
+  const fb::OperatorT &O = L.op(Op);
+  const fb::TensorT &In = L.tensor(O.inputs[0]);
+  if (L.tensor(O.outputs[0]).dtype != fb::DType::F32 ||
+      (In.dtype != fb::DType::I32 && In.dtype != fb::DType::BOOL))
+    return L.fail(Op, std::string("a cast from ") +
+                          fb::EnumNameDType(In.dtype) + " to " +
+                          fb::EnumNameDType(L.tensor(O.outputs[0]).dtype) +
+                          " (NNAPI lowers int32 and bool to f32)");
+  uint32_t X = L.operandOf(O.inputs[0]), Out = L.operandOf(O.outputs[0]);
+  if (In.dtype == fb::DType::I32)
+    return L.emit(CAST, {X}, {Out}, Op);
+  // CAST takes no TENSOR_BOOL8 before level 30, and then only to itself:
+  // SELECT between constant ones and zeros of the output's shape.
+  std::vector<uint32_t> Dims = L.operand(Out).dimensions;
+  size_t N = 1;
+  for (uint32_t D : Dims)
+    N *= D;
+  auto Filled = [&](float V) {
+    std::vector<float> Values(N, V);
+    std::vector<uint8_t> Bytes(N * 4);
+    std::memcpy(Bytes.data(), Values.data(), Bytes.size());
+    return L.constant(TENSOR_FLOAT32, Dims, 0, 0, std::move(Bytes));
+  };
+  L.emit(SELECT, {X, Filled(1.0f), Filled(0.0f)}, {Out}, Op);
 }
 
 } // namespace kiln::nnapi

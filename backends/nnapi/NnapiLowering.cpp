@@ -58,9 +58,16 @@ template <typename T> std::vector<uint8_t> bytesOf(const std::vector<T> &V) {
   return B;
 }
 
-bool isHostKind(fb::OpKind K, bool Before) {
+bool isHostKind(const fb::ModelT &M, const fb::OperatorT &Op, bool Before) {
+  fb::OpKind K = Op.kind;
   if (K == fb::OpKind::TRANSPOSE || K == fb::OpKind::RESHAPE)
     return true;
+  // int64 token ids narrowed to int32 (narrow-index-inputs): NNAPI has no
+  // 64-bit tensors.
+  if (K == fb::OpKind::CAST)
+    return Before &&
+           M.tensors[size_t(Op.inputs[0])]->dtype == fb::DType::I64 &&
+           M.tensors[size_t(Op.outputs[0])]->dtype == fb::DType::I32;
   // An image input's frame is converted by the host, in the pass that
   // stages the NNAPI model's input anyway.
   if (K == fb::OpKind::PIXELS_TO_TENSOR)
@@ -143,6 +150,9 @@ void Lowering::fillTensorType(fb::NnapiOperandT &Operand,
     // of bias[c] is input scale * weight scale[c]).
     if (T.quant && T.quant->axis < 0 && !T.quant->scale.empty())
       Operand.scale = T.quant->scale[0];
+    return;
+  case fb::DType::BOOL:
+    Operand.type = TENSOR_BOOL8;
     return;
   case fb::DType::I8:
     if (!T.quant || T.quant->scale.empty())
@@ -576,6 +586,8 @@ void Lowering::lowerOperator(int32_t Op) {
   case fb::OpKind::QUANTIZE:
   case fb::OpKind::DEQUANTIZE:
     return lowerQuantize(*this, Op);
+  case fb::OpKind::CAST:
+    return lowerCast(*this, Op);
   case fb::OpKind::BOX_NMS:
     return fail(Op, BoxNmsOnCpuOnly);
   default:
@@ -588,7 +600,7 @@ void Lowering::splitHostOperators() {
   std::set<int32_t> HostValues(M.Model.inputs.begin(), M.Model.inputs.end());
   for (size_t I = 0; I < Ops.size(); ++I) {
     const fb::OperatorT &Op = *Ops[I];
-    if (!isHostKind(Op.kind, true) || Op.inputs.empty())
+    if (Op.inputs.empty() || !isHostKind(M.Model, Op, true))
       continue;
     if (!HostValues.count(Op.inputs[0]))
       continue;
@@ -609,7 +621,7 @@ void Lowering::splitHostOperators() {
   std::vector<uint32_t> After;
   for (size_t I = Ops.size(); I-- > 0;) {
     const fb::OperatorT &Op = *Ops[I];
-    if (HostOperators.count(int32_t(I)) || !isHostKind(Op.kind, false))
+    if (HostOperators.count(int32_t(I)) || !isHostKind(M.Model, Op, false))
       continue;
     bool OnlyHost = true;
     for (int32_t T : Op.outputs) {

@@ -154,6 +154,8 @@ void lowerFullyConnected(Lowering &L, int32_t Op);
 void lowerPool(Lowering &L, int32_t Op);
 void lowerBinary(Lowering &L, int32_t Op);
 void lowerUnary(Lowering &L, int32_t Op);
+/// CAST of int32 (NNAPI CAST) or bool (SELECT) to f32.
+void lowerCast(Lowering &L, int32_t Op);
 /// The float operations of unary operator Op from float operand X to Out.
 void emitUnaryFloat(Lowering &L, int32_t Op, uint32_t X, uint32_t Out);
 /// Unary operator Op between int8 operands X and Out, in int8 where NNAPI

@@ -64,9 +64,13 @@ enum OperandCode : int32_t {
   X(SUB, 36, 28)                      \
   X(TRANSPOSE, 37, 28)                \
   X(ABS, 38, 29)                      \
+  X(CAST, 45, 29)                     \
+  X(EQUAL, 48, 29)                    \
   X(EXP, 49, 29)                      \
   X(GATHER, 51, 29)                   \
+  X(GREATER, 53, 29)                  \
   X(GROUPED_CONV_2D, 55, 29)          \
+  X(LESS, 58, 29)                     \
   X(LOG, 60, 29)                      \
   X(LOG_SOFTMAX, 64, 29)              \
   X(MAXIMUM, 65, 29)                  \
@@ -80,6 +84,7 @@ enum OperandCode : int32_t {
   X(REDUCE_MIN, 78, 29)               \
   X(REDUCE_SUM, 80, 29)               \
   X(RSQRT, 83, 29)                    \
+  X(SELECT, 84, 29)                   \
   X(SQRT, 88, 29)                     \
   X(TRANSPOSE_CONV_2D, 91, 29)        \
   X(RESIZE_NEAREST_NEIGHBOR, 94, 29)  \

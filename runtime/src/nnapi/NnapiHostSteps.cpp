@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 namespace kiln::rt {
@@ -66,6 +67,13 @@ void runNnapiHostStep(const LoadedModel &M, size_t Op,
       float Q = std::nearbyint(In[E] / Scale) + Zero;
       Out[E] = int8_t(std::min(127.0f, std::max(-128.0f, Q)));
     }
+    return;
+  }
+  case fb::OpKind::CAST: { // token ids: i64 to NNAPI's i32, saturating
+    const auto *In = reinterpret_cast<const int64_t *>(From);
+    auto *Out = reinterpret_cast<int32_t *>(To);
+    for (uint64_t E = 0; E < X.Elements; ++E)
+      Out[E] = int32_t(std::clamp<int64_t>(In[E], INT32_MIN, INT32_MAX));
     return;
   }
   case fb::OpKind::DEQUANTIZE: {

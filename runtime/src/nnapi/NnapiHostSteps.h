@@ -1,6 +1,7 @@
 // The kiln operators an NNAPI file runs on the host around its NNAPI model
 // (NnapiPayload.host_before, host_after): TRANSPOSE, RESHAPE, QUANTIZE
-// (f32 -> per-tensor i8) and DEQUANTIZE, small and naive. The loader has
+// (f32 -> per-tensor i8), DEQUANTIZE and CAST (int64 token ids -> NNAPI's
+// int32, saturating), small and naive. The loader has
 // checked each one (OpValidation.h), so shapes and parameters are trusted.
 #pragma once
 

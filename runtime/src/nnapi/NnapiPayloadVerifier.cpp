@@ -54,7 +54,10 @@ const char *signatures(int32_t Code) {
   case nn::RESHAPE: case nn::TRANSPOSE: case nn::PAD:
     return "TI";
   case nn::MAXIMUM: case nn::MINIMUM: case nn::POW: case nn::PRELU:
+  case nn::EQUAL: case nn::GREATER: case nn::LESS:
     return "TT";
+  case nn::SELECT:
+    return "TTT";
   case nn::ELU:
     return "Tf";
   case nn::SOFTMAX:
@@ -381,12 +384,19 @@ public:
       Where += concat(" (operator ", K, ", ", opKindName(Kind), ")");
       if (Kind != fb::OpKind::TRANSPOSE && Kind != fb::OpKind::RESHAPE &&
           Kind != fb::OpKind::QUANTIZE && Kind != fb::OpKind::DEQUANTIZE &&
-          Kind != fb::OpKind::PIXELS_TO_TENSOR)
+          Kind != fb::OpKind::PIXELS_TO_TENSOR && Kind != fb::OpKind::CAST)
         return invalidModel(Where, ": the host runs only TRANSPOSE, RESHAPE, "
-                            "QUANTIZE, DEQUANTIZE and PIXELS_TO_TENSOR");
+                            "QUANTIZE, DEQUANTIZE, PIXELS_TO_TENSOR and "
+                            "CAST (i64 to i32)");
       OpView View{Op, {}, {}};
       if (!Op.inputs() || !Op.outputs())
         return invalidModel(Where, ": no inputs or outputs");
+      if (Kind == fb::OpKind::CAST &&
+          (Op.inputs()->size() != 1 || Op.outputs()->size() != 1 ||
+           Op.inputs()->Get(0) < 0 ||
+           Tensors[size_t(Op.inputs()->Get(0))].DType != fb::DType::I64 ||
+           Tensors[size_t(Op.outputs()->Get(0))].DType != fb::DType::I32))
+        return invalidModel(Where, ": the host casts only i64 to i32");
       for (int32_t X : *Op.inputs()) { // indices checked by the loader
         if (X < 0)
           return invalidModel(Where, ": an absent input");

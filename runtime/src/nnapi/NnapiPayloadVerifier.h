@@ -4,7 +4,7 @@
 // segment) and the kiln tensor it maps; every operation's code, level,
 // operand counts and order (each operand written once, read after it is
 // written); the model's inputs and outputs; and the host steps
-// (host_before, host_after: TRANSPOSE, RESHAPE, QUANTIZE, DEQUANTIZE) with
+// (host_before, host_after: TRANSPOSE, RESHAPE, QUANTIZE, DEQUANTIZE, CAST) with
 // the tensors flowing from the graph inputs through them and the NNAPI
 // model to the graph outputs. Messages name the operand or operation index.
 #pragma once

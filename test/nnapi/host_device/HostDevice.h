@@ -162,6 +162,8 @@ struct OpContext {
 void runOperation(const OpContext &C);
 /// The float kernels; false when the operation is not one of them.
 bool runFloatOperation(const OpContext &C);
+/// EQUAL, GREATER, LESS, SELECT and CAST (HostOpsLogical.cpp).
+void runLogicalOperation(const OpContext &C);
 /// The quantized kernels; false when the operation is not one of them.
 bool runQuantOperation(const OpContext &C);
 /// Quantized LOGISTIC, TANH, SOFTMAX and HARD_SWISH in fixed point; false

@@ -415,6 +415,8 @@ void runOperation(const OpContext &C) {
     return resizeBilinearOp(C);
   case RESIZE_NEAREST_NEIGHBOR:
     return resizeNearestOp(C);
+  case EQUAL: case GREATER: case LESS: case SELECT: case CAST:
+    return runLogicalOperation(C);
   default:
     break;
   }

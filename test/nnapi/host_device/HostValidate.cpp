@@ -174,6 +174,9 @@ struct Checker {
   void quantize();
   void dequantize();
   void resize();
+  void comparison();
+  void select();
+  void cast();
   void quantMultiplierBelowOne() const;
   void outputScaleAboveProduct(const Operand &Input, const Operand &Filter) const;
   void padsBelowFilter(int32_t PadL, int32_t PadR, int32_t PadT, int32_t PadB,
@@ -696,6 +699,45 @@ void Checker::gather() {
   dims(D);
 }
 
+/// EQUAL, GREATER, LESS (level 29): two operands of one type, broadcast,
+/// a TENSOR_BOOL8 result (the types kiln emits: int32 and float32).
+void Checker::comparison() {
+  counts({2}, 1);
+  type(in(0), "input 0", {TENSOR_INT32, TENSOR_FLOAT32});
+  sameType(in(0), in(1), "input 1");
+  type(out(), "the output", {TENSOR_BOOL8});
+  std::vector<uint32_t> D;
+  if (!broadcastDims(in(0).Dims, in(1).Dims, D))
+    fail("inputs " + dimsString(in(0).Dims) + " and " +
+         dimsString(in(1).Dims) + " do not broadcast");
+  if (in(0).Dims.size() > 4 || in(1).Dims.size() > 4)
+    fail("inputs of rank above 4");
+  dims(D);
+}
+
+/// SELECT (level 29): a TENSOR_BOOL8 mask and two operands of one type,
+/// all of the mask's shape (no broadcasting).
+void Checker::select() {
+  counts({3}, 1);
+  type(in(0), "the mask", {TENSOR_BOOL8});
+  type(in(1), "input 1", {TENSOR_INT32, TENSOR_FLOAT32});
+  sameType(in(1), in(2), "input 2");
+  sameType(in(1), out(), "the output");
+  if (in(1).Dims != in(0).Dims || in(2).Dims != in(0).Dims)
+    fail("inputs " + dimsString(in(1).Dims) + " and " + dimsString(in(2).Dims) +
+         " are not the mask's shape " + dimsString(in(0).Dims));
+  dims(in(0).Dims);
+}
+
+/// CAST (level 29) as kiln emits it: int32 to float32 (or to itself).
+void Checker::cast() {
+  counts({1}, 1);
+  type(in(0), "the input", {TENSOR_INT32, TENSOR_FLOAT32});
+  if (out().Type != in(0).Type)
+    type(out(), "the output", {TENSOR_FLOAT32});
+  dims(in(0).Dims);
+}
+
 void Checker::prelu() {
   counts({2}, 1);
   activationType(in(0), "the input");
@@ -834,6 +876,12 @@ void Checker::run() {
     return reduce();
   case GATHER:
     return gather();
+  case EQUAL: case GREATER: case LESS:
+    return comparison();
+  case SELECT:
+    return select();
+  case CAST:
+    return cast();
   case PRELU:
     return prelu();
   case RELU: case RELU1: case RELU6: case LOGISTIC: case TANH: case FLOOR:

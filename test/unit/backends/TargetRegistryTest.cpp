@@ -112,19 +112,27 @@ TEST_CASE("targets supply their pipeline per -O level", "[targets]") {
 
 TEST_CASE("the vulkan check lists every input and operator it cannot run at once",
           "[targets]") {
-  auto G = requireValue(parseGraph(R"(graph @g(%x: f32[1,4], %i: i64[2]) -> (%z: f32[1,4], %y: f32[2,4]) {
+  // The gather of a computed tensor (not an embedding of a constant table
+  // by the ids), and the u8 input that is no image with its cast, are
+  // refused.
+  auto G = requireValue(parseGraph(R"(graph @g(%x: f32[1,4], %i: i64[2], %h: u8[4]) -> (%z: f32[1,4], %y: f32[2,4], %c: f32[4]) {
   %a = relu(%x) : f32[1,4]
   %pads = const i64[4] dense[0, 0, 0, 0]
   %z = pad(%a, %pads) {mode="edge"} : f32[1,4]
   %t = transpose(%a) {perm=[1, 0]} : f32[4,1]
   %y = gather(%x, %i) {axis=0} : f32[2,4]
-  return %z, %y
+  %c = cast(%h) {to="f32"} : f32[4]
+  return %z, %y, %c
 }
 )",
                                    "g.kir"));
   std::string M = messageOf(findTarget("vulkan")->Check(*G));
-  CHECK(M.find("the Vulkan target cannot run 3 part(s)") != std::string::npos);
-  CHECK(M.find("input 'i' is I64") != std::string::npos);
+  INFO(M);
+  CHECK(M.find("the Vulkan target cannot run 4 part(s)") != std::string::npos);
+  CHECK(M.find("(CAST): a cast of other than an integer graph input") !=
+        std::string::npos);
+  CHECK(M.find("input 'h' is U8") != std::string::npos);
+  CHECK(M.find("input 'i'") == std::string::npos);
   CHECK(M.find("(PAD)") != std::string::npos);
   CHECK(M.find("(GATHER)") != std::string::npos);
   CHECK(messageOf(findTarget("cpu")->Check(*G)).empty());
