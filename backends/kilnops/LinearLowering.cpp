@@ -202,6 +202,16 @@ llvm::Error lowerMatMul(const Node &N, LoweringContext &Ctx) {
   std::vector<int64_t> SA = sizesOf(A), SB = sizesOf(B),
                        Y = sizesOf(N.result());
   OutputActivation Act = outputActivation(N);
+  if (isInt8Pattern(N, Ctx.options())) {
+    // Both operands and the result int8 per tensor (the quantizes around
+    // it): one MATMUL on the i8 tensors, requantized as it stores.
+    fb::MatMulOptionsT O;
+    O.output_min = Act.Min, O.output_max = Act.Max;
+    int32_t Lhs = int8Operand(Ctx, A, false), Rhs = int8Operand(Ctx, B, false);
+    Ctx.addOp(fb::OpKind::MATMUL, {Lhs, Rhs}, {int8Result(Ctx, N, false)},
+              optionsOf(O), fb::Engine::ANY);
+    return llvm::Error::success();
+  }
   int32_t In = Ctx.canonical(A);
   if (Ctx.constantOf(B) && SB.size() <= 2) {
     // y = a . b with b [K, N] (or [K]): a fully connected layer with the
@@ -233,6 +243,8 @@ llvm::Error lowerMatMul(const Node &N, LoweringContext &Ctx) {
     });
     return llvm::Error::success();
   }
+  fb::MatMulOptionsT O;
+  O.output_min = Act.Min, O.output_max = Act.Max;
   // General case: rank >= 2 operands for MATMUL, reshaped back after.
   int32_t Rhs = Ctx.canonical(B);
   std::vector<int64_t> Out2 = Y;
@@ -244,8 +256,6 @@ llvm::Error lowerMatMul(const Node &N, LoweringContext &Ctx) {
     Rhs = Ctx.reshape(Rhs, {SB[0], 1}, nameOf(B, "b") + ".2d", fb::Layout::PLAIN);
     Out2.push_back(1);
   }
-  fb::MatMulOptionsT O;
-  O.output_min = Act.Min, O.output_max = Act.Max;
   if (Out2 == Y) {
     emitWithActivation(Ctx, N.result(), false, Act, [&](int32_t Out) {
       Ctx.addOp(fb::OpKind::MATMUL, {In, Rhs}, {Out}, optionsOf(O),

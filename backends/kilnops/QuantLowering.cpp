@@ -315,8 +315,11 @@ bool isInt8Pattern(const Node &N, const LoweringOptions &Opts) {
   bool Moves = isInt8Move(N);
   bool Binary = Op == "add" || (Op == "mul" && Opts.Int8Elementwise);
   bool Table = isInt8Table(N, Opts);
-  if (!Weighted && !Moves && !Binary && !Table && Op != "max_pool" &&
-      Op != "global_avg_pool")
+  // A product of two activations (attention's q k^T and p v).
+  bool MatMul = Op == "matmul" && N.operand(0)->type().rank() >= 2 &&
+                N.operand(1)->type().rank() >= 2;
+  if (!Weighted && !Moves && !Binary && !Table && !MatMul &&
+      Op != "max_pool" && Op != "global_avg_pool")
     return false;
   if (N.numResults() != 1 || N.result()->numUses() != 1 ||
       N.graph()->isOutput(N.result()))
@@ -325,7 +328,7 @@ bool isInt8Pattern(const Node &N, const LoweringOptions &Opts) {
   if (!Q->isOp("quantize") || !perTensorInt8(Q->result()))
     return false;
   if (N.operand(0)->type().rank() != 4 && Op != "linear" && !Binary &&
-      !Table && !Moves)
+      !Table && !Moves && !MatMul)
     return false;
   if (N.hasAttr("activation")) {
     ActivationKind K = readFusedActivation(N).Kind;
@@ -333,7 +336,7 @@ bool isInt8Pattern(const Node &N, const LoweringOptions &Opts) {
         K != ActivationKind::Clip)
       return false;
   }
-  unsigned Activations = Binary           ? 2
+  unsigned Activations = Binary || MatMul ? 2
                          : Op == "concat" ? N.numOperands()
                                           : 1;
   for (unsigned I = 0; I < Activations; ++I)

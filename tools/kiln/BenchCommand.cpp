@@ -1,6 +1,6 @@
 // kiln bench: times a .kiln model in the kiln runtime.
 //   kiln bench MODEL.kiln [--threads N] [--runs K] [--warmup W] [--profile]
-//              [--no-onednn] [--huge-pages] [--verify-weights] [--json]
+//              [--no-onednn] [--reference-kernels] [--huge-pages] [--verify-weights] [--json]
 //              [--image WxH]
 // Reports the load time (map + verify), the session creation time (memory
 // planning, kernel creation and weight packing), the first run,

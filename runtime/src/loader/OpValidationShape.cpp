@@ -299,9 +299,20 @@ Status validateMatMul(const OpView &V) {
   if (Status S = checkClampRange(O.output_min(), O.output_max()))
     return S;
   const TensorDesc &A = *V.In[0], &B = *V.In[1], &Y = *V.Out[0];
-  for (const TensorDesc *T : {&A, &B, &Y})
-    if (Status S = checkDType(*T, DType::F32, "tensor"))
+  // f32, or int8 throughout (per-tensor scales and zero points: attention's
+  // products in an int8 model).
+  if (A.DType == DType::I8) {
+    if (Status S = checkInt8Activation(A, "input 0"))
       return S;
+    if (Status S = checkInt8Activation(B, "input 1"))
+      return S;
+    if (Status S = checkInt8Activation(Y, "output"))
+      return S;
+  } else {
+    for (const TensorDesc *T : {&A, &B, &Y})
+      if (Status S = checkDType(*T, DType::F32, "tensor"))
+        return S;
+  }
   if (A.rank() < 2 || B.rank() < 2)
     return invalidModel("operands must have rank >= 2");
   int64_t M = A.dim(A.rank() - 2), K = A.dim(A.rank() - 1),

@@ -7,6 +7,10 @@ void addSessionFlags(CLI::App &Sub, CompiledModel::SessionSettings &S,
   Sub.add_flag("--no-onednn", S.DisableOnednn,
                Prefix + "run the convolutions on XNNPACK even where this "
                         "runtime has oneDNN (to compare the two)");
+  Sub.add_flag("--reference-kernels", S.ForceReference,
+               Prefix + "run every CPU operator on kiln's reference kernels "
+                        "(kiln_cpu_options force_reference; to check the "
+                        "optimized kernels against them)");
   Sub.add_flag("--huge-pages", S.HugePages,
                Prefix + "put the weights oneDNN converts on transparent huge "
                         "pages (kiln_cpu_options huge_page_weights)");

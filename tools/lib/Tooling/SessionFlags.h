@@ -1,6 +1,6 @@
 // The command-line flags that choose how the kiln runtime creates a session,
 // shared by `kiln run` (for .kiln models) and `kiln bench`:
-//   --no-onednn  --huge-pages  --verify-weights
+//   --no-onednn  --reference-kernels  --huge-pages  --verify-weights
 //   --vulkan-device N  --vulkan-validation  --pipeline-cache DIR (Vulkan files)
 //   --gpu-kernels catalog|any-valid (GPU files: kiln_set_gpu_kernel_policy)
 // --threads stays with each command: their defaults differ, and `kiln run`

@@ -428,15 +428,39 @@ std::unique_ptr<Kernel> singleStep(dnnl::primitive Prim,
                                         std::move(Scratch));
 }
 
-/// An f32 MATMUL of two activations (attention's q k^T and p v) as oneDNN's
-/// batched matmul: [P, M, K] x [P or 1, K, N] -> [P, M, N], clamped. Other
-/// batch broadcasts stay on the reference kernel.
+/// The int8 MATMUL's requantization as oneDNN attributes: both operands'
+/// zero points, the scale a_scale * b_scale / y_scale on the int32 sum, and
+/// the clamp as a clip in the scaled domain before the destination zero
+/// point (the reference kernel's arithmetic, Int8Kernels.cpp).
+dnnl::primitive_attr int8MatMulAttr(const KernelArgs &A) {
+  const auto &O = *A.Op.options_as_MatMulOptions();
+  const TensorDesc &AD = *A.In[0].Desc, &BD = *A.In[1].Desc, &YD = *A.Out[0].Desc;
+  dnnl::primitive_attr Attr;
+  Attr.set_output_scales(0, {AD.Scales[0] * BD.Scales[0] / YD.Scales[0]});
+  Attr.set_zero_points(DNNL_ARG_SRC, 0, {int32_t(AD.ZeroPoints[0])});
+  Attr.set_zero_points(DNNL_ARG_WEIGHTS, 0, {int32_t(BD.ZeroPoints[0])});
+  const int32_t YZ = int32_t(YD.ZeroPoints[0]);
+  Attr.set_zero_points(DNNL_ARG_DST, 0, {YZ});
+  const int Lo = quantizedLower(O.output_min(), YD),
+            Hi = quantizedUpper(O.output_max(), YD);
+  if (Lo > -128 || Hi < 127) {
+    dnnl::post_ops Ops;
+    Ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, float(Lo - YZ),
+                       float(Hi - YZ));
+    Attr.set_post_ops(Ops);
+  }
+  return Attr;
+}
+
+/// A MATMUL of two activations (attention's q k^T and p v) as oneDNN's
+/// batched matmul: [P, M, K] x [P or 1, K, N] -> [P, M, N], f32 clamped or
+/// int8 requantized. Other batch broadcasts stay on the reference kernel.
 std::unique_ptr<Kernel> matMul(const KernelArgs &A) {
   const auto &O = *A.Op.options_as_MatMulOptions();
   const KernelTensor &X = A.In[0], &W = A.In[1], &Y = A.Out[0];
-  const auto F32 = fb::DType::F32;
-  if (X.Desc->DType != F32 || W.Desc->DType != F32 || Y.Desc->DType != F32 ||
-      X.rank() < 2 || W.rank() < 2 || Y.elements() == 0)
+  const fb::DType T = X.Desc->DType;
+  if ((T != fb::DType::F32 && T != fb::DType::I8) || W.Desc->DType != T ||
+      Y.Desc->DType != T || X.rank() < 2 || W.rank() < 2 || Y.elements() == 0)
     return nullptr;
   const int64_t M = X.dim(X.rank() - 2), K = X.dim(X.rank() - 1),
                 N = W.dim(W.rank() - 1);
@@ -447,15 +471,19 @@ std::unique_ptr<Kernel> matMul(const KernelArgs &A) {
                 PW = int64_t(W.elements()) / (K * N);
   if (PX != P || (PW != P && PW != 1))
     return nullptr;
-  const auto Type = memory::data_type::f32;
+  const bool Int8 = T == fb::DType::I8;
+  const auto Type = Int8 ? memory::data_type::s8 : memory::data_type::f32;
   memory::desc Src(dims({P, M, K}), Type, Tag::abc);
   memory::desc Wei(dims({PW, K, N}), Type, Tag::abc);
   memory::desc Dst(dims({P, M, N}), Type, Tag::abc);
   OneOpenMpThread One;
   try {
     dnnl::matmul::desc D(Src, Wei, Dst);
-    dnnl::matmul::primitive_desc PD(D, f32Attr(O.output_min(), O.output_max()),
-                                    cpuEngine());
+    dnnl::matmul::primitive_desc PD(
+        D,
+        Int8 ? withSessionScratchpad(int8MatMulAttr(A))
+             : f32Attr(O.output_min(), O.output_max()),
+        cpuEngine());
     if (isReference(PD.impl_info_str()))
       return nullptr;
     const dnnl::engine &E = cpuEngine();

@@ -146,18 +146,16 @@ RunFn fullyConnected(const KernelArgs &A) {
   };
 }
 
-RunFn matMul(const KernelArgs &A) {
-  const auto &O = *A.Op.options_as_MatMulOptions();
-  const KernelTensor &Ta = A.In[0], &Tb = A.In[1], &Ty = A.Out[0];
+MatMulBatches::MatMulBatches(const KernelTensor &Ta, const KernelTensor &Tb,
+                             const KernelTensor &Ty) {
   int64_t RankY = Ty.rank();
-  int64_t M = Ty.dim(RankY - 2), N = Ty.dim(RankY - 1),
-          K = Ta.dim(Ta.rank() - 1);
+  M = Ty.dim(RankY - 2), N = Ty.dim(RankY - 1), K = Ta.dim(Ta.rank() - 1);
+  Dims.assign(Ty.shape().begin(), Ty.shape().end() - 2);
   // Batch strides of a and b aligned to y's batch dims (0 where broadcast).
-  std::vector<int64_t> BatchDims(Ty.shape().begin(), Ty.shape().end() - 2);
   auto batchStrides = [&](const KernelTensor &T) {
-    std::vector<int64_t> S(BatchDims.size(), 0);
+    std::vector<int64_t> S(Dims.size(), 0);
     int64_t Stride = T.dim(T.rank() - 2) * T.dim(T.rank() - 1);
-    int64_t Offset = int64_t(BatchDims.size()) - (T.rank() - 2);
+    int64_t Offset = int64_t(Dims.size()) - (T.rank() - 2);
     for (int64_t I = T.rank() - 3; I >= 0; --I) {
       if (T.dim(I) != 1)
         S[size_t(I + Offset)] = Stride;
@@ -165,22 +163,41 @@ RunFn matMul(const KernelArgs &A) {
     }
     return S;
   };
-  std::vector<int64_t> SA = batchStrides(Ta), SB = batchStrides(Tb);
-  const float *Pa = Ta.as<const float>(), *Pb = Tb.as<const float>();
-  float *Py = Ty.as<float>();
+  StrideA = batchStrides(Ta);
+  StrideB = batchStrides(Tb);
+}
+
+void MatMulBatches::forEach(
+    const std::function<void(int64_t, int64_t, int64_t)> &Fn) const {
+  int64_t Batches = 1;
+  for (int64_t D : Dims)
+    Batches *= D;
+  std::vector<int64_t> Index(Dims.size(), 0);
+  for (int64_t Bt = 0; Bt < Batches; ++Bt) {
+    int64_t OffA = 0, OffB = 0;
+    for (size_t D = 0; D < Index.size(); ++D) {
+      OffA += Index[D] * StrideA[D];
+      OffB += Index[D] * StrideB[D];
+    }
+    Fn(OffA, OffB, Bt * M * N);
+    for (int64_t D = int64_t(Index.size()) - 1; D >= 0; --D) {
+      if (++Index[size_t(D)] < Dims[size_t(D)])
+        break;
+      Index[size_t(D)] = 0;
+    }
+  }
+}
+
+RunFn matMul(const KernelArgs &A) {
+  const auto &O = *A.Op.options_as_MatMulOptions();
+  MatMulBatches B(A.In[0], A.In[1], A.Out[0]);
+  const float *Pa = A.In[0].as<const float>(), *Pb = A.In[1].as<const float>();
+  float *Py = A.Out[0].as<float>();
   float Min = O.output_min(), Max = O.output_max();
   return [=]() {
-    int64_t Batches = 1;
-    for (int64_t D : BatchDims)
-      Batches *= D;
-    std::vector<int64_t> Index(BatchDims.size(), 0);
-    for (int64_t Bt = 0; Bt < Batches; ++Bt) {
-      int64_t OffA = 0, OffB = 0;
-      for (size_t D = 0; D < Index.size(); ++D) {
-        OffA += Index[D] * SA[D];
-        OffB += Index[D] * SB[D];
-      }
-      float *Out = Py + Bt * M * N;
+    const int64_t M = B.M, N = B.N, K = B.K;
+    B.forEach([&](int64_t OffA, int64_t OffB, int64_t OffY) {
+      float *Out = Py + OffY;
       std::fill(Out, Out + M * N, 0.0f);
       for (int64_t I = 0; I < M; ++I)
         for (int64_t P = 0; P < K; ++P) {
@@ -191,12 +208,7 @@ RunFn matMul(const KernelArgs &A) {
         }
       for (int64_t I = 0; I < M * N; ++I)
         Out[I] = clampValue(Out[I], Min, Max);
-      for (int64_t D = int64_t(Index.size()) - 1; D >= 0; --D) {
-        if (++Index[size_t(D)] < BatchDims[size_t(D)])
-          break;
-        Index[size_t(D)] = 0;
-      }
-    }
+    });
     return Status::ok();
   };
 }

@@ -2,7 +2,8 @@
 // operators: convolution (depthwise too) and fully connected accumulate
 // (x - x_zp) * w in int32 with the int32 bias, then requantize with
 // y = clamp(round_half_even(acc * x_scale * w_scale[c] / y_scale) + y_zp),
-// computed in float like XNNPACK's fp32 requantization; ADD and MUL
+// computed in float like XNNPACK's fp32 requantization; MATMUL of two
+// activations the same with (a - a_zp)(b - b_zp) and a_scale b_scale; ADD and MUL
 // requantize the sum or product of the operands' real values; a UNARY op
 // is a 256-entry table of its f32 function on every input value,
 // requantized; max pooling moves values; global average pooling averages
@@ -119,6 +120,33 @@ RunFn int8Conv2D(const KernelArgs &A) {
             }
             Y[((Bn * OH + OY) * OW + OX) * OC + K] = Q.apply(Acc, K);
           }
+    return Status::ok();
+  };
+}
+
+RunFn int8MatMul(const KernelArgs &A) {
+  const auto &O = *A.Op.options_as_MatMulOptions();
+  MatMulBatches B(A.In[0], A.In[1], A.Out[0]);
+  const TensorDesc &AD = *A.In[0].Desc, &BD = *A.In[1].Desc, &YD = *A.Out[0].Desc;
+  const int32_t AZero = int32_t(AD.ZeroPoints[0]), BZero = int32_t(BD.ZeroPoints[0]);
+  const float Multiplier = AD.Scales[0] * BD.Scales[0] / YD.Scales[0];
+  const int64_t YZero = YD.ZeroPoints[0];
+  const auto [Lo, Hi] =
+      quantizedRange(O.output_min(), O.output_max(), YD.Scales[0], YZero);
+  const int8_t *Pa = A.In[0].as<const int8_t>(), *Pb = A.In[1].as<const int8_t>();
+  int8_t *Py = A.Out[0].as<int8_t>();
+  return [=]() {
+    const int64_t M = B.M, N = B.N, K = B.K;
+    B.forEach([&](int64_t OffA, int64_t OffB, int64_t OffY) {
+      for (int64_t I = 0; I < M; ++I)
+        for (int64_t J = 0; J < N; ++J) {
+          int32_t Acc = 0;
+          for (int64_t P = 0; P < K; ++P)
+            Acc += (int32_t(Pa[OffA + I * K + P]) - AZero) *
+                   (int32_t(Pb[OffB + P * N + J]) - BZero);
+          Py[OffY + I * N + J] = requantize(Acc, Multiplier, YZero, Lo, Hi);
+        }
+    });
     return Status::ok();
   };
 }

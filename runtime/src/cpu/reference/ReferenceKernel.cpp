@@ -11,6 +11,7 @@ std::unique_ptr<Kernel> createReferenceKernel(const KernelArgs &A) {
     switch (A.Op.kind()) {
     case K::CONV_2D: Fn = ref::int8Conv2D(A); break;
     case K::FULLY_CONNECTED: Fn = ref::int8FullyConnected(A); break;
+    case K::MATMUL: Fn = ref::int8MatMul(A); break;
     case K::BINARY: Fn = ref::int8Binary(A); break;
     case K::UNARY:
       return std::make_unique<PooledFunctionKernel>(ref::int8Unary(A));

@@ -16,6 +16,16 @@ RunFn conv2D(const KernelArgs &A);
 RunFn deconv2D(const KernelArgs &A);
 RunFn fullyConnected(const KernelArgs &A);
 RunFn matMul(const KernelArgs &A);
+/// MATMUL's batches: y's batch dims, with a's and b's element offsets
+/// for each (0 strides where an operand broadcasts).
+struct MatMulBatches {
+  MatMulBatches(const KernelTensor &A, const KernelTensor &B,
+                const KernelTensor &Y);
+  /// Fn(offset in a, offset in b, offset in y) per batch, in order.
+  void forEach(const std::function<void(int64_t, int64_t, int64_t)> &Fn) const;
+  int64_t M = 0, N = 0, K = 0;
+  std::vector<int64_t> Dims, StrideA, StrideB;
+};
 RunFn pool2D(const KernelArgs &A);
 RunFn globalPool2D(const KernelArgs &A);
 RunFn binary(const KernelArgs &A);
@@ -38,6 +48,7 @@ RunFn resize(const KernelArgs &A);
 // Int8 (Int8Kernels.cpp): the qs8/qc8 forms of these operators.
 RunFn int8Conv2D(const KernelArgs &A);
 RunFn int8FullyConnected(const KernelArgs &A);
+RunFn int8MatMul(const KernelArgs &A);
 RunFn int8Binary(const KernelArgs &A); // ADD and MUL, broadcasting
 PooledRunFn int8Unary(const KernelArgs &A);  // any UnaryOp, as a 256-entry table
 RunFn int8MaxPool2D(const KernelArgs &A);
