@@ -156,6 +156,9 @@ private:
         MixedBy[N.result(0)] = N.displayName();
         return Why;
       }
+    if (N.isOp("add") || N.isOp("sub"))
+      if (std::string Why = sumRangesApart(N); !Why.empty())
+        return Why;
     if (Info.Role == Int8Role::Weighted &&
         !planWeightQuant(N.operand(unsigned(Info.Weight)), Info.WeightAxis))
       return "its weight is not an f32 constant";
@@ -193,6 +196,39 @@ private:
                   (Hi - Lo) / std::max(Narrowest, 1e-30),
                   reportName(*NarrowestV).c_str(), Narrowest, Hi - Lo);
     return Buf;
+  }
+
+  /// Why an int8 add or sub would crush an operand, or "": its result
+  /// takes one scale, so an operand whose calibrated range is a small part
+  /// of the result's keeps few of the 256 levels. A transformer adds its
+  /// attention mask (0 or -10000) to scores of a few units: at the sum's
+  /// scale every score would round to the same value, and the softmax after
+  /// it would attend uniformly (a trained BERT-style encoder fell to chance
+  /// accuracy). A residual add, whose operands and sum have like ranges,
+  /// stays int8.
+  std::string sumRangesApart(const Node &N) const {
+    constexpr double MaxSpread = 16; // as concatRangesApart
+    auto Result = Observed.find(N.result(0));
+    if (Result == Observed.end())
+      return "";
+    ActivationRange Y = chooseRange(*Result->second, Opts.Method);
+    for (const Value *X : N.operands()) {
+      auto It = Observed.find(X);
+      if (It == Observed.end())
+        continue;
+      ActivationRange R = chooseRange(*It->second, Opts.Method);
+      double Width = R.Hi - R.Lo, Sum = Y.Hi - Y.Lo;
+      if (Sum <= MaxSpread * Width)
+        continue;
+      char Buf[200];
+      std::snprintf(Buf, sizeof(Buf),
+                    "operand '%s' spans %.3g of its result's %.3g, too few "
+                    "of one int8 scale's 256 levels (an attention mask's "
+                    "add)",
+                    reportName(*X).c_str(), Width, Sum);
+      return Buf;
+    }
+    return "";
   }
 
   /// V has statistics, or is the result of an int8 same-scale op (whose
