@@ -158,6 +158,7 @@ struct Checker {
 
   void run();
   void binary();
+  std::vector<uint32_t> broadcastInputs() const;
   void conv();
   void fullyConnected();
   void pool();
@@ -196,15 +197,21 @@ void Checker::binary() {
   sameType(in(0), out(), "the output");
   if (Fused)
     fuse(2);
+  std::vector<uint32_t> D = broadcastInputs();
+  if (in(0).isQuant())
+    quantMultiplierBelowOne();
+  dims(D);
+}
+
+/// The numpy broadcast of inputs 0 and 1, each of rank 4 at most.
+std::vector<uint32_t> Checker::broadcastInputs() const {
   std::vector<uint32_t> D;
   if (!broadcastDims(in(0).Dims, in(1).Dims, D))
     fail("inputs " + dimsString(in(0).Dims) + " and " +
          dimsString(in(1).Dims) + " do not broadcast");
   if (in(0).Dims.size() > 4 || in(1).Dims.size() > 4)
     fail("inputs of rank above 4");
-  if (in(0).isQuant())
-    quantMultiplierBelowOne();
-  dims(D);
+  return D;
 }
 
 /// AOSP's quantized ADD, SUB and MUL take their output multiplier with
@@ -706,13 +713,7 @@ void Checker::comparison() {
   type(in(0), "input 0", {TENSOR_INT32, TENSOR_FLOAT32});
   sameType(in(0), in(1), "input 1");
   type(out(), "the output", {TENSOR_BOOL8});
-  std::vector<uint32_t> D;
-  if (!broadcastDims(in(0).Dims, in(1).Dims, D))
-    fail("inputs " + dimsString(in(0).Dims) + " and " +
-         dimsString(in(1).Dims) + " do not broadcast");
-  if (in(0).Dims.size() > 4 || in(1).Dims.size() > 4)
-    fail("inputs of rank above 4");
-  dims(D);
+  dims(broadcastInputs());
 }
 
 /// SELECT (level 29): a TENSOR_BOOL8 mask and two operands of one type,

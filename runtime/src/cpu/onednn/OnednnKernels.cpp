@@ -231,6 +231,21 @@ namespace {
 
 using namespace onednn;
 
+/// An int8 result's zero point, and the clamp [Min, Max] as a clip in the
+/// scaled domain before oneDNN adds that zero point and saturates.
+void setInt8Output(dnnl::primitive_attr &Attr, const TensorDesc &YD,
+                   float Min, float Max) {
+  const int32_t YZ = int32_t(YD.ZeroPoints[0]);
+  Attr.set_zero_points(DNNL_ARG_DST, 0, {YZ});
+  const int Lo = quantizedLower(Min, YD), Hi = quantizedUpper(Max, YD);
+  if (Lo > -128 || Hi < 127) {
+    dnnl::post_ops Ops;
+    Ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, float(Lo - YZ),
+                       float(Hi - YZ));
+    Attr.set_post_ops(Ops);
+  }
+}
+
 /// The int8 convolution's requantization as oneDNN attributes: the source
 /// and destination zero points, per-output-channel scales x_scale *
 /// w_scale[c] / y_scale applied to the int32 sum (bias included), and the
@@ -247,16 +262,7 @@ dnnl::primitive_attr int8Attr(const KernelArgs &A) {
   dnnl::primitive_attr Attr;
   Attr.set_output_scales(1 << 1, Scales);
   Attr.set_zero_points(DNNL_ARG_SRC, 0, {int32_t(XD.ZeroPoints[0])});
-  const int32_t YZ = int32_t(YD.ZeroPoints[0]);
-  Attr.set_zero_points(DNNL_ARG_DST, 0, {YZ});
-  const int Lo = quantizedLower(O.output_min(), YD),
-            Hi = quantizedUpper(O.output_max(), YD);
-  if (Lo > -128 || Hi < 127) {
-    dnnl::post_ops Ops;
-    Ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, float(Lo - YZ),
-                       float(Hi - YZ));
-    Attr.set_post_ops(Ops);
-  }
+  setInt8Output(Attr, YD, O.output_min(), O.output_max());
   return withSessionScratchpad(std::move(Attr));
 }
 
@@ -439,16 +445,7 @@ dnnl::primitive_attr int8MatMulAttr(const KernelArgs &A) {
   Attr.set_output_scales(0, {AD.Scales[0] * BD.Scales[0] / YD.Scales[0]});
   Attr.set_zero_points(DNNL_ARG_SRC, 0, {int32_t(AD.ZeroPoints[0])});
   Attr.set_zero_points(DNNL_ARG_WEIGHTS, 0, {int32_t(BD.ZeroPoints[0])});
-  const int32_t YZ = int32_t(YD.ZeroPoints[0]);
-  Attr.set_zero_points(DNNL_ARG_DST, 0, {YZ});
-  const int Lo = quantizedLower(O.output_min(), YD),
-            Hi = quantizedUpper(O.output_max(), YD);
-  if (Lo > -128 || Hi < 127) {
-    dnnl::post_ops Ops;
-    Ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, float(Lo - YZ),
-                       float(Hi - YZ));
-    Attr.set_post_ops(Ops);
-  }
+  setInt8Output(Attr, YD, O.output_min(), O.output_max());
   return Attr;
 }
 
