@@ -4,7 +4,9 @@
 // i32 right after it (the NNAPI target runs it on the host, saturating)
 // feeds every reader. Narrowed only where each reader takes int32 as it
 // takes int64: a gather by it, a cast of it, and a comparison of it with a
-// constant whose values fit int32 (that constant becomes i32). An input
+// constant strictly inside int32's range (that constant becomes i32). An id
+// past int32 saturates: a gather fails on it, a comparison with such a
+// constant answers as for the id, a cast gives +-2^31. An input
 // read otherwise is left, and the target refuses it by name.
 #include "passes/NodeBuilder.h"
 #include "passes/Pass.h"
@@ -21,11 +23,14 @@ bool isComparison(const Node &N) {
   return N.isOp("equal") || N.isOp("greater") || N.isOp("less");
 }
 
-bool fitsInt32(const Tensor &T) {
+/// Strictly inside int32's range: the narrowing cast saturates, so an id
+/// past it becomes INT32_MIN or INT32_MAX, and a comparison with a bound
+/// itself would change its answer.
+bool insideInt32(const Tensor &T) {
   for (int64_t I = 0; I < T.numElements(); ++I) {
     int64_t V = T.asInt(I);
-    if (V < std::numeric_limits<int32_t>::min() ||
-        V > std::numeric_limits<int32_t>::max())
+    if (V <= std::numeric_limits<int32_t>::min() ||
+        V >= std::numeric_limits<int32_t>::max())
       return false;
   }
   return true;
@@ -41,7 +46,7 @@ bool narrowable(const Use &U) {
   if (!isComparison(N))
     return false;
   const Tensor *Other = N.operand(1 - U.Index)->constant();
-  return Other && Other->type().Elem == ElementType::I64 && fitsInt32(*Other);
+  return Other && Other->type().Elem == ElementType::I64 && insideInt32(*Other);
 }
 
 Tensor asInt32(const Tensor &T) {

@@ -13,6 +13,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cstring>
+#include <limits>
 
 namespace kiln::vulkan {
 
@@ -56,8 +57,11 @@ std::pair<int32_t, int32_t> comparisonOperands(const Lowering &L,
   return {-1, -1};
 }
 
+/// Integer constant T's one value (T is I64 or I32 with one element).
 int64_t constantInteger(const Lowering &L, int32_t T) {
   std::vector<uint8_t> Bytes = L.rawBytes(T);
+  if (Bytes.size() != (L.tensor(T).dtype == fb::DType::I32 ? 4u : 8u))
+    return 0; // not reached: the callers check the type and count first
   if (L.tensor(T).dtype == fb::DType::I32) {
     int32_t V;
     std::memcpy(&V, Bytes.data(), 4);
@@ -73,6 +77,23 @@ uint64_t elementCount(const std::vector<int64_t> &Dims) {
   for (int64_t D : Dims)
     N *= uint64_t(D);
   return N;
+}
+
+/// Why comparison Op is not an integer graph input against one integer
+/// constant ("" when it is).
+std::string comparisonProblem(const Lowering &L, const fb::OperatorT &Op) {
+  auto [X, C] = comparisonOperands(L, Op);
+  if (X < 0 || !isIndexType(L.tensor(X).dtype))
+    return "a comparison other than of an integer graph input with a "
+           "constant";
+  if (!isIndexType(L.tensor(C).dtype) || elementCount(L.tensor(C).shape) != 1)
+    return "a comparison with other than one integer constant";
+  return "";
+}
+
+/// Whether Count elements fit the kernels' int32 indices.
+bool fitsKernel(uint64_t Count) {
+  return Count <= uint64_t(std::numeric_limits<int32_t>::max());
 }
 
 } // namespace
@@ -94,12 +115,8 @@ std::string integerInputProblem(const Lowering &L, int32_t T) {
 }
 
 std::string lowerComparison(Lowering &L, const fb::OperatorT &Op) {
-  auto [X, C] = comparisonOperands(L, Op);
-  if (X < 0 || !isIndexType(L.tensor(X).dtype))
-    return "a comparison other than of an integer graph input with a "
-           "constant";
-  if (!isIndexType(L.tensor(C).dtype) || elementCount(L.tensor(C).shape) != 1)
-    return "a comparison with other than one integer constant";
+  if (std::string Why = comparisonProblem(L, Op); !Why.empty())
+    return Why;
   for (const auto &R : L.model().operators)
     for (int32_t In : R->inputs)
       if (In == Op.outputs[0] && !isCastToFloat(L, *R))
@@ -122,9 +139,9 @@ std::string lowerCast(Lowering &L, const fb::OperatorT &Op) {
     const fb::OperatorT *Cmp = producer(L, X);
     if (!Cmp || !isComparison(*Cmp))
       return "a cast of a boolean that no comparison computes";
-    auto [Ids, C] = comparisonOperands(L, *Cmp);
-    if (Ids < 0)
+    if (!comparisonProblem(L, *Cmp).empty())
       return "a cast of a comparison the Vulkan target cannot compute";
+    auto [Ids, C] = comparisonOperands(L, *Cmp);
     fb::BinaryOp B = Cmp->options.AsBinaryOptions()->op;
     bool Flipped = Ids != Cmp->inputs[0]; // constant OP ids
     Mode = B == fb::BinaryOp::EQUAL     ? 1
@@ -135,8 +152,10 @@ std::string lowerCast(Lowering &L, const fb::OperatorT &Op) {
   }
   if (!isIndexType(L.tensor(X).dtype) || L.tensor(X).buffer >= 0)
     return "a cast of other than an integer graph input";
-  PendingDispatch &D = L.dispatch("index_to_float");
   uint64_t Count = elementCount(YS.Dims);
+  if (!fitsKernel(Count))
+    return "a cast of over 2^31 elements";
+  PendingDispatch &D = L.dispatch("index_to_float");
   D.Spec[19] = L.tensor(X).dtype == fb::DType::I64 ? 2 : 1;
   D.Spec[20] = uint32_t(Count);
   D.Spec[21] = uint32_t(Mode);
@@ -166,6 +185,8 @@ std::string lowerGather(Lowering &L, const fb::OperatorT &Op) {
     else if (int64_t(I) > Axis)
       Inner *= uint64_t(DT.shape[I]);
   uint64_t Count = elementCount(L.tensor(Ids).shape);
+  if (!fitsKernel(Outer * Count * Inner) || !fitsKernel(elementCount(DT.shape)))
+    return "a gather of over 2^31 elements";
   BindingRef Table = L.bindFloats(L.floats(Data), Data);
   PendingDispatch &D = L.dispatch("index_gather");
   D.Spec[19] = L.tensor(Ids).dtype == fb::DType::I64 ? 2 : 1;

@@ -388,8 +388,12 @@ llvm::Expected<KilnModule> Lowering::run() {
           tensor(T).dtype != fb::DType::I32 &&
           !(Comparison && tensor(T).dtype == fb::DType::I64))
         Why = "its constant input '" + tensor(T).name + "' is " +
-              fb::EnumNameDType(tensor(T).dtype) + " (the Vulkan target runs "
-              "fp32 and fp16 models; int8 is not supported yet)";
+              fb::EnumNameDType(tensor(T).dtype) +
+              (tensor(T).dtype == fb::DType::I8
+                   ? " (the Vulkan target runs fp32 and fp16 models; int8 "
+                     "is not supported yet)"
+                   : " (the Vulkan target's constants are f32, f16 or i32, "
+                     "and int64 only as what token ids are compared with)");
     for (int32_t T : Op.outputs)
       if (tensor(T).dtype != fb::DType::F32 && !Comparison)
         Why = "its output '" + tensor(T).name + "' is " +

@@ -10,10 +10,12 @@
 namespace kiln {
 
 std::vector<std::string> nnapiSupportedOps() {
-  // The IR ops whose kiln operators have no NNAPI lowering.
+  // The IR ops whose kiln operators have no NNAPI lowering (cast runs
+  // from int32 or bool to f32, the comparisons on int32 or f32:
+  // docs/targets.md).
   static const char *const Missing[] = {
-      "argmax", "argmin", "cast", "dynamic_quantize", "equal", "greater",
-      "layer_norm", "less", "matmul", "where", "expand", "erf",
+      "argmax", "argmin", "dynamic_quantize",
+      "layer_norm", "matmul", "where", "expand", "erf",
       "gelu", "mish", "softplus", "round", "sign", "celu", "selu",
       "ceil", "tile"};
   std::vector<std::string> Ops;

@@ -5,6 +5,7 @@
 #include "loader/OpValidation.h"
 
 #include <cmath>
+#include <cstdint>
 
 namespace kiln::rt {
 
@@ -320,6 +321,12 @@ Status validateMatMul(const OpView &V) {
   if (K != KB)
     return invalidModel("inner dims differ: ", shapeString(A.Shape), " x ",
                         shapeString(B.Shape));
+  // Each int8 product (a - a_zp)(b - b_zp) is at most 255 * 255 in size:
+  // past this many the int32 sum could overflow.
+  constexpr int64_t MaxInt8K = INT32_MAX / (255 * 255);
+  if (A.DType == DType::I8 && K > MaxInt8K)
+    return invalidModel("an int8 matmul sums ", K, " products (at most ",
+                        MaxInt8K, " fit its int32 sum)");
   std::vector<int64_t> BatchA(A.Shape.begin(), A.Shape.end() - 2),
       BatchB(B.Shape.begin(), B.Shape.end() - 2), Want;
   if (Status S = broadcastShapes(BatchA, BatchB, Want))
