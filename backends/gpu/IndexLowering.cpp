@@ -10,6 +10,8 @@
 // No integer or boolean tensor is stored in the arena.
 #include "backends/gpu/VulkanLowering.h"
 
+#include "schema/KilnDTypeSize.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cstring>
@@ -23,25 +25,9 @@ bool isIndexType(fb::DType T) {
   return T == fb::DType::I64 || T == fb::DType::I32;
 }
 
-bool isComparison(const fb::OperatorT &Op) {
-  if (Op.kind != fb::OpKind::BINARY)
-    return false;
-  fb::BinaryOp B = Op.options.AsBinaryOptions()->op;
-  return B == fb::BinaryOp::EQUAL || B == fb::BinaryOp::GREATER ||
-         B == fb::BinaryOp::LESS;
-}
-
 bool isCastToFloat(const Lowering &L, const fb::OperatorT &Op) {
   return Op.kind == fb::OpKind::CAST &&
          L.tensor(Op.outputs[0]).dtype == fb::DType::F32;
-}
-
-const fb::OperatorT *producer(const Lowering &L, int32_t T) {
-  for (const auto &Op : L.model().operators)
-    for (int32_t O : Op->outputs)
-      if (O == T)
-        return Op.get();
-  return nullptr;
 }
 
 /// The comparison's integer operand (an integer graph input) and its
@@ -60,7 +46,7 @@ std::pair<int32_t, int32_t> comparisonOperands(const Lowering &L,
 /// Integer constant T's one value (T is I64 or I32 with one element).
 int64_t constantInteger(const Lowering &L, int32_t T) {
   std::vector<uint8_t> Bytes = L.rawBytes(T);
-  if (Bytes.size() != (L.tensor(T).dtype == fb::DType::I32 ? 4u : 8u))
+  if (Bytes.size() != fb::dtypeSize(L.tensor(T).dtype))
     return 0; // not reached: the callers check the type and count first
   if (L.tensor(T).dtype == fb::DType::I32) {
     int32_t V;
@@ -73,10 +59,7 @@ int64_t constantInteger(const Lowering &L, int32_t T) {
 }
 
 uint64_t elementCount(const std::vector<int64_t> &Dims) {
-  uint64_t N = 1;
-  for (int64_t D : Dims)
-    N *= uint64_t(D);
-  return N;
+  return Storage{Dims, false}.elements();
 }
 
 /// Why comparison Op is not an integer graph input against one integer
@@ -98,29 +81,33 @@ bool fitsKernel(uint64_t Count) {
 
 } // namespace
 
+bool isComparison(const fb::OperatorT &Op) {
+  if (Op.kind != fb::OpKind::BINARY)
+    return false;
+  fb::BinaryOp B = Op.options.AsBinaryOptions()->op;
+  return B == fb::BinaryOp::EQUAL || B == fb::BinaryOp::GREATER ||
+         B == fb::BinaryOp::LESS;
+}
+
 std::string integerInputProblem(const Lowering &L, int32_t T) {
   if (!isIndexType(L.tensor(T).dtype))
     return "its type";
-  for (const auto &Op : L.model().operators)
-    for (size_t I = 0; I < Op->inputs.size(); ++I) {
-      if (Op->inputs[I] != T)
-        continue;
-      bool Ok = (Op->kind == fb::OpKind::GATHER && I == 1) ||
-                isCastToFloat(L, *Op) || isComparison(*Op);
-      if (!Ok)
-        return llvm::formatv("node '{0}' ({1}) reads it", Op->name,
-                             fb::EnumNameOpKind(Op->kind));
-    }
+  for (const fb::OperatorT *Op : L.readers(T)) {
+    bool Ok = (Op->kind == fb::OpKind::GATHER && Op->inputs[0] != T) ||
+              isCastToFloat(L, *Op) || isComparison(*Op);
+    if (!Ok)
+      return llvm::formatv("node '{0}' ({1}) reads it", Op->name,
+                           fb::EnumNameOpKind(Op->kind));
+  }
   return "";
 }
 
 std::string lowerComparison(Lowering &L, const fb::OperatorT &Op) {
   if (std::string Why = comparisonProblem(L, Op); !Why.empty())
     return Why;
-  for (const auto &R : L.model().operators)
-    for (int32_t In : R->inputs)
-      if (In == Op.outputs[0] && !isCastToFloat(L, *R))
-        return llvm::formatv("node '{0}' ({1}) reads its result (the Vulkan "
+  for (const fb::OperatorT *R : L.readers(Op.outputs[0]))
+    if (!isCastToFloat(L, *R))
+      return llvm::formatv("node '{0}' ({1}) reads its result (the Vulkan "
                              "target computes comparisons only into a cast "
                              "to float)",
                              R->name, fb::EnumNameOpKind(R->kind))
@@ -136,7 +123,7 @@ std::string lowerCast(Lowering &L, const fb::OperatorT &Op) {
   int Mode = 0;
   int64_t Operand = 0;
   if (L.tensor(X).dtype == fb::DType::BOOL) {
-    const fb::OperatorT *Cmp = producer(L, X);
+    const fb::OperatorT *Cmp = L.producer(X);
     if (!Cmp || !isComparison(*Cmp))
       return "a cast of a boolean that no comparison computes";
     if (!comparisonProblem(L, *Cmp).empty())

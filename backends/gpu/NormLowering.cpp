@@ -40,10 +40,7 @@ std::string lowerMatMul(Lowering &L, const fb::OperatorT &Op) {
   if (YS.C4)
     return "a matmul into an NHWC activation";
   auto Count = [](const std::vector<int64_t> &D) {
-    int64_t C = 1;
-    for (int64_t V : D)
-      C *= V;
-    return C;
+    return int64_t(Storage{D, false}.elements());
   };
   const std::vector<int64_t> &AD = L.tensor(A).shape, &BD = L.tensor(B).shape;
   size_t R = YS.Dims.size();

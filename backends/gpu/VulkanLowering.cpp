@@ -3,6 +3,7 @@
 
 #include "Support/Error.h"
 #include "numerics/FloatConversions.h"
+#include "schema/KilnDTypeSize.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -66,7 +67,16 @@ std::vector<int64_t> dimsOf(const fb::TensorT &T) { return T.shape; }
 } // namespace
 
 Lowering::Lowering(const KilnModule &CpuModule, bool Fp16)
-    : Cpu(CpuModule), Fp16(Fp16) {}
+    : Cpu(CpuModule), Fp16(Fp16), Producers(Cpu.Model.tensors.size()),
+      Readers(Cpu.Model.tensors.size()) {
+  for (const auto &Op : Cpu.Model.operators) {
+    for (int32_t T : Op->inputs)
+      if (T >= 0)
+        Readers[size_t(T)].push_back(Op.get());
+    for (int32_t T : Op->outputs)
+      Producers[size_t(T)] = Op.get();
+  }
+}
 
 bool Lowering::isGraphOutput(int32_t T) const {
   for (int32_t O : Cpu.Model.outputs)
@@ -256,8 +266,7 @@ llvm::Expected<KilnModule> Lowering::run() {
   // (fully_connected_f16_f32, resize_f16_f32), needs no fp16 copy: the
   // kernel converts as it moves or stores (the NCHW <-> C4 transposes at
   // the graph's ends, classifier and segmentation heads).
-  std::vector<int> Readers(NumTensors, 0), GatherReaders(NumTensors, 0),
-      FrameReaders(NumTensors, 0);
+  std::vector<size_t> GatherReaders(NumTensors, 0), FrameReaders(NumTensors, 0);
   std::vector<bool> F32Written(NumTensors, false);
   for (const auto &Op : M.operators) {
     bool Gathers = Op->kind == fb::OpKind::TRANSPOSE ||
@@ -265,7 +274,6 @@ llvm::Expected<KilnModule> Lowering::run() {
                    Op->kind == fb::OpKind::BROADCAST;
     for (int32_t T : Op->inputs)
       if (T >= 0) {
-        ++Readers[size_t(T)];
         GatherReaders[size_t(T)] += Gathers;
         FrameReaders[size_t(T)] += Op->kind == fb::OpKind::PIXELS_TO_TENSOR;
       }
@@ -277,9 +285,9 @@ llvm::Expected<KilnModule> Lowering::run() {
       F32Written[size_t(T)] = F32Variant && Op->outputs.size() == 1;
   }
   auto convertsInKernel = [&](int32_t T, Place::Kind K) {
-    if (Readers[size_t(T)] == 0)
+    if (readers(T).empty())
       return K == Place::Output && F32Written[size_t(T)];
-    return K == Place::Input && GatherReaders[size_t(T)] == Readers[size_t(T)];
+    return K == Place::Input && GatherReaders[size_t(T)] == readers(T).size();
   };
   std::vector<bool> IsIo(NumTensors, false);
   std::vector<std::pair<int32_t, int32_t>> IoPlaces; // Fp16: tensor, buffer
@@ -298,7 +306,7 @@ llvm::Expected<KilnModule> Lowering::run() {
     // An image input holds the frame's bytes, which only its
     // PIXELS_TO_TENSOR reads.
     bool Frame = K == Place::Input && Tensor.dtype == fb::DType::U8 &&
-                 Readers[size_t(T)] == FrameReaders[size_t(T)];
+                 readers(T).size() == FrameReaders[size_t(T)];
     // Integer inputs (token ids) stay in the caller's int64 or int32 bytes.
     bool Integer = K == Place::Input && (Tensor.dtype == fb::DType::I64 ||
                                          Tensor.dtype == fb::DType::I32);
@@ -327,7 +335,7 @@ llvm::Expected<KilnModule> Lowering::run() {
                                    "buffer is never empty)",
                                    What, Tensor.name));
     P.Bytes = Storages[size_t(T)].bytes(
-        Frame ? 1 : Tensor.dtype == fb::DType::I64 ? 8 : 4);
+        Frame ? 1 : fb::dtypeSize(Tensor.dtype));
     PlaceOf[size_t(T)] = Program.addPlace(P);
     Program.setTensorPlace(T, PlaceOf[size_t(T)]);
     IsIo[size_t(T)] = true;
@@ -379,9 +387,7 @@ llvm::Expected<KilnModule> Lowering::run() {
     std::string Why;
     // A comparison's result is boolean and its constant integer: the casts
     // that read it compute it (IndexLowering.cpp).
-    bool Comparison =
-        Op.kind == fb::OpKind::BINARY &&
-        tensor(Op.outputs[0]).dtype == fb::DType::BOOL;
+    bool Comparison = isComparison(Op);
     for (int32_t T : Op.inputs)
       if (T >= 0 && !isActivation(tensor(T)) &&
           tensor(T).dtype != fb::DType::F32 && tensor(T).dtype != fb::DType::F16 &&

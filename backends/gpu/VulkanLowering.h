@@ -69,6 +69,12 @@ public:
   /// T's output place becomes an alias of place P (same bytes).
   void alias(int32_t T, int32_t P);
   bool isGraphOutput(int32_t T) const;
+  /// The operator writing T (nullptr for graph inputs and constants).
+  const fb::OperatorT *producer(int32_t T) const { return Producers[size_t(T)]; }
+  /// The operators reading T, in graph order, once per operand slot.
+  const std::vector<const fb::OperatorT *> &readers(int32_t T) const {
+    return Readers[size_t(T)];
+  }
 
   /// Copies Src (any storage) to Dst (any storage) element by element over
   /// Domain with the operand maps given; by default with the mode's gather,
@@ -95,6 +101,8 @@ private:
   int32_t CurrentOp = -1;
   /// Constants some kernel has a packed copy of.
   std::set<int32_t> Packed;
+  std::vector<const fb::OperatorT *> Producers;
+  std::vector<std::vector<const fb::OperatorT *>> Readers;
 };
 
 /// Group counts for a 1-D range of Items invocations in groups of 64,
@@ -163,6 +171,8 @@ std::string lowerGather(Lowering &L, const fb::OperatorT &Op);
 std::string lowerCast(Lowering &L, const fb::OperatorT &Op);
 /// EQUAL, GREATER, LESS: checked here, computed by the CASTs that read them.
 std::string lowerComparison(Lowering &L, const fb::OperatorT &Op);
+/// EQUAL, GREATER or LESS (a BINARY whose result is boolean).
+bool isComparison(const fb::OperatorT &Op);
 /// Why integer graph input T cannot stay in its caller's bytes ("" when
 /// every reader is a gather by it, a cast of it or a comparison of it).
 std::string integerInputProblem(const Lowering &L, int32_t T);

@@ -4,9 +4,14 @@ the accuracy of each (percent of argmax equal to the label), the int8
 logits' SQNR against fp32's, and whether int8 loses at most MAX_DROP points
 from an fp32 model that reaches MIN_FP32 (that is, one that learned the
 task)."""
+import os
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lit", "quant", "Inputs"))
+from sqnr import sqnr_db  # noqa: E402
 
 
 def accuracy(logits, labels):
@@ -22,8 +27,7 @@ def main():
         return 0
     int8 = np.load(sys.argv[3])["output"]
     a8, drop = accuracy(int8, labels), float(sys.argv[4])
-    noise = np.sum((int8.astype(np.float64) - fp32) ** 2)
-    sqnr = 10 * np.log10(np.sum(fp32.astype(np.float64) ** 2) / max(noise, 1e-30))
+    sqnr = sqnr_db(int8, fp32)
     ok = a32 - a8 <= drop and a32 >= float(sys.argv[5])
     print("int8 accuracy %.1f, %.1f points from fp32 (at most %g, fp32 at "
           "least %s): %s; logits sqnr %.1f dB"

@@ -4,31 +4,6 @@
 
 namespace kiln::rt {
 
-size_t dtypeSize(fb::DType T) {
-  switch (T) {
-  case fb::DType::F64:
-  case fb::DType::I64:
-  case fb::DType::U64:
-    return 8;
-  case fb::DType::F32:
-  case fb::DType::I32:
-  case fb::DType::U32:
-    return 4;
-  case fb::DType::F16:
-  case fb::DType::BF16:
-  case fb::DType::I16:
-  case fb::DType::U16:
-    return 2;
-  case fb::DType::I8:
-  case fb::DType::U8:
-  case fb::DType::BOOL:
-    return 1;
-  case fb::DType::UNKNOWN:
-    break;
-  }
-  return 0;
-}
-
 std::string dtypeName(fb::DType T) {
   static const char *const Names[] = {"unknown", "f32", "f16", "bf16", "f64",
                                       "i64",     "i32", "i16", "i8",   "u64",

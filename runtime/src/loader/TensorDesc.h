@@ -2,6 +2,7 @@
 // the loader (ModelVerifier.h) so that kernels never re-check.
 #pragma once
 
+#include "schema/KilnDTypeSize.h"
 #include "schema/kiln_generated.h"
 
 #include <cstdint>
@@ -51,7 +52,7 @@ struct TensorDesc {
 };
 
 /// Bytes per element, 0 for UNKNOWN or a value this runtime does not know.
-size_t dtypeSize(fb::DType T);
+using fb::dtypeSize;
 /// "f32", "i64", ... ("dtype(N)" for unknown values).
 std::string dtypeName(fb::DType T);
 /// "[1,3,224,224]".
