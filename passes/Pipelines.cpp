@@ -43,6 +43,8 @@ std::vector<std::string> pipelineForLevel(int OptLevel) {
       // it can no longer be folded in.
       "fuse-conv-bn",
       "fuse-conv-scale",
+      // After the bias add has folded into the packed q/k/v linear.
+      "split-sliced-linear",
       "fold-pad-into-conv",
       // Activation fusion last among the fusions, after every rewrite that
       // changes the conv/linear/add it attaches to.

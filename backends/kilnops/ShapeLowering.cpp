@@ -41,9 +41,28 @@ llvm::Error lowerReshape(const Node &N, LoweringContext &Ctx) {
 }
 
 llvm::Error lowerTranspose(const Node &N, LoweringContext &Ctx) {
-  const Value *R = N.result();
-  int32_t Out = Ctx.transpose(Ctx.canonical(N.operand(0)), transposePermOf(N),
-                              R->name().empty() ? "transposed" : R->name(),
+  const Value *X = N.operand(0), *R = N.result();
+  std::vector<int32_t> Perm = transposePermOf(N);
+  std::string Name = R->name().empty() ? "transposed" : R->name();
+  // Where the permutation is the one between NCHW and NHWC order and the
+  // operand is held in the other order already (ConvNeXt's permutes around
+  // its LayerNorm: a convolution's NHWC output to channels-last, and a
+  // channels-last MLP output back to NCHW), the bytes are in place: a
+  // reshape, instead of a transpose to the canonical form and another.
+  static const std::vector<int32_t> ToNhwc = {0, 2, 3, 1}, ToNchw = {0, 3, 1, 2};
+  if (Perm == ToNhwc && Ctx.hasNhwc(X)) {
+    std::vector<int64_t> Shape = Ctx.shapeOf(Ctx.nhwc(X));
+    Ctx.define(R, Ctx.reshape(Ctx.nhwc(X), Shape, Name, canonicalLayout(4)),
+               false);
+    return llvm::Error::success();
+  }
+  if (Perm == ToNchw && Ctx.hasCanonical(X) && !Ctx.hasNhwc(X)) {
+    std::vector<int64_t> Shape = Ctx.shapeOf(Ctx.canonical(X));
+    Ctx.define(R, Ctx.reshape(Ctx.canonical(X), Shape, Name, fb::Layout::NHWC),
+               true);
+    return llvm::Error::success();
+  }
+  int32_t Out = Ctx.transpose(Ctx.canonical(X), Perm, Name,
                               canonicalLayout(size_t(R->type().rank())));
   Ctx.define(R, Out, false);
   return llvm::Error::success();

@@ -50,10 +50,10 @@ Status CpuExecutor::create(std::shared_ptr<const LoadedModel> Model,
   // oneDNN runs single-threaded sessions only (OnednnKernels.cpp).
   S->UseOnednn = onednnBuilt() && !Opts.Cpu.ForceReference &&
                  !Opts.Cpu.DisableOnednn && Opts.Threads == 1;
-  // Fusing needs oneDNN, and hides the conv's output from a caller reading
-  // intermediates.
+  // Fusing needs oneDNN, and hides the first operator's output from a
+  // caller reading intermediates.
   if (S->UseOnednn && !Opts.KeepIntermediates)
-    S->Fusions = findConvAddFusions(*S->Model);
+    S->Fusions = findSessionFusions(*S->Model);
   if (Status St = S->planArena(Opts))
     return St;
   if (Status St = S->createKernels(Opts, Previous))
@@ -76,8 +76,9 @@ Status CpuExecutor::planArena(const SessionOptions &Opts) {
   std::vector<PlannedTensor> Planned;
   // A fused add's output takes its other operand's slot (OperatorFusion.h).
   std::vector<int32_t> InPlaceOf(NumTensors, -1);
-  for (const ConvAddFusion &F : Fusions)
-    InPlaceOf[size_t(M.op(F.Add).outputs()->Get(0))] = F.Other;
+  for (const SessionFusion &F : Fusions)
+    if (F.K == SessionFusion::Kind::ConvAdd)
+      InPlaceOf[size_t(M.op(F.Second).outputs()->Get(0))] = F.Other;
   for (size_t T = 0; T < NumTensors; ++T)
     if (!M.Tensors[T].isConstant() && InPlaceOf[T] < 0) {
       Slot[T] = int64_t(Planned.size());
@@ -108,6 +109,14 @@ Status CpuExecutor::planArena(const SessionOptions &Opts) {
       for (int32_t T : *Op.outputs())
         Touch(T, int64_t(I));
   }
+  // A fused pair runs as one kernel at its first operator: what the second
+  // reads and writes is live there too (a fused GELU's output must not
+  // share bytes with the fully connected layer's input).
+  for (const SessionFusion &F : Fusions)
+    for (const auto *List : {M.op(F.Second).inputs(), M.op(F.Second).outputs()})
+      if (List)
+        for (int32_t T : *List)
+          Touch(T, int64_t(F.First));
   for (int32_t T : M.Outputs)
     Touch(T, End);
   // Kept intermediates live from the start to the end: no two share bytes.
@@ -197,7 +206,7 @@ Status CpuExecutor::createKernels(const SessionOptions &Opts,
         A.Out.push_back({&M.Tensors[size_t(T)], TensorData[size_t(T)]});
     bool Native = !Opts.Cpu.ForceReference && Op.engine() != fb::Engine::REFERENCE;
     bool Fused = std::any_of(Fusions.begin(), Fusions.end(), [&](const auto &F) {
-      return F.Conv == I || F.Add == I;
+      return F.First == I || F.Second == I;
     });
     // Kept from the executor before a resize (keepKernels): no weight is
     // widened or unblocked for it, since its library packed them already.
@@ -385,18 +394,25 @@ std::vector<std::pair<int32_t, PackedWeights>> CpuExecutor::packedWeights() cons
 
 bool CpuExecutor::createFusedKernels(size_t I, const KernelArgs &A) {
   auto F = std::find_if(Fusions.begin(), Fusions.end(),
-                        [&](const ConvAddFusion &C) { return C.Conv == I; });
+                        [&](const SessionFusion &C) { return C.First == I; });
   if (F == Fusions.end())
     return false;
   const LoadedModel &M = *Model;
-  const fb::Operator &Add = M.op(F->Add);
-  size_t Other = size_t(F->Other), Out = size_t(Add.outputs()->Get(0));
-  const auto &O = *Add.options_as_BinaryOptions();
-  FusedAdd Fused{{&M.Tensors[Other], TensorData[Other]},
-                 {&M.Tensors[Out], TensorData[Out]},
-                 O.output_min(),
-                 O.output_max()};
-  auto K = createOnednnKernel(A, Weights, &Fused);
+  const fb::Operator &Second = M.op(F->Second);
+  size_t Out = size_t(Second.outputs()->Get(0));
+  KernelTensor OutT{&M.Tensors[Out], TensorData[Out]};
+  std::unique_ptr<Kernel> K;
+  if (F->K == SessionFusion::Kind::ConvAdd) {
+    size_t Other = size_t(F->Other);
+    const auto &O = *Second.options_as_BinaryOptions();
+    FusedAdd Fused{{&M.Tensors[Other], TensorData[Other]}, OutT,
+                   O.output_min(), O.output_max()};
+    K = createOnednnKernel(A, Weights, &Fused);
+  } else {
+    FusedGelu Fused{OutT, Second.options_as_UnaryOptions()->op() ==
+                              fb::UnaryOp::GELU_TANH};
+    K = createOnednnKernel(A, Weights, nullptr, &Fused);
+  }
   if (!K)
     return false;
   const char *Engine = K->engine();
@@ -436,9 +452,10 @@ Status CpuExecutor::runOperators(size_t Begin, size_t End) {
                            "have no weights");
   // A fused pair (session fusions, never made when intermediates are kept)
   // runs as one kernel: the range may not split it.
-  for (const ConvAddFusion &F : Fusions)
-    if ((Begin > F.Conv && Begin <= F.Add) || (End > F.Conv && End <= F.Add))
-      return invalidArgument("operators ", F.Conv, " and ", F.Add,
+  for (const SessionFusion &F : Fusions)
+    if ((Begin > F.First && Begin <= F.Second) ||
+        (End > F.First && End <= F.Second))
+      return invalidArgument("operators ", F.First, " and ", F.Second,
                              " run as one fused kernel: a range cannot split "
                              "them");
   for (size_t I = Begin; I < End; ++I)

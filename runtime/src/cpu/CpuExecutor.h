@@ -121,9 +121,10 @@ private:
   /// read the blocked layout (BlockedLayout.h), by tensor index.
   std::map<size_t, std::pair<std::unique_ptr<TensorDesc>, std::vector<uint8_t>>>
       Unblocked;
-  /// The conv + add pairs this session may fuse (OperatorFusion.h), found
-  /// before memory planning: the add's output is then live from the conv.
-  std::vector<ConvAddFusion> Fusions;
+  /// The operator pairs this session may fuse (OperatorFusion.h), found
+  /// before memory planning: a fused add's output is then live from the
+  /// conv.
+  std::vector<SessionFusion> Fusions;
   bool UseOnednn = false;
 };
 

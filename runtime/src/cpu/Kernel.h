@@ -137,16 +137,24 @@ struct FusedAdd {
   float Min, Max;
 };
 
+/// A GELU folded into the fully connected layer before it (OperatorFusion.h):
+/// the kernel writes Out = gelu(x W^T + b), exact or in its tanh form.
+struct FusedGelu {
+  KernelTensor Out;
+  bool Tanh = false;
+};
+
 /// The oneDNN kernel of a convolution or an f32 fully connected layer (x86
 /// builds with oneDNN, OnednnKernels.cpp), or null when this runtime has no
-/// oneDNN or oneDNN has no JIT kernel for the operator (with Add folded in,
-/// when given) on this CPU, or cannot read its BLOCKED weight directly (the
-/// session then unpacks it for the other kernels). It runs on the calling
+/// oneDNN or oneDNN has no JIT kernel for the operator (with Add or Gelu
+/// folded in, when given) on this CPU, or cannot read its BLOCKED weight
+/// directly (the session then unpacks it for the other kernels). It runs on the calling
 /// thread: only single-threaded sessions use it. Weights it converts to a
 /// layout of its own live in Weights, which must outlive it.
 std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
                                            WeightArena &Weights,
-                                           const FusedAdd *Add = nullptr);
+                                           const FusedAdd *Add = nullptr,
+                                           const FusedGelu *Gelu = nullptr);
 /// Whether this runtime was built with oneDNN.
 bool onednnBuilt();
 

@@ -10,9 +10,36 @@ int32_t onlyOutput(const fb::Operator &Op) {
   return Op.outputs() && Op.outputs()->size() == 1 ? Op.outputs()->Get(0) : -1;
 }
 
+bool isF32(const LoadedModel &M, int32_t T) {
+  return T >= 0 && M.Tensors[size_t(T)].DType == fb::DType::F32;
+}
+
+/// Operator I is an f32 FULLY_CONNECTED whose output only the GELU at I + 1
+/// reads.
+bool isFullyConnectedGelu(const LoadedModel &M, size_t I,
+                          const std::vector<int> &Readers) {
+  const fb::Operator &Fc = M.op(I), &Gelu = M.op(I + 1);
+  if (Fc.kind() != fb::OpKind::FULLY_CONNECTED ||
+      Gelu.kind() != fb::OpKind::UNARY ||
+      Fc.engine() == fb::Engine::REFERENCE ||
+      Gelu.engine() == fb::Engine::REFERENCE || !Fc.inputs() ||
+      !Gelu.inputs() || Gelu.inputs()->size() != 1)
+    return false;
+  fb::UnaryOp U = Gelu.options_as_UnaryOptions()->op();
+  int32_t Y = onlyOutput(Fc), G = onlyOutput(Gelu);
+  if ((U != fb::UnaryOp::GELU && U != fb::UnaryOp::GELU_TANH) || Y < 0 ||
+      G < 0 || Gelu.inputs()->Get(0) != Y || Readers[size_t(Y)] != 1)
+    return false;
+  for (int32_t T : *Fc.inputs())
+    if (T >= 0 && !isF32(M, T))
+      return false;
+  return isF32(M, Y) && isF32(M, G) &&
+         M.Tensors[size_t(Y)].Shape == M.Tensors[size_t(G)].Shape;
+}
+
 } // namespace
 
-std::vector<ConvAddFusion> findConvAddFusions(const LoadedModel &M) {
+std::vector<SessionFusion> findSessionFusions(const LoadedModel &M) {
   // Readers per tensor and the last operator reading it; graph inputs and
   // outputs count as read by everything.
   std::vector<int> Readers(M.Tensors.size(), 0);
@@ -30,8 +57,12 @@ std::vector<ConvAddFusion> findConvAddFusions(const LoadedModel &M) {
       LastReader[size_t(T)] = M.numOperators();
     }
 
-  std::vector<ConvAddFusion> Out;
+  std::vector<SessionFusion> Out;
   for (size_t I = 0; I + 1 < M.numOperators(); ++I) {
+    if (isFullyConnectedGelu(M, I, Readers)) {
+      Out.push_back({SessionFusion::Kind::FullyConnectedGelu, I, I + 1, -1});
+      continue;
+    }
     const fb::Operator &Conv = M.op(I), &Add = M.op(I + 1);
     if (Conv.kind() != fb::OpKind::CONV_2D ||
         Add.kind() != fb::OpKind::BINARY ||
@@ -57,7 +88,7 @@ std::vector<ConvAddFusion> findConvAddFusions(const LoadedModel &M) {
         YD.Shape != CD.Shape || OD.isConstant() ||
         LastReader[size_t(Other)] != I + 1)
       continue;
-    Out.push_back({I, I + 1, Other});
+    Out.push_back({SessionFusion::Kind::ConvAdd, I, I + 1, Other});
   }
   return Out;
 }

@@ -5,7 +5,8 @@
 namespace kiln::rt {
 
 std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &, WeightArena &,
-                                           const FusedAdd *) {
+                                           const FusedAdd *,
+                                           const FusedGelu *) {
   return nullptr;
 }
 

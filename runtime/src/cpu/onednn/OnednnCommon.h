@@ -104,10 +104,12 @@ private:
 
 /// The f32 post-ops of a convolution or fully connected layer: its clamp to
 /// [Min, Max], then for a fused add (convolutions only) the sum with what
-/// the destination holds and the add's clamp. The scratchpad is the
+/// the destination holds and the add's clamp, or a fused GELU (fully
+/// connected layers only). The scratchpad is the
 /// caller's (withSessionScratchpad).
 dnnl::primitive_attr f32Attr(float Min, float Max,
-                             const FusedAdd *Add = nullptr);
+                             const FusedAdd *Add = nullptr,
+                             const FusedGelu *Gelu = nullptr);
 
 /// Attr with the primitive's scratchpad left to the caller
 /// (scratchpad_mode::user), for bindScratchpad. Left to oneDNN, every

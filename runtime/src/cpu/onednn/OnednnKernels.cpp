@@ -68,13 +68,19 @@ void appendClamp(dnnl::post_ops &Ops, float Min, float Max) {
 /// The add's other operand is the destination's content: the session places
 /// the add's output in its bytes. oneDNN's fastest kernels here (brgconv)
 /// take a sum post-op but not a binary one.
-dnnl::primitive_attr f32Attr(float Min, float Max, const FusedAdd *Add) {
+dnnl::primitive_attr f32Attr(float Min, float Max, const FusedAdd *Add,
+                             const FusedGelu *Gelu) {
   dnnl::post_ops Ops;
   appendClamp(Ops, Min, Max);
   if (Add) {
     Ops.append_sum(1.f);
     appendClamp(Ops, Add->Min, Add->Max);
   }
+  if (Gelu)
+    Ops.append_eltwise(1.f,
+                       Gelu->Tanh ? dnnl::algorithm::eltwise_gelu_tanh
+                                  : dnnl::algorithm::eltwise_gelu_erf,
+                       0.f, 0.f);
   dnnl::primitive_attr Attr;
   Attr.set_post_ops(Ops);
   return withSessionScratchpad(std::move(Attr));
@@ -367,13 +373,15 @@ innerProductImplementation(const dnnl::inner_product_forward::desc &D,
 }
 
 /// An f32 FULLY_CONNECTED as oneDNN's inner product: the rows of x (all its
-/// dims but the last) times the weight [O, I], plus the bias, clamped. The
+/// dims but the last) times the weight [O, I], plus the bias, clamped, and
+/// with Gelu the GELU after it (a post-op) into Gelu's output. The
 /// weight is read in place when the file stores it in the layout the
 /// primitive wants (plain OI for GEMV, or BLOCKED).
-std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A,
-                                       WeightArena &Arena) {
+std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A, WeightArena &Arena,
+                                       const FusedGelu *Gelu) {
   const auto &O = *A.Op.options_as_FullyConnectedOptions();
-  const KernelTensor &X = A.In[0], &W = A.In[1], &Y = A.Out[0];
+  const KernelTensor &X = A.In[0], &W = A.In[1],
+                     &Y = Gelu ? Gelu->Out : A.Out[0];
   const bool HasBias = A.In.size() > 2 && A.In[2].present();
   const auto F32 = fb::DType::F32;
   if (X.Desc->DType != F32 || W.Desc->DType != F32 || Y.Desc->DType != F32 ||
@@ -404,7 +412,7 @@ std::unique_ptr<Kernel> fullyConnected(const KernelArgs &A,
     const bool Gemv = Rows == 1 && !W.Desc->Blocked &&
                       W.Desc->Bytes > GemvMinWeightBytes;
     auto PD = innerProductImplementation(
-        D, f32Attr(O.output_min(), O.output_max()), Gemv);
+        D, f32Attr(O.output_min(), O.output_max(), nullptr, Gelu), Gemv);
     if (isReference(PD.impl_info_str()))
       return nullptr;
     memory Weights = bindWeights(PD.weights_desc(), UserW, W.Data, Arena);
@@ -755,9 +763,12 @@ bool onednnBuilt() { return true; }
 
 std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
                                            WeightArena &Weights,
-                                           const FusedAdd *Add) {
+                                           const FusedAdd *Add,
+                                           const FusedGelu *Gelu) {
   if (A.Op.kind() == fb::OpKind::FULLY_CONNECTED)
-    return Add ? nullptr : fullyConnected(A, Weights);
+    return Add ? nullptr : fullyConnected(A, Weights, Gelu);
+  if (Gelu)
+    return nullptr;
   if (A.Op.kind() == fb::OpKind::MATMUL)
     return Add ? nullptr : matMul(A);
   if (A.Op.kind() == fb::OpKind::LAYER_NORM)
@@ -773,12 +784,16 @@ std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
   if (A.Op.kind() != fb::OpKind::CONV_2D)
     return nullptr;
   // In f32, XNNPACK's depthwise kernels were measured as fast as oneDNN's
-  // (MobileNetV2 at 1 thread), so only the dense and grouped convolutions
-  // move; in int8, oneDNN's were measured faster. docs/benchmarks.md has the
-  // figures.
+  // on 3x3 and 5x5 windows (MobileNetV2 and V3 at 1 thread), so those stay;
+  // in int8, oneDNN's were measured faster. Past 25 taps Debian's XNNPACK
+  // (2022-02) has no depthwise kernel and runs a grouped GEMM per channel:
+  // ConvNeXt-T's 7x7 depthwise convolutions took 48 ms there, 2.1 ms on
+  // oneDNN. docs/benchmarks.md has the figures.
   const fb::Conv2DOptions &O = *A.Op.options_as_Conv2DOptions();
   bool F32 = A.In[0].Desc->DType != fb::DType::I8;
-  if (O.depthwise() && F32)
+  constexpr int32_t XnnpackMaxDepthwiseTaps = 25;
+  if (O.depthwise() && F32 &&
+      O.kernel_height() * O.kernel_width() <= XnnpackMaxDepthwiseTaps)
     return nullptr;
   if (F32 && isNarrowPointwise(O) && !Add)
     return nullptr;
