@@ -6,10 +6,11 @@
 // k and v with one packed [3d, d] weight and slices the result three ways;
 // after the split the three projections write q, k and v directly, and no
 // slice copies them. The slices must be disjoint, of step 1, and constant,
-// so that no row is computed twice and the weights stored do not grow
-// (rows no slice reads are dropped). A fused activation is elementwise and
-// goes with each part. The weight and bias must be float constants
-// (a quantized linear keeps its form).
+// and the weight and bias read by this linear alone, so that no row is
+// computed twice and the weights stored do not grow (rows no slice reads
+// are dropped). A fused activation is elementwise and goes with each part;
+// a one-value bias goes whole to each. The weight and bias must be float
+// constants (a quantized linear keeps its form).
 #include "passes/FusionSupport.h"
 #include "passes/NodeBuilder.h"
 #include "passes/Pass.h"
@@ -82,13 +83,22 @@ llvm::Optional<std::vector<Part>> match(const Graph &G, Node &L) {
       !L.result()->hasUses())
     return llvm::None;
   const Value *W = L.operand(1), *B = L.numOperands() > 2 ? L.operand(2) : nullptr;
-  if (!isFloatConstant(W) || (B && (!isFloatConstant(B) || B->type().rank() != 1)) ||
+  if (!isFloatConstant(W) || (B && !isFloatConstant(B)) ||
       W->type().rank() != 2 || L.result()->type().Quant)
+    return llvm::None;
+  // Constants the linear alone reads: the parts' rows replace them (tied
+  // or merged weights would be stored twice).
+  if (W->numUses() != 1 || (B && W != B && B->numUses() != 1))
     return llvm::None;
   const TensorType &Y = L.result()->type();
   if (!Y.Dims.back().isStatic())
     return llvm::None;
   int64_t Features = Y.Dims.back().size();
+  // A bias of one value per feature (one value broadcast is kept whole).
+  if (B && (B->type().rank() != 1 ||
+            (B->type().Dims[0].size() != Features &&
+             B->type().Dims[0].size() != 1)))
+    return llvm::None;
   std::vector<Part> Parts;
   for (const Use &U : L.result()->uses()) {
     if (isDead(G, *U.User))
@@ -124,13 +134,16 @@ public:
       Value *B = L->numOperands() > 2 ? L->operand(2) : nullptr;
       const Tensor &WT = *W->constant();
       size_t WRow = WT.buffer().size() / size_t(WT.type().Dims[0].size());
+      int64_t Features = L->result()->type().Dims.back().size();
       for (const Part &P : Parts) {
         NodeBuilder Build(G, *P.Slice);
         std::string Rows = llvm::formatv(".rows_{0}_{1}", P.Begin, P.End);
         std::vector<Value *> Operands = {
             X, Build.constant(rows(WT, P.Begin, P.End, WRow))};
         Operands.back()->setName(W->name() + Rows);
-        if (B) {
+        if (B && B->type().Dims[0].size() == 1 && Features != 1) {
+          Operands.push_back(B); // one value for every feature
+        } else if (B) {
           const Tensor &BT = *B->constant();
           Operands.push_back(Build.constant(
               rows(BT, P.Begin, P.End, elementSize(BT.type().Elem))));

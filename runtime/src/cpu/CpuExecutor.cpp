@@ -380,7 +380,11 @@ void CpuExecutor::unblockWeights(KernelArgs &A) {
 std::vector<std::pair<int32_t, PackedWeights>> CpuExecutor::packedWeights() const {
   std::vector<std::pair<int32_t, PackedWeights>> Out;
   for (size_t I = 0; I < Kernels.size(); ++I) {
-    int32_t W = Model->op(I).inputs()->Get(1);
+    // Only weighted operators (a weight at input 1) pack weights.
+    const auto *Inputs = Model->op(I).inputs();
+    if (!Inputs || Inputs->size() < 2 || Inputs->Get(1) < 0)
+      continue;
+    int32_t W = Inputs->Get(1);
     // A kernel that read a widened or unblocked copy converted that copy,
     // not the bytes the file holds (f16, int8, or BLOCKED already).
     if (Widened.count(size_t(W)) || Unblocked.count(size_t(W)))
