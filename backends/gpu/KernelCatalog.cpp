@@ -10,6 +10,7 @@ llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name) {
     return llvm::ArrayRef<uint32_t>(kernels::K);                               \
   if (Name == #K "_f16")                                                       \
     return llvm::ArrayRef<uint32_t>(kernels::K##_f16);
+  KERNEL(attention)
   KERNEL(concat)
   KERNEL(conv2d_c4)
   KERNEL(conv2d_grouped_c4)

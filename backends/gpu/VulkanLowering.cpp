@@ -8,6 +8,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cstring>
+#include <map>
 
 namespace kiln::vulkan {
 
@@ -373,8 +374,20 @@ llvm::Expected<KilnModule> Lowering::run() {
     if (Program.place(IoPlace).K == Place::Input)
       convertIo(T, IoPlace, true);
 
+  // Attention chains run as one dispatch at their last matmul; the
+  // operators they absorb get no dispatch and their results no memory.
+  std::vector<AttentionChain> Attention = findAttentionChains(*this);
+  std::map<const fb::OperatorT *, const AttentionChain *> AttentionAt;
+  std::set<const fb::OperatorT *> Absorbed;
+  for (const AttentionChain &C : Attention) {
+    AttentionAt[C.PV] = &C;
+    Absorbed.insert(C.Absorbed.begin(), C.Absorbed.end());
+  }
+
   for (size_t I = 0; I < M.operators.size(); ++I) {
     const fb::OperatorT &Op = *M.operators[I];
+    if (Absorbed.count(&Op))
+      continue;
     CurrentOp = int32_t(I);
     // Outputs get arena places unless the lowering aliases them.
     for (int32_t T : Op.outputs)
@@ -448,7 +461,10 @@ llvm::Expected<KilnModule> Lowering::run() {
         Why = lowerLayerNorm(*this, Op);
         break;
       case fb::OpKind::MATMUL:
-        Why = lowerMatMul(*this, Op);
+        if (auto It = AttentionAt.find(&Op); It != AttentionAt.end())
+          Why = lowerAttention(*this, *It->second);
+        else
+          Why = lowerMatMul(*this, Op);
         break;
       case fb::OpKind::PIXELS_TO_TENSOR:
         Why = lowerPixelsToTensor(*this, Op);

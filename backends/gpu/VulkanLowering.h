@@ -24,6 +24,7 @@
 #include "llvm/Support/Error.h"
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -173,6 +174,33 @@ std::string lowerCast(Lowering &L, const fb::OperatorT &Op);
 std::string lowerComparison(Lowering &L, const fb::OperatorT &Op);
 /// EQUAL, GREATER or LESS (a BINARY whose result is boolean).
 bool isComparison(const fb::OperatorT &Op);
+
+/// AttentionLowering.cpp: an attention chain lowered as one dispatch.
+struct AttentionChain {
+  /// The matmul of queries and keys, the optional transpose of the keys
+  /// before it, and the matmul of the probabilities with the values.
+  const fb::OperatorT *QK = nullptr, *KeysTranspose = nullptr, *PV = nullptr;
+  /// Every operator the dispatch at PV replaces (PV itself excluded).
+  std::vector<const fb::OperatorT *> Absorbed;
+  /// The scores' scale: the product of the scalar MULs and DIVs.
+  float Alpha = 1;
+  struct Bias {
+    int32_t Tensor;
+    std::vector<int64_t> Dims; // of the ADD that applied it
+    float Mult;                // the scales applied after it
+  };
+  std::vector<Bias> Biases;
+  /// An operand's batch count (P, or 1: broadcast) and matrix elements.
+  struct Operand {
+    int64_t Batch = 0, Inner = 0;
+  };
+  Operand Q, K, V;
+  int64_t Rows = 0, M = 0, Keys = 0, Depth = 0, DV = 0;
+};
+/// Every chain of the model the attention kernel can run.
+std::vector<AttentionChain> findAttentionChains(const Lowering &L);
+std::string lowerAttention(Lowering &L, const AttentionChain &C);
+
 /// Why integer graph input T cannot stay in its caller's bytes ("" when
 /// every reader is a gather by it, a cast of it or a comparison of it).
 std::string integerInputProblem(const Lowering &L, int32_t T);
