@@ -179,6 +179,11 @@ struct Target {
   llvm::Error (*Check)(const Graph &G);
   /// Pass names for -O0, -O1 or -O2, in order.
   std::vector<std::string> (*Pipeline)(int OptLevel);
+  /// The passes of Pipeline that the target's own options (EmitRequest's
+  /// Options: --nnapi-feature-level, ...) make unnecessary, or null: an
+  /// expansion into ops a newer level runs natively.
+  std::vector<std::string> (*PassesNotNeeded)(
+      const std::map<std::string, std::string> &Options) = nullptr;
   /// Lowers the optimized (and quantized) graph and writes Req.Output.
   llvm::Expected<std::unique_ptr<TargetReport>> (*Emit)(
       const Graph &G, const EmitRequest &Req);

@@ -38,7 +38,9 @@ compileForNnapi(const Graph &G, int32_t FeatureLevel, bool RelaxFp16) {
   LoweringOptions Opts;
   Opts.Int8Elementwise = true;
   Opts.OmitInt8BiasScales = false;
-  for (int32_t Level = First; Level <= Last; ++Level) {
+  for (int32_t Level : nnapi::FeatureLevels) {
+    if (Level < First || Level > Last)
+      continue;
     auto Lowered = lowerToKilnOps(G, Opts);
     if (!Lowered) {
       llvm::consumeError(std::move(Failure));

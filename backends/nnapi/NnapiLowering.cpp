@@ -588,6 +588,8 @@ void Lowering::lowerOperator(int32_t Op) {
     return lowerQuantize(*this, Op);
   case fb::OpKind::CAST:
     return lowerCast(*this, Op);
+  case fb::OpKind::MATMUL:
+    return lowerBatchMatmul(*this, Op);
   case fb::OpKind::BOX_NMS:
     return fail(Op, BoxNmsOnCpuOnly);
   default:

@@ -166,6 +166,9 @@ void lowerInt8Unary(Lowering &L, int32_t Op, uint32_t X, uint32_t Out);
 void lowerInt8MulViaFloat(Lowering &L, int32_t Op, uint32_t A, uint32_t B,
                           uint32_t Out, int32_t Fuse, const std::string &Why);
 void lowerSoftmax(Lowering &L, int32_t Op);
+/// NnapiMatmulLowering.cpp: a matmul of two computed tensors as
+/// BATCH_MATMUL (feature level 6).
+void lowerBatchMatmul(Lowering &L, int32_t Op);
 void lowerPrelu(Lowering &L, int32_t Op);
 void lowerMovement(Lowering &L, int32_t Op);
 void lowerReduce(Lowering &L, int32_t Op);

@@ -43,7 +43,10 @@ public:
 
   void print(llvm::raw_ostream &OS, bool Stats) const override {
     OS << Input << " -> " << Output << " (target nnapi, " << Pipeline << ")\n"
-       << "  feature level: " << C.FeatureLevel << " (Android API level; "
+       << "  feature level: " << C.FeatureLevel
+       << (C.FeatureLevel >= nnapi::FeatureLevel6
+               ? " (NNAPI feature level 6, Android 13; "
+               : " (Android API level; ")
        << "lowered for " << C.LoweredLevel << ")\n"
        << "  operations:    " << C.Operations << " (";
     bool First = true;
@@ -133,12 +136,25 @@ llvm::Expected<int32_t> featureLevelOption(const EmitRequest &R) {
   if (It == R.Options.end() || It->second.empty() || It->second == "auto")
     return 0;
   int32_t Level = 0;
-  if (!llvm::to_integer(It->second, Level) ||
-      Level < nnapi::FeatureLevelMin || Level > nnapi::FeatureLevelMax)
-    return usageError("--nnapi-feature-level {0}: expected 27, 28, 29 or 30 "
-                      "(the Android API level), or auto",
+  if (!llvm::to_integer(It->second, Level) || !nnapi::isFeatureLevel(Level))
+    return usageError("--nnapi-feature-level {0}: expected 27, 28, 29, 30 or "
+                      "31 (the Android API level), 1000006 (NNAPI feature "
+                      "level 6, Android 13), or auto",
                       It->second);
   return Level;
+}
+
+/// At feature level 6 a matmul of two computed tensors is BATCH_MATMUL:
+/// expand-matmul's composition (MUL and REDUCE_SUM) is for the levels
+/// below. A bad level is left to featureLevelOption's error.
+std::vector<std::string>
+nnapiPassesNotNeeded(const std::map<std::string, std::string> &Options) {
+  auto It = Options.find("nnapi-feature-level");
+  int32_t Level = 0;
+  if (It != Options.end() && llvm::to_integer(It->second, Level) &&
+      Level >= nnapi::FeatureLevel6)
+    return {"expand-matmul"};
+  return {};
 }
 
 llvm::Expected<std::unique_ptr<TargetReport>>
@@ -180,13 +196,14 @@ Target nnapiTarget() {
   Target T;
   T.Name = "nnapi";
   T.Description = "Android NPUs, DSPs and GPUs through the Neural Networks "
-                  "API (feature levels 27-30): an NNAPI model in the file, "
+                  "API (feature levels 27-31 and 6): an NNAPI model in the file, "
                   "built and run by the kiln runtime";
   T.Status = TargetStatus::Works;
   T.FileTarget = int(fb::Target::NNAPI);
   T.SupportedOps = nnapiSupportedOps;
   T.Check = checkNnapiGraph;
   T.Pipeline = pipelineForNnapiTarget;
+  T.PassesNotNeeded = nnapiPassesNotNeeded;
   T.Emit = emitNnapi;
   T.Inspect.Text = nnapiTextSection;
   T.Inspect.Json = nnapiJsonSection;

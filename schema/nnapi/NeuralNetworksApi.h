@@ -89,7 +89,8 @@ enum OperandCode : int32_t {
   X(TRANSPOSE_CONV_2D, 91, 29)        \
   X(RESIZE_NEAREST_NEIGHBOR, 94, 29)  \
   X(ELU, 98, 30)                      \
-  X(HARD_SWISH, 99, 30)
+  X(HARD_SWISH, 99, 30)               \
+  X(BATCH_MATMUL, 102, FeatureLevel6)
 
 /// Operation types (OperationCode).
 enum OperationCode : int32_t {
@@ -144,9 +145,20 @@ constexpr size_t BYTE_SIZE_OF_CACHE_TOKEN = 32;
 constexpr size_t MAX_SIZE_OF_IMMEDIATELY_COPIED_VALUES = 128;
 
 /// Feature levels kiln distinguishes: Android API levels 27 (8.1), 28 (9),
-/// 29 (10), 30 (11).
+/// 29 (10), 30 (11), 31 (12: ANEURALNETWORKS_FEATURE_LEVEL_5), and
+/// ANEURALNETWORKS_FEATURE_LEVEL_6 (Android 13, the NNAPI module update:
+/// the NDK numbers it 1000006, not by API level). They are not consecutive;
+/// FeatureLevels lists them in order.
+constexpr int32_t FeatureLevel6 = 1000006;
 constexpr int32_t FeatureLevelMin = 27;
-constexpr int32_t FeatureLevelMax = 30;
+constexpr int32_t FeatureLevelMax = FeatureLevel6;
+inline constexpr int32_t FeatureLevels[] = {27, 28, 29, 30, 31, FeatureLevel6};
+inline bool isFeatureLevel(int32_t Level) {
+  for (int32_t L : FeatureLevels)
+    if (L == Level)
+      return true;
+  return false;
+}
 
 /// mmap protections for ANeuralNetworksMemory_createFromFd.
 constexpr int ProtRead = 1;
@@ -315,4 +327,5 @@ typedef int32_t ANeuralNetworksOperationType;
     (ANeuralNetworksExecution * execution))                                   \
   /* 31 */                                                                     \
   X(ANeuralNetworksExecution_setReusable, int,                                 \
-    (ANeuralNetworksExecution * execution, bool reusable))
+    (ANeuralNetworksExecution * execution, bool reusable))                    \
+  X(ANeuralNetworks_getRuntimeFeatureLevel, int64_t, ())

@@ -61,7 +61,7 @@ TEST_CASE("host NNAPI device: every function and the two devices") {
     REQUIRE(A.ANeuralNetworksDevice_getType(D, &Types[I]) == NO_ERROR);
     int64_t Level = 0;
     REQUIRE(A.ANeuralNetworksDevice_getFeatureLevel(D, &Level) == NO_ERROR);
-    CHECK(Level == 30);
+    CHECK(Level == FeatureLevel6); // KILN_NNAPI_HOST_FEATURE_LEVEL unset: the highest
   }
   CHECK(std::string(Names[0]) == "kiln-host-accelerator");
   CHECK(Types[0] == DEVICE_ACCELERATOR);
@@ -847,6 +847,102 @@ TEST_CASE("host NNAPI device: feature levels") {
     REQUIRE(api().ANeuralNetworksDevice_getFeatureLevel(D, &L) == NO_ERROR);
     CHECK(L == 29);
   }
+}
+
+namespace {
+
+/// y[p][m][n] = sum_k a[p][m][k] b[p or 0][k][n] over [P, M, K] x [PB, K, N]
+/// row-major, naively.
+std::vector<double> naiveBatchMatmul(const std::vector<double> &A,
+                                     const std::vector<double> &B, size_t P,
+                                     size_t PB, size_t M, size_t K, size_t N) {
+  std::vector<double> Y(P * M * N, 0.0);
+  for (size_t Pi = 0; Pi < P; ++Pi)
+    for (size_t Mi = 0; Mi < M; ++Mi)
+      for (size_t Ni = 0; Ni < N; ++Ni)
+        for (size_t Ki = 0; Ki < K; ++Ki)
+          Y[(Pi * M + Mi) * N + Ni] += A[(Pi * M + Mi) * K + Ki] *
+                                       B[((PB == 1 ? 0 : Pi) * K + Ki) * N + Ni];
+  return Y;
+}
+
+} // namespace
+
+TEST_CASE("host NNAPI device: BATCH_MATMUL (feature level 6)") {
+  SECTION("float, the right operand's batch broadcast") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {2, 2, 3});
+    std::vector<float> W = values(6, -1, 1, 7);
+    uint32_t Wc = B.constant(TENSOR_FLOAT32, {1, 3, 2}, W);
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {2, 2, 2});
+    B.op(BATCH_MATMUL, {X, Wc, B.boolean(false), B.boolean(false)}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<float> In = values(12, -2, 2, 3), Out(8);
+    run(B.M, In, Out);
+    std::vector<double> Want = naiveBatchMatmul(
+        std::vector<double>(In.begin(), In.end()),
+        std::vector<double>(W.begin(), W.end()), 2, 1, 2, 3, 2);
+    for (size_t I = 0; I < 8; ++I)
+      CHECK(Out[I] == Approx(Want[I]).margin(1e-6));
+  }
+  SECTION("float, both operands transposed (adj_x, adj_y)") {
+    // a is stored [P, K, M] and b [P, N, K]: y = a^T b^T per batch.
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {2, 3, 2});
+    std::vector<float> W = values(12, -1, 1, 11);
+    uint32_t Wc = B.constant(TENSOR_FLOAT32, {2, 2, 3}, W);
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {2, 2, 2});
+    B.op(BATCH_MATMUL, {X, Wc, B.boolean(true), B.boolean(true)}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<float> In = values(12, -2, 2, 5), Out(8);
+    run(B.M, In, Out);
+    std::vector<double> A(12), Bt(12);
+    for (size_t P = 0; P < 2; ++P)
+      for (size_t I = 0; I < 3; ++I)
+        for (size_t J = 0; J < 2; ++J) {
+          A[(P * 2 + J) * 3 + I] = In[(P * 3 + I) * 2 + J]; // [P, M=2, K=3]
+          Bt[(P * 3 + I) * 2 + J] = W[(P * 2 + J) * 3 + I]; // [P, K=3, N=2]
+        }
+    std::vector<double> Want = naiveBatchMatmul(A, Bt, 2, 2, 2, 3, 2);
+    for (size_t I = 0; I < 8; ++I)
+      CHECK(Out[I] == Approx(Want[I]).margin(1e-6));
+  }
+  SECTION("int8 signed within 1 quantum of the real product") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {1, 2, 3}, 0.05f, 3);
+    std::vector<int8_t> W = {-128, 5, 90, 127, -40, 0};
+    uint32_t Wc = B.constant(TENSOR_QUANT8_ASYMM_SIGNED, {1, 3, 2}, W, 0.1f, -2);
+    uint32_t Y = B.operand(TENSOR_QUANT8_ASYMM_SIGNED, {1, 2, 2}, 0.25f, 1);
+    B.op(BATCH_MATMUL, {X, Wc, B.boolean(false), B.boolean(false)}, {Y});
+    REQUIRE(B.finish({X}, {Y}) == NO_ERROR);
+    std::vector<int8_t> In = {100, -100, 7, 0, 127, -128}, Out(4);
+    run(B.M, In, Out);
+    std::vector<double> A, Bw;
+    for (int8_t V : In)
+      A.push_back(real(V, 0.05f, 3));
+    for (int8_t V : W)
+      Bw.push_back(real(V, 0.1f, -2));
+    std::vector<double> Want = naiveBatchMatmul(A, Bw, 1, 1, 2, 3, 2);
+    for (size_t I = 0; I < 4; ++I)
+      CHECK(std::fabs(Out[I] - quant<int8_t>(Want[I], 0.25f, 1)) <= 1.0);
+  }
+  SECTION("checks: a left batch of 1 against 2, and below level 6") {
+    Builder B;
+    uint32_t X = B.operand(TENSOR_FLOAT32, {1, 2, 3});
+    uint32_t Wc = B.constant(TENSOR_FLOAT32, {2, 3, 2}, values(12, -1, 1, 2));
+    uint32_t Y = B.operand(TENSOR_FLOAT32, {2, 2, 2});
+    B.op(BATCH_MATMUL, {X, Wc, B.boolean(false), B.boolean(false)}, {Y});
+    CHECK(B.finish({X}, {Y}) == BAD_DATA);
+    ScopedEnv Level("KILN_NNAPI_HOST_FEATURE_LEVEL", "31");
+    CHECK(api().ANeuralNetworks_getRuntimeFeatureLevel() == 31);
+    Builder C;
+    uint32_t X2 = C.operand(TENSOR_FLOAT32, {2, 3});
+    uint32_t W2 = C.constant(TENSOR_FLOAT32, {3, 2}, values(6, -1, 1, 2));
+    uint32_t Y2 = C.operand(TENSOR_FLOAT32, {2, 2});
+    C.op(BATCH_MATMUL, {X2, W2, C.boolean(false), C.boolean(false)}, {Y2});
+    CHECK(C.Error == BAD_DATA);
+  }
+  CHECK(api().ANeuralNetworks_getRuntimeFeatureLevel() == FeatureLevel6);
 }
 
 namespace {

@@ -2,7 +2,7 @@
 //   kiln convert MODEL -o OUT [--target NAME] [-O0|-O1|-O2]
 //                [--disable-pass NAME]... [--input-shape ...] [--stats] [--json]
 //                [--strip-provenance] [--prepack portable|native]
-//                [--nnapi-feature-level 27|28|29|30|auto]
+//                [--nnapi-feature-level 27|28|29|30|31|1000006|auto]
 //                [--quantize none|fp16|int8-dynamic|int8 ...] (QuantizeFlags.h)
 //                [--fallback none|cpu [--on-cpu PATTERN]... [--max-partitions N]]
 //                [--self-test [--self-test-input NAME=FILE.npy]...
@@ -94,9 +94,10 @@ Command addConvertCommand(CLI::App &App) {
                   "still runs anywhere)")
       ->check(CLI::IsMember({"portable", "native"}));
   Sub->add_option("--nnapi-feature-level", O->NnapiFeatureLevel,
-                  "--target nnapi: the NNAPI feature level (Android API "
-                  "level 27, 28, 29 or 30) the file may use; auto (default): "
-                  "the lowest that can run the model");
+                  "--target nnapi: the NNAPI feature level the file may use "
+                  "(Android API level 27, 28, 29, 30 or 31; 1000006: "
+                  "feature level 6, Android 13); auto (default): the lowest "
+                  "that can run the model");
   Sub->add_option("--fallback", O->Model.Fallback,
                   "none (default): a node the --target cannot run refuses "
                   "the model; cpu: such nodes run on the CPU, the rest on "

@@ -125,7 +125,12 @@ Status NnapiExecutor::checkLevel() const {
       {29, Lib->ANeuralNetworksExecution_compute != nullptr,
        "ANeuralNetworksExecution_compute"},
       {31, Lib->ANeuralNetworksExecution_setReusable != nullptr,
-       "ANeuralNetworksExecution_setReusable"}};
+       "ANeuralNetworksExecution_setReusable"},
+      // Level 6 added no function: the runtime says its level.
+      {nn::FeatureLevel6,
+       Lib->ANeuralNetworks_getRuntimeFeatureLevel &&
+           Lib->ANeuralNetworks_getRuntimeFeatureLevel() >= nn::FeatureLevel6,
+       "ANeuralNetworks_getRuntimeFeatureLevel() >= 1000006"}};
   int32_t Level = payload().feature_level();
   for (const Mark &M : Marks)
     if (Level >= M.Level && !M.Present)

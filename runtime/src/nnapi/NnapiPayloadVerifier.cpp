@@ -16,7 +16,7 @@ namespace nn = kiln::nnapi;
 namespace {
 
 /// The feature levels the loader admits (Android 8.1 to 12).
-constexpr int32_t MinLevel = 27, MaxLevel = 31;
+constexpr int32_t MinLevel = 27, MaxLevel = nn::FeatureLevel6;
 
 /// NNAPI's input signatures of the ops kiln emits (implicit and explicit
 /// padding; optional layout and dilation), one letter an input: T a tensor,
@@ -51,6 +51,8 @@ const char *signatures(int32_t Code) {
     return "TTTiiiiiiib TTTIiiiib";
   case nn::FULLY_CONNECTED:
     return "TTTi";
+  case nn::BATCH_MATMUL:
+    return "TTbb";
   case nn::RESHAPE: case nn::TRANSPOSE: case nn::PAD:
     return "TI";
   case nn::MAXIMUM: case nn::MINIMUM: case nn::POW: case nn::PRELU:
@@ -474,9 +476,9 @@ Status verifyNnapiPayload(const fb::Model &M,
   if (!P)
     return invalidModel("the file has no nnapi payload");
   int32_t Level = P->feature_level();
-  if (Level < MinLevel || Level > MaxLevel)
-    return invalidModel("NNAPI feature level ", Level, " is outside [",
-                        MinLevel, ", ", MaxLevel, "]");
+  if (Level < MinLevel || Level > MaxLevel || !nn::isFeatureLevel(Level))
+    return invalidModel("NNAPI feature level ", Level, " is not one of 27, "
+                        "28, 29, 30, 31 and ", nn::FeatureLevel6);
   if (P->relax_fp32_to_fp16() && Level < 28)
     return invalidModel("relax_fp32_to_fp16 needs feature level 28");
   size_t NumOperands = P->operands() ? P->operands()->size() : 0;

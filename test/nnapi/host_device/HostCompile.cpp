@@ -472,9 +472,11 @@ int ANeuralNetworksExecution_compute(ANeuralNetworksExecution *execution) {
   return compute(execution);
 }
 
+int64_t ANeuralNetworks_getRuntimeFeatureLevel() { return deviceLevel(); }
+
 int ANeuralNetworksExecution_setReusable(ANeuralNetworksExecution *execution,
                                          bool reusable) {
-  // API level 31, above the device's 30; implemented anyway so that the
+  // API level 31; implemented at every device level so that the
   // executor's reuse path can be tested.
   if (!execution)
     return UNEXPECTED_NULL;

@@ -21,12 +21,12 @@ int deviceLevel() {
   const char *Env = std::getenv("KILN_NNAPI_HOST_FEATURE_LEVEL");
   if (!Env || !*Env)
     return FeatureLevelMax;
-  int Level = std::atoi(Env);
-  if (Level < FeatureLevelMin)
-    return FeatureLevelMin;
-  if (Level > FeatureLevelMax)
-    return FeatureLevelMax;
-  return Level;
+  // The highest level kiln knows at or below the one asked for.
+  int Level = std::atoi(Env), Device = FeatureLevelMin;
+  for (int32_t L : FeatureLevels)
+    if (L <= Level)
+      Device = L;
+  return Device;
 }
 
 /// Whether environment variable Name says Alternative (true) or, unset,

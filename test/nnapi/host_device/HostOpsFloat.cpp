@@ -1,5 +1,6 @@
 // The host NNAPI device: the TENSOR_FLOAT32 kernels (and QUANTIZE, whose
 // input is float), NNAPI reference semantics, NHWC.
+#include "BatchMatmulShape.h"
 #include "ConvCommon.h"
 
 #include <algorithm>
@@ -179,6 +180,20 @@ float unaryFloat(int32_t Type, float X, float Alpha) {
 
 bool runFloatOperation(const OpContext &C) {
   switch (C.Op.Type) {
+  case BATCH_MATMUL: {
+    const BatchMatmulShape S(C);
+    const float *A = C.fin(0), *B = C.fin(1);
+    float *O = C.fout();
+    for (size_t P = 0; P < S.Batches; ++P)
+      for (size_t Row = 0; Row < S.M; ++Row)
+        for (size_t Col = 0; Col < S.N; ++Col) {
+          float Acc = 0.0f;
+          for (size_t K = 0; K < S.K; ++K)
+            Acc = C.mac(Acc, A[S.left(P, Row, K)], B[S.right(P, K, Col)]);
+          O[(P * S.M + Row) * S.N + Col] = Acc;
+        }
+    return true;
+  }
   case ADD: case SUB: case MUL: case DIV: case MAXIMUM: case MINIMUM:
   case POW:
     binaryOp(C);

@@ -2,6 +2,7 @@
 // TENSOR_QUANT8_ASYMM_SIGNED activations), with the fixed-point arithmetic
 // of TFLite's reference kernels where NNAPI's reference driver uses it
 // (LOGISTIC, TANH, SOFTMAX and HARD_SWISH: HostOpsQuantActivations.cpp).
+#include "BatchMatmulShape.h"
 #include "ConvCommon.h"
 #include "QuantMath.h"
 
@@ -215,6 +216,25 @@ bool runQuantOperation(const OpContext &C) {
   if (runQuantActivation(C))
     return true;
   switch (C.Op.Type) {
+  case BATCH_MATMUL: {
+    // TFLite's reference BatchMatMul<int8_t, int32_t>: products of the
+    // zero-point-free values summed in int32, requantized by
+    // s_a s_b / s_out, saturated to int8 (no fused activation).
+    const BatchMatmulShape S(C);
+    const Operand &A = C.in(0), &B = C.in(1), &Out = C.out();
+    const Requantizer Q(productMultiplier(A.Scale, B.Scale, Out.Scale));
+    for (size_t P = 0; P < S.Batches; ++P)
+      for (size_t Row = 0; Row < S.M; ++Row)
+        for (size_t Col = 0; Col < S.N; ++Col) {
+          int32_t Acc = 0;
+          for (size_t K = 0; K < S.K; ++K)
+            Acc += (qget(A, C.inData(0), S.left(P, Row, K)) - A.ZeroPoint) *
+                   (qget(B, C.inData(1), S.right(P, K, Col)) - B.ZeroPoint);
+          qset(Out, C.outData(), (P * S.M + Row) * S.N + Col,
+               std::clamp(Q(Acc) + Out.ZeroPoint, -128, 127));
+        }
+    return true;
+  }
   case ADD: case SUB:
     addSubOp(C);
     return true;

@@ -161,6 +161,7 @@ struct Checker {
   std::vector<uint32_t> broadcastInputs() const;
   void conv();
   void fullyConnected();
+  void batchMatmul();
   void pool();
   void concatenation();
   void reshape();
@@ -441,6 +442,38 @@ void Checker::fullyConnected() {
     fail("the bias has " + std::to_string(Bias.Dims[0]) + " elements for " +
          std::to_string(OC) + " outputs");
   dims({uint32_t(Numel / K), OC});
+}
+
+/// BATCH_MATMUL (feature level 6; AOSP's BatchMatmul.cpp validate and
+/// prepare): float32 or int8 signed operands of one type and rank (2..4),
+/// two BOOL adjoint flags, the output in the left operand's batch dims
+/// (the right one's equal or 1), of the input type.
+void Checker::batchMatmul() {
+  counts({4}, 1);
+  const Operand &A = in(0), &B = in(1);
+  type(A, "the left operand", {TENSOR_FLOAT32, TENSOR_QUANT8_ASYMM_SIGNED});
+  sameType(A, B, "the right operand");
+  sameType(A, out(), "the output");
+  rankBetween(A, "the left operand", 2, 4);
+  rank(B, "the right operand", A.Dims.size());
+  const bool AdjX = boolean(2, "adj_x"), AdjY = boolean(3, "adj_y");
+  const size_t R = A.Dims.size();
+  const uint32_t M = AdjX ? A.Dims[R - 1] : A.Dims[R - 2];
+  const uint32_t K = AdjX ? A.Dims[R - 2] : A.Dims[R - 1];
+  const uint32_t KB = AdjY ? B.Dims[R - 1] : B.Dims[R - 2];
+  const uint32_t N = AdjY ? B.Dims[R - 2] : B.Dims[R - 1];
+  if (M == 0 || K == 0 || N == 0 || K != KB)
+    fail("operands " + dimsString(A.Dims) + " and " + dimsString(B.Dims) +
+         " do not multiply");
+  std::vector<uint32_t> D(A.Dims.begin(), A.Dims.end() - 2);
+  for (size_t I = 0; I + 2 < R; ++I)
+    if (B.Dims[I] != A.Dims[I] && B.Dims[I] != 1)
+      fail("the right operand's batch dims " + dimsString(B.Dims) +
+           " neither equal the left operand's " + dimsString(A.Dims) +
+           " nor broadcast");
+  D.push_back(M);
+  D.push_back(N);
+  dims(D);
 }
 
 void Checker::pool() {
@@ -859,6 +892,8 @@ void Checker::run() {
     return conv();
   case FULLY_CONNECTED:
     return fullyConnected();
+  case BATCH_MATMUL:
+    return batchMatmul();
   case AVERAGE_POOL_2D: case MAX_POOL_2D:
     return pool();
   case CONCATENATION:

@@ -31,7 +31,8 @@ std::vector<PassSummary> passSummaries(const PassManager &PM) {
 }
 
 llvm::Error checkCompileFlags(const CompileGraphOptions &O) {
-  auto PM = buildPassManager(O.Pipeline, targetOrCpu(O), O.PassOptions);
+  auto PM = buildPassManager(O.Pipeline, targetOrCpu(O), O.PassOptions,
+                             O.TargetOptions);
   if (!PM)
     return PM.takeError();
   auto Q = makeQuantizeOptions(O.Quantize);
@@ -47,7 +48,8 @@ llvm::Error checkCompileFlags(const CompileGraphOptions &O) {
 
 llvm::Expected<CompiledGraph> compileGraph(const CompileGraphOptions &O) {
   CompiledGraph C;
-  auto PM = buildPassManager(O.Pipeline, targetOrCpu(O), O.PassOptions);
+  auto PM = buildPassManager(O.Pipeline, targetOrCpu(O), O.PassOptions,
+                             O.TargetOptions);
   if (!PM)
     return PM.takeError();
   C.Pipeline = std::move(*PM);

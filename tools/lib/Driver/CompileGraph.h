@@ -28,6 +28,9 @@ struct CompileGraphOptions {
   std::string Input;
   const Target *ForTarget = nullptr; // its pipeline; cpu when null
   PipelineFlags Pipeline;
+  /// The target's own options, which may leave passes of its pipeline out
+  /// (Target::PassesNotNeeded).
+  std::map<std::string, std::string> TargetOptions;
   std::vector<std::string> InputShapes;
   QuantizeFlags Quantize;
   /// Camera-frame inputs and mask outputs, applied after quantization (the

@@ -164,6 +164,7 @@ convertModel(const ConvertModelOptions &O) {
     return E;
   CompileGraphOptions CO = O.Compile;
   CO.ForTarget = T;
+  CO.TargetOptions = O.TargetOptions;
   if (llvm::Error E = checkCompileFlags(CO))
     return E;
   if (llvm::Error E = checkSelfTestFlags(O.SelfTest))

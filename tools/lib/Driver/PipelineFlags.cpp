@@ -27,7 +27,8 @@ void addDisablePassFlag(CLI::App &Sub, PipelineFlags &F) {
 
 llvm::Expected<std::unique_ptr<PassManager>>
 buildPassManager(const PipelineFlags &F, const Target &T,
-                 PassManagerOptions Opts) {
+                 PassManagerOptions Opts,
+                 const std::map<std::string, std::string> &TargetOptions) {
   if (F.OptLevel >= 0 && !F.Passes.empty())
     return usageError("give either -O<level> or --passes, not both");
   for (const std::string &D : F.Disabled)
@@ -36,9 +37,12 @@ buildPassManager(const PipelineFlags &F, const Target &T,
   auto PM = std::make_unique<PassManager>(std::move(Opts));
   std::vector<std::string> Names =
       F.Passes.empty() ? T.Pipeline(F.level()) : F.Passes;
+  std::vector<std::string> Skip = F.Disabled;
+  if (F.Passes.empty() && T.PassesNotNeeded)
+    for (const std::string &P : T.PassesNotNeeded(TargetOptions))
+      Skip.push_back(P);
   for (const std::string &Name : Names)
-    if (std::find(F.Disabled.begin(), F.Disabled.end(), Name) ==
-        F.Disabled.end())
+    if (std::find(Skip.begin(), Skip.end(), Name) == Skip.end())
       if (llvm::Error E = PM->add(Name))
         return E;
   return PM;

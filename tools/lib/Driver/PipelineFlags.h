@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,9 +35,12 @@ void addDisablePassFlag(CLI::App &Sub, PipelineFlags &F);
 
 /// The pass manager for F: --passes as given, else T's pipeline for the
 /// level without the disabled passes. Usage errors for -O with --passes and
-/// for unknown pass names, before any model is read.
+/// for unknown pass names, before any model is read. The passes T's
+/// options make unnecessary (Target::PassesNotNeeded) are left out of its
+/// own pipeline.
 llvm::Expected<std::unique_ptr<PassManager>>
 buildPassManager(const PipelineFlags &F, const Target &T,
-                 PassManagerOptions Opts);
+                 PassManagerOptions Opts,
+                 const std::map<std::string, std::string> &TargetOptions = {});
 
 } // namespace kiln
