@@ -79,16 +79,23 @@ Status CpuExecutor::planArena(const SessionOptions &Opts) {
   for (const SessionFusion &F : Fusions)
     if (F.K == SessionFusion::Kind::ConvAdd)
       InPlaceOf[size_t(M.op(F.Second).outputs()->Get(0))] = F.Other;
+  // A fully connected layer fused with the GELU after it writes the GELU's
+  // output (OnednnKernels.cpp): its own output is never written or read,
+  // and takes no bytes.
+  std::vector<char> Unwritten(NumTensors, 0);
+  for (const SessionFusion &F : Fusions)
+    if (F.K == SessionFusion::Kind::FullyConnectedGelu)
+      Unwritten[size_t(M.op(F.First).outputs()->Get(0))] = 1;
   for (size_t T = 0; T < NumTensors; ++T)
     if (!M.Tensors[T].isConstant() && InPlaceOf[T] < 0) {
       Slot[T] = int64_t(Planned.size());
-      Planned.push_back({M.Tensors[T].Bytes, End, 0});
+      Planned.push_back({Unwritten[T] ? 0 : M.Tensors[T].Bytes, End, 0});
     }
   for (size_t T = 0; T < NumTensors; ++T)
     if (InPlaceOf[T] >= 0)
       Slot[T] = Slot[size_t(InPlaceOf[T])];
   auto Touch = [&](int32_t T, int64_t At) {
-    if (T < 0 || Slot[size_t(T)] < 0)
+    if (T < 0 || Slot[size_t(T)] < 0 || Unwritten[size_t(T)])
       return;
     PlannedTensor &P = Planned[size_t(Slot[size_t(T)])];
     P.First = std::min(P.First, At);
