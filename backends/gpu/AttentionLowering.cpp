@@ -8,7 +8,10 @@
 // inside, more than two biases) are lowered operator by operator.
 #include "backends/gpu/VulkanLowering.h"
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
+#include <set>
 
 namespace kiln::vulkan {
 
@@ -159,12 +162,14 @@ std::optional<AttentionChain> matchFrom(const Lowering &L,
   if (SD.size() < 2 || !followScores(L, S, C))
     return std::nullopt;
   int64_t M = SD[SD.size() - 2], Keys = SD.back();
-  int64_t P = count(SD) / (M * Keys);
-  if (M <= 0 || Keys <= 0)
+  if (M <= 0 || Keys <= 0 || count(SD) > INT32_MAX) // the kernel's int index
     return std::nullopt;
+  int64_t P = count(SD) / (M * Keys);
   const std::vector<int64_t> &QD = L.tensor(QK.inputs[0]).shape,
                              &KD = L.tensor(QK.inputs[1]).shape;
-  int64_t Depth = QD.back();
+  int64_t Depth = QD.empty() ? 0 : QD.back();
+  if (Depth <= 0)
+    return std::nullopt;
   C.KeysTranspose = keysTranspose(L, QK.inputs[1]);
   const fb::OperatorT &PV = *C.PV;
   const std::vector<int64_t> &AD = L.tensor(PV.inputs[0]).shape,
@@ -173,6 +178,8 @@ std::optional<AttentionChain> matchFrom(const Lowering &L,
       VD.size() < 2 || VD[VD.size() - 2] != Keys)
     return std::nullopt;
   int64_t DV = VD.back();
+  if (DV <= 0)
+    return std::nullopt;
   const std::vector<int64_t> &YD = L.tensor(PV.outputs[0]).shape;
   if (count(YD) != P * M * DV || L.storage(PV.outputs[0]).C4)
     return std::nullopt;
@@ -201,12 +208,48 @@ BindingRef bindOperand(Lowering &L, int32_t T) {
 } // namespace
 
 std::vector<AttentionChain> findAttentionChains(const Lowering &L) {
+  // Each operator joins one chain at most, the first in graph order: two
+  // chains can meet (scores of two products added together; one chain's
+  // result the next one's queries), and an operator absorbed by one must
+  // not be another's dispatch.
   std::vector<AttentionChain> Chains;
-  for (const auto &Op : L.model().operators)
-    if (Op->kind == fb::OpKind::MATMUL)
-      if (auto C = matchFrom(L, *Op))
-        Chains.push_back(std::move(*C));
-  return Chains;
+  std::set<const fb::OperatorT *> Taken;
+  for (const auto &Op : L.model().operators) {
+    if (Op->kind != fb::OpKind::MATMUL)
+      continue;
+    std::optional<AttentionChain> C = matchFrom(L, *Op);
+    if (!C)
+      continue;
+    std::vector<const fb::OperatorT *> Ops = C->Absorbed;
+    Ops.push_back(C->PV);
+    bool Free = std::none_of(Ops.begin(), Ops.end(), [&](const auto *O) {
+      return Taken.count(O);
+    });
+    if (!Free)
+      continue;
+    Taken.insert(Ops.begin(), Ops.end());
+    Chains.push_back(std::move(*C));
+  }
+  // What a dispatch reads must be computed by a dispatch: no operand may
+  // come from an operator another chain absorbed (its result has no place).
+  std::set<const fb::OperatorT *> Absorbed;
+  for (const AttentionChain &C : Chains)
+    Absorbed.insert(C.Absorbed.begin(), C.Absorbed.end());
+  auto fromAbsorbed = [&](int32_t T) {
+    return Absorbed.count(L.producer(T)) > 0;
+  };
+  std::vector<AttentionChain> Kept;
+  for (AttentionChain &C : Chains) {
+    int32_t Keys =
+        C.KeysTranspose ? C.KeysTranspose->inputs[0] : C.QK->inputs[1];
+    bool Bad = fromAbsorbed(C.QK->inputs[0]) || fromAbsorbed(Keys) ||
+               fromAbsorbed(C.PV->inputs[1]);
+    for (const auto &B : C.Biases)
+      Bad = Bad || fromAbsorbed(B.Tensor);
+    if (!Bad)
+      Kept.push_back(std::move(C));
+  }
+  return Kept;
 }
 
 std::string lowerAttention(Lowering &L, const AttentionChain &C) {

@@ -4,6 +4,7 @@
 #include "backends/kilnops/KilnOps.h"
 #include "backends/nnapi/NnapiLowering.h"
 #include "schema/nnapi/NeuralNetworksApi.h"
+#include "Support/Error.h"
 
 #include <algorithm>
 
@@ -12,7 +13,9 @@ namespace kiln {
 std::vector<std::string> nnapiSupportedOps() {
   // The IR ops whose kiln operators have no NNAPI lowering (cast runs
   // from int32 or bool to f32, the comparisons on int32 or f32:
-  // docs/targets.md).
+  // docs/targets.md). matmul runs through expand-matmul below feature
+  // level 6 and as BATCH_MATMUL at it, but not in every form at every
+  // level: it stays listed as missing.
   static const char *const Missing[] = {
       "argmax", "argmin", "dynamic_quantize",
       "layer_norm", "matmul", "where", "expand", "erf",
@@ -28,6 +31,10 @@ std::vector<std::string> nnapiSupportedOps() {
 
 llvm::Expected<NnapiCompileResult>
 compileForNnapi(const Graph &G, int32_t FeatureLevel, bool RelaxFp16) {
+  if (FeatureLevel && !nnapi::isFeatureLevel(FeatureLevel))
+    return usageError("NNAPI feature level {0} is not one kiln knows (27, 28, "
+                      "29, 30, 31 or 1000006)",
+                      FeatureLevel);
   int32_t First = FeatureLevel ? FeatureLevel : nnapi::FeatureLevelMin;
   int32_t Last = FeatureLevel ? FeatureLevel : nnapi::FeatureLevelMax;
   llvm::Error Failure = llvm::Error::success();
@@ -76,7 +83,12 @@ compileForNnapi(const Graph &G, int32_t FeatureLevel, bool RelaxFp16) {
 }
 
 llvm::Error checkNnapiGraph(const Graph &G) {
-  auto R = compileForNnapi(G, nnapi::FeatureLevelMax, false);
+  // At the highest Android API level, not at feature level 6: a graph is
+  // checked without the target's options (the partitioner's placement
+  // among them), and an operator that only level 6 runs (BATCH_MATMUL)
+  // would be placed on a file of a lower level. At level 6 such operators
+  // stay on the CPU under --fallback.
+  auto R = compileForNnapi(G, nnapi::FeatureLevel5, false);
   return R ? llvm::Error::success() : R.takeError();
 }
 

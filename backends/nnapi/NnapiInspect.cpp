@@ -51,7 +51,9 @@ std::string nnapiTextSection(const fb::ModelT &M, bool Detail) {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
   OS << "nnapi:\n  feature level:  " << P->feature_level
-     << " (Android API level)\n"
+     << (P->feature_level >= nnapi::FeatureLevel6
+             ? " (NNAPI feature level 6, Android 13)\n"
+             : " (Android API level)\n")
      << "  computation:    "
      << (P->relax_fp32_to_fp16 ? "fp32 relaxed to fp16" : "as the operands")
      << "\n  operations:     " << P->operations.size() << "\n";

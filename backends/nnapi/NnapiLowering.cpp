@@ -654,7 +654,7 @@ llvm::Error Lowering::run() {
         "the model cannot run on NNAPI at feature level {0}: int8 needs "
         "feature level 29 (per-channel weights, "
         "TENSOR_QUANT8_SYMM_PER_CHANNEL); convert with "
-        "--nnapi-feature-level 29 or 30, or without --quantize int8",
+        "--nnapi-feature-level 29 or above, or without --quantize int8",
         O.FeatureLevel);
   splitHostOperators();
   const auto &Ops = M.Model.operators;

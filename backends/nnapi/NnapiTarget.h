@@ -29,7 +29,8 @@ struct NnapiCompileResult {
   std::vector<std::string> FloatIslands;
 };
 
-/// Lowers G for NNAPI at FeatureLevel (27..30), or, with 0, at the lowest
+/// Lowers G for NNAPI at FeatureLevel (27..31 or 1000006: one of
+/// nnapi::FeatureLevels), or, with 0, at the lowest
 /// level that can express it. Every operator it cannot lower is listed in
 /// one bad-input error.
 llvm::Expected<NnapiCompileResult> compileForNnapi(const Graph &G,

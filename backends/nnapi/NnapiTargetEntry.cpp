@@ -152,7 +152,7 @@ nnapiPassesNotNeeded(const std::map<std::string, std::string> &Options) {
   auto It = Options.find("nnapi-feature-level");
   int32_t Level = 0;
   if (It != Options.end() && llvm::to_integer(It->second, Level) &&
-      Level >= nnapi::FeatureLevel6)
+      nnapi::isFeatureLevel(Level) && Level >= nnapi::FeatureLevel6)
     return {"expand-matmul"};
   return {};
 }

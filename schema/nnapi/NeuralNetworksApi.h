@@ -149,6 +149,7 @@ constexpr size_t MAX_SIZE_OF_IMMEDIATELY_COPIED_VALUES = 128;
 /// ANEURALNETWORKS_FEATURE_LEVEL_6 (Android 13, the NNAPI module update:
 /// the NDK numbers it 1000006, not by API level). They are not consecutive;
 /// FeatureLevels lists them in order.
+constexpr int32_t FeatureLevel5 = 31;
 constexpr int32_t FeatureLevel6 = 1000006;
 constexpr int32_t FeatureLevelMin = 27;
 constexpr int32_t FeatureLevelMax = FeatureLevel6;

@@ -238,6 +238,9 @@ Status CpuExecutor::createKernels(const SessionOptions &Opts,
       ++I; // the add's kernel is pushed too
       continue;
     }
+    if (!Fusions.empty())
+      if (Status St = unfuseOutput(I, A))
+        return St;
     std::unique_ptr<Kernel> K = createKernel(A, Native);
     if (!K)
       return unsupported("operator ", I, ": no kernel");
@@ -430,6 +433,22 @@ bool CpuExecutor::createFusedKernels(size_t I, const KernelArgs &A) {
   Kernels.push_back(std::move(K));
   Kernels.push_back(std::make_unique<FusedAwayKernel>(Engine));
   return true;
+}
+
+Status CpuExecutor::unfuseOutput(size_t I, KernelArgs &A) {
+  for (const SessionFusion &F : Fusions)
+    if (F.First == I && F.K == SessionFusion::Kind::FullyConnectedGelu) {
+      size_t Y = size_t(Model->op(I).outputs()->Get(0));
+      uint64_t Bytes = Model->Tensors[Y].Bytes + XNN_EXTRA_BYTES;
+      UnfusedOutputs.push_back(alignedBytes(Bytes));
+      if (!UnfusedOutputs.back())
+        return {KILN_ERROR_OUT_OF_MEMORY,
+                concat("cannot allocate ", Bytes, " bytes for operator ", I,
+                       "'s output")};
+      TensorData[Y] = UnfusedOutputs.back().get();
+      A.Out[0].Data = TensorData[Y];
+    }
+  return Status::ok();
 }
 
 EngineInfo CpuExecutor::engineInfo() const {

@@ -85,6 +85,10 @@ private:
   /// Creates the kernel of operator I with A; true when it was a fused
   /// conv + add pair, both kernels pushed.
   bool createFusedKernels(size_t I, const KernelArgs &A);
+  /// Operator I is the fully connected layer of an FC+GELU fusion whose
+  /// fused kernel could not be made: its output, planned without bytes,
+  /// gets bytes of its own (A's and TensorData's pointers move there).
+  Status unfuseOutput(size_t I, KernelArgs &A);
   /// Points A's BLOCKED inputs at their logical-order copies (made once).
   void unblockWeights(KernelArgs &A);
 
@@ -100,6 +104,9 @@ private:
 
   AlignedBytes Arena;
   uint64_t ArenaBytes = 0;
+  /// Outputs of fully connected layers whose GELU fusion failed
+  /// (unfuseOutput).
+  std::vector<AlignedBytes> UnfusedOutputs;
   AlignedBytes Scratch;
   uint64_t ScratchBytes = 0;
   std::vector<uint8_t *> TensorData;

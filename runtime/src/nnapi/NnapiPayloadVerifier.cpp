@@ -15,7 +15,8 @@ namespace nn = kiln::nnapi;
 
 namespace {
 
-/// The feature levels the loader admits (Android 8.1 to 12).
+/// The feature levels the loader admits (Android 8.1 to 12, and feature
+/// level 6 of Android 13; nn::isFeatureLevel picks them from the range).
 constexpr int32_t MinLevel = 27, MaxLevel = nn::FeatureLevel6;
 
 /// NNAPI's input signatures of the ops kiln emits (implicit and explicit

@@ -62,8 +62,9 @@ struct ComputeFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// The device's feature level: KILN_NNAPI_HOST_FEATURE_LEVEL (27..30),
-/// default 30.
+/// The device's feature level: KILN_NNAPI_HOST_FEATURE_LEVEL (27..31 or
+/// 1000006, feature level 6; another value is taken as the highest of
+/// these at or below it), default 1000006.
 int deviceLevel();
 
 /// What a model with relaxComputationFloat32toFloat16 computes in
