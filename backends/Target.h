@@ -174,6 +174,9 @@ struct Target {
   bool TakesInt8 = true;
   /// The IR ops the target runs (its capability table), sorted.
   std::vector<std::string> (*SupportedOps)();
+  /// Chains of ops the target runs as one kernel or operation, each
+  /// "name: ops (how)", for `kiln targets` (docs/targets.md has the rules).
+  std::vector<std::string> FusedPatterns;
   /// Bad-input error listing every node (and input) the target cannot run,
   /// in one message.
   llvm::Error (*Check)(const Graph &G);

@@ -55,6 +55,12 @@ llvm::Expected<std::unique_ptr<TargetReport>> emitCpu(const Graph &G,
 Target cpuTarget() {
   Target T;
   T.Name = "cpu";
+  T.FusedPatterns = {
+      "conv + add (+ relu): one oneDNN convolution with a sum post-op, at 1 "
+      "thread",
+      "linear + gelu: one oneDNN inner product with a GELU post-op, at 1 "
+      "thread",
+      "conv/linear/matmul + relu, clip, hard_swish, ...: fuse-activation"};
   T.Description = "the kiln runtime on CPUs (x86-64, aarch64): oneDNN, "
                   "XNNPACK and portable reference kernels";
   T.Status = TargetStatus::Works;

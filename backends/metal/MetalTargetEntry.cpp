@@ -95,6 +95,9 @@ Target metalTarget() {
   Target T;
   T.TakesInt8 = false;
   T.Name = "metal";
+  T.FusedPatterns = {"attention: matmul(q, k^T), scalar scales, up to two "
+                     "added biases, softmax, matmul(., v): one dispatch for "
+                     "every head (attention.comp)"};
   T.Description = "Apple GPUs through Metal (iOS 12+, macOS 10.14+): MSL "
                   "kernels translated from the Vulkan target's SPIR-V, run "
                   "by the kiln runtime built on Apple";

@@ -98,6 +98,9 @@ Target vulkanTarget() {
   Target T;
   T.TakesInt8 = false;
   T.Name = "vulkan";
+  T.FusedPatterns = {"attention: matmul(q, k^T), scalar scales, up to two "
+                     "added biases, softmax, matmul(., v): one dispatch for "
+                     "every head (attention.comp)"};
   T.Description = "GPUs through Vulkan 1.1 (Android, Linux): SPIR-V kernels "
                   "and dispatch records in the file, run by the kiln runtime";
   T.Status = TargetStatus::Works;

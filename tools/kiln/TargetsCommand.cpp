@@ -62,7 +62,8 @@ llvm::Error runTargets(bool Json) {
           {"description", T.Description},
           {"writes_kiln_file", T.FileTarget != 0},
           {"ops", std::move(Ops)},
-          {"rewritten_ops", std::move(Rewritten)}});
+          {"rewritten_ops", std::move(Rewritten)},
+          {"fused_patterns", llvm::json::Array(T.FusedPatterns)}});
     }
     printJson(llvm::json::Object{{"targets", std::move(Targets)}});
     return llvm::Error::success();
@@ -80,6 +81,11 @@ llvm::Error runTargets(bool Json) {
       OS << "    and " << Rewritten.size()
          << " rewritten into those by its pipeline (-O1 and up):\n";
       printWrapped(OS, Rewritten);
+    }
+    if (!T.FusedPatterns.empty()) {
+      OS << "    fused:\n";
+      for (const std::string &P : T.FusedPatterns)
+        OS << "      " << P << '\n';
     }
   }
   return llvm::Error::success();
