@@ -11,6 +11,7 @@ llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name) {
   if (Name == #K "_f16")                                                       \
     return llvm::ArrayRef<uint32_t>(kernels::K##_f16);
   KERNEL(attention)
+  KERNEL(lstm_cell)
   KERNEL(concat)
   KERNEL(conv2d_c4)
   KERNEL(conv2d_grouped_c4)

@@ -170,6 +170,16 @@ int32_t Lowering::scratch(uint64_t Bytes) {
   return Program.addPlace(P);
 }
 
+BindingRef Lowering::bindNewOutput(int32_t T) {
+  if (PlaceOf[size_t(T)] < 0) {
+    Place P;
+    P.Bytes = alignUp(Storages[size_t(T)].bytes(elementSize()), 16);
+    PlaceOf[size_t(T)] = Program.addPlace(P);
+    Program.setTensorPlace(T, PlaceOf[size_t(T)]);
+  }
+  return bindTensor(T);
+}
+
 void Lowering::alias(int32_t T, int32_t P) {
   Place A;
   A.K = Place::Alias;
@@ -383,6 +393,18 @@ llvm::Expected<KilnModule> Lowering::run() {
     AttentionAt[C.PV] = &C;
     Absorbed.insert(C.Absorbed.begin(), C.Absorbed.end());
   }
+  // So do unrolled LSTM steps' cells, at the MUL of their output.
+  std::vector<LstmCell> Cells = findLstmCells(*this);
+  std::map<const fb::OperatorT *, const LstmCell *> CellAt;
+  for (const LstmCell &C : Cells) {
+    bool Free = !Absorbed.count(C.Last) && !AttentionAt.count(C.Last);
+    for (const fb::OperatorT *O : C.Absorbed)
+      Free = Free && !Absorbed.count(O) && !AttentionAt.count(O);
+    if (!Free)
+      continue;
+    CellAt[C.Last] = &C;
+    Absorbed.insert(C.Absorbed.begin(), C.Absorbed.end());
+  }
 
   for (size_t I = 0; I < M.operators.size(); ++I) {
     const fb::OperatorT &Op = *M.operators[I];
@@ -440,7 +462,10 @@ llvm::Expected<KilnModule> Lowering::run() {
       case fb::OpKind::BINARY:
       case fb::OpKind::UNARY:
       case fb::OpKind::PRELU:
-        Why = lowerElementwise(*this, Op);
+        if (auto It = CellAt.find(&Op); It != CellAt.end())
+          Why = lowerLstmCell(*this, *It->second);
+        else
+          Why = lowerElementwise(*this, Op);
         break;
       case fb::OpKind::TRANSPOSE:
       case fb::OpKind::RESHAPE:

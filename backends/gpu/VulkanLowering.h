@@ -46,6 +46,9 @@ public:
   /// The place holding activation T.
   int32_t place(int32_t T) const { return PlaceOf[size_t(T)]; }
   BindingRef bindTensor(int32_t T) const { return {false, place(T), 0, 0}; }
+  /// Activation T's place, made now if its operator was absorbed into a
+  /// later operator's dispatch that writes it (an LSTM cell's state).
+  BindingRef bindNewOutput(int32_t T);
   BindingRef bindPlace(int32_t P) const { return {false, P, 0, 0}; }
   /// Constant T's values as floats (widened from f16).
   std::vector<float> floats(int32_t T) const;
@@ -200,6 +203,23 @@ struct AttentionChain {
 /// Every chain of the model the attention kernel can run.
 std::vector<AttentionChain> findAttentionChains(const Lowering &L);
 std::string lowerAttention(Lowering &L, const AttentionChain &C);
+
+/// LstmCellLowering.cpp: an unrolled LSTM step's cell as one dispatch.
+struct LstmCell {
+  /// The gates' pre-activations, the previous cell state (an activation
+  /// or a constant), the new state and the step's output.
+  int32_t G = -1, CPrev = -1, C = -1, Y = -1;
+  int64_t Rows = 0, Hidden = 0, Width = 0;
+  /// Where gates i, f, o and the candidate start in a row of G.
+  int64_t IOff = 0, FOff = 0, OOff = 0, UOff = 0;
+  /// CPrev's row stride (0: one row for all).
+  int64_t CRow = 0;
+  /// The operator the dispatch stands at (y's MUL) and those it replaces.
+  const fb::OperatorT *Last = nullptr;
+  std::vector<const fb::OperatorT *> Absorbed;
+};
+std::vector<LstmCell> findLstmCells(const Lowering &L);
+std::string lowerLstmCell(Lowering &L, const LstmCell &C);
 
 /// Why integer graph input T cannot stay in its caller's bytes ("" when
 /// every reader is a gather by it, a cast of it or a comparison of it).

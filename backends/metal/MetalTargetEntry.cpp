@@ -97,7 +97,9 @@ Target metalTarget() {
   T.Name = "metal";
   T.FusedPatterns = {"attention: matmul(q, k^T), scalar scales, up to two "
                      "added biases, softmax, matmul(., v): one dispatch for "
-                     "every head (attention.comp)"};
+                     "every head (attention.comp)",
+                     "lstm cell: an unrolled LSTM step's sigmoids, tanhs and "
+                     "state update: one dispatch (lstm_cell.comp)"};
   T.Description = "Apple GPUs through Metal (iOS 12+, macOS 10.14+): MSL "
                   "kernels translated from the Vulkan target's SPIR-V, run "
                   "by the kiln runtime built on Apple";
