@@ -12,7 +12,7 @@ set(_kiln_kernels ${PROJECT_SOURCE_DIR}/backends/gpu/kernels)
 set(kiln_vulkan_kernels conv2d_c4 conv2d_grouped_c4 depthwise_c4 elementwise
     fully_connected gather global_pool_c4 pool2d_c4 resize softmax layer_norm
     matmul pixels_to_tensor index_gather index_to_float)
-list(APPEND kiln_vulkan_kernels concat attention lstm_cell)
+list(APPEND kiln_vulkan_kernels concat attention lstm_cell gru_cell)
 # The kernels with a third variant, "<k>_f16math": fp16 storage and fp16
 # arithmetic (MSCALAR / MVEC4, kernels/common.glsl; needs shaderFloat16).
 # A .kiln file carries it beside "<k>_f16" and the runtime picks one per

@@ -12,6 +12,7 @@ llvm::ArrayRef<uint32_t> kernelSpirv(llvm::StringRef Name) {
     return llvm::ArrayRef<uint32_t>(kernels::K##_f16);
   KERNEL(attention)
   KERNEL(lstm_cell)
+  KERNEL(gru_cell)
   KERNEL(concat)
   KERNEL(conv2d_c4)
   KERNEL(conv2d_grouped_c4)

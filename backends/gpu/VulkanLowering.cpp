@@ -393,18 +393,28 @@ llvm::Expected<KilnModule> Lowering::run() {
     AttentionAt[C.PV] = &C;
     Absorbed.insert(C.Absorbed.begin(), C.Absorbed.end());
   }
-  // So do unrolled LSTM steps' cells, at the MUL of their output.
+  // So do unrolled LSTM and GRU steps' cells, at their output's operator.
   std::vector<LstmCell> Cells = findLstmCells(*this);
+  std::vector<GruCell> GruCells = findGruCells(*this);
   std::map<const fb::OperatorT *, const LstmCell *> CellAt;
-  for (const LstmCell &C : Cells) {
-    bool Free = !Absorbed.count(C.Last) && !AttentionAt.count(C.Last);
-    for (const fb::OperatorT *O : C.Absorbed)
-      Free = Free && !Absorbed.count(O) && !AttentionAt.count(O);
-    if (!Free)
-      continue;
-    CellAt[C.Last] = &C;
-    Absorbed.insert(C.Absorbed.begin(), C.Absorbed.end());
-  }
+  std::map<const fb::OperatorT *, const GruCell *> GruAt;
+  auto claim = [&](const fb::OperatorT *Last,
+                   const std::vector<const fb::OperatorT *> &Ops) {
+    bool Free = !Absorbed.count(Last) && !AttentionAt.count(Last) &&
+                !CellAt.count(Last) && !GruAt.count(Last);
+    for (const fb::OperatorT *O : Ops)
+      Free = Free && !Absorbed.count(O) && !AttentionAt.count(O) &&
+             !CellAt.count(O) && !GruAt.count(O);
+    if (Free)
+      Absorbed.insert(Ops.begin(), Ops.end());
+    return Free;
+  };
+  for (const LstmCell &C : Cells)
+    if (claim(C.Last, C.Absorbed))
+      CellAt[C.Last] = &C;
+  for (const GruCell &C : GruCells)
+    if (claim(C.Last, C.Absorbed))
+      GruAt[C.Last] = &C;
 
   for (size_t I = 0; I < M.operators.size(); ++I) {
     const fb::OperatorT &Op = *M.operators[I];
@@ -464,6 +474,8 @@ llvm::Expected<KilnModule> Lowering::run() {
       case fb::OpKind::PRELU:
         if (auto It = CellAt.find(&Op); It != CellAt.end())
           Why = lowerLstmCell(*this, *It->second);
+        else if (auto G = GruAt.find(&Op); G != GruAt.end())
+          Why = lowerGruCell(*this, *G->second);
         else
           Why = lowerElementwise(*this, Op);
         break;

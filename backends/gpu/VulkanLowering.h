@@ -204,7 +204,7 @@ struct AttentionChain {
 std::vector<AttentionChain> findAttentionChains(const Lowering &L);
 std::string lowerAttention(Lowering &L, const AttentionChain &C);
 
-/// LstmCellLowering.cpp: an unrolled LSTM step's cell as one dispatch.
+/// RecurrentCellLowering.cpp: an unrolled LSTM step's cell as one dispatch.
 struct LstmCell {
   /// The gates' pre-activations, the previous cell state (an activation
   /// or a constant), the new state and the step's output.
@@ -220,6 +220,21 @@ struct LstmCell {
 };
 std::vector<LstmCell> findLstmCells(const Lowering &L);
 std::string lowerLstmCell(Lowering &L, const LstmCell &C);
+/// An unrolled GRU step's cell (linear_before_reset) as one dispatch.
+struct GruCell {
+  /// The gates' pre-activations, the candidate's input and recurrent parts
+  /// (activations or constants), the previous state and the step's output.
+  int32_t ZR = -1, XH = -1, HR = -1, HPrev = -1, Y = -1;
+  int64_t Rows = 0, Hidden = 0, Width = 0;
+  /// Where the update and reset gates start in a row of ZR.
+  int64_t ZOff = 0, ROff = 0;
+  /// Row strides of XH, HR and HPrev (0: one row for all).
+  int64_t XHRow = 0, HRRow = 0, HRow = 0;
+  const fb::OperatorT *Last = nullptr;
+  std::vector<const fb::OperatorT *> Absorbed;
+};
+std::vector<GruCell> findGruCells(const Lowering &L);
+std::string lowerGruCell(Lowering &L, const GruCell &C);
 
 /// Why integer graph input T cannot stay in its caller's bytes ("" when
 /// every reader is a gather by it, a cast of it or a comparison of it).

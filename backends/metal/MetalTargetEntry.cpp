@@ -99,7 +99,9 @@ Target metalTarget() {
                      "added biases, softmax, matmul(., v): one dispatch for "
                      "every head (attention.comp)",
                      "lstm cell: an unrolled LSTM step's sigmoids, tanhs and "
-                     "state update: one dispatch (lstm_cell.comp)"};
+                     "state update: one dispatch (lstm_cell.comp)",
+                     "gru cell: an unrolled GRU step's gates, candidate and "
+                     "update: one dispatch (gru_cell.comp)"};
   T.Description = "Apple GPUs through Metal (iOS 12+, macOS 10.14+): MSL "
                   "kernels translated from the Vulkan target's SPIR-V, run "
                   "by the kiln runtime built on Apple";

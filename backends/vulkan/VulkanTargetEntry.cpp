@@ -102,7 +102,9 @@ Target vulkanTarget() {
                      "added biases, softmax, matmul(., v): one dispatch for "
                      "every head (attention.comp)",
                      "lstm cell: an unrolled LSTM step's sigmoids, tanhs and "
-                     "state update: one dispatch (lstm_cell.comp)"};
+                     "state update: one dispatch (lstm_cell.comp)",
+                     "gru cell: an unrolled GRU step's gates, candidate and "
+                     "update: one dispatch (gru_cell.comp)"};
   T.Description = "GPUs through Vulkan 1.1 (Android, Linux): SPIR-V kernels "
                   "and dispatch records in the file, run by the kiln runtime";
   T.Status = TargetStatus::Works;

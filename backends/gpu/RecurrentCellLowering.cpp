@@ -1,5 +1,7 @@
-// An unrolled LSTM step's cell as one dispatch (kernels/lstm_cell.comp).
-// unroll-recurrence writes each step as
+// An unrolled LSTM or GRU step's cell as one dispatch
+// (kernels/lstm_cell.comp, gru_cell.comp).
+//
+// LSTM: unroll-recurrence writes each step as
 //   s = sigmoid(g[:, a:a+3H]),  u = tanh(g[:, b:b+H]),
 //   c = s_f * c_prev + s_i * u,  y = s_o * tanh(c)
 // (s_i, s_f, s_o: slices of s; ONNX's gate order puts them at 0, 2H and H,
@@ -8,6 +10,12 @@
 // too: the next step reads it. Every other tensor inside the step is read
 // only by the next operator of the step; a step that differs (peepholes, a
 // clip, another reader) is lowered operator by operator.
+//
+// GRU (linear_before_reset, PyTorch's form):
+//   zr = sigmoid(zr_pre), z = zr[:, a:a+H], r = zr[:, b:b+H],
+//   n = tanh(xh + r * hr), y = n + z * (h_prev - n)
+// where xh is the input's candidate part and hr = h R_h + Rb_h. Its eight
+// operators become one dispatch at y's ADD.
 #include "backends/gpu/VulkanLowering.h"
 
 #include <cmath>
@@ -66,7 +74,7 @@ int32_t otherOperand(const fb::OperatorT &Op, int32_t T) {
   return -1;
 }
 
-std::optional<LstmCell> matchFrom(const Lowering &L,
+std::optional<LstmCell> matchLstm(const Lowering &L,
                                   const fb::OperatorT &Sigmoid) {
   LstmCell C;
   int32_t S = Sigmoid.outputs[0];
@@ -161,15 +169,92 @@ std::optional<LstmCell> matchFrom(const Lowering &L,
   return C;
 }
 
-} // namespace
+/// x's row stride as an operand read per row of Rows rows of Hidden: its
+/// rows (Hidden), or 0 for one row; -1 when it is neither, or not f32
+/// PLAIN.
+int64_t rowStride(const Lowering &L, int32_t X, int64_t Rows, int64_t Hidden) {
+  const fb::TensorT &T = L.tensor(X);
+  if (T.dtype != fb::DType::F32 || T.shape.empty() || T.shape.back() != Hidden ||
+      (T.buffer < 0 && L.storage(X).C4))
+    return -1;
+  int64_t N = int64_t(Storage{T.shape, false}.elements()) / Hidden;
+  return N == Rows ? Hidden : N == 1 ? 0 : -1;
+}
 
-std::vector<LstmCell> findLstmCells(const Lowering &L) {
-  std::vector<LstmCell> Cells;
+std::optional<GruCell> matchGru(const Lowering &L,
+                                const fb::OperatorT &Sigmoid) {
+  GruCell C;
+  C.ZR = Sigmoid.inputs[0];
+  int32_t S = Sigmoid.outputs[0];
+  const std::vector<int64_t> &ZD = L.tensor(C.ZR).shape;
+  if (ZD.empty() || ZD.back() % 2 || L.tensor(C.ZR).buffer >= 0 ||
+      L.storage(C.ZR).C4 || L.readers(C.ZR).size() != 1 ||
+      L.isGraphOutput(C.ZR) || L.isGraphOutput(S) || L.storage(S).C4)
+    return std::nullopt;
+  C.Width = ZD.back();
+  C.Hidden = C.Width / 2;
+  C.Rows = int64_t(Storage{ZD, false}.elements()) / C.Width;
+  const auto &SR = L.readers(S);
+  if (SR.size() != 2)
+    return std::nullopt;
+  // r's slice goes into r * hr, z's into z * (h_prev - n).
+  const fb::OperatorT *MulR = nullptr, *MulZ = nullptr;
+  int32_t R = -1, Z = -1;
+  for (const fb::OperatorT *Sl : SR) {
+    int64_t Start = lastAxisStart(L, *Sl);
+    const fb::OperatorT *M = Start < 0 ? nullptr : onlyReader(L, Sl->outputs[0]);
+    if (!binaryIs(M, fb::BinaryOp::MUL) ||
+        L.tensor(Sl->outputs[0]).shape.back() != C.Hidden)
+      return std::nullopt;
+    int32_t Other = otherOperand(*M, Sl->outputs[0]);
+    if (binaryIs(L.producer(Other), fb::BinaryOp::SUB) &&
+        onlyReader(L, Other) == M) {
+      MulZ = M, Z = Sl->outputs[0], C.ZOff = Start;
+    } else {
+      MulR = M, R = Sl->outputs[0], C.ROff = Start, C.HR = Other;
+    }
+    C.Absorbed.push_back(Sl);
+  }
+  if (!MulR || !MulZ || R < 0 || Z < 0)
+    return std::nullopt;
+  // n = tanh(xh + r * hr).
+  const fb::OperatorT *Pre = onlyReader(L, MulR->outputs[0]);
+  if (!binaryIs(Pre, fb::BinaryOp::ADD))
+    return std::nullopt;
+  C.XH = otherOperand(*Pre, MulR->outputs[0]);
+  const fb::OperatorT *Tanh = onlyReader(L, Pre->outputs[0]);
+  if (C.XH < 0 || !unaryIs(Tanh, fb::UnaryOp::TANH))
+    return std::nullopt;
+  int32_t N = Tanh->outputs[0];
+  // y = n + z * (h_prev - n): n's readers are the SUB and y's ADD.
+  const fb::OperatorT *Sub = L.producer(otherOperand(*MulZ, Z));
+  const fb::OperatorT *Add = onlyReader(L, MulZ->outputs[0]);
+  if (!Sub || Sub->inputs[1] != N || L.readers(N).size() != 2 ||
+      L.isGraphOutput(N) || !binaryIs(Add, fb::BinaryOp::ADD) ||
+      otherOperand(*Add, MulZ->outputs[0]) != N)
+    return std::nullopt;
+  C.HPrev = Sub->inputs[0];
+  C.Y = Add->outputs[0];
+  C.XHRow = rowStride(L, C.XH, C.Rows, C.Hidden);
+  C.HRRow = rowStride(L, C.HR, C.Rows, C.Hidden);
+  C.HRow = rowStride(L, C.HPrev, C.Rows, C.Hidden);
+  if (C.XHRow < 0 || C.HRRow < 0 || C.HRow < 0 || L.isGraphOutput(C.Y) ||
+      L.storage(C.Y).C4 || L.tensor(C.Y).dtype != fb::DType::F32)
+    return std::nullopt;
+  C.Last = Add;
+  C.Absorbed.insert(C.Absorbed.end(), {&Sigmoid, MulR, Pre, Tanh, Sub, MulZ});
+  return C;
+}
+
+/// The cells Match finds from each SIGMOID, each operator in one at most.
+template <typename Cell, typename MatchFn>
+std::vector<Cell> findCells(const Lowering &L, MatchFn Match) {
+  std::vector<Cell> Cells;
   std::set<const fb::OperatorT *> Taken;
   for (const auto &Op : L.model().operators) {
     if (!unaryIs(Op.get(), fb::UnaryOp::SIGMOID))
       continue;
-    std::optional<LstmCell> C = matchFrom(L, *Op);
+    std::optional<Cell> C = Match(L, *Op);
     if (!C)
       continue;
     bool Free = !Taken.count(C->Last);
@@ -184,11 +269,25 @@ std::vector<LstmCell> findLstmCells(const Lowering &L) {
   return Cells;
 }
 
+} // namespace
+
+std::vector<LstmCell> findLstmCells(const Lowering &L) {
+  return findCells<LstmCell>(L, matchLstm);
+}
+
+std::vector<GruCell> findGruCells(const Lowering &L) {
+  return findCells<GruCell>(L, matchGru);
+}
+
+/// Operand T as the cell kernels read it: a constant's values, or a PLAIN
+/// copy of an activation.
+static BindingRef bindOperand(Lowering &L, int32_t T) {
+  return L.tensor(T).buffer >= 0 ? L.bindFloats(L.floats(T), T) : L.plainOf(T);
+}
+
 std::string lowerLstmCell(Lowering &L, const LstmCell &C) {
   BindingRef G = L.plainOf(C.G);
-  BindingRef Prev = L.tensor(C.CPrev).buffer >= 0
-                        ? L.bindFloats(L.floats(C.CPrev), C.CPrev)
-                        : L.plainOf(C.CPrev);
+  BindingRef Prev = bindOperand(L, C.CPrev);
   BindingRef Cell = L.bindNewOutput(C.C);
   PendingDispatch &D = L.dispatch("lstm_cell");
   auto Set = [&](uint32_t Id, int64_t V) { D.Spec[Id] = uint32_t(int32_t(V)); };
@@ -201,6 +300,25 @@ std::string lowerLstmCell(Lowering &L, const LstmCell &C) {
   Set(26, C.UOff);
   Set(27, C.CRow);
   D.Bindings = {G, Prev, Cell, L.bindTensor(C.Y)};
+  flatGroups(D, uint64_t(C.Rows * C.Hidden));
+  return "";
+}
+
+std::string lowerGruCell(Lowering &L, const GruCell &C) {
+  BindingRef ZR = L.plainOf(C.ZR);
+  BindingRef XH = bindOperand(L, C.XH), HR = bindOperand(L, C.HR);
+  BindingRef HPrev = bindOperand(L, C.HPrev);
+  PendingDispatch &D = L.dispatch("gru_cell");
+  auto Set = [&](uint32_t Id, int64_t V) { D.Spec[Id] = uint32_t(int32_t(V)); };
+  Set(20, C.Rows);
+  Set(21, C.Hidden);
+  Set(22, C.Width);
+  Set(23, C.ZOff);
+  Set(24, C.ROff);
+  Set(25, C.XHRow);
+  Set(26, C.HRRow);
+  Set(27, C.HRow);
+  D.Bindings = {ZR, XH, HR, HPrev, L.bindTensor(C.Y)};
   flatGroups(D, uint64_t(C.Rows * C.Hidden));
   return "";
 }
