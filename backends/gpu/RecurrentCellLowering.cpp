@@ -18,6 +18,7 @@
 // operators become one dispatch at y's ADD.
 #include "backends/gpu/VulkanLowering.h"
 
+#include <climits>
 #include <cmath>
 #include <optional>
 #include <set>
@@ -74,6 +75,42 @@ int32_t otherOperand(const fb::OperatorT &Op, int32_t T) {
   return -1;
 }
 
+/// X's row stride as an operand read per row of an output of shape Out
+/// (rows of Hidden): Hidden when X has Out's shape, 0 when it is one row of
+/// Hidden that broadcasts to it; -1 otherwise, or when X is not f32 PLAIN.
+int64_t rowStride(const Lowering &L, int32_t X, const std::vector<int64_t> &Out) {
+  const fb::TensorT &T = L.tensor(X);
+  int64_t Hidden = Out.empty() ? 0 : Out.back();
+  if (T.dtype != fb::DType::F32 || T.shape.empty() || Hidden <= 0 ||
+      (T.buffer < 0 && L.storage(X).C4))
+    return -1;
+  if (T.shape == Out)
+    return Hidden;
+  bool OneRow = T.shape.size() <= Out.size() && T.shape.back() == Hidden &&
+                int64_t(Storage{T.shape, false}.elements()) == Hidden;
+  return OneRow ? 0 : -1;
+}
+
+/// Whether every reader of T other than Except comes after operator Last
+/// in graph order (T is written by Last's dispatch).
+bool readAfter(const Lowering &L, int32_t T, const fb::OperatorT *Except,
+               const fb::OperatorT *Last) {
+  const auto &Ops = L.model().operators;
+  size_t At = 0;
+  while (At < Ops.size() && Ops[At].get() != Last)
+    ++At;
+  for (const fb::OperatorT *R : L.readers(T)) {
+    if (R == Except)
+      continue;
+    size_t I = 0;
+    while (I < Ops.size() && Ops[I].get() != R)
+      ++I;
+    if (I <= At)
+      return false;
+  }
+  return true;
+}
+
 std::optional<LstmCell> matchLstm(const Lowering &L,
                                   const fb::OperatorT &Sigmoid) {
   LstmCell C;
@@ -84,11 +121,16 @@ std::optional<LstmCell> matchLstm(const Lowering &L,
   int64_t GateStart = lastAxisStart(L, *GateSlice);
   C.G = GateSlice->inputs[0];
   const std::vector<int64_t> &GD = L.tensor(C.G).shape;
+  // g computed by an operator: a graph input read only by slices would get
+  // no fp16 copy in an fp16 file (its gathers convert it), and the kernel
+  // reads it as fp16.
   if (GateStart < 0 || GD.empty() || L.tensor(C.G).buffer >= 0 ||
-      L.storage(C.G).C4 || L.tensor(C.G).dtype != fb::DType::F32)
+      !L.producer(C.G) || L.storage(C.G).C4 ||
+      L.tensor(C.G).dtype != fb::DType::F32 ||
+      int64_t(Storage{GD, false}.elements()) > INT32_MAX)
     return std::nullopt;
   int64_t Width = GD.back(), Three = L.tensor(S).shape.back();
-  if (Three % 3 != 0)
+  if (Three <= 0 || Three % 3 != 0)
     return std::nullopt;
   C.Hidden = Three / 3;
   C.Rows = 1;
@@ -153,13 +195,15 @@ std::optional<LstmCell> matchLstm(const Lowering &L,
       L.storage(C.CPrev).C4)
     return std::nullopt;
   C.Y = MulH->outputs[0];
-  int64_t PrevRows = int64_t(Storage{L.tensor(C.CPrev).shape, false}.elements()) /
-                     C.Hidden;
-  if (L.isGraphOutput(C.Y) || L.storage(C.Y).C4 ||
-      (PrevRows != C.Rows && PrevRows != 1) ||
-      L.tensor(C.CPrev).shape.back() != C.Hidden)
+  // c and y have the gates' shape (no broadcast grows them), c_prev that
+  // shape or one row; c's other readers (the next step) come after y.
+  const std::vector<int64_t> &Gate = L.tensor(GateI).shape;
+  C.CRow = rowStride(L, C.CPrev, Gate);
+  if (L.isGraphOutput(C.Y) || L.storage(C.Y).C4 || C.CRow < 0 ||
+      L.tensor(C.C).shape != Gate || L.tensor(C.Y).shape != Gate ||
+      int64_t(Storage{Gate, false}.elements()) != C.Rows * C.Hidden ||
+      !readAfter(L, C.C, TanhC, MulH))
     return std::nullopt;
-  C.CRow = PrevRows == 1 ? 0 : C.Hidden;
   C.IOff = OffI;
   C.FOff = OffF;
   C.OOff = OffO;
@@ -167,18 +211,6 @@ std::optional<LstmCell> matchLstm(const Lowering &L,
   C.Absorbed.insert(C.Absorbed.end(),
                     {GateSlice, &Sigmoid, MulIn, MulF, AddC, TanhC});
   return C;
-}
-
-/// x's row stride as an operand read per row of Rows rows of Hidden: its
-/// rows (Hidden), or 0 for one row; -1 when it is neither, or not f32
-/// PLAIN.
-int64_t rowStride(const Lowering &L, int32_t X, int64_t Rows, int64_t Hidden) {
-  const fb::TensorT &T = L.tensor(X);
-  if (T.dtype != fb::DType::F32 || T.shape.empty() || T.shape.back() != Hidden ||
-      (T.buffer < 0 && L.storage(X).C4))
-    return -1;
-  int64_t N = int64_t(Storage{T.shape, false}.elements()) / Hidden;
-  return N == Rows ? Hidden : N == 1 ? 0 : -1;
 }
 
 std::optional<GruCell> matchGru(const Lowering &L,
@@ -193,6 +225,8 @@ std::optional<GruCell> matchGru(const Lowering &L,
     return std::nullopt;
   C.Width = ZD.back();
   C.Hidden = C.Width / 2;
+  if (C.Hidden <= 0 || int64_t(Storage{ZD, false}.elements()) > INT32_MAX)
+    return std::nullopt;
   C.Rows = int64_t(Storage{ZD, false}.elements()) / C.Width;
   const auto &SR = L.readers(S);
   if (SR.size() != 2)
@@ -235,11 +269,15 @@ std::optional<GruCell> matchGru(const Lowering &L,
     return std::nullopt;
   C.HPrev = Sub->inputs[0];
   C.Y = Add->outputs[0];
-  C.XHRow = rowStride(L, C.XH, C.Rows, C.Hidden);
-  C.HRRow = rowStride(L, C.HR, C.Rows, C.Hidden);
-  C.HRow = rowStride(L, C.HPrev, C.Rows, C.Hidden);
+  // y has the gates' shape; xh, hr and h_prev that shape or one row.
+  const std::vector<int64_t> &Gate = L.tensor(Z).shape;
+  C.XHRow = rowStride(L, C.XH, Gate);
+  C.HRRow = rowStride(L, C.HR, Gate);
+  C.HRow = rowStride(L, C.HPrev, Gate);
   if (C.XHRow < 0 || C.HRRow < 0 || C.HRow < 0 || L.isGraphOutput(C.Y) ||
-      L.storage(C.Y).C4 || L.tensor(C.Y).dtype != fb::DType::F32)
+      L.storage(C.Y).C4 || L.tensor(C.Y).dtype != fb::DType::F32 ||
+      L.tensor(C.Y).shape != Gate ||
+      int64_t(Storage{Gate, false}.elements()) != C.Rows * C.Hidden)
     return std::nullopt;
   C.Last = Add;
   C.Absorbed.insert(C.Absorbed.end(), {&Sigmoid, MulR, Pre, Tanh, Sub, MulZ});
