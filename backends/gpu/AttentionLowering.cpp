@@ -6,7 +6,7 @@
 // output, so none of them needs memory: the scores never leave the
 // invocation. Chains that differ (a second reader, a log-softmax, a clamp
 // inside, more than two biases) are lowered operator by operator.
-#include "backends/gpu/VulkanLowering.h"
+#include "backends/gpu/FusionMatching.h"
 
 #include <algorithm>
 #include <climits>
@@ -26,20 +26,6 @@ int64_t count(const std::vector<int64_t> &Dims) {
   for (int64_t D : Dims)
     N *= D;
   return N;
-}
-
-bool unclamped(float Min, float Max) {
-  return std::isinf(Min) && Min < 0 && std::isinf(Max) && Max > 0;
-}
-
-/// The one operator reading T, when T is an f32 PLAIN activation that
-/// nothing else reads and that is not a graph output.
-const fb::OperatorT *soleReader(const Lowering &L, int32_t T) {
-  const auto &R = L.readers(T);
-  if (R.size() != 1 || L.isGraphOutput(T) || L.tensor(T).buffer >= 0 ||
-      L.tensor(T).dtype != fb::DType::F32 || L.storage(T).C4)
-    return nullptr;
-  return R.front();
 }
 
 /// The value of a one-element f32 constant, or NaN.
@@ -197,12 +183,6 @@ std::optional<AttentionChain> matchFrom(const Lowering &L,
     C.Absorbed.push_back(C.KeysTranspose);
   C.Absorbed.push_back(&QK);
   return C;
-}
-
-/// Binds operand T as the kernel reads it: a constant's values, or a PLAIN
-/// copy of an activation.
-BindingRef bindOperand(Lowering &L, int32_t T) {
-  return L.tensor(T).buffer >= 0 ? L.bindFloats(L.floats(T), T) : L.plainOf(T);
 }
 
 } // namespace

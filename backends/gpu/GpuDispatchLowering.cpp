@@ -8,6 +8,15 @@
 
 namespace kiln {
 
+std::vector<std::string> gpuFusedPatterns() {
+  return {"attention: matmul(q, k^T), scalar scales, up to two added biases, "
+          "softmax, matmul(., v): one dispatch for every head (attention.comp)",
+          "lstm cell: an unrolled LSTM step's sigmoids, tanhs and state "
+          "update: one dispatch (lstm_cell.comp)",
+          "gru cell: an unrolled GRU step's gates, candidate and update: one "
+          "dispatch (gru_cell.comp)"};
+}
+
 std::vector<std::string> gpuSupportedOps() {
   // The IR ops whose kiln operators have no Vulkan kernel yet. Gather,
   // cast and the comparisons run where an integer graph input feeds them

@@ -37,6 +37,8 @@ struct GpuDispatchResult {
 llvm::Error checkGpuGraph(const Graph &G);
 /// The IR ops the Vulkan target runs, sorted.
 std::vector<std::string> gpuSupportedOps();
+/// The chains the lowering runs as one dispatch (Target::FusedPatterns).
+std::vector<std::string> gpuFusedPatterns();
 /// Fp16 (--quantize fp16): weights and activations fp16 in memory, fp32
 /// arithmetic in the kernels, fp16 in their twins (run where the device has
 /// shaderFloat16); graph inputs and outputs stay f32.

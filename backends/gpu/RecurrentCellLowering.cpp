@@ -16,7 +16,7 @@
 //   n = tanh(xh + r * hr), y = n + z * (h_prev - n)
 // where xh is the input's candidate part and hr = h R_h + Rb_h. Its eight
 // operators become one dispatch at y's ADD.
-#include "backends/gpu/VulkanLowering.h"
+#include "backends/gpu/FusionMatching.h"
 
 #include <climits>
 #include <cmath>
@@ -26,29 +26,6 @@
 namespace kiln::vulkan {
 
 namespace {
-
-bool unaryIs(const fb::OperatorT *Op, fb::UnaryOp U) {
-  return Op && Op->kind == fb::OpKind::UNARY &&
-         Op->options.AsUnaryOptions()->op == U;
-}
-
-bool binaryIs(const fb::OperatorT *Op, fb::BinaryOp B) {
-  if (!Op || Op->kind != fb::OpKind::BINARY)
-    return false;
-  const auto &O = *Op->options.AsBinaryOptions();
-  return O.op == B && std::isinf(O.output_min) && O.output_min < 0 &&
-         std::isinf(O.output_max) && O.output_max > 0;
-}
-
-/// The one reader of T when T is an f32 PLAIN activation that is not a
-/// graph output.
-const fb::OperatorT *onlyReader(const Lowering &L, int32_t T) {
-  const auto &R = L.readers(T);
-  if (R.size() != 1 || L.isGraphOutput(T) || L.tensor(T).buffer >= 0 ||
-      L.tensor(T).dtype != fb::DType::F32 || L.storage(T).C4)
-    return nullptr;
-  return R.front();
-}
 
 /// For a SLICE of X along its last axis only (step 1, every other axis
 /// whole): its first index there; -1 otherwise.
@@ -116,7 +93,7 @@ std::optional<LstmCell> matchLstm(const Lowering &L,
   LstmCell C;
   int32_t S = Sigmoid.outputs[0];
   const fb::OperatorT *GateSlice = L.producer(Sigmoid.inputs[0]);
-  if (!GateSlice || onlyReader(L, Sigmoid.inputs[0]) != &Sigmoid)
+  if (!GateSlice || soleReader(L, Sigmoid.inputs[0]) != &Sigmoid)
     return std::nullopt;
   int64_t GateStart = lastAxisStart(L, *GateSlice);
   C.G = GateSlice->inputs[0];
@@ -143,7 +120,7 @@ std::optional<LstmCell> matchLstm(const Lowering &L,
     if (R == GateSlice)
       continue;
     int64_t Start = lastAxisStart(L, *R);
-    const fb::OperatorT *T = Start < 0 ? nullptr : onlyReader(L, R->outputs[0]);
+    const fb::OperatorT *T = Start < 0 ? nullptr : soleReader(L, R->outputs[0]);
     if (CandTanh || !unaryIs(T, fb::UnaryOp::TANH) ||
         L.tensor(R->outputs[0]).shape.back() != C.Hidden)
       return std::nullopt;
@@ -164,12 +141,12 @@ std::optional<LstmCell> matchLstm(const Lowering &L,
   for (const fb::OperatorT *Sl : SR) {
     int64_t Start = lastAxisStart(L, *Sl);
     int32_t Gate = Sl->outputs[0];
-    const fb::OperatorT *M = Start < 0 ? nullptr : onlyReader(L, Gate);
+    const fb::OperatorT *M = Start < 0 ? nullptr : soleReader(L, Gate);
     if (!binaryIs(M, fb::BinaryOp::MUL) ||
         L.tensor(Gate).shape.back() != C.Hidden)
       return std::nullopt;
     int32_t Other = otherOperand(*M, Gate);
-    if (Other == U && onlyReader(L, U) == M) {
+    if (Other == U && soleReader(L, U) == M) {
       MulIn = M, GateI = Gate, OffI = GateStart + Start;
     } else if (unaryIs(L.producer(Other), fb::UnaryOp::TANH)) {
       MulH = M, GateO = Gate, OffO = GateStart + Start;
@@ -181,16 +158,16 @@ std::optional<LstmCell> matchLstm(const Lowering &L,
   if (!MulIn || !MulF || !MulH || GateI < 0 || GateF < 0 || GateO < 0)
     return std::nullopt;
   // c = f * c_prev + i * u, then y = o * tanh(c).
-  const fb::OperatorT *AddC = onlyReader(L, MulIn->outputs[0]);
+  const fb::OperatorT *AddC = soleReader(L, MulIn->outputs[0]);
   if (!binaryIs(AddC, fb::BinaryOp::ADD) ||
-      onlyReader(L, MulF->outputs[0]) != AddC ||
+      soleReader(L, MulF->outputs[0]) != AddC ||
       otherOperand(*AddC, MulIn->outputs[0]) != MulF->outputs[0])
     return std::nullopt;
   C.CPrev = otherOperand(*MulF, GateF);
   C.C = AddC->outputs[0];
   const fb::OperatorT *TanhC = L.producer(otherOperand(*MulH, GateO));
   if (!TanhC || TanhC->inputs[0] != C.C ||
-      onlyReader(L, TanhC->outputs[0]) != MulH || L.isGraphOutput(C.C) ||
+      soleReader(L, TanhC->outputs[0]) != MulH || L.isGraphOutput(C.C) ||
       L.storage(C.C).C4 || L.tensor(C.CPrev).dtype != fb::DType::F32 ||
       L.storage(C.CPrev).C4)
     return std::nullopt;
@@ -236,13 +213,13 @@ std::optional<GruCell> matchGru(const Lowering &L,
   int32_t R = -1, Z = -1;
   for (const fb::OperatorT *Sl : SR) {
     int64_t Start = lastAxisStart(L, *Sl);
-    const fb::OperatorT *M = Start < 0 ? nullptr : onlyReader(L, Sl->outputs[0]);
+    const fb::OperatorT *M = Start < 0 ? nullptr : soleReader(L, Sl->outputs[0]);
     if (!binaryIs(M, fb::BinaryOp::MUL) ||
         L.tensor(Sl->outputs[0]).shape.back() != C.Hidden)
       return std::nullopt;
     int32_t Other = otherOperand(*M, Sl->outputs[0]);
     if (binaryIs(L.producer(Other), fb::BinaryOp::SUB) &&
-        onlyReader(L, Other) == M) {
+        soleReader(L, Other) == M) {
       MulZ = M, Z = Sl->outputs[0], C.ZOff = Start;
     } else {
       MulR = M, R = Sl->outputs[0], C.ROff = Start, C.HR = Other;
@@ -252,17 +229,17 @@ std::optional<GruCell> matchGru(const Lowering &L,
   if (!MulR || !MulZ || R < 0 || Z < 0)
     return std::nullopt;
   // n = tanh(xh + r * hr).
-  const fb::OperatorT *Pre = onlyReader(L, MulR->outputs[0]);
+  const fb::OperatorT *Pre = soleReader(L, MulR->outputs[0]);
   if (!binaryIs(Pre, fb::BinaryOp::ADD))
     return std::nullopt;
   C.XH = otherOperand(*Pre, MulR->outputs[0]);
-  const fb::OperatorT *Tanh = onlyReader(L, Pre->outputs[0]);
+  const fb::OperatorT *Tanh = soleReader(L, Pre->outputs[0]);
   if (C.XH < 0 || !unaryIs(Tanh, fb::UnaryOp::TANH))
     return std::nullopt;
   int32_t N = Tanh->outputs[0];
   // y = n + z * (h_prev - n): n's readers are the SUB and y's ADD.
   const fb::OperatorT *Sub = L.producer(otherOperand(*MulZ, Z));
-  const fb::OperatorT *Add = onlyReader(L, MulZ->outputs[0]);
+  const fb::OperatorT *Add = soleReader(L, MulZ->outputs[0]);
   if (!Sub || Sub->inputs[1] != N || L.readers(N).size() != 2 ||
       L.isGraphOutput(N) || !binaryIs(Add, fb::BinaryOp::ADD) ||
       otherOperand(*Add, MulZ->outputs[0]) != N)
@@ -315,12 +292,6 @@ std::vector<LstmCell> findLstmCells(const Lowering &L) {
 
 std::vector<GruCell> findGruCells(const Lowering &L) {
   return findCells<GruCell>(L, matchGru);
-}
-
-/// Operand T as the cell kernels read it: a constant's values, or a PLAIN
-/// copy of an activation.
-static BindingRef bindOperand(Lowering &L, int32_t T) {
-  return L.tensor(T).buffer >= 0 ? L.bindFloats(L.floats(T), T) : L.plainOf(T);
 }
 
 std::string lowerLstmCell(Lowering &L, const LstmCell &C) {

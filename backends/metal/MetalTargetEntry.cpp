@@ -4,6 +4,7 @@
 #include "backends/Target.h"
 #include "backends/TargetMetadata.h"
 #include "backends/common/KilnWriter.h"
+#include "backends/gpu/GpuDispatchLowering.h"
 #include "backends/metal/MetalInspect.h"
 #include "backends/metal/MetalTarget.h"
 #include "backends/metal/MslTranslation.h"
@@ -95,13 +96,7 @@ Target metalTarget() {
   Target T;
   T.TakesInt8 = false;
   T.Name = "metal";
-  T.FusedPatterns = {"attention: matmul(q, k^T), scalar scales, up to two "
-                     "added biases, softmax, matmul(., v): one dispatch for "
-                     "every head (attention.comp)",
-                     "lstm cell: an unrolled LSTM step's sigmoids, tanhs and "
-                     "state update: one dispatch (lstm_cell.comp)",
-                     "gru cell: an unrolled GRU step's gates, candidate and "
-                     "update: one dispatch (gru_cell.comp)"};
+  T.FusedPatterns = gpuFusedPatterns();
   T.Description = "Apple GPUs through Metal (iOS 12+, macOS 10.14+): MSL "
                   "kernels translated from the Vulkan target's SPIR-V, run "
                   "by the kiln runtime built on Apple";

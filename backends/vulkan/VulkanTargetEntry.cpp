@@ -98,13 +98,7 @@ Target vulkanTarget() {
   Target T;
   T.TakesInt8 = false;
   T.Name = "vulkan";
-  T.FusedPatterns = {"attention: matmul(q, k^T), scalar scales, up to two "
-                     "added biases, softmax, matmul(., v): one dispatch for "
-                     "every head (attention.comp)",
-                     "lstm cell: an unrolled LSTM step's sigmoids, tanhs and "
-                     "state update: one dispatch (lstm_cell.comp)",
-                     "gru cell: an unrolled GRU step's gates, candidate and "
-                     "update: one dispatch (gru_cell.comp)"};
+  T.FusedPatterns = gpuFusedPatterns();
   T.Description = "GPUs through Vulkan 1.1 (Android, Linux): SPIR-V kernels "
                   "and dispatch records in the file, run by the kiln runtime";
   T.Status = TargetStatus::Works;
