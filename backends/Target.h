@@ -187,6 +187,12 @@ struct Target {
   /// expansion into ops a newer level runs natively.
   std::vector<std::string> (*PassesNotNeeded)(
       const std::map<std::string, std::string> &Options) = nullptr;
+  /// Passes of Pipeline that the target's options replace by a variant in
+  /// the same place (pass -> variant), or null: at
+  /// --nnapi-feature-level 29 and above NNAPI runs unroll-recurrence-keep-lstm
+  /// for unroll-recurrence, since it runs such LSTMs whole.
+  std::map<std::string, std::string> (*PassVariants)(
+      const std::map<std::string, std::string> &Options) = nullptr;
   /// Lowers the optimized (and quantized) graph and writes Req.Output.
   llvm::Expected<std::unique_ptr<TargetReport>> (*Emit)(
       const Graph &G, const EmitRequest &Req);

@@ -81,7 +81,7 @@ std::vector<std::string> pipelineForRuntimeTarget(int OptLevel) {
 }
 
 std::vector<std::string> opsRewrittenBy(llvm::StringRef Pass) {
-  if (Pass == "unroll-recurrence")
+  if (Pass == "unroll-recurrence" || Pass == "unroll-recurrence-keep-lstm")
     return {"gru", "lstm", "rnn"};
   if (Pass == "expand-layer-norm")
     return {"layer_norm"};

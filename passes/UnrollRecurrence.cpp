@@ -6,6 +6,9 @@
 // pipelines, which have no recurrent kernels; the interpreter runs the
 // layer whole. Left alone: symbolic shapes, run-time sequence lengths, and
 // sequences longer than MaxSteps (the unrolled graph would be too large).
+// Its variant unroll-recurrence-keep-lstm leaves the LSTMs that a target's
+// sequence-LSTM operator runs whole (isSequenceLstm: NNAPI's
+// UNIDIRECTIONAL_SEQUENCE_LSTM from feature level 29) and unrolls the rest.
 //
 // ONNX's equations (gate rows of w/r in the IR's order, b = [Wb, Rb]):
 //   lstm: g = x W + Wb + h R + Rb; i, o, f = sigmoid(g[0:3H]);
@@ -15,6 +18,7 @@
 //         n = tanh(x Wh + Wbh + (r*h) Rh + Rbh)      (otherwise)
 //         h = n + z * (h - n)                        (= (1-z) n + z h)
 //   rnn:  h = tanh(x W + Wb + h R + Rb)
+#include "passes/UnrollRecurrence.h"
 #include "passes/FusionSupport.h"
 #include "passes/NodeBuilder.h"
 #include "passes/Pass.h"
@@ -299,11 +303,18 @@ bool isUnrollable(const Node &N) {
 
 class UnrollRecurrence : public Pass {
 public:
+  explicit UnrollRecurrence(bool KeepSequenceLstms)
+      : KeepSequenceLstms(KeepSequenceLstms) {}
+
   llvm::Expected<bool> run(Graph &G, PassStats &Stats) override {
     std::vector<Node *> Matches;
     for (Node &N : G.nodes())
-      if (isUnrollable(N))
-        Matches.push_back(&N);
+      if (isUnrollable(N)) {
+        if (KeepSequenceLstms && isSequenceLstm(N))
+          Stats.add("kept-lstm");
+        else
+          Matches.push_back(&N);
+      }
     for (Node *N : Matches) {
       if (llvm::Error E = Unroller(G, *N).run(Stats))
         return E;
@@ -313,12 +324,59 @@ public:
     }
     return !Matches.empty();
   }
+
+private:
+  bool KeepSequenceLstms;
 };
 
 } // namespace
 
+namespace {
+
+/// Whether V reaches a graph output through some chain of users (a value
+/// read only by nodes dce would remove is not).
+bool reachesOutput(const Graph &G, const Value *V, unsigned Depth = 0) {
+  if (G.isOutput(V))
+    return true;
+  if (Depth > 64) // deep chains: assume live
+    return V->hasUses();
+  for (const Use &U : V->uses())
+    for (const Value *R : U.User->results())
+      if (reachesOutput(G, R, Depth + 1))
+        return true;
+  return false;
+}
+
+} // namespace
+
+bool isSequenceLstm(const Node &N) {
+  if (!N.isOp("lstm") || N.getString("direction") != "forward" ||
+      N.numOperands() < 3)
+    return false;
+  const TensorType &X = N.operand(0)->type();
+  if (!X.isStatic() || X.Elem != ElementType::F32)
+    return false;
+  for (unsigned I : {1u, 2u, 3u}) {
+    const Value *V = I < N.numOperands() ? N.operand(I) : nullptr;
+    if (!V ? I != 3 : !isFloatConstant(V))
+      return false;
+  }
+  if (N.numOperands() > 4 && N.operand(4)) // run-time sequence lengths
+    return false;
+  for (unsigned I = 5; I < N.numOperands(); ++I)
+    if (N.operand(I) && (!N.operand(I)->type().isStatic() ||
+                         N.operand(I)->type().Elem != ElementType::F32))
+      return false;
+  const Value *Yc = N.numResults() > 2 ? N.result(2) : nullptr;
+  return !Yc || !reachesOutput(*N.graph(), Yc);
+}
+
 std::unique_ptr<Pass> createUnrollRecurrence() {
-  return std::make_unique<UnrollRecurrence>();
+  return std::make_unique<UnrollRecurrence>(false);
+}
+
+std::unique_ptr<Pass> createUnrollRecurrenceKeepLstm() {
+  return std::make_unique<UnrollRecurrence>(true);
 }
 
 } // namespace kiln

@@ -23,7 +23,7 @@ std::vector<std::string> gpuSupportedOps() {
   // (token ids, masks: IndexLowering.cpp, docs/targets.md).
   static const char *const Missing[] = {
       "argmax", "argmin", "conv_transpose", "dequantize",
-      "dynamic_quantize", "pad", "quantize", "where"};
+      "dynamic_quantize", "lstm", "pad", "quantize", "where"};
   std::vector<std::string> Ops;
   for (const std::string &Op : kilnOpsSupportedOps())
     if (std::find(std::begin(Missing), std::end(Missing), Op) == std::end(Missing))

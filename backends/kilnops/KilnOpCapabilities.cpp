@@ -15,7 +15,8 @@ namespace kiln {
 const CpuOpRule *findCpuRule(llvm::StringRef Op) {
   for (auto Family : {spatialRules(), linearRules(), elementwiseRules(),
                       shapeRules(), reductionRules(), resizeRules(),
-                      quantRules(), imageRules(), detectionRules()})
+                      quantRules(), imageRules(), detectionRules(),
+                      recurrentRules()})
     for (const CpuOpRule &R : Family)
       if (Op == R.Op)
         return &R;
@@ -26,7 +27,8 @@ std::vector<std::string> kilnOpsSupportedOps() {
   std::vector<std::string> Ops;
   for (auto Family : {spatialRules(), linearRules(), elementwiseRules(),
                       shapeRules(), reductionRules(), resizeRules(),
-                      quantRules(), imageRules(), detectionRules()})
+                      quantRules(), imageRules(), detectionRules(),
+                      recurrentRules()})
     for (const CpuOpRule &R : Family)
       Ops.push_back(R.Op);
   std::sort(Ops.begin(), Ops.end());

@@ -46,6 +46,7 @@ llvm::ArrayRef<CpuOpRule> resizeRules();
 llvm::ArrayRef<CpuOpRule> quantRules(); // QuantLowering.cpp
 llvm::ArrayRef<CpuOpRule> imageRules(); // ImageLowering.cpp
 llvm::ArrayRef<CpuOpRule> detectionRules(); // DetectionLowering.cpp
+llvm::ArrayRef<CpuOpRule> recurrentRules(); // RecurrentLowering.cpp
 
 /// The pixels_to_tensor node reading graph input In, if In is an image input
 /// (ImageLowering.cpp), and what the file's metadata says about it.

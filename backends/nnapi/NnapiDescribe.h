@@ -41,6 +41,8 @@ inline std::string describeOperand(const fb::NnapiPayloadT &P, uint32_t I) {
     S += " per-channel(axis " + std::to_string(O.channel_dim) + ")";
   if (O.source == fb::NnapiValueSource::SEGMENT)
     S += " const";
+  else if (O.source == fb::NnapiValueSource::OMITTED)
+    S += " omitted";
   return S;
 }
 

@@ -590,6 +590,8 @@ void Lowering::lowerOperator(int32_t Op) {
     return lowerCast(*this, Op);
   case fb::OpKind::MATMUL:
     return lowerBatchMatmul(*this, Op);
+  case fb::OpKind::LSTM:
+    return lowerLstm(*this, Op);
   case fb::OpKind::BOX_NMS:
     return fail(Op, BoxNmsOnCpuOnly);
   default:

@@ -68,6 +68,12 @@ public:
   void setDimensions(uint32_t I, std::vector<uint32_t> Dims) {
     P.operands[I]->dimensions = std::move(Dims);
   }
+  /// Makes operand I an optional input left out (OMITTED: no value).
+  void markOmitted(uint32_t I) {
+    P.operands[I]->source = fb::NnapiValueSource::OMITTED;
+    P.operands[I]->value.clear();
+    P.operands[I]->segment = -1;
+  }
   /// Makes constant I per-channel (TENSOR_QUANT8_SYMM_PER_CHANNEL).
   void setChannelScales(uint32_t I, uint32_t Dim, std::vector<float> Scales) {
     P.operands[I]->channel_dim = Dim;
@@ -170,6 +176,8 @@ void lowerSoftmax(Lowering &L, int32_t Op);
 /// BATCH_MATMUL (feature level 6).
 void lowerBatchMatmul(Lowering &L, int32_t Op);
 void lowerPrelu(Lowering &L, int32_t Op);
+/// NnapiRecurrentLowering.cpp: LSTM as UNIDIRECTIONAL_SEQUENCE_LSTM (29).
+void lowerLstm(Lowering &L, int32_t Op);
 void lowerMovement(Lowering &L, int32_t Op);
 void lowerReduce(Lowering &L, int32_t Op);
 void lowerQuantize(Lowering &L, int32_t Op);

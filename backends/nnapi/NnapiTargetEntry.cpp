@@ -157,6 +157,19 @@ nnapiPassesNotNeeded(const std::map<std::string, std::string> &Options) {
   return {};
 }
 
+/// From feature level 29 a forward LSTM runs whole, as
+/// UNIDIRECTIONAL_SEQUENCE_LSTM: unroll-recurrence-keep-lstm leaves it
+/// (and unrolls the rest) where unroll-recurrence would unroll it.
+std::map<std::string, std::string>
+nnapiPassVariants(const std::map<std::string, std::string> &Options) {
+  auto It = Options.find("nnapi-feature-level");
+  int32_t Level = 0;
+  if (It != Options.end() && llvm::to_integer(It->second, Level) &&
+      nnapi::isFeatureLevel(Level) && Level >= 29)
+    return {{"unroll-recurrence", "unroll-recurrence-keep-lstm"}};
+  return {};
+}
+
 llvm::Expected<std::unique_ptr<TargetReport>>
 emitNnapi(const Graph &G, const EmitRequest &R) {
   QuantizeMode Mode = R.Quantize ? R.Quantize->Mode : QuantizeMode::None;
@@ -204,6 +217,7 @@ Target nnapiTarget() {
   T.Check = checkNnapiGraph;
   T.Pipeline = pipelineForNnapiTarget;
   T.PassesNotNeeded = nnapiPassesNotNeeded;
+  T.PassVariants = nnapiPassVariants;
   T.Emit = emitNnapi;
   T.Inspect.Text = nnapiTextSection;
   T.Inspect.Json = nnapiJsonSection;

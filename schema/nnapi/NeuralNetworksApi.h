@@ -87,6 +87,7 @@ enum OperandCode : int32_t {
   X(SELECT, 84, 29)                   \
   X(SQRT, 88, 29)                     \
   X(TRANSPOSE_CONV_2D, 91, 29)        \
+  X(UNIDIRECTIONAL_SEQUENCE_LSTM, 92, 29) \
   X(RESIZE_NEAREST_NEIGHBOR, 94, 29)  \
   X(ELU, 98, 30)                      \
   X(HARD_SWISH, 99, 30)               \

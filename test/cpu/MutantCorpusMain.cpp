@@ -35,7 +35,9 @@
 //                   feature level; the feature level below what an operand
 //                   type or operation needs; an inline value of the wrong
 //                   size; a dim 0; a host_before/host_after operator out of
-//                   range or not a host conversion. Each must be rejected
+//                   range or not a host conversion; an operation's input
+//                   made OMITTED (schema 1.15), or an omitted one NONE.
+//                   Each must be rejected
 //                   by the loader; the driver fails otherwise.
 //   self-test lies  (seeds with a self-test, likewise) a sample or
 //                   reference naming no buffer or one of another size, a
@@ -911,7 +913,7 @@ private:
       static const uint32_t Far[] = {uint32_t(INT32_MAX), UINT32_MAX, 1u << 20};
       return Rng() % 2 ? Size + uint32_t(Rng() % 4) : Far[Rng() % 3];
     };
-    switch (Rng() % 12) {
+    switch (Rng() % 13) {
     case 0: { // an operand index
       flatbuffers::Vector<uint32_t> *List;
       switch (Rng() % 4) {
@@ -1086,6 +1088,21 @@ private:
       Name = "nnapi operand dim = 0";
       D->Mutate(unsigned(pick(D->size())), 0);
       return true;
+    }
+    case 11: { // an operation input left out, or an omitted one given none
+      const auto *In = Op->inputs();
+      if (!In || !In->size() || In->Get(0) >= NumOperands)
+        return false;
+      fb::NnapiOperand *X =
+          Operands->GetMutableObject(In->Get(unsigned(pick(In->size()))) %
+                                     NumOperands);
+      if (X->source() == fb::NnapiValueSource::OMITTED) {
+        Name = "nnapi omitted operand with no source (NONE)";
+        return X->mutate_source(fb::NnapiValueSource::NONE);
+      }
+      Name = llvm::formatv("nnapi {0} operand made OMITTED",
+                           fb::EnumNameNnapiValueSource(X->source()));
+      return X->mutate_source(fb::NnapiValueSource::OMITTED);
     }
     default: { // a host step out of range or not a host conversion
       auto *Steps = Rng() % 2 ? P->mutable_host_before() : P->mutable_host_after();

@@ -16,6 +16,7 @@ target_sources(kiln_runtime_objects PRIVATE
   src/cpu/reference/ConvKernels.cpp
   src/cpu/reference/ImageKernels.cpp
   src/cpu/reference/BoxNmsKernel.cpp
+  src/cpu/reference/LstmKernel.cpp
   src/cpu/reference/DataMovementKernels.cpp
   src/cpu/reference/ElementwiseKernels.cpp
   src/cpu/reference/Int8Kernels.cpp

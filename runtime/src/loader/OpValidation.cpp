@@ -35,6 +35,7 @@ fb::OpOptions expectedOptions(fb::OpKind Kind) {
   case K::LAYER_NORM: return O::LayerNormOptions;
   case K::PIXELS_TO_TENSOR: return O::PixelsToTensorOptions;
   case K::BOX_NMS: return O::BoxNmsOptions;
+  case K::LSTM: return O::LstmOptions;
   case K::RESIZE: return O::ResizeOptions;
   case K::QUANTIZE:
   case K::DEQUANTIZE: return O::QuantizeOptions;
@@ -129,6 +130,7 @@ static Status validateKind(const OpView &V) {
   case K::LAYER_NORM: return validateLayerNorm(V);
   case K::PIXELS_TO_TENSOR: return validatePixelsToTensor(V);
   case K::BOX_NMS: return validateBoxNms(V);
+  case K::LSTM: return validateLstm(V);
   case K::RESIZE: return validateResize(V);
   case K::QUANTIZE:
   case K::DEQUANTIZE: return validateQuantize(V);

@@ -57,6 +57,8 @@ Status validateQuantize(const OpView &V);
 Status validatePixelsToTensor(const OpView &V);
 /// BOX_NMS (OpValidationDetection.cpp).
 Status validateBoxNms(const OpView &V);
+/// LSTM (OpValidationRecurrent.cpp).
+Status validateLstm(const OpView &V);
 
 //===-- Helpers shared by the validators ----------------------------------===//
 

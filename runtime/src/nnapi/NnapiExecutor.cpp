@@ -156,7 +156,10 @@ Status NnapiExecutor::setOperandValues() {
     const fb::NnapiOperand &O = *P.operands()->Get(I);
     int R = nn::NO_ERROR;
     const char *Call = "ANeuralNetworksModel_setOperandValue";
-    if (O.source() == fb::NnapiValueSource::INLINE) {
+    if (O.source() == fb::NnapiValueSource::OMITTED) {
+      R = Lib->ANeuralNetworksModel_setOperandValue(NnModel, int32_t(I),
+                                                    nullptr, 0);
+    } else if (O.source() == fb::NnapiValueSource::INLINE) {
       R = Lib->ANeuralNetworksModel_setOperandValue(
           NnModel, int32_t(I), O.value()->data(), O.value()->size());
     } else if (O.source() == fb::NnapiValueSource::SEGMENT) {

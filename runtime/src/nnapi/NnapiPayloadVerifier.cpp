@@ -71,6 +71,8 @@ const char *signatures(int32_t Code) {
     return "Tss Tssb Tssbb Tssbbb";
   case nn::RESIZE_NEAREST_NEIGHBOR:
     return "Tssb Tssbb Tssbbb";
+  case nn::UNIDIRECTIONAL_SEQUENCE_LSTM: // without and with layer norm
+    return "TTTTTTTTTTTTTTTTTTTTiffb TTTTTTTTTTTTTTTTTTTTiffbTTTT";
   default: // unary: FLOOR, LOGISTIC, RELU*, TANH, ABS, EXP, LOG, NEG, ...
     return "T";
   }
@@ -110,6 +112,23 @@ bool signatureOk(const fb::NnapiPayload &P, const fb::NnapiOperation &Op) {
     Sig += Len + (Sig[Len] == ' ');
   }
   return false;
+}
+
+/// Whether input I of operation Code may be left out (an OMITTED operand):
+/// UNIDIRECTIONAL_SEQUENCE_LSTM's input-gate (CIFG), peephole, projection
+/// and layer-norm weights and its input-gate bias.
+bool optionalInput(int32_t Code, unsigned I) {
+  return Code == nn::UNIDIRECTIONAL_SEQUENCE_LSTM &&
+         (I == 1 || I == 5 || I == 9 || I == 10 || I == 11 || I == 12 ||
+          I == 16 || I == 17 || I >= 24);
+}
+
+/// Outputs operation Code may have at Level: UNIDIRECTIONAL_SEQUENCE_LSTM's
+/// final states are outputs 1 and 2 from level 30.
+bool outputCountOk(int32_t Code, size_t N, int32_t Level) {
+  if (Code == nn::UNIDIRECTIONAL_SEQUENCE_LSTM)
+    return N == 1 || (N == 3 && Level >= 30);
+  return N == 1;
 }
 
 bool isQuant8(int32_t T) {
@@ -192,6 +211,10 @@ Status checkValue(const fb::Model &M, const fb::NnapiOperand &O) {
       return invalidModel("inline value of ", ValueBytes, " bytes (NNAPI "
                           "copies at most ", nn::MAX_SIZE_OF_IMMEDIATELY_COPIED_VALUES,
                           " bytes of a value; a larger one is a segment)");
+    return Status::ok();
+  case fb::NnapiValueSource::OMITTED:
+    if (ValueBytes || O.segment() != -1 || O.tensor() != -1)
+      return invalidModel("an omitted operand with a value or a tensor");
     return Status::ok();
   case fb::NnapiValueSource::SEGMENT: {
     size_t NumSegments = M.buffers() ? M.buffers()->size() : 0;
@@ -289,14 +312,20 @@ Status checkOperations(const fb::NnapiPayload &P, int32_t Level,
     size_t NumOut = Op->outputs() ? Op->outputs()->size() : 0;
     if (NumIn == 0 || NumIn > limits::MaxOperatorInputs)
       return invalidModel(Where, ": ", NumIn, " inputs");
-    if (NumOut != 1)
-      return invalidModel(Where, ": ", NumOut, " outputs, expected 1");
-    for (uint32_t X : *Op->inputs()) {
+    if (!outputCountOk(Op->type(), NumOut, Level))
+      return invalidModel(Where, ": ", NumOut, " outputs at feature level ",
+                          Level);
+    for (unsigned K = 0; K < NumIn; ++K) {
+      uint32_t X = Op->inputs()->Get(K);
       if (X >= NumOperands)
         return invalidModel(Where, ": input operand ", X, " of ", NumOperands);
       if (!Written[X])
         return invalidModel(Where, ": input operand ", X,
                             " is used before it is defined");
+      if (P.operands()->Get(X)->source() == fb::NnapiValueSource::OMITTED &&
+          !optionalInput(Op->type(), K))
+        return invalidModel(Where, ": input ", K, " (operand ", X,
+                            ") is omitted, but the operation needs it");
     }
     if (!signatureOk(P, *Op))
       return invalidModel(Where, ": ", NumIn, " inputs whose count or types "

@@ -115,7 +115,19 @@ TEST_CASE("hostile NNAPI payloads are rejected", "[nnapi][loader]") {
        "none"},
       {"two outputs",
        [](NnapiModel &M) { M.operation(0).outputs.push_back(1); },
-       "NNAPI operation 0 (CONV_2D): 2 outputs, expected 1"},
+       "NNAPI operation 0 (CONV_2D): 2 outputs at feature level 27"},
+      {"a required input left out (OMITTED)",
+       [](NnapiModel &M) {
+         M.operand(2).source = fb::NnapiValueSource::OMITTED;
+         M.operand(2).segment = -1;
+       },
+       "NNAPI operation 0 (CONV_2D): input 2 (operand 2) is omitted, but "
+       "the operation needs it"},
+      {"an omitted operand with a value",
+       [](NnapiModel &M) {
+         M.operand(3).source = fb::NnapiValueSource::OMITTED;
+       },
+       "NNAPI operand 3: an omitted operand with a value or a tensor"},
       {"quantized scale 0",
        [](NnapiModel &M) { M.operand(1).type = nn::TENSOR_QUANT8_ASYMM; },
        "NNAPI operand 1: scale is 0, expected a finite value > 0"},

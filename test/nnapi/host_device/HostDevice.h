@@ -27,6 +27,9 @@ struct Operand {
   // A constant: copied (small values), referenced (the caller keeps the
   // buffer alive, as NNAPI requires) or in a mapped memory.
   bool IsConstant = false;
+  // An optional input left out: setOperandValue(index, NULL, 0) (AOSP's
+  // NO_VALUE lifetime). IsConstant is set too, with no bytes.
+  bool Omitted = false;
   std::vector<uint8_t> Copy;
   const uint8_t *Ref = nullptr;
   size_t Length = 0;
@@ -159,6 +162,11 @@ struct OpContext {
   }
 };
 
+/// UNIDIRECTIONAL_SEQUENCE_LSTM (HostSequenceLstm.cpp): the checks, which
+/// throw Invalid, and the kernel.
+void validateSequenceLstm(const ANeuralNetworksModel &M, const Operation &Op,
+                          int Level);
+void sequenceLstmOp(const OpContext &C);
 /// Runs one operation; throws ComputeFailure.
 void runOperation(const OpContext &C);
 /// The float kernels; false when the operation is not one of them.

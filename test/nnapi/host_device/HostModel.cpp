@@ -290,9 +290,14 @@ int ANeuralNetworksModel_setOperandValue(ANeuralNetworksModel *model,
              " bytes");
       return UNEXPECTED_NULL;
     }
-    report("setOperandValue: operand " + std::to_string(index) +
-           ": omitted values are not supported");
-    return BAD_DATA;
+    // An omitted optional input; the operation's validation says whether
+    // it may be left out.
+    O.IsConstant = true;
+    O.Omitted = true;
+    O.Length = 0;
+    O.Copy.clear();
+    O.Ref = nullptr;
+    return NO_ERROR;
   }
   if (length != O.byteSize()) {
     report("setOperandValue: operand " + std::to_string(index) + " (" +
@@ -302,6 +307,7 @@ int ANeuralNetworksModel_setOperandValue(ANeuralNetworksModel *model,
     return BAD_DATA;
   }
   O.IsConstant = true;
+  O.Omitted = false;
   O.Length = length;
   if (length <= 128) {
     const auto *B = static_cast<const uint8_t *>(buffer);
@@ -340,6 +346,7 @@ int ANeuralNetworksModel_setOperandValueFromMemory(
     return BAD_DATA;
   }
   O.IsConstant = true;
+  O.Omitted = false;
   O.Length = length;
   O.Copy.clear();
   O.Ref = memory->Data + offset;

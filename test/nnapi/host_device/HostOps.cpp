@@ -417,6 +417,8 @@ void runOperation(const OpContext &C) {
     return resizeNearestOp(C);
   case EQUAL: case GREATER: case LESS: case SELECT: case CAST:
     return runLogicalOperation(C);
+  case UNIDIRECTIONAL_SEQUENCE_LSTM:
+    return sequenceLstmOp(C);
   default:
     break;
   }

@@ -930,6 +930,8 @@ void Checker::run() {
     return dequantize();
   case RESIZE_BILINEAR: case RESIZE_NEAREST_NEIGHBOR:
     return resize();
+  case UNIDIRECTIONAL_SEQUENCE_LSTM:
+    return validateSequenceLstm(M, Op, Level);
   default:
     fail("not supported by this device");
   }
@@ -947,6 +949,11 @@ void validateOperation(const ANeuralNetworksModel &M, size_t Index, int Level) {
   if (Info->Level > Level)
     throw Invalid("needs feature level " + std::to_string(Info->Level) +
                   "; the device is at " + std::to_string(Level));
+  if (Op.Type != UNIDIRECTIONAL_SEQUENCE_LSTM)
+    for (size_t I = 0; I < Op.Inputs.size(); ++I)
+      if (M.Operands[Op.Inputs[I]].Omitted)
+        throw Invalid("input " + std::to_string(I) + " is omitted (" +
+                      std::string(Info->Name) + " has no optional inputs)");
   Checker{M, Op, Level}.run();
 }
 

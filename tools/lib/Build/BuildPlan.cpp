@@ -117,11 +117,14 @@ bool extendsCpuPipeline(const Target &T) {
 }
 
 /// Whether a [[build]] entry's options choose the pipeline (-O, --passes,
-/// --disable-pass): its conversions optimize the import themselves.
+/// --disable-pass, or --nnapi-feature-level, which changes passes inside
+/// the CPU's part of NNAPI's pipeline: Target::PassVariants): its
+/// conversions optimize the import themselves.
 bool choosesPipeline(const std::vector<std::string> &Options) {
   for (llvm::StringRef A : Options)
     if (A.startswith("-O") || A.startswith("--disable-pass") ||
-        A.startswith("--passes") || A.startswith("--pass-record"))
+        A.startswith("--passes") || A.startswith("--pass-record") ||
+        A.startswith("--nnapi-feature-level"))
       return true;
   return false;
 }

@@ -41,10 +41,15 @@ buildPassManager(const PipelineFlags &F, const Target &T,
   if (F.Passes.empty() && T.PassesNotNeeded)
     for (const std::string &P : T.PassesNotNeeded(TargetOptions))
       Skip.push_back(P);
+  std::map<std::string, std::string> Variants;
+  if (F.Passes.empty() && T.PassVariants)
+    Variants = T.PassVariants(TargetOptions);
   for (const std::string &Name : Names)
-    if (std::find(Skip.begin(), Skip.end(), Name) == Skip.end())
-      if (llvm::Error E = PM->add(Name))
+    if (std::find(Skip.begin(), Skip.end(), Name) == Skip.end()) {
+      auto V = Variants.find(Name);
+      if (llvm::Error E = PM->add(V == Variants.end() ? Name : V->second))
         return E;
+    }
   return PM;
 }
 

@@ -49,6 +49,7 @@ std::unique_ptr<Kernel> createReferenceKernel(const KernelArgs &A) {
   case K::LAYER_NORM: Fn = ref::layerNorm(A); break;
   case K::RESIZE: Fn = ref::resize(A); break;
   case K::BOX_NMS: Fn = ref::boxNms(A); break;
+  case K::LSTM: Fn = ref::lstm(A); break;
   case K::QUANTIZE:
   case K::DEQUANTIZE: Fn = ref::quantizeOrDequantize(A); break;
   case K::PIXELS_TO_TENSOR:

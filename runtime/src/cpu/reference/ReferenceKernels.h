@@ -56,6 +56,8 @@ RunFn int8GlobalAveragePool2D(const KernelArgs &A);
 RunFn quantizeOrDequantize(const KernelArgs &A);
 /// BOX_NMS (BoxNmsKernel.cpp).
 RunFn boxNms(const KernelArgs &A);
+/// LSTM (LstmKernel.cpp).
+RunFn lstm(const KernelArgs &A);
 /// PIXELS_TO_TENSOR, rows over the session's threads (ImageKernels.cpp).
 PooledRunFn pixelsToTensor(const KernelArgs &A);
 
