@@ -27,6 +27,9 @@
 #include "IR/OpRegistry.h"
 #include "Support/Error.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+
 #include <cstring>
 
 namespace kiln {
@@ -334,16 +337,21 @@ private:
 namespace {
 
 /// Whether V reaches a graph output through some chain of users (a value
-/// read only by nodes dce would remove is not).
-bool reachesOutput(const Graph &G, const Value *V, unsigned Depth = 0) {
-  if (G.isOutput(V))
-    return true;
-  if (Depth > 64) // deep chains: assume live
-    return V->hasUses();
-  for (const Use &U : V->uses())
-    for (const Value *R : U.User->results())
-      if (reachesOutput(G, R, Depth + 1))
-        return true;
+/// read only by nodes dce would remove does not): a walk that visits each
+/// value once.
+bool reachesOutput(const Graph &G, const Value *V) {
+  llvm::SmallPtrSet<const Value *, 32> Seen;
+  llvm::SmallVector<const Value *, 32> Work = {V};
+  while (!Work.empty()) {
+    const Value *X = Work.pop_back_val();
+    if (!Seen.insert(X).second)
+      continue;
+    if (G.isOutput(X))
+      return true;
+    for (const Use &U : X->uses())
+      for (const Value *R : U.User->results())
+        Work.push_back(R);
+  }
   return false;
 }
 
@@ -358,7 +366,8 @@ bool isSequenceLstm(const Node &N) {
     return false;
   for (unsigned I : {1u, 2u, 3u}) {
     const Value *V = I < N.numOperands() ? N.operand(I) : nullptr;
-    if (!V ? I != 3 : !isFloatConstant(V))
+    if (!V ? I != 3
+           : !isFloatConstant(V) || V->type().Elem != ElementType::F32)
       return false;
   }
   if (N.numOperands() > 4 && N.operand(4)) // run-time sequence lengths

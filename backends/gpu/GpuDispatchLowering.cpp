@@ -20,7 +20,8 @@ std::vector<std::string> gpuFusedPatterns() {
 std::vector<std::string> gpuSupportedOps() {
   // The IR ops whose kiln operators have no Vulkan kernel yet. Gather,
   // cast and the comparisons run where an integer graph input feeds them
-  // (token ids, masks: IndexLowering.cpp, docs/targets.md).
+  // (token ids, masks: IndexLowering.cpp, docs/targets.md); an lstm runs
+  // unrolled, its steps' cells one dispatch each (RecurrentCellLowering.cpp).
   static const char *const Missing[] = {
       "argmax", "argmin", "conv_transpose", "dequantize",
       "dynamic_quantize", "lstm", "pad", "quantize", "where"};

@@ -3,7 +3,8 @@
 // recurrent layer (unroll-recurrence), and this one too unless the target
 // runs it whole (NNAPI's UNIDIRECTIONAL_SEQUENCE_LSTM from feature level
 // 29: unroll-recurrence-keep-lstm); the CPU runtime has a reference kernel
-// for files that keep it (--disable-pass unroll-recurrence).
+// for files that keep it (sequences longer than unroll-recurrence unrolls,
+// or --disable-pass unroll-recurrence).
 //
 // The IR's w [1, 4H, I], r [1, 4H, H] and b [1, 8H] (Wb then Rb) become
 // w [4H, I], r [4H, H] and b = Wb + Rb [4H], gate rows unchanged (i, o, f,
@@ -20,8 +21,14 @@ KilnOpSupport checkLstm(const Node &N) {
   if (!isSequenceLstm(N))
     return notSupported(
         "an lstm runs whole only forward, with a static f32 input, constant "
-        "weights, no sequence_lens and its final cell state unread "
+        "f32 weights, no sequence_lens and its final cell state unread "
         "(unroll-recurrence unrolls the others)");
+  // isSequenceLstm lets dead nodes read y_c (dce removes them after
+  // unroll-recurrence-keep-lstm); the LSTM operator has no y_c to give them.
+  if (N.numResults() > 2 && N.result(2)->hasUses())
+    return notSupported("the lstm's final cell state is read by nodes that "
+                        "compute nothing the graph returns (-O1 and above "
+                        "remove them)");
   return supported();
 }
 

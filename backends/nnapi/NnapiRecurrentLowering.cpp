@@ -98,7 +98,7 @@ void lowerLstm(Lowering &L, int32_t Op) {
   const std::vector<int64_t> XShape = L.tensor(O.inputs[0]).shape;
   if (L.tensor(O.inputs[0]).dtype != fb::DType::F32)
     return L.fail(Op, "UNIDIRECTIONAL_SEQUENCE_LSTM runs float32 sequences "
-                      "only (this one is int8: keep the LSTM in float)");
+                      "only here");
   const int64_t Steps = XShape[TimeMajor ? 0 : 1];
   const uint32_t Batch = uint32_t(XShape[TimeMajor ? 1 : 0]);
   const int64_t In = XShape[2];

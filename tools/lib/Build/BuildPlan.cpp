@@ -117,16 +117,33 @@ bool extendsCpuPipeline(const Target &T) {
 }
 
 /// Whether a [[build]] entry's options choose the pipeline (-O, --passes,
-/// --disable-pass, or --nnapi-feature-level, which changes passes inside
-/// the CPU's part of NNAPI's pipeline: Target::PassVariants): its
-/// conversions optimize the import themselves.
+/// --disable-pass): its conversions optimize the import themselves.
 bool choosesPipeline(const std::vector<std::string> &Options) {
   for (llvm::StringRef A : Options)
     if (A.startswith("-O") || A.startswith("--disable-pass") ||
-        A.startswith("--passes") || A.startswith("--pass-record") ||
-        A.startswith("--nnapi-feature-level"))
+        A.startswith("--passes") || A.startswith("--pass-record"))
       return true;
   return false;
+}
+
+/// Whether the entry's target options replace a pass of the CPU's part of
+/// T's pipeline by a variant (Target::PassVariants: NNAPI at
+/// --nnapi-feature-level 29 and above keeps forward LSTMs whole), so that
+/// the CPU-optimized import is not what its conversions start from.
+bool optionsVaryPasses(const Target &T, const std::vector<std::string> &Options) {
+  if (!T.PassVariants)
+    return false;
+  std::map<std::string, std::string> TargetOptions;
+  for (size_t I = 0; I < Options.size(); ++I) {
+    llvm::StringRef A = Options[I];
+    if (!A.consume_front("--nnapi-feature-level"))
+      continue;
+    if (A.consume_front("="))
+      TargetOptions["nnapi-feature-level"] = A.str();
+    else if (A.empty() && I + 1 < Options.size())
+      TargetOptions["nnapi-feature-level"] = Options[I + 1];
+  }
+  return !T.PassVariants(TargetOptions).empty();
 }
 
 /// The calibration jobs of M (reading Ir, its import after the CPU
@@ -240,9 +257,13 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
         if (!New)
           return inputError("{0}: {1} is built by {2} already", where(M, B),
                             Name, It->second);
-        NeedsCalib[B.Model] |= Pr == "int8";
-        Combos.push_back({&B, T, Pr,
-                          !choosesPipeline(B.Options) && extendsCpuPipeline(*Tg)});
+        bool ReadsOptimized = !choosesPipeline(B.Options) &&
+                              !optionsVaryPasses(*Tg, B.Options) &&
+                              extendsCpuPipeline(*Tg);
+        // The shared statistics are of the optimized import's graph; a
+        // conversion that runs its own pipeline calibrates itself.
+        NeedsCalib[B.Model] |= Pr == "int8" && ReadsOptimized;
+        Combos.push_back({&B, T, Pr, ReadsOptimized});
       }
 
   // Each model with an artifact is imported once and optimized once, by
@@ -315,12 +336,17 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
       Args.push_back("--quantize");
       Args.push_back(C.Precision);
     }
-    if (C.Precision == "int8") {
+    if (C.Precision == "int8" && C.ReadsOptimized) {
       const auto &[Job, File] = Kcal.at(A.Model);
       Args.push_back("--calib-stats");
       Args.push_back(File);
       Conv.Deps.push_back(Job);
       Conv.Reads.push_back(File);
+    } else if (C.Precision == "int8") {
+      Args.insert(Args.end(), {"--calib", Model.CalibPath});
+      Args.insert(Args.end(), Model.CalibOptions.begin(),
+                  Model.CalibOptions.end());
+      Conv.Reads.push_back(Model.CalibPath);
     }
     Args.insert(Args.end(), C.B->Options.begin(), C.B->Options.end());
     Args.insert(Args.end(), {"-o", A.File, "--json"});

@@ -44,12 +44,15 @@ buildPassManager(const PipelineFlags &F, const Target &T,
   std::map<std::string, std::string> Variants;
   if (F.Passes.empty() && T.PassVariants)
     Variants = T.PassVariants(TargetOptions);
-  for (const std::string &Name : Names)
-    if (std::find(Skip.begin(), Skip.end(), Name) == Skip.end()) {
-      auto V = Variants.find(Name);
-      if (llvm::Error E = PM->add(V == Variants.end() ? Name : V->second))
+  for (const std::string &Name : Names) {
+    auto V = Variants.find(Name);
+    const std::string &Run = V == Variants.end() ? Name : V->second;
+    // --disable-pass names either the pass or the variant that runs.
+    if (std::find(Skip.begin(), Skip.end(), Name) == Skip.end() &&
+        std::find(Skip.begin(), Skip.end(), Run) == Skip.end())
+      if (llvm::Error E = PM->add(Run))
         return E;
-    }
+  }
   return PM;
 }
 

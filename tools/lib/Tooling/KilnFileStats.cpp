@@ -74,6 +74,10 @@ int64_t operatorMacs(const fb::ModelT &M, const fb::OperatorT &Op) {
   case fb::OpKind::FULLY_CONNECTED:
   case fb::OpKind::MATMUL:
     return In.empty() ? 0 : OutElems * In.back();
+  case fb::OpKind::LSTM: // per step and row: 4H gates of I inputs and H states
+    if (const auto *L = Op.options.AsLstmOptions())
+      return In.size() == 3 ? OutElems * 4 * (In[2] + L->hidden_size) : 0;
+    return 0;
   case fb::OpKind::MAX_POOL_2D:
   case fb::OpKind::AVERAGE_POOL_2D:
     if (const auto *P = Op.options.AsPool2DOptions())
