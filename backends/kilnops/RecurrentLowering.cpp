@@ -85,7 +85,7 @@ llvm::Error lowerLstm(const Node &N, LoweringContext &Ctx) {
   O.hidden_size = int32_t(H);
   O.time_major = TimeMajor;
   Ctx.addOp(fb::OpKind::LSTM, std::move(Inputs), std::move(Outputs),
-            optionsOf(O), fb::Engine::REFERENCE);
+            optionsOf(O), fb::Engine::ANY);
   // The IR's shapes, one RESHAPE each (no data moves).
   auto Define = [&](const Value *V, int32_t T) {
     int32_t Out = Ctx.resultTensor(V, false);

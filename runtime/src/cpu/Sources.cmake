@@ -27,6 +27,7 @@ target_sources(kiln_runtime_objects PRIVATE
   src/cpu/reference/ReferenceKernel.cpp)
 if(KILN_WITH_ONEDNN)
   target_sources(kiln_runtime_objects PRIVATE src/cpu/onednn/OnednnKernels.cpp
+                                              src/cpu/onednn/OnednnLstm.cpp
                                               src/cpu/onednn/OnednnPanelConv.cpp
                                               src/cpu/onednn/OnednnWinograd.cpp
                                               src/cpu/onednn/WinogradWeights.cpp

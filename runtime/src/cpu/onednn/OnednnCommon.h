@@ -143,6 +143,10 @@ dnnl::memory convertedWeights(const dnnl::memory::desc &Desc,
   return Weights;
 }
 
+/// An f32 LSTM (OnednnLstm.cpp) as oneDNN's LSTM primitive, its weights in
+/// the primitive's layout in Arena; null where oneDNN declines.
+std::unique_ptr<Kernel> lstm(const KernelArgs &A, WeightArena &Arena);
+
 /// Whether oneDNN chose its reference implementation (far slower than
 /// XNNPACK's kernels), from the primitive descriptor's impl_info_str().
 inline bool isReference(const char *ImplInfo) {

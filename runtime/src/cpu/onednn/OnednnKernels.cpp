@@ -773,6 +773,8 @@ std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
     return Add ? nullptr : matMul(A);
   if (A.Op.kind() == fb::OpKind::LAYER_NORM)
     return Add ? nullptr : layerNorm(A);
+  if (A.Op.kind() == fb::OpKind::LSTM)
+    return Add ? nullptr : onednn::lstm(A, Weights);
   if (A.Op.kind() == fb::OpKind::TRANSPOSE)
     return Add ? nullptr : transpose(A);
   if (A.Op.kind() == fb::OpKind::UNARY) {
