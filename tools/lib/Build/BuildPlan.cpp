@@ -116,6 +116,15 @@ bool extendsCpuPipeline(const Target &T) {
          std::equal(Cpu.begin(), Cpu.end(), Own.begin());
 }
 
+/// Whether T's pipeline is the CPU's, with nothing after it: only then is
+/// the graph its conversion quantizes the optimized import that the shared
+/// calibration statistics describe (NNAPI's expansions rewrite layer_norm,
+/// gelu and matmul, so its statistics would be of another graph).
+bool isCpuPipeline(const Target &T) {
+  return extendsCpuPipeline(T) &&
+         T.Pipeline(2).size() == findTarget("cpu")->Pipeline(2).size();
+}
+
 /// Whether a [[build]] entry's options choose the pipeline (-O, --passes,
 /// --disable-pass): its conversions optimize the import themselves.
 bool choosesPipeline(const std::vector<std::string> &Options) {
@@ -229,6 +238,9 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
     /// Converts from the optimized import (else from the import, running
     /// its own pipeline).
     bool ReadsOptimized;
+    /// An int8 artifact whose graph is the optimized import's reads the
+    /// shared calibration statistics; others calibrate in their conversion.
+    bool SharedStats;
   };
   std::vector<Combo> Combos;
   std::map<std::string, bool> NeedsCalib;
@@ -261,9 +273,10 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
                               !optionsVaryPasses(*Tg, B.Options) &&
                               extendsCpuPipeline(*Tg);
         // The shared statistics are of the optimized import's graph; a
-        // conversion that runs its own pipeline calibrates itself.
-        NeedsCalib[B.Model] |= Pr == "int8" && ReadsOptimized;
-        Combos.push_back({&B, T, Pr, ReadsOptimized});
+        // conversion whose graph is another calibrates itself.
+        bool SharedStats = ReadsOptimized && isCpuPipeline(*Tg);
+        NeedsCalib[B.Model] |= Pr == "int8" && SharedStats;
+        Combos.push_back({&B, T, Pr, ReadsOptimized, SharedStats});
       }
 
   // Each model with an artifact is imported once and optimized once, by
@@ -336,7 +349,7 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
       Args.push_back("--quantize");
       Args.push_back(C.Precision);
     }
-    if (C.Precision == "int8" && C.ReadsOptimized) {
+    if (C.Precision == "int8" && C.SharedStats) {
       const auto &[Job, File] = Kcal.at(A.Model);
       Args.push_back("--calib-stats");
       Args.push_back(File);
