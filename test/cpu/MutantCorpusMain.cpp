@@ -1224,6 +1224,13 @@ int main(int Argc, char **Argv) {
     }
   if (!WriteDir.empty()) {
     llvm::sys::fs::create_directories(WriteDir);
+    // The corpus of an earlier run (other seeds, other file names) goes:
+    // kiln-loader-replay counts the folder's files.
+    std::error_code EC;
+    for (llvm::sys::fs::directory_iterator It(WriteDir, EC), End;
+         It != End && !EC; It.increment(EC))
+      if (llvm::StringRef(It->path()).endswith(".kiln"))
+        llvm::sys::fs::remove(It->path());
     for (size_t I = 0; I < Seeds.size(); ++I)
       (void)writeFileAtomically(
           llvm::formatv("{0}/seed-{1}.kiln", WriteDir, I).str(), Seeds[I]);
