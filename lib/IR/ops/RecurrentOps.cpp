@@ -89,6 +89,11 @@ Types inferRecurrent(const Node &N) {
         return E;
       if (auto E = expectDim(T, 2, H, "an initial state"))
         return E;
+      if (X.Dims[size_t(1 - Layout)].isStatic())
+        if (auto E = expectDim(T, size_t(1 - Layout),
+                               X.Dims[size_t(1 - Layout)].size(),
+                               "an initial state"))
+          return E;
     }
   Shape Y = Layout == 0 ? Shape{Seq, D, Batch, HD} : Shape{Batch, Seq, D, HD};
   Shape State = Layout == 0 ? Shape{D, Batch, HD} : Shape{Batch, D, HD};
