@@ -63,14 +63,16 @@ TEST_CASE("a manifest's models and entries, with defaults and paths", "[build]")
                          "[[build]]\nmodel = \"a\"\ntarget = [\"nnapi\", \"vulkan\"]\n"
                          "precision = [\"fp16\", \"int8\"]\nskip_unsupported = true\n"
                          "[[build]]\nmodel = \"a\"\ntarget = \"metal\"\n"
-                         "options = [\"-O\", \"1\"]\n",
+                         "options = [\"-O\", \"1\"]\n"
+                         "[[build]]\nmodel = \"a\"\ntarget = \"cpu\"\n"
+                         "precision = \"int8\"\n",
                          "k.toml", Dir));
   const ManifestModel &A = M.Models.at("a");
   CHECK(A.SourcePath == Dir + "/m/a.onnx");
   CHECK(A.CalibPath == Dir + "/calib");
   CHECK(A.CalibShards == 2);
   CHECK(A.CheckSamples == 4);
-  REQUIRE(M.Builds.size() == 3);
+  REQUIRE(M.Builds.size() == 4);
   CHECK(M.Builds[0].Precisions == std::vector<std::string>{"fp32"});
   CHECK(M.Builds[0].MinSqnr == 30.0);
   CHECK(M.Builds[0].MaxSize == uint64_t(1000));
@@ -78,12 +80,14 @@ TEST_CASE("a manifest's models and entries, with defaults and paths", "[build]")
   CHECK(M.Builds[1].Line == 10);
 
   // 1 cpu + nnapi fp16/int8 + vulkan fp16 (vulkan int8 skipped) + 1
-  // metal: 5 artifacts; one import, optimized once by the CPU pipeline
-  // (Vulkan's, the calibration's, and the first part of NNAPI's); the
-  // metal entry's -O 1 chooses its pipeline, so its conversion reads the
-  // import; two calibration shards merged once, read by the one int8.
+  // metal + 1 cpu int8: 6 artifacts; one import, optimized once by the CPU
+  // pipeline (Vulkan's, the calibration's, and the first part of NNAPI's);
+  // the metal entry's -O 1 chooses its pipeline, so its conversion reads
+  // the import; two calibration shards merged once, read by the CPU int8.
+  // The NNAPI int8 conversion calibrates itself: its expansions make its
+  // graph another than the one the shared statistics describe.
   auto P = take(planBuild(M, Dir + "/out"));
-  CHECK(P.Artifacts.size() == 5);
+  CHECK(P.Artifacts.size() == 6);
   REQUIRE(P.Skipped.size() == 1);
   CHECK(P.Skipped[0].rfind("a.vulkan.int8: ", 0) == 0);
   std::vector<std::string> Ids;
@@ -96,10 +100,14 @@ TEST_CASE("a manifest's models and entries, with defaults and paths", "[build]")
                    "convert:a.nnapi.fp16", "gate:a.nnapi.fp16",
                    "convert:a.nnapi.int8", "gate:a.nnapi.int8",
                    "convert:a.vulkan.fp16", "gate:a.vulkan.fp16",
-                   "convert:a.metal.fp32", "gate:a.metal.fp32"});
+                   "convert:a.metal.fp32", "gate:a.metal.fp32",
+                   "convert:a.cpu.int8", "gate:a.cpu.int8"});
   const BuildJob *Int8 = P.job("convert:a.nnapi.int8");
   REQUIRE(Int8);
-  CHECK(Int8->Deps == std::vector<std::string>{"optimize:a", "merge:a"});
+  CHECK(Int8->Deps == std::vector<std::string>{"optimize:a"});
+  const BuildJob *CpuInt8 = P.job("convert:a.cpu.int8");
+  REQUIRE(CpuInt8);
+  CHECK(CpuInt8->Deps == std::vector<std::string>{"optimize:a", "merge:a"});
   // A conversion reads the optimized import with its pass record, and
   // records the original.
   std::string Ir = Dir + "/out/.kiln-build/ir/a/";
@@ -119,8 +127,13 @@ TEST_CASE("a manifest's models and entries, with defaults and paths", "[build]")
         Ir + "import/model.kir");
   CHECK(P.job("convert:a.metal.fp32")->Deps ==
         std::vector<std::string>{"import:a"});
-  auto Stats = std::find(Args.begin(), Args.end(), "--calib-stats");
-  REQUIRE(Stats != Args.end());
+  CHECK(std::find(Args.begin(), Args.end(), "--calib-stats") == Args.end());
+  auto Calib = std::find(Args.begin(), Args.end(), "--calib");
+  REQUIRE(Calib != Args.end());
+  CHECK(*(Calib + 1) == Dir + "/calib");
+  const std::vector<std::string> &CpuArgs = CpuInt8->Commands[0].Args;
+  auto Stats = std::find(CpuArgs.begin(), CpuArgs.end(), "--calib-stats");
+  REQUIRE(Stats != CpuArgs.end());
   CHECK(*(Stats + 1) == Dir + "/out/.kiln-build/calib/a.kcal");
   CHECK(P.job("merge:a")->Deps ==
         std::vector<std::string>{"calibrate:a:0/2", "calibrate:a:1/2"});
