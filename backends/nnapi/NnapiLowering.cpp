@@ -51,12 +51,6 @@ uint64_t elementCount(const std::vector<uint32_t> &Dims) {
   return N;
 }
 
-template <typename T> std::vector<uint8_t> bytesOf(const std::vector<T> &V) {
-  std::vector<uint8_t> B(V.size() * sizeof(T));
-  if (!B.empty())
-    std::memcpy(B.data(), V.data(), B.size());
-  return B;
-}
 
 bool isHostKind(const fb::ModelT &M, const fb::OperatorT &Op, bool Before) {
   fb::OpKind K = Op.kind;

@@ -11,6 +11,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <set>
 #include <string>
@@ -182,6 +183,14 @@ void lowerMovement(Lowering &L, int32_t Op);
 void lowerReduce(Lowering &L, int32_t Op);
 void lowerQuantize(Lowering &L, int32_t Op);
 void lowerResize(Lowering &L, int32_t Op);
+
+/// V's bytes, for a constant operand's value.
+template <typename T> std::vector<uint8_t> bytesOf(const std::vector<T> &V) {
+  std::vector<uint8_t> B(V.size() * sizeof(T));
+  if (!B.empty())
+    std::memcpy(B.data(), V.data(), B.size());
+  return B;
+}
 
 /// Dims of a kiln shape as NNAPI takes them (rank 0 becomes [1]; a shape
 /// above rank 4 loses the axes nnapiDroppedAxes names).

@@ -25,13 +25,6 @@ namespace kiln::nnapi {
 
 namespace {
 
-template <typename T> std::vector<uint8_t> rawBytes(const std::vector<T> &V) {
-  std::vector<uint8_t> B(V.size() * sizeof(T));
-  if (!B.empty())
-    std::memcpy(B.data(), V.data(), B.size());
-  return B;
-}
-
 /// The values of constant kiln tensor T as floats (F32 or F16), or an
 /// empty vector when it is not such a constant.
 std::vector<float> floatValues(const Lowering &L, int32_t T) {
@@ -67,7 +60,7 @@ uint32_t gateRows(Lowering &L, const std::vector<float> &V, int64_t Gate,
                                    ? std::vector<uint32_t>{uint32_t(H)}
                                    : std::vector<uint32_t>{uint32_t(H),
                                                            uint32_t(Cols)};
-  return L.constant(TENSOR_FLOAT32, std::move(Dims), 0, 0, rawBytes(Rows));
+  return L.constant(TENSOR_FLOAT32, std::move(Dims), 0, 0, bytesOf(Rows));
 }
 
 /// An optional input left out (setOperandValue(NULL, 0)).
@@ -83,7 +76,7 @@ uint32_t initialState(Lowering &L, const fb::OperatorT &O, size_t In,
   if (O.inputs.size() > In && O.inputs[In] >= 0)
     return L.operandOf(O.inputs[In]);
   return L.constant(TENSOR_FLOAT32, {B, H}, 0, 0,
-                    rawBytes(std::vector<float>(size_t(B) * H, 0.0f)));
+                    bytesOf(std::vector<float>(size_t(B) * H, 0.0f)));
 }
 
 } // namespace
