@@ -14,6 +14,9 @@ weights, nothing downloaded), exported by torch.onnx.export (opset 17):
   convnext_t torchvision convnext_tiny, 224x224
   yolo320    the YOLOv5-shaped detector of test/detection-models (width 16,
              3 classes, boxes decoded in the graph), 320x320
+  kws_lstm   the keyword-spotting LSTM of test/sequence-models (2 layers,
+             hidden 64, 49 frames of 40 MFCCs)
+  kws_gru    the same with GRU layers
 For each: `kiln convert` (-O2, CPU target), then in alternating rounds
 `kiln bench --threads 1` (median of RUNS) and ONNX Runtime (onnxruntime-node
 in ORT_DIR, 1 intra-op thread, all graph optimizations, median of RUNS);
@@ -52,6 +55,8 @@ def models():
         "convnext_t": (lambda: torchvision.models.convnext_tiny(), "x",
                        [1, 3, 224, 224], "float32"),
         "yolo320": (lambda: yolo.Yolo(), "images", [1, 3, 320, 320], "float32"),
+        "kws_lstm": (lambda: seq.Kws(torch.nn.LSTM), "x", [1, 49, 40], "float32"),
+        "kws_gru": (lambda: seq.Kws(torch.nn.GRU), "x", [1, 49, 40], "float32"),
     }
 
 

@@ -81,7 +81,8 @@ std::vector<std::string> pipelineForRuntimeTarget(int OptLevel) {
 }
 
 std::vector<std::string> opsRewrittenBy(llvm::StringRef Pass) {
-  if (Pass == "unroll-recurrence" || Pass == "unroll-recurrence-keep-lstm")
+  if (Pass == "unroll-recurrence" || Pass == "unroll-recurrence-keep-lstm" ||
+      Pass == "unroll-recurrence-keep-lstm-gru")
     return {"gru", "lstm", "rnn"};
   if (Pass == "expand-layer-norm")
     return {"layer_norm"};

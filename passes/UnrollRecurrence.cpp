@@ -8,7 +8,9 @@
 // sequences longer than MaxSteps (the unrolled graph would be too large).
 // Its variant unroll-recurrence-keep-lstm leaves the LSTMs that a target's
 // sequence-LSTM operator runs whole (isSequenceLstm: NNAPI's
-// UNIDIRECTIONAL_SEQUENCE_LSTM from feature level 29) and unrolls the rest.
+// UNIDIRECTIONAL_SEQUENCE_LSTM from feature level 29) and unrolls the rest;
+// unroll-recurrence-keep-lstm-gru leaves GRUs too (isSequenceGru: the CPU's
+// float files, through oneDNN's LSTM and GRU primitives).
 //
 // ONNX's equations (gate rows of w/r in the IR's order, b = [Wb, Rb]):
 //   lstm: g = x W + Wb + h R + Rb; i, o, f = sigmoid(g[0:3H]);
@@ -304,17 +306,21 @@ bool isUnrollable(const Node &N) {
   return Seq >= 1 && Seq <= MaxSteps;
 }
 
+/// The recurrent layers a variant leaves whole.
+enum class Keep { None, Lstm, LstmAndGru };
+
 class UnrollRecurrence : public Pass {
 public:
-  explicit UnrollRecurrence(bool KeepSequenceLstms)
-      : KeepSequenceLstms(KeepSequenceLstms) {}
+  explicit UnrollRecurrence(Keep Kept) : Kept(Kept) {}
 
   llvm::Expected<bool> run(Graph &G, PassStats &Stats) override {
     std::vector<Node *> Matches;
     for (Node &N : G.nodes())
       if (isUnrollable(N)) {
-        if (KeepSequenceLstms && isSequenceLstm(N))
+        if (Kept != Keep::None && isSequenceLstm(N))
           Stats.add("kept-lstm");
+        else if (Kept == Keep::LstmAndGru && isSequenceGru(N))
+          Stats.add("kept-gru");
         else
           Matches.push_back(&N);
       }
@@ -329,7 +335,7 @@ public:
   }
 
 private:
-  bool KeepSequenceLstms;
+  Keep Kept;
 };
 
 } // namespace
@@ -357,8 +363,13 @@ bool reachesOutput(const Graph &G, const Value *V) {
 
 } // namespace
 
-bool isSequenceLstm(const Node &N) {
-  if (!N.isOp("lstm") || N.getString("direction") != "forward" ||
+namespace {
+
+/// A forward Op with a static f32 input, constant f32 weights and bias, no
+/// run-time sequence lengths, and static f32 initial states: what kiln's
+/// sequence operators run whole.
+bool isForwardConstantRecurrent(const Node &N, llvm::StringRef Op) {
+  if (!N.isOp(Op) || N.getString("direction") != "forward" ||
       N.numOperands() < 3)
     return false;
   const TensorType &X = N.operand(0)->type();
@@ -376,16 +387,30 @@ bool isSequenceLstm(const Node &N) {
     if (N.operand(I) && (!N.operand(I)->type().isStatic() ||
                          N.operand(I)->type().Elem != ElementType::F32))
       return false;
+  return true;
+}
+
+} // namespace
+
+bool isSequenceLstm(const Node &N) {
+  if (!isForwardConstantRecurrent(N, "lstm"))
+    return false;
   const Value *Yc = N.numResults() > 2 ? N.result(2) : nullptr;
   return !Yc || !reachesOutput(*N.graph(), Yc);
 }
 
+bool isSequenceGru(const Node &N) { return isForwardConstantRecurrent(N, "gru"); }
+
 std::unique_ptr<Pass> createUnrollRecurrence() {
-  return std::make_unique<UnrollRecurrence>(false);
+  return std::make_unique<UnrollRecurrence>(Keep::None);
 }
 
 std::unique_ptr<Pass> createUnrollRecurrenceKeepLstm() {
-  return std::make_unique<UnrollRecurrence>(true);
+  return std::make_unique<UnrollRecurrence>(Keep::Lstm);
+}
+
+std::unique_ptr<Pass> createUnrollRecurrenceKeepLstmGru() {
+  return std::make_unique<UnrollRecurrence>(Keep::LstmAndGru);
 }
 
 } // namespace kiln

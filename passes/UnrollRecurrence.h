@@ -1,5 +1,5 @@
-// What unroll-recurrence and its variant that keeps sequence LSTMs whole
-// share with the lowerings that run an LSTM whole.
+// What unroll-recurrence and its variants that keep sequence LSTMs (and
+// GRUs) whole share with the lowerings that run them whole.
 #pragma once
 #include "IR/Graph.h"
 
@@ -11,5 +11,11 @@ namespace kiln {
 /// initial states, and its final cell state (y_c) reaching no graph output
 /// (read by nothing, or only by nodes dce would remove).
 bool isSequenceLstm(const Node &N);
+
+/// A gru that runs whole as one sequence-GRU operator (kiln's GRU, on the
+/// CPU through oneDNN's GRU primitives): forward, a static f32 input,
+/// constant f32 weights and bias, no run-time sequence lengths, and a
+/// static f32 initial state.
+bool isSequenceGru(const Node &N);
 
 } // namespace kiln

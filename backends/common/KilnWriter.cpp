@@ -53,13 +53,15 @@ llvm::Error checkSegmentIndices(const KilnModule &M) {
   return llvm::Error::success();
 }
 
-/// 1.15 for LSTM or an omitted NNAPI operand, 1.14 for a self-test, 1.13 for a partitioned file, 1.12 for Metal kernels that read buffer lengths, 1.11 for BOX_NMS, 1.10
+/// 1.16 for GRU, 1.15 for LSTM or an omitted NNAPI operand, 1.14 for a self-test, 1.13 for a partitioned file, 1.12 for Metal kernels that read buffer lengths, 1.11 for BOX_NMS, 1.10
 /// for image inputs (PIXELS_TO_TENSOR), 1.9 for symbolic dims, else 1.8.
 uint32_t requiredMinor(const fb::ModelT &Model) {
   uint32_t Minor =
       Model.symbols.empty() ? fb::StaticFileMinor : fb::SymbolicFileMinor;
   for (const auto &Op : Model.operators)
-    if (Op->kind == fb::OpKind::LSTM)
+    if (Op->kind == fb::OpKind::GRU)
+      Minor = std::max<uint32_t>(Minor, 16);
+    else if (Op->kind == fb::OpKind::LSTM)
       Minor = std::max<uint32_t>(Minor, 15);
     else if (Op->kind == fb::OpKind::BOX_NMS)
       Minor = std::max<uint32_t>(Minor, 11);

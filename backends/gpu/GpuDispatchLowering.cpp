@@ -24,7 +24,7 @@ std::vector<std::string> gpuSupportedOps() {
   // unrolled, its steps' cells one dispatch each (RecurrentCellLowering.cpp).
   static const char *const Missing[] = {
       "argmax", "argmin", "conv_transpose", "dequantize",
-      "dynamic_quantize", "lstm", "pad", "quantize", "where"};
+      "dynamic_quantize", "gru", "lstm", "pad", "quantize", "where"};
   std::vector<std::string> Ops;
   for (const std::string &Op : kilnOpsSupportedOps())
     if (std::find(std::begin(Missing), std::end(Missing), Op) == std::end(Missing))

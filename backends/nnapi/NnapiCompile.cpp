@@ -17,7 +17,7 @@ std::vector<std::string> nnapiSupportedOps() {
   // level 6 and as BATCH_MATMUL at it, but not in every form at every
   // level: it stays listed as missing.
   static const char *const Missing[] = {
-      "argmax", "argmin", "dynamic_quantize",
+      "argmax", "argmin", "dynamic_quantize", "gru",
       "layer_norm", "matmul", "where", "expand", "erf",
       "gelu", "mish", "softplus", "round", "sign", "celu", "selu",
       "ceil", "tile"};

@@ -87,6 +87,10 @@ llvm::Error runOpt(OptOptions &O) {
   if (llvm::Error E = checkPassRecordFlags(O))
     return E;
   O.Compile.PassOptions.VerifyEach |= verifyEachByDefault();
+  // The command that reads a recorded .kir quantizes it: the pipeline is the
+  // one every quantization mode continues from (Target::PassVariants).
+  if (!O.PassRecordOut.empty())
+    O.Compile.TargetOptions["quantize"] = "later";
   // As convert: weights the passes make go to a scratch file, beside the
   // output when there is one (Support/Scratch.h).
   WeightSpillScope Spill(O.Output);

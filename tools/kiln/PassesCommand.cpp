@@ -45,6 +45,11 @@ Command addPassesCommand(CLI::App &App) {
                 commandOut() << (I ? ", " : " ") << Names[I];
               commandOut() << '\n';
             }
+            commandOut()
+                << "variants in unroll-recurrence's place: "
+                   "unroll-recurrence-keep-lstm-gru for the cpu target's "
+                   "float files, unroll-recurrence-keep-lstm for nnapi at "
+                   "--nnapi-feature-level 29 and above\n";
             return llvm::Error::success();
           }};
 }

@@ -10,6 +10,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
+
 namespace kiln {
 
 namespace {
@@ -35,14 +37,21 @@ void printWrapped(llvm::raw_ostream &OS, const std::vector<std::string> &Ops) {
   OS << '\n';
 }
 
-/// The ops T's -O2 pipeline rewrites into ones it runs, "op (pass)",
-/// whether or not T also has a kernel for them (the CPU's LSTM operator
-/// runs only files that keep the layer whole: unroll-recurrence disabled).
+/// The ops T's -O2 pipeline for float files (its default options) rewrites
+/// into ones it runs, "op (pass)", whether or not T also has a kernel for
+/// some of them (the CPU's LSTM and GRU operators run forward layers whole;
+/// the pass unrolls the others).
 std::vector<std::string> rewrittenOps(const Target &T) {
+  std::map<std::string, std::string> Variants;
+  if (T.PassVariants)
+    Variants = T.PassVariants({{"quantize", "none"}});
   std::vector<std::string> Out;
-  for (const std::string &Pass : T.Pipeline(2))
+  for (const std::string &Name : T.Pipeline(2)) {
+    auto V = Variants.find(Name);
+    const std::string &Pass = V == Variants.end() ? Name : V->second;
     for (const std::string &Op : opsRewrittenBy(Pass))
       Out.push_back(Op + " (" + Pass + ")");
+  }
   return Out;
 }
 

@@ -17,6 +17,7 @@ target_sources(kiln_runtime_objects PRIVATE
   src/cpu/reference/ImageKernels.cpp
   src/cpu/reference/BoxNmsKernel.cpp
   src/cpu/reference/LstmKernel.cpp
+  src/cpu/reference/GruKernel.cpp
   src/cpu/reference/DataMovementKernels.cpp
   src/cpu/reference/ElementwiseKernels.cpp
   src/cpu/reference/Int8Kernels.cpp
@@ -28,6 +29,7 @@ target_sources(kiln_runtime_objects PRIVATE
 if(KILN_WITH_ONEDNN)
   target_sources(kiln_runtime_objects PRIVATE src/cpu/onednn/OnednnKernels.cpp
                                               src/cpu/onednn/OnednnLstm.cpp
+                                              src/cpu/onednn/OnednnGru.cpp
                                               src/cpu/onednn/OnednnPanelConv.cpp
                                               src/cpu/onednn/OnednnWinograd.cpp
                                               src/cpu/onednn/WinogradWeights.cpp

@@ -36,6 +36,7 @@ fb::OpOptions expectedOptions(fb::OpKind Kind) {
   case K::PIXELS_TO_TENSOR: return O::PixelsToTensorOptions;
   case K::BOX_NMS: return O::BoxNmsOptions;
   case K::LSTM: return O::LstmOptions;
+  case K::GRU: return O::GruOptions;
   case K::RESIZE: return O::ResizeOptions;
   case K::QUANTIZE:
   case K::DEQUANTIZE: return O::QuantizeOptions;
@@ -131,6 +132,7 @@ static Status validateKind(const OpView &V) {
   case K::PIXELS_TO_TENSOR: return validatePixelsToTensor(V);
   case K::BOX_NMS: return validateBoxNms(V);
   case K::LSTM: return validateLstm(V);
+  case K::GRU: return validateGru(V);
   case K::RESIZE: return validateResize(V);
   case K::QUANTIZE:
   case K::DEQUANTIZE: return validateQuantize(V);

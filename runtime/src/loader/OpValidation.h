@@ -59,6 +59,8 @@ Status validatePixelsToTensor(const OpView &V);
 Status validateBoxNms(const OpView &V);
 /// LSTM (OpValidationRecurrent.cpp).
 Status validateLstm(const OpView &V);
+/// GRU (OpValidationRecurrent.cpp).
+Status validateGru(const OpView &V);
 
 //===-- Helpers shared by the validators ----------------------------------===//
 

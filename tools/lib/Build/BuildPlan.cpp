@@ -135,14 +135,17 @@ bool choosesPipeline(const std::vector<std::string> &Options) {
   return false;
 }
 
-/// Whether the entry's target options replace a pass of the CPU's part of
-/// T's pipeline by a variant (Target::PassVariants: NNAPI at
-/// --nnapi-feature-level 29 and above keeps forward LSTMs whole), so that
-/// the CPU-optimized import is not what its conversions start from.
-bool optionsVaryPasses(const Target &T, const std::vector<std::string> &Options) {
+/// Whether the entry's target options or precision replace a pass of the
+/// CPU's part of T's pipeline by a variant (Target::PassVariants: NNAPI at
+/// --nnapi-feature-level 29 and above, and the CPU's float files, keep
+/// forward LSTMs whole), so that the optimized import (whose pipeline every
+/// precision continues from) is not what its conversions start from.
+bool optionsVaryPasses(const Target &T, const std::vector<std::string> &Options,
+                       const std::string &Precision) {
   if (!T.PassVariants)
     return false;
   std::map<std::string, std::string> TargetOptions;
+  TargetOptions["quantize"] = Precision == "fp32" ? "none" : Precision;
   for (size_t I = 0; I < Options.size(); ++I) {
     llvm::StringRef A = Options[I];
     if (!A.consume_front("--nnapi-feature-level"))
@@ -270,7 +273,7 @@ llvm::Expected<BuildPlan> planBuild(const Manifest &M,
           return inputError("{0}: {1} is built by {2} already", where(M, B),
                             Name, It->second);
         bool ReadsOptimized = !choosesPipeline(B.Options) &&
-                              !optionsVaryPasses(*Tg, B.Options) &&
+                              !optionsVaryPasses(*Tg, B.Options, Pr) &&
                               extendsCpuPipeline(*Tg);
         // The shared statistics are of the optimized import's graph; a
         // conversion whose graph is another calibrates itself.

@@ -32,6 +32,7 @@ void keepSampleBuffersOnHeap() {
 llvm::Expected<CompiledGraph> compileForCalibration(const CompileGraphOptions &In) {
   CompileGraphOptions CO = In;
   CO.PassOptions.VerifyEach = verifyEachByDefault();
+  CO.TargetOptions["quantize"] = "int8"; // the pipeline --quantize int8 runs
   auto C = compileGraph(CO);
   if (!C)
     return C.takeError();

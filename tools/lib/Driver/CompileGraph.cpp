@@ -4,6 +4,7 @@
 
 #include "IR/Verifier.h"
 #include "Support/Error.h"
+#include "Support/Logging.h"
 
 namespace kiln {
 
@@ -14,6 +15,13 @@ const Target &targetOrCpu(const CompileGraphOptions &O) {
 }
 
 } // namespace
+
+std::map<std::string, std::string>
+pipelineTargetOptions(const CompileGraphOptions &O) {
+  std::map<std::string, std::string> Options = O.TargetOptions;
+  Options.emplace("quantize", O.Quantize.Mode);
+  return Options;
+}
 
 OpHistogram opHistogram(const Graph &G) {
   OpHistogram H;
@@ -32,7 +40,7 @@ std::vector<PassSummary> passSummaries(const PassManager &PM) {
 
 llvm::Error checkCompileFlags(const CompileGraphOptions &O) {
   auto PM = buildPassManager(O.Pipeline, targetOrCpu(O), O.PassOptions,
-                             O.TargetOptions);
+                             pipelineTargetOptions(O));
   if (!PM)
     return PM.takeError();
   auto Q = makeQuantizeOptions(O.Quantize);
@@ -49,7 +57,7 @@ llvm::Error checkCompileFlags(const CompileGraphOptions &O) {
 llvm::Expected<CompiledGraph> compileGraph(const CompileGraphOptions &O) {
   CompiledGraph C;
   auto PM = buildPassManager(O.Pipeline, targetOrCpu(O), O.PassOptions,
-                             O.TargetOptions);
+                             pipelineTargetOptions(O));
   if (!PM)
     return PM.takeError();
   C.Pipeline = std::move(*PM);
@@ -68,10 +76,21 @@ llvm::Expected<CompiledGraph> compileGraph(const CompileGraphOptions &O) {
     auto R = readPassRecord(O.PassRecordPath);
     if (!R)
       return R.takeError();
-    auto Rest = checkPassRecord(*R, O.PassRecordPath, O, C.Pipeline->pipeline());
+    std::vector<std::string> Want = C.Pipeline->pipeline();
+    auto Rest = checkPassRecord(*R, O.PassRecordPath, O, Want);
     if (!Rest)
       return Rest.takeError();
     Record = std::move(*R);
+    nameAsVariants(Record->Passes, targetOrCpu(O), pipelineTargetOptions(O));
+    // What is left under another name changed the graph where this
+    // pipeline's variant would have kept something (a recurrent layer the
+    // CPU's float files keep whole): the file has what the record made.
+    for (size_t I = 0; I < Record->Passes.size(); ++I)
+      if (Record->Passes[I].Name != Want[I])
+        log().warn("{0}: {1} ran where this conversion runs {2}, and changed "
+                   "the graph: the file keeps what it made (convert the "
+                   "model itself to run {2})",
+                   O.PassRecordPath, Record->Passes[I].Name, Want[I]);
     // Only the passes the record has not run.
     C.Pipeline = std::make_unique<PassManager>(O.PassOptions);
     for (const std::string &Name : *Rest)

@@ -29,7 +29,9 @@ struct CompileGraphOptions {
   const Target *ForTarget = nullptr; // its pipeline; cpu when null
   PipelineFlags Pipeline;
   /// The target's own options, which may leave passes of its pipeline out
-  /// (Target::PassesNotNeeded).
+  /// (Target::PassesNotNeeded) or swap them for variants
+  /// (Target::PassVariants). Its "quantize" entry, when set, overrides the
+  /// mode the variants are chosen for (pipelineTargetOptions).
   std::map<std::string, std::string> TargetOptions;
   std::vector<std::string> InputShapes;
   QuantizeFlags Quantize;
@@ -68,6 +70,13 @@ struct CompiledGraph {
   /// Ops (constants excluded) as loaded and after quantization.
   OpHistogram OpsBefore, OpsAfter;
 };
+
+/// The options a target's pipeline is chosen by: TargetOptions, plus
+/// "quantize" (none, fp16, int8, int8-dynamic) from Quantize's mode unless
+/// TargetOptions names it already (`kiln calibrate`: int8, the graph it
+/// describes; `kiln opt --pass-record`: "later", for a later command's).
+std::map<std::string, std::string>
+pipelineTargetOptions(const CompileGraphOptions &O);
 
 /// Checks the flags; call before anything slow.
 llvm::Error checkCompileFlags(const CompileGraphOptions &O);

@@ -1,6 +1,7 @@
 #include "Driver/PartitionedFile.h"
 
 #include "Driver/PartGraph.h"
+#include "Driver/PipelineFlags.h"
 #include "Driver/PlacementCost.h"
 
 #include "Support/Error.h"
@@ -266,7 +267,12 @@ emitPlacement(const Graph &G, const Placement &P, const EmitRequest &R,
     return E;
   std::vector<std::unique_ptr<TargetReport>> Reports;
   if (P.Parts.size() == 1) { // the target's own file, byte for byte
-    auto Rep = P.Parts.front().On->Emit(G, R);
+    const Target &On = *P.Parts.front().On;
+    EmitRequest Own = R;
+    std::map<std::string, std::string> Options = R.Options;
+    Options["quantize"] = quantizeModeName(O.Mode).str();
+    nameAsVariants(Own.Passes, On, Options);
+    auto Rep = On.Emit(G, Own);
     if (!Rep)
       return Rep.takeError();
     Reports.push_back(std::move(*Rep));

@@ -41,10 +41,12 @@ bool readCounts(const llvm::json::Object &O, llvm::StringRef Key,
 
 /// Where two pass lists part: "pass 16 is expand-layer-norm there and
 /// eliminate-noops here".
+template <typename SamePass>
 std::string firstDifference(const std::vector<std::string> &There,
-                            const std::vector<std::string> &Here) {
+                            const std::vector<std::string> &Here,
+                            SamePass Same) {
   size_t I = 0;
-  while (I < There.size() && I < Here.size() && There[I] == Here[I])
+  while (I < There.size() && I < Here.size() && Same(There[I], Here[I]))
     ++I;
   auto At = [&](const std::vector<std::string> &L) {
     return I < L.size() ? L[I] : std::string("the end");
@@ -170,7 +172,7 @@ checkPassRecord(const PassRecord &Record, llvm::StringRef RecordPath,
   // target runs too.
   std::map<std::string, std::string> Variants;
   if (T.PassVariants)
-    Variants = T.PassVariants(O.TargetOptions);
+    Variants = T.PassVariants(pipelineTargetOptions(O));
   auto Same = [&](const std::string &Ran, const std::string &Wanted) {
     auto V = Variants.find(Ran);
     return Ran == Wanted || (V != Variants.end() && V->second == Wanted);
@@ -183,7 +185,7 @@ checkPassRecord(const PassRecord &Record, llvm::StringRef RecordPath,
         "command runs target {5}'s {6} pipeline ({7} passes), and {8}: give "
         "kiln opt the same --target and pipeline flags",
         RecordPath, O.Input, Record.Target, Record.Pipeline, Have.size(),
-        T.Name, O.Pipeline.label(), Want.size(), firstDifference(Have, Want));
+        T.Name, O.Pipeline.label(), Want.size(), firstDifference(Have, Want, Same));
   return std::vector<std::string>(Want.begin() + Have.size(), Want.end());
 }
 

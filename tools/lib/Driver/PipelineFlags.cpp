@@ -56,4 +56,16 @@ buildPassManager(const PipelineFlags &F, const Target &T,
   return PM;
 }
 
+void nameAsVariants(std::vector<PassSummary> &Passes, const Target &T,
+                    const std::map<std::string, std::string> &TargetOptions) {
+  if (!T.PassVariants)
+    return;
+  std::map<std::string, std::string> Variants = T.PassVariants(TargetOptions);
+  for (PassSummary &P : Passes) {
+    auto V = Variants.find(P.Name);
+    if (V != Variants.end() && !P.Changed)
+      P.Name = V->second;
+  }
+}
+
 } // namespace kiln

@@ -43,4 +43,14 @@ buildPassManager(const PipelineFlags &F, const Target &T,
                  PassManagerOptions Opts,
                  const std::map<std::string, std::string> &TargetOptions = {});
 
+/// Passes as target T, with TargetOptions (their "quantize" included),
+/// would name them: a pass that T replaces by a variant there
+/// (Target::PassVariants) and that changed nothing left the graph the
+/// variant would have left, so the run is the variant's. A file records
+/// the pass list, so this keeps it byte for byte what T's own conversion
+/// writes (from a pass record, or a device pipeline that placed everything
+/// on the CPU).
+void nameAsVariants(std::vector<PassSummary> &Passes, const Target &T,
+                    const std::map<std::string, std::string> &TargetOptions);
+
 } // namespace kiln

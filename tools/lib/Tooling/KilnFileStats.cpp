@@ -78,6 +78,10 @@ int64_t operatorMacs(const fb::ModelT &M, const fb::OperatorT &Op) {
     if (const auto *L = Op.options.AsLstmOptions())
       return In.size() == 3 ? OutElems * 4 * (In[2] + L->hidden_size) : 0;
     return 0;
+  case fb::OpKind::GRU: // per step and row: 3H gates of I inputs and H states
+    if (const auto *G = Op.options.AsGruOptions())
+      return In.size() == 3 ? OutElems * 3 * (In[2] + G->hidden_size) : 0;
+    return 0;
   case fb::OpKind::MAX_POOL_2D:
   case fb::OpKind::AVERAGE_POOL_2D:
     if (const auto *P = Op.options.AsPool2DOptions())

@@ -146,6 +146,8 @@ dnnl::memory convertedWeights(const dnnl::memory::desc &Desc,
 /// An f32 LSTM (OnednnLstm.cpp) as oneDNN's LSTM primitive, its weights in
 /// the primitive's layout in Arena; null where oneDNN declines.
 std::unique_ptr<Kernel> lstm(const KernelArgs &A, WeightArena &Arena);
+/// An f32 GRU (OnednnGru.cpp) as oneDNN's GRU or LBR-GRU primitive, likewise.
+std::unique_ptr<Kernel> gru(const KernelArgs &A, WeightArena &Arena);
 
 /// Whether oneDNN chose its reference implementation (far slower than
 /// XNNPACK's kernels), from the primitive descriptor's impl_info_str().

@@ -775,6 +775,8 @@ std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
     return Add ? nullptr : layerNorm(A);
   if (A.Op.kind() == fb::OpKind::LSTM)
     return Add ? nullptr : onednn::lstm(A, Weights);
+  if (A.Op.kind() == fb::OpKind::GRU)
+    return Add ? nullptr : onednn::gru(A, Weights);
   if (A.Op.kind() == fb::OpKind::TRANSPOSE)
     return Add ? nullptr : transpose(A);
   if (A.Op.kind() == fb::OpKind::UNARY) {

@@ -50,6 +50,7 @@ std::unique_ptr<Kernel> createReferenceKernel(const KernelArgs &A) {
   case K::RESIZE: Fn = ref::resize(A); break;
   case K::BOX_NMS: Fn = ref::boxNms(A); break;
   case K::LSTM: Fn = ref::lstm(A); break;
+  case K::GRU: Fn = ref::gru(A); break;
   case K::QUANTIZE:
   case K::DEQUANTIZE: Fn = ref::quantizeOrDequantize(A); break;
   case K::PIXELS_TO_TENSOR:

@@ -58,6 +58,8 @@ RunFn quantizeOrDequantize(const KernelArgs &A);
 RunFn boxNms(const KernelArgs &A);
 /// LSTM (LstmKernel.cpp).
 RunFn lstm(const KernelArgs &A);
+/// GRU (GruKernel.cpp).
+RunFn gru(const KernelArgs &A);
 /// PIXELS_TO_TENSOR, rows over the session's threads (ImageKernels.cpp).
 PooledRunFn pixelsToTensor(const KernelArgs &A);
 
