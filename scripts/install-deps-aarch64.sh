@@ -26,6 +26,7 @@ SYSROOT_PACKAGES=(
   libstb-dev libstb0
   libflatbuffers-dev libflatbuffers2 catch2
   libxxhash-dev                        # header only (XXH_INLINE_ALL)
+  libeigen3-dev                        # header only: the runtime's Eigen kernels
   libmbedtls-dev                       # static libmbedcrypto: kernel SHA-256
 )
 DEBS=build/aarch64-debs

@@ -7,8 +7,10 @@ interpreter.
                [--emulator "qemu-aarch64 -L ..."] [--jobs N] [--filter S]
                [--nnapi-library LIBKILN_NNAPI_HOST.so]
 
-Models: examples/models/*.onnx and the TorchScript fixtures
-test/torchscript-models/*.pt (traced and scripted), each with NAME.input.npz
+Models: examples/models/*.onnx, the TorchScript fixtures
+test/torchscript-models/*.pt (traced and scripted), and the text-IR models
+of test/cross/models (fp32 only: the operators arm64 runs on Eigen), each
+with NAME.input.npz
 (the .pt files imported once, at the shapes of those arrays, with
 `kiln opt -O0`, and the rest done from that .kir). Each is converted in four
 modes (and the example models, examples/models, in two NNAPI modes more),
@@ -92,7 +94,8 @@ def models():
     fixture."""
     out = []
     for folder, exts, modes in [("examples/models", (".onnx",), MODES + NNAPI_MODES),
-                                ("test/torchscript-models", (".pt",), MODES)]:
+                                ("test/torchscript-models", (".pt",), MODES),
+                                ("test/cross/models", (".kir",), ["fp32"])]:
         d = os.path.join(ROOT, folder)
         for f in sorted(os.listdir(d)):
             if f.endswith(exts):
@@ -237,10 +240,18 @@ def check_model(name, path, npz, modes, a):
                     problems.append("engines " + ", ".join(sorted(set(engines["default"])))
                                     + ": expected nnapi (and host)")
             else:
-                native = len(engines["default"]) - engines["default"].count("reference")
+                native = len(engines["default"]) - engines["default"].count(
+                    "reference") - engines["default"].count("eigen")
                 if native != report["xnnpack_operators"]:
                     problems.append(f"default kernels: {native} operators on XNNPACK, "
                                     f"the compiler planned {report['xnnpack_operators']}")
+                # Where XNNPACK has no operator (MATMUL of two activations, GELU,
+                # LAYER_NORM, whole LSTM and GRU layers), Eigen runs it.
+                want_eigen = sum(report["ops_after"].get(op, 0)
+                                 for op in ("gelu", "gru", "layer_norm", "lstm", "matmul"))
+                if engines["default"].count("eigen") < want_eigen:
+                    problems.append(f"default kernels: {engines['default'].count('eigen')} "
+                                    f"operators on Eigen, expected {want_eigen} or more")
                 if set(engines["reference"]) != {"reference"}:
                     problems.append("reference kernels: not every operator on them")
             for k in kernels:

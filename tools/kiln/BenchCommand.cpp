@@ -270,9 +270,10 @@ llvm::Error runBench(const BenchOptions &O) {
       return T.takeError();
     Image = *T;
   }
-  // Operators per kernel library, always listing the four.
-  std::map<std::string, size_t> Engines = {
-      {"kiln", 0}, {"onednn", 0}, {"reference", 0}, {"xnnpack", 0}};
+  // Operators per kernel library, always listing the five.
+  std::map<std::string, size_t> Engines = {{"eigen", 0},     {"kiln", 0},
+                                           {"onednn", 0},    {"reference", 0},
+                                           {"xnnpack", 0}};
   size_t Total = 0;
   for (const auto &Op : M->operators()) {
     ++Total;
@@ -323,7 +324,8 @@ llvm::Error runBench(const BenchOptions &O) {
         J["gpu_timestamps"] = Info.GpuTimestamps;
         J["overhead_pct"] = 100.0 * Profile->OverheadFraction;
       } else {
-        for (const char *Engine : {"kiln", "onednn", "reference", "xnnpack"})
+        for (const char *Engine :
+             {"eigen", "kiln", "onednn", "reference", "xnnpack"})
           J[std::string(Engine) + "_ms"] = Profile->ByEngine[Engine];
       }
       J["overhead_ms"] = Profile->OverheadMs;
@@ -377,7 +379,8 @@ llvm::Error runBench(const BenchOptions &O) {
        << (O.Threads == 1 ? "" : "s") << ", " << Total
        << " operators: " << Engines["onednn"] << " on oneDNN, "
        << Engines["kiln"] << " on kiln's panel kernel, " << Engines["xnnpack"]
-       << " on XNNPACK, " << Engines["reference"] << " reference)\n";
+       << " on XNNPACK, " << Engines["eigen"] << " on Eigen, "
+       << Engines["reference"] << " reference)\n";
   OS << llvm::format("  load:      %.3f ms (map + verify)\n", LoadMs);
   if (Gpu)
     OS << llvm::format("  session:   %.3f ms (device, buffers, weight upload, "
@@ -435,11 +438,12 @@ llvm::Error runBench(const BenchOptions &O) {
                        Profile->OverheadMs, 100.0 * Profile->OverheadFraction);
   } else if (Profile) {
     OS << llvm::format("  operators: %.3f ms summed (oneDNN %.3f, kiln %.3f, "
-                       "XNNPACK %.3f, reference %.3f); executor overhead %.3f "
-                       "ms per run (%.2f%%)\n",
+                       "XNNPACK %.3f, Eigen %.3f, reference %.3f); executor "
+                       "overhead %.3f ms per run (%.2f%%)\n",
                        Profile->MedianMsSum, Profile->ByEngine["onednn"],
                        Profile->ByEngine["kiln"], Profile->ByEngine["xnnpack"],
-                       Profile->ByEngine["reference"], Profile->OverheadMs,
+                       Profile->ByEngine["eigen"], Profile->ByEngine["reference"],
+                       Profile->OverheadMs,
                        100.0 * Profile->OverheadFraction);
   }
   if (Profile && Profile->Partitions.size() > 1) {

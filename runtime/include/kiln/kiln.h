@@ -507,7 +507,8 @@ KILN_API kiln_status kiln_session_operator_info(const kiln_session *session,
                                                 kiln_operator_info *out_info);
 /* The kernel library that runs operator index: "xnnpack", "onednn", "kiln"
  * (kiln's own x86 kernel for convolutions whose weights stream from memory),
- * "reference", "vulkan" for every operator of a Vulkan file, or, in an NNAPI
+ * "eigen" (f32 MATMUL, LAYER_NORM, GELU, LSTM and GRU where oneDNN is absent or
+ * declines: ARM, --no-onednn), "reference", "vulkan" for every operator of a Vulkan file, or, in an NNAPI
  * file, "nnapi" (the NNAPI model) and "host" (the layout and quantization
  * steps the runtime runs around it) (a static string); null for a bad
  * index. */

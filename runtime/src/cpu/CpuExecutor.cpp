@@ -1,5 +1,6 @@
 #include "cpu/CpuExecutor.h"
 #include "cpu/SegmentRelease.h"
+#include "cpu/eigen/EigenKernels.h"
 
 #include "loader/BlockedLayout.h"
 #include "cpu/MemoryPlanner.h"
@@ -323,6 +324,8 @@ std::unique_ptr<Kernel> CpuExecutor::createKernel(KernelArgs &A, bool Native) {
     unblockWeights(A);
   if (Native && !K)
     K = createXnnpackKernel(A, Pool);
+  if (Native && !K)
+    K = createEigenKernel(A);
   if (!K)
     K = createReferenceKernel(A);
   return K;

@@ -1,7 +1,13 @@
 # The CPU target (included by runtime/CMakeLists.txt for Targets.def's cpu
 # line): the engine chain and its kernels, in every build; oneDNN's where
-# the build has it (KILN_WITH_ONEDNN, x86-64).
+# the build has it (KILN_WITH_ONEDNN, x86-64). Eigen is header only: its
+# include folder, not its target, so that nothing of it reaches the
+# installed library's link interface.
+find_package(Eigen3 3.3 REQUIRED NO_MODULE)
+target_include_directories(kiln_runtime_objects SYSTEM PRIVATE
+  $<TARGET_PROPERTY:Eigen3::Eigen,INTERFACE_INCLUDE_DIRECTORIES>)
 target_sources(kiln_runtime_objects PRIVATE
+  src/cpu/eigen/EigenKernels.cpp
   src/cpu/CpuTarget.cpp
   src/cpu/CpuExecutor.cpp
   src/cpu/SegmentRelease.cpp
