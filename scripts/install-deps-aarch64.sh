@@ -26,8 +26,11 @@ SYSROOT_PACKAGES=(
   libstb-dev libstb0
   libflatbuffers-dev libflatbuffers2 catch2
   libxxhash-dev                        # header only (XXH_INLINE_ALL)
-  libeigen3-dev                        # header only: the runtime's Eigen kernels
   libmbedtls-dev                       # static libmbedcrypto: kernel SHA-256
+)
+# Architecture-independent packages ("all": no :arm64 version to ask for).
+SYSROOT_ALL_PACKAGES=(
+  libeigen3-dev                        # header only: the runtime's Eigen kernels
 )
 DEBS=build/aarch64-debs
 SYSROOT=build/aarch64-sysroot
@@ -51,7 +54,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # The arm64 package lists (no package is installed from them).
-arm64=("${SYSROOT_PACKAGES[@]/%/:arm64}")
+arm64=("${SYSROOT_PACKAGES[@]/%/:arm64}" "${SYSROOT_ALL_PACKAGES[@]}")
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   echo "install-deps-aarch64: enabling the arm64 package lists"
   $SUDO dpkg --add-architecture arm64
@@ -71,8 +74,13 @@ while read -r line; do
 done <<<"$uris"
 mkdir -p "$DEBS"
 fetch=()
-for f in "${want[@]}"; do # NAME_VERSION_arm64.deb
-  [ -s "$DEBS/$f" ] || fetch+=("${f%%_*}:arm64")
+for f in "${want[@]}"; do # NAME_VERSION_arm64.deb, or NAME_VERSION_all.deb
+  if [ ! -s "$DEBS/$f" ]; then
+    case "$f" in
+      *_all.deb) fetch+=("${f%%_*}") ;;
+      *) fetch+=("${f%%_*}:arm64") ;;
+    esac
+  fi
 done
 if [ ${#fetch[@]} -gt 0 ]; then
   echo "install-deps-aarch64: downloading ${#fetch[@]} arm64 .debs into $DEBS"

@@ -365,8 +365,11 @@ llvm::Error lowerSoftmax(const Node &N, LoweringContext &Ctx) {
   O.log = N.isOp("log_softmax");
   int32_t In = Nhwc ? Ctx.nhwc(X) : Ctx.canonical(X);
   int32_t Out = Ctx.resultTensor(N.result(), Nhwc);
+  // XNNPACK runs a plain softmax over the last axis; any other (and
+  // log-softmax) is oneDNN's on x86 and Eigen's on ARM (ANY).
+  bool Xnnpack = !O.log && Axis == Rank - 1 && Rank <= 6;
   Ctx.addOp(fb::OpKind::SOFTMAX, {In}, {Out}, optionsOf(O),
-            engineForF32(!O.log && Axis == Rank - 1, Rank));
+            Xnnpack ? fb::Engine::XNNPACK : fb::Engine::ANY);
   Ctx.define(N.result(), Out, Nhwc);
   return llvm::Error::success();
 }

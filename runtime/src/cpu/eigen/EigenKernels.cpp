@@ -1,4 +1,4 @@
-// MATMUL, LAYER_NORM, GELU, LSTM and GRU on Eigen (EigenKernels.h). The
+// MATMUL, LAYER_NORM, GELU, SOFTMAX, LSTM and GRU on Eigen (EigenKernels.h). The
 // arithmetic is the reference kernels' (cpu/reference), organized for GEMM:
 // a recurrent layer projects every step's input at once (x W^T + b, one
 // GEMM over T x B rows), then per step multiplies the B states by R^T and
@@ -114,6 +114,41 @@ ref::RunFn gelu(const KernelArgs &A, bool Tanh) {
             (1.0f + (0.7978845608028654f * (In + 0.044715f * In.cube())).tanh());
     else
       Out = 0.5f * In * (1.0f + (In * 0.7071067811865476f).erf());
+    return Status::ok();
+  };
+}
+
+/// (log_)softmax over any axis: x as [outer, len, inner], each outer block a
+/// len x inner array normalized down its columns, in double as the
+/// reference kernel.
+ref::RunFn softmax(const KernelArgs &A) {
+  const auto &O = *A.Op.options_as_SoftmaxOptions();
+  const std::vector<int64_t> &Shape = A.In[0].shape();
+  const size_t Axis = size_t(O.axis());
+  int64_t Outer = 1, Len = Shape[Axis], Inner = 1;
+  for (size_t I = 0; I < Axis; ++I)
+    Outer *= Shape[I];
+  for (size_t I = Axis + 1; I < Shape.size(); ++I)
+    Inner *= Shape[I];
+  const bool Log = O.log();
+  const float *X = A.In[0].as<const float>();
+  float *Y = A.Out[0].as<float>();
+  using RowArrayD =
+      Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  return [=]() {
+    for (int64_t P = 0; P < Outer; ++P) {
+      Eigen::Map<const RowArray> In(X + P * Len * Inner, Len, Inner);
+      Eigen::Map<RowArray> Out(Y + P * Len * Inner, Len, Inner);
+      Eigen::RowVectorXf Max = In.colwise().maxCoeff().matrix();
+      RowArray Shifted = In.rowwise() - Max.array();
+      RowArrayD Exp = Shifted.cast<double>().exp();
+      Eigen::RowVectorXd Sum = Exp.colwise().sum().matrix();
+      if (Log)
+        Out = (Shifted.cast<double>().rowwise() - Sum.array().log())
+                  .cast<float>();
+      else
+        Out = (Exp.rowwise() / Sum.array()).cast<float>();
+    }
     return Status::ok();
   };
 }
@@ -258,6 +293,8 @@ std::unique_ptr<Kernel> createEigenKernel(const KernelArgs &A) {
     return std::make_unique<EigenKernel>(matMul(A));
   case fb::OpKind::LAYER_NORM:
     return std::make_unique<EigenKernel>(layerNorm(A));
+  case fb::OpKind::SOFTMAX:
+    return std::make_unique<EigenKernel>(softmax(A));
   case fb::OpKind::UNARY:
     if (A.Op.options_as_UnaryOptions()->op() == fb::UnaryOp::GELU)
       return std::make_unique<EigenKernel>(gelu(A, false));

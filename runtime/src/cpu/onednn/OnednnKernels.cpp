@@ -532,6 +532,48 @@ std::unique_ptr<Kernel> gelu(const KernelArgs &A) {
 
 /// An f32 LAYER_NORM as oneDNN's layer normalization: x seen as [rows, N]
 /// (N: the normalized axes), weight and bias of N values.
+/// SOFTMAX over any axis, or log-softmax (the compiler leaves the last
+/// axis's plain softmax to XNNPACK): x viewed as [outer, len, inner],
+/// softmax_forward or logsoftmax_forward along the middle axis.
+std::unique_ptr<Kernel> softmaxAnyAxis(const KernelArgs &A) {
+  const auto &O = *A.Op.options_as_SoftmaxOptions();
+  const KernelTensor &X = A.In[0], &Y = A.Out[0];
+  if (X.Desc->DType != fb::DType::F32 || Y.Desc->DType != fb::DType::F32 ||
+      X.elements() == 0 || O.axis() < 0 || O.axis() >= X.rank())
+    return nullptr;
+  int64_t Outer = 1, Len = X.dim(O.axis()), Inner = 1;
+  for (int64_t I = 0; I < O.axis(); ++I)
+    Outer *= X.dim(I);
+  for (int64_t I = O.axis() + 1; I < X.rank(); ++I)
+    Inner *= X.dim(I);
+  memory::desc Data(dims({Outer, Len, Inner}), memory::data_type::f32,
+                    Tag::abc);
+  OneOpenMpThread One;
+  try {
+    const dnnl::engine &E = cpuEngine();
+    std::unordered_map<int, memory> Args = {{DNNL_ARG_SRC, memory(Data, E, X.Data)},
+                                            {DNNL_ARG_DST, memory(Data, E, Y.Data)}};
+    auto Attr = withSessionScratchpad(dnnl::primitive_attr());
+    if (O.log()) {
+      dnnl::logsoftmax_forward::desc D(dnnl::prop_kind::forward_inference,
+                                       Data, 1);
+      dnnl::logsoftmax_forward::primitive_desc PD(D, Attr, E);
+      if (isReference(PD.impl_info_str()))
+        return nullptr;
+      return singleStep(dnnl::logsoftmax_forward(PD), PD.scratchpad_desc(),
+                        std::move(Args));
+    }
+    dnnl::softmax_forward::desc D(dnnl::prop_kind::forward_inference, Data, 1);
+    dnnl::softmax_forward::primitive_desc PD(D, Attr, E);
+    if (isReference(PD.impl_info_str()))
+      return nullptr;
+    return singleStep(dnnl::softmax_forward(PD), PD.scratchpad_desc(),
+                      std::move(Args));
+  } catch (const dnnl::error &) {
+    return nullptr;
+  }
+}
+
 std::unique_ptr<Kernel> layerNorm(const KernelArgs &A) {
   const auto &O = *A.Op.options_as_LayerNormOptions();
   const KernelTensor &X = A.In[0], &W = A.In[1], &Y = A.Out[0];
@@ -773,6 +815,8 @@ std::unique_ptr<Kernel> createOnednnKernel(const KernelArgs &A,
     return Add ? nullptr : matMul(A);
   if (A.Op.kind() == fb::OpKind::LAYER_NORM)
     return Add ? nullptr : layerNorm(A);
+  if (A.Op.kind() == fb::OpKind::SOFTMAX && A.Op.engine() == fb::Engine::ANY)
+    return Add ? nullptr : softmaxAnyAxis(A);
   if (A.Op.kind() == fb::OpKind::LSTM)
     return Add ? nullptr : onednn::lstm(A, Weights);
   if (A.Op.kind() == fb::OpKind::GRU)
