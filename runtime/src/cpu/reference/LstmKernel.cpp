@@ -2,8 +2,8 @@
 // with ONNX's equations and gate rows (i, o, f, c):
 //   g = W x_t + R h + b;  i, o, f = sigmoid(g[0:3H]);  c' = tanh(g[3H:4H])
 //   c = f * c + i * c';  h = o * tanh(c)
-// The runtime targets unroll LSTMs unless one runs them whole (NNAPI), so
-// this reference kernel runs only files that keep the operator.
+// The fallback where neither oneDNN (OnednnLstm.cpp) nor Eigen
+// (cpu/eigen) takes the operator, and what --reference-kernels runs.
 #include "cpu/reference/ReferenceKernels.h"
 
 #include <algorithm>
