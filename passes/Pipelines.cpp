@@ -34,8 +34,10 @@ std::vector<std::string> pipelineForLevel(int OptLevel) {
   // hard_swish as one op before the model's own quantization is adopted:
   // between dequantize and quantize it is then one int8 table.
   O2.push_back("fuse-hard-swish");
-  // GELU written out with erf (ONNX exports) as one op.
+  // GELU written out with erf (ONNX exports) as one op, and LayerNorm
+  // written out (exports below opset 17).
   O2.push_back("fuse-gelu");
+  O2.push_back("fuse-layer-norm");
   O2.push_back("adopt-imported-qdq");
   O2.insert(O2.end(), {
       // BatchNorm and per-channel scales fold into the conv weights before
