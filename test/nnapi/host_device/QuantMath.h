@@ -45,6 +45,13 @@ inline void quantizeMultiplier(double M, int32_t &Quantized, int &Shift) {
     Shift = 0;
     Q = 0;
   }
+  // TFLite's QuantizeMultiplier saturates a multiplier of 2^31 or more the
+  // same way (a lying file's scales can ask for 2^117): a left shift of 32
+  // or more would be undefined.
+  if (Shift > 30) {
+    Shift = 30;
+    Q = std::numeric_limits<int32_t>::max();
+  }
   Quantized = int32_t(Q);
 }
 
