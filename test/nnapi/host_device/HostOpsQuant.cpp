@@ -37,7 +37,8 @@ void addSubOp(const OpContext &C) {
     const int32_t X = (qget(A, C.inData(0), IA[K]) - A.ZeroPoint) * (1 << LeftShift);
     const int32_t Y = (qget(B, C.inData(1), IB[K]) - B.ZeroPoint) * (1 << LeftShift);
     const int32_t SX = MA(X), SY = MB(Y);
-    const int32_t Raw = MO(Sub ? SX - SY : SX + SY) + Out.ZeroPoint;
+    const int32_t Raw = MO.withZeroPoint(
+        Sub ? int64_t(SX) - SY : int64_t(SX) + SY, Out.ZeroPoint);
     qset(Out, C.outData(), K, std::clamp(Raw, Lo, Hi));
   }
 }
@@ -59,7 +60,7 @@ void mulOp(const OpContext &C) {
   for (size_t K = 0; K < IA.size(); ++K) {
     const int32_t X = qget(A, C.inData(0), IA[K]) - A.ZeroPoint;
     const int32_t Y = qget(B, C.inData(1), IB[K]) - B.ZeroPoint;
-    qset(Out, C.outData(), K, std::clamp(M(X * Y) + Out.ZeroPoint, Lo, Hi));
+    qset(Out, C.outData(), K, std::clamp(M.withZeroPoint(int64_t(X) * Y, Out.ZeroPoint), Lo, Hi));
   }
 }
 
@@ -103,13 +104,13 @@ void convOp(const OpContext &C) {
     for (int64_t Oy = 0; Oy < P.OH; ++Oy)
       for (int64_t Ox = 0; Ox < P.OW; ++Ox)
         for (int64_t Oc = 0; Oc < P.OC; ++Oc) {
-          int32_t Acc = 0;
+          int64_t Acc = 0;
           forConvTaps(P, Nb, Oy, Ox, Oc, [&](size_t I, size_t J) {
             Acc += (qget(In, X, I) - In.ZeroPoint) * (qget(W, F, J) - WZp);
           });
           Acc += Bias[Oc];
           qset(Out, C.outData(), K++,
-               std::clamp(M[size_t(Oc)](Acc) + Out.ZeroPoint, Lo, Hi));
+               std::clamp(M[size_t(Oc)].withZeroPoint(Acc, Out.ZeroPoint), Lo, Hi));
         }
 }
 
@@ -123,12 +124,12 @@ void fullyConnectedOp(const OpContext &C) {
   quantActivationRange(C.i32(3), Out, Lo, Hi);
   for (size_t B = 0; B < Batch; ++B)
     for (size_t Oc = 0; Oc < OC; ++Oc) {
-      int32_t Acc = Bias[Oc];
+      int64_t Acc = Bias[Oc];
       for (size_t I = 0; I < Kd; ++I)
         Acc += (qget(In, C.inData(0), B * Kd + I) - In.ZeroPoint) *
                (qget(W, C.inData(1), Oc * Kd + I) - W.ZeroPoint);
       qset(Out, C.outData(), B * OC + Oc,
-           std::clamp(M(Acc) + Out.ZeroPoint, Lo, Hi));
+           std::clamp(M.withZeroPoint(Acc, Out.ZeroPoint), Lo, Hi));
     }
 }
 
@@ -226,12 +227,12 @@ bool runQuantOperation(const OpContext &C) {
     for (size_t P = 0; P < S.Batches; ++P)
       for (size_t Row = 0; Row < S.M; ++Row)
         for (size_t Col = 0; Col < S.N; ++Col) {
-          int32_t Acc = 0;
+          int64_t Acc = 0;
           for (size_t K = 0; K < S.K; ++K)
             Acc += (qget(A, C.inData(0), S.left(P, Row, K)) - A.ZeroPoint) *
                    (qget(B, C.inData(1), S.right(P, K, Col)) - B.ZeroPoint);
           qset(Out, C.outData(), (P * S.M + Row) * S.N + Col,
-               std::clamp(Q(Acc) + Out.ZeroPoint, -128, 127));
+               std::clamp(Q.withZeroPoint(Acc, Out.ZeroPoint), -128, 127));
         }
     return true;
   }

@@ -2,6 +2,7 @@
 // what NNAPI's reference driver computes quantized operations with.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -75,6 +76,17 @@ struct Requantizer {
   explicit Requantizer(double M = 0) { quantizeMultiplier(M, Quantized, Shift); }
   int32_t operator()(int32_t X) const {
     return multiplyByQuantizedMultiplier(X, Quantized, Shift);
+  }
+  /// Acc requantized, plus zero point Zp. Valid models keep both steps in
+  /// int32 as TFLite does; a lying file's biases and scales may not, so the
+  /// accumulator and the sum saturate instead of overflowing.
+  int32_t withZeroPoint(int64_t Acc, int32_t Zp) const {
+    return saturate32(int64_t((*this)(saturate32(Acc))) + Zp);
+  }
+  static int32_t saturate32(int64_t V) {
+    return int32_t(std::min<int64_t>(
+        std::max<int64_t>(V, std::numeric_limits<int32_t>::min()),
+        std::numeric_limits<int32_t>::max()));
   }
 };
 
