@@ -25,11 +25,6 @@ namespace kiln {
 
 namespace {
 
-/// A value read by exactly one operand, and not a graph output.
-bool isInner(const Graph &G, const Value *V) {
-  return V->numUses() == 1 && !G.isOutput(V);
-}
-
 /// Whether N has no fused activation (most ops cannot carry one).
 bool plain(const Node &N) {
   return !N.def().findAttr("activation") || readFusedActivation(N).isNone();
@@ -37,7 +32,7 @@ bool plain(const Node &N) {
 
 /// The user of a value read once, or null.
 Node *soleUser(const Graph &G, const Value *V) {
-  return isInner(G, V) ? V->uses().front().User : nullptr;
+  return hasSingleUse(G, V) ? V->uses().front().User : nullptr;
 }
 
 /// A float scalar (or one-element) constant's value.

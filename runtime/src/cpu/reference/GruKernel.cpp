@@ -17,8 +17,6 @@ namespace kiln::rt::ref {
 
 namespace {
 
-float sigmoid(float X) { return 1.0f / (1.0f + std::exp(-X)); }
-
 float dot(const float *A, const float *B, int64_t N) {
   float Acc = 0.0f;
   for (int64_t J = 0; J < N; ++J)

@@ -12,12 +12,6 @@
 
 namespace kiln::rt::ref {
 
-namespace {
-
-float sigmoid(float X) { return 1.0f / (1.0f + std::exp(-X)); }
-
-} // namespace
-
 RunFn lstm(const KernelArgs &A) {
   const auto &O = *A.Op.options_as_LstmOptions();
   const bool TimeMajor = O.time_major();

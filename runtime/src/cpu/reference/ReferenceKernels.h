@@ -5,9 +5,14 @@
 
 #include "cpu/Kernel.h"
 
+#include <cmath>
+
 namespace kiln::rt::ref {
 
 using RunFn = std::function<Status()>;
+
+/// The logistic function, as the recurrent kernels' gates take it.
+inline float sigmoid(float X) { return 1.0f / (1.0f + std::exp(-X)); }
 /// A closure that splits its work over the session's threads (null pool:
 /// the calling thread).
 using PooledRunFn = std::function<Status(pthreadpool_t)>;
